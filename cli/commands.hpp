@@ -1,0 +1,16 @@
+// The `scaleout` subcommands. Each registers its options on the CLI11 app and returns the action
+// to run once parsing succeeded.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace scaleout::cli {
+
+using Action = std::function<int()>;
+
+Action add_simulate_command(CLI::App& app);
+Action add_sweep_command(CLI::App& app);
+
+}  // namespace scaleout::cli

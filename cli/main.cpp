@@ -1,0 +1,40 @@
+// scaleout: predict how deep-learning training scales on a cluster.
+// Exit codes: 0 done, 1 the run failed, 2 the input was wrong.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.hpp"
+#include "core/input_error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"scaleout: predict how deep-learning training scales, before booking the cluster.\n"
+               "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
+               "--strategies ring,torus2d,ps -o sweep.csv"};
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, scaleout::cli::Action>> commands;
+  scaleout::cli::Action simulate = scaleout::cli::add_simulate_command(app);
+  scaleout::cli::Action sweep = scaleout::cli::add_sweep_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    if (app.got_subcommand("simulate")) return simulate();
+    if (app.got_subcommand("sweep")) return sweep();
+  } catch (const scaleout::core::InputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 1;
+}

@@ -1,0 +1,76 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "sim/analytic.hpp"
+#include "sim/simulator.hpp"
+
+namespace scaleout::cli {
+
+namespace {
+
+struct SimulateArgs {
+  std::string plan;
+  std::string engine = "sim";
+  std::string fidelity = "fast";
+  int workers = 0;
+  std::string strategy;
+  std::string output;
+  std::string trace;
+  bool json = false;
+};
+
+}  // namespace
+
+Action add_simulate_command(CLI::App& app) {
+  auto args = std::make_shared<SimulateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate",
+      "Predict one training configuration.\n"
+      "Example: scaleout simulate experiments/quickstart.yaml --workers 64 --strategy ring -o result.json");
+  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  cmd->add_option("--engine", args->engine, "sim (SimGrid) or analytic (closed form)")
+      ->check(CLI::IsMember({"sim", "analytic"}));
+  cmd->add_option("--fidelity", args->fidelity,
+                  "sim: fast (fixed-peer steps travel as one message) or step (every step simulated)")
+      ->check(CLI::IsMember({"fast", "step"}));
+  cmd->add_option("--workers", args->workers, "override training.workers")->check(CLI::PositiveNumber);
+  cmd->add_option("--strategy", args->strategy, "override strategy.kind");
+  cmd->add_option("-o,--output", args->output, "write the result JSON here");
+  cmd->add_option("--trace", args->trace, "write a Chrome trace (sim engine) here");
+  cmd->add_flag("--json", args->json, "print the result JSON on stdout");
+
+  return [args]() {
+    core::PlanOverrides overrides;
+    if (args->workers > 0) overrides.workers = args->workers;
+    if (!args->strategy.empty()) {
+      overrides.strategy = core::parse_strategy_kind(args->strategy);
+      if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args->strategy + "'");
+    }
+    core::Plan plan = core::load_plan(args->plan, overrides);
+    core::RunResult result;
+    if (args->engine == "analytic") {
+      if (!args->trace.empty()) throw core::InputError("", 0, "--trace", "the analytic engine has no timeline; use --engine sim");
+      result = sim::predict_analytic(plan);
+    } else {
+      result = sim::simulate(plan, {args->fidelity, args->trace});
+    }
+    std::string text = core::to_json(result).dump(2) + "\n";
+    if (!args->output.empty()) core::write_file_atomic(args->output, text);
+    if (args->json) {
+      std::fputs(text.c_str(), stdout);
+    } else {
+      print_summary(stdout, result);
+    }
+    return 0;
+  };
+}
+
+}  // namespace scaleout::cli

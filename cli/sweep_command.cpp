@@ -1,0 +1,83 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "sim/sweep.hpp"
+
+namespace scaleout::cli {
+
+namespace {
+
+struct SweepArgs {
+  std::string plan;
+  std::string workers;
+  std::string strategies;
+  std::string engine = "sim";
+  std::string fidelity = "fast";
+  std::string output;
+  int jobs = 2;
+  bool resume = false;
+  bool quiet = false;
+};
+
+}  // namespace
+
+Action add_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "Predict a scaling curve: one row per (strategy, workers).\n"
+      "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
+      "--strategies ring,torus2d,ps -o sweep.csv");
+  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  cmd->add_option("--workers", args->workers, "8:1024:x2, 8:64:+8 or 8,16,100 (default: the plan's)");
+  cmd->add_option("--strategies", args->strategies, "comma-separated strategy kinds (default: the plan's)");
+  cmd->add_option("--engine", args->engine, "sim or analytic")->check(CLI::IsMember({"sim", "analytic"}));
+  cmd->add_option("--fidelity", args->fidelity, "sim: fast or step")->check(CLI::IsMember({"fast", "step"}));
+  cmd->add_option("-o,--output", args->output, "CSV file, written row by row")->required();
+  cmd->add_option("-j,--jobs", args->jobs, "simulations run side by side")->check(CLI::PositiveNumber);
+  cmd->add_flag("--resume", args->resume, "keep the rows already in the CSV and run only the missing ones");
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress and no table");
+
+  return [args]() {
+    core::Plan plan = core::load_plan(args->plan);
+    sim::SweepOptions options;
+    options.workers = args->workers.empty() ? std::vector<int>{plan.training.workers}
+                                            : sim::parse_worker_list(args->workers);
+    if (args->strategies.empty()) {
+      options.strategies = {plan.strategy.kind};
+    } else {
+      std::stringstream in(args->strategies);
+      std::string name;
+      while (std::getline(in, name, ',')) {
+        auto kind = core::parse_strategy_kind(name);
+        if (!kind) throw core::InputError("", 0, "--strategies", "unknown strategy '" + name + "'");
+        options.strategies.push_back(*kind);
+      }
+    }
+    options.engine = args->engine;
+    options.fidelity = args->fidelity;
+    options.jobs = args->jobs;
+    options.resume = args->resume;
+    options.csv_path = args->output;
+    options.progress = !args->quiet && ::isatty(STDERR_FILENO);
+    sim::SweepSummary summary = sim::run_sweep(plan, options);
+    for (const auto& e : summary.errors) std::fprintf(stderr, "skipped %s\n", e.c_str());
+    if (!args->quiet) {
+      print_sweep_table(stdout, summary.rows);
+      std::printf("%zu rows written to %s", summary.rows.size(), args->output.c_str());
+      if (summary.skipped) std::printf(" (%d already there)", summary.skipped);
+      std::printf("\n");
+    }
+    return summary.errors.empty() ? 0 : 1;
+  };
+}
+
+}  // namespace scaleout::cli

@@ -1,0 +1,35 @@
+#include "core/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace scaleout::core {
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  std::filesystem::path target(path);
+  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp" +
+                                             std::to_string(::getpid())))
+                        .string();
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + path + " (cannot create " + tmp + ")");
+    out << content;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error("cannot write " + path);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write " + path + ": " + ec.message());
+  }
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,14 @@
+#include "core/fabric.hpp"
+
+namespace scaleout::core {
+
+void Fabric::exchange_steps(int to, int from, const std::vector<ExchangeStep>& steps) {
+  for (const auto& step : steps) {
+    std::vector<Handle> handles;
+    if (step.send.count > 0) handles.push_back(post_send(to, step.send));
+    if (step.recv.count > 0) handles.push_back(post_recv(from, step.recv, step.combine));
+    wait_all(handles);
+  }
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,60 @@
+// The fabric: the small interface a strategy program runs against. A strategy decides who talks to
+// whom and in what order; the fabric decides what that costs (simulated) or moves real numbers
+// (executed). Ranges are in gradient elements; the fabric knows the bytes per element.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace scaleout::core {
+
+// A contiguous range of gradient elements [begin, begin + count).
+struct Span {
+  std::int64_t begin = 0;
+  std::int64_t count = 0;
+  std::int64_t end() const { return begin + count; }
+  bool operator==(const Span&) const = default;
+};
+
+// What a receive does with the data it gets: overwrite the local range, or add into it.
+enum class Combine { kReplace, kAdd };
+
+// One step of a fixed-peer exchange: send `send` to the "to" peer, receive `recv` from the
+// "from" peer and combine it locally. The next step may start only after this one completed.
+struct ExchangeStep {
+  Span send;
+  Span recv;
+  Combine combine = Combine::kAdd;
+};
+
+class Fabric {
+ public:
+  using Handle = int;
+  virtual ~Fabric() = default;
+
+  // This rank and the number of ranks (workers first, then parameter servers, if any).
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // Non-blocking point-to-point transfers. Messages between one pair of ranks are matched in the
+  // order they were posted. A receive's combine takes effect once it completed (after wait_all).
+  virtual Handle post_send(int peer, Span span) = 0;
+  virtual Handle post_recv(int peer, Span span, Combine combine) = 0;
+  virtual void wait_all(const std::vector<Handle>& handles) = 0;
+
+  // Runs `steps` exchanges in order, all with the same two peers. REQUIRES: the peers run
+  // matching calls (same number of steps, sizes mirrored), as in every ring phase. The default
+  // posts and waits step by step; a simulated fabric may model the steps in aggregate.
+  virtual void exchange_steps(int to, int from, const std::vector<ExchangeStep>& steps);
+
+  // One exchange step (a convenience for strategies whose peer changes every step).
+  void exchange(int to, int from, const ExchangeStep& step) { exchange_steps(to, from, {step}); }
+
+  // A compute phase of `flops` floating-point operations (at the device's effective rate).
+  virtual void compute(double flops) = 0;
+
+  // Seconds since the run started.
+  virtual double now() = 0;
+};
+
+}  // namespace scaleout::core

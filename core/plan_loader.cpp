@@ -1,0 +1,329 @@
+#include "core/plan_loader.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/input_error.hpp"
+#include "core/yaml_reader.hpp"
+
+namespace scaleout::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+LinkSpec read_link(YamlMap& parent, const std::string& key) {
+  YamlMap m(parent.child(key), parent.file(), parent.field(key));
+  LinkSpec link;
+  link.bandwidth = m.get_quantity("bandwidth", Quantity::kBandwidth);
+  link.latency = m.get_quantity("latency", Quantity::kTime, 0.0, /*positive=*/false);
+  m.finish();
+  return link;
+}
+
+NetworkSpec read_network(YamlMap& parent) {
+  NetworkSpec net;
+  if (!parent.has("network")) {
+    parent.child("network", false);
+    return net;
+  }
+  YamlMap m(parent.child("network"), parent.file(), parent.field("network"));
+  std::string kind =
+      m.get_choice("kind", {"switch", "two_tier", "fat_tree", "torus2d", "explicit"}, "switch");
+  if (kind == "switch") {
+    net.kind = NetworkKind::kSwitch;
+  } else if (kind == "two_tier") {
+    net.kind = NetworkKind::kTwoTier;
+    net.hosts_per_rack = static_cast<int>(m.get_int("hosts_per_rack", 1));
+    net.uplink = read_link(m, "uplink");
+  } else if (kind == "fat_tree") {
+    net.kind = NetworkKind::kFatTree;
+    net.fat_tree_k = static_cast<int>(m.get_int("k", 2));
+    if (net.fat_tree_k % 2 != 0) m.fail("k", "a fat tree's k must be even");
+    if (m.has("link")) net.fabric = read_link(m, "link");
+  } else if (kind == "torus2d") {
+    net.kind = NetworkKind::kTorus2d;
+    YAML::Node dims = m.child("dims");
+    if (!dims.IsSequence() || dims.size() != 2) m.fail("dims", "expected two numbers, e.g. [4, 4]");
+    for (int i = 0; i < 2; ++i) {
+      long d = 0;
+      if (!YAML::convert<long>::decode(dims[i], d) || d < 1)
+        m.fail("dims", "expected two whole numbers of at least 1");
+      net.dims[i] = static_cast<int>(d);
+    }
+    if (m.has("link")) net.fabric = read_link(m, "link");
+  } else {
+    net.kind = NetworkKind::kExplicit;
+  }
+  m.finish();
+  return net;
+}
+
+void read_explicit(YamlMap& m, Cluster& c) {
+  YAML::Node hosts = m.child("hosts");
+  if (!hosts.IsSequence() || hosts.size() == 0) m.fail("hosts", "expected a list of hosts");
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    YamlMap h(hosts[i], m.file(), m.field("hosts") + "[" + std::to_string(i) + "]");
+    ExplicitHost host;
+    host.name = h.get_string("name");
+    host.devices = static_cast<int>(h.get_int("devices", 1, 1));
+    h.finish();
+    c.hosts.push_back(host);
+  }
+  YAML::Node switches = m.child("switches", false);
+  if (switches.IsDefined()) {
+    if (!switches.IsSequence()) m.fail("switches", "expected a list of switch names");
+    for (const auto& s : switches) c.switches.push_back(s.as<std::string>());
+  }
+  YAML::Node links = m.child("links");
+  if (!links.IsSequence() || links.size() == 0) m.fail("links", "expected a list of links");
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    YamlMap l(links[i], m.file(), m.field("links") + "[" + std::to_string(i) + "]");
+    ExplicitLink link;
+    link.a = l.get_string("a");
+    link.b = l.get_string("b");
+    link.link.bandwidth = l.get_quantity("bandwidth", Quantity::kBandwidth);
+    link.link.latency = l.get_quantity("latency", Quantity::kTime, 0.0, false);
+    link.line = line_of(links[i]);
+    l.finish();
+    c.links.push_back(link);
+  }
+}
+
+Cluster read_cluster(const YAML::Node& node, const std::string& file, const std::string& context) {
+  YamlMap m(node, file, context);
+  Cluster c;
+  c.file = file;
+  c.name = m.get_string("name", "cluster");
+  c.network_model = m.get_choice("network_model", {"lv08", "cm02", "ib"}, "lv08");
+  {
+    YamlMap d(m.child("device"), file, m.field("device"));
+    c.device.name = d.get_string("name", "device");
+    c.device.flops = d.get_quantity("flops", Quantity::kFlops);
+    d.finish();
+  }
+  c.intra_node = m.has("intra_node") ? read_link(m, "intra_node") : LinkSpec{};
+  c.network = read_network(m);
+  if (c.network.kind == NetworkKind::kExplicit) {
+    read_explicit(m, c);
+    m.child("devices_per_node", false);
+    if (c.intra_node.bandwidth <= 0) m.fail("intra_node", "missing (required when hosts have devices)");
+    if (m.has("nic")) c.nic = read_link(m, "nic");
+  } else {
+    c.devices_per_node = static_cast<int>(m.get_int("devices_per_node", 1, 1));
+    if (c.devices_per_node > 1 && c.intra_node.bandwidth <= 0)
+      m.fail("intra_node", "missing (required when devices_per_node > 1)");
+    if (c.intra_node.bandwidth <= 0) c.intra_node = {1e15, 0};  // one device: never crossed
+    c.nic = read_link(m, "nic");
+    YAML::Node nodes = m.child("nodes", false);
+    if (nodes.IsDefined()) {
+      long n = 0;
+      if (nodes.IsScalar() && nodes.as<std::string>() == "auto") {
+        c.nodes.reset();
+      } else if (nodes.IsScalar() && YAML::convert<long>::decode(nodes, n) && n >= 1) {
+        c.nodes = static_cast<int>(n);
+      } else {
+        m.fail("nodes", "expected 'auto' or a whole number of at least 1");
+      }
+    }
+  }
+  m.finish();
+  if (c.network.kind == NetworkKind::kTorus2d && c.nodes &&
+      *c.nodes != c.network.dims[0] * c.network.dims[1])
+    throw InputError(file, line_of(node["nodes"]), context.empty() ? "nodes" : context + ".nodes",
+                     "a torus2d network of " + std::to_string(c.network.dims[0]) + "x" +
+                         std::to_string(c.network.dims[1]) + " needs exactly " +
+                         std::to_string(c.network.dims[0] * c.network.dims[1]) + " nodes");
+  return c;
+}
+
+Workload read_workload(const YAML::Node& node, const std::string& file, const std::string& context) {
+  YamlMap m(node, file, context);
+  Workload w;
+  w.file = file;
+  w.name = m.get_string("name");
+  w.parameters = m.get_quantity("parameters", Quantity::kCount);
+  w.flops_per_sample = m.get_quantity("flops_per_sample", Quantity::kFlop);
+  w.efficiency = m.get_double("efficiency", 1e-6, 1.0, 0.4);
+  YAML::Node layers = m.child("layers", false);
+  if (layers.IsDefined()) {
+    if (!layers.IsSequence()) m.fail("layers", "expected a list of layers");
+    double share_sum = 0, param_sum = 0;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      YamlMap l(layers[i], file, m.field("layers") + "[" + std::to_string(i) + "]");
+      Layer layer;
+      layer.name = l.get_string("name");
+      layer.parameters = l.get_quantity("parameters", Quantity::kCount, /*positive=*/false);
+      layer.backward_share = l.get_double("backward_share", 0.0, 1.0);
+      l.finish();
+      share_sum += layer.backward_share;
+      param_sum += layer.parameters;
+      w.layers.push_back(layer);
+    }
+    if (!w.layers.empty() && share_sum <= 0) m.fail("layers", "backward_share must add up to more than 0");
+    if (param_sum > w.parameters * 1.001)
+      m.fail("layers", "layer parameters add up to more than the model's parameters");
+  }
+  m.finish();
+  return w;
+}
+
+// Resolves a part given as a path (relative to the including file) or inline; returns the node and
+// the file its lines refer to.
+std::pair<YAML::Node, std::string> resolve_part(YamlMap& m, const std::string& key) {
+  YAML::Node value = m.child(key);
+  if (value.IsMap()) return {value, m.file()};
+  if (!value.IsScalar()) m.fail(key, "expected a path to a YAML file or an inline mapping");
+  fs::path path = fs::path(value.as<std::string>());
+  if (path.is_relative()) path = fs::path(m.file()).parent_path() / path;
+  std::string p = path.lexically_normal().string();
+  if (!fs::exists(p)) m.fail(key, "file not found: " + p);
+  return {load_yaml_file(p), p};
+}
+
+Strategy read_strategy(YamlMap& parent) {
+  YAML::Node node = parent.child("strategy");
+  YamlMap m(node, parent.file(), "strategy");
+  Strategy s;
+  s.line = line_of(node);
+  std::string kind = m.get_string("kind");
+  auto parsed = parse_strategy_kind(kind);
+  if (!parsed) {
+    std::string list;
+    for (const auto& n : strategy_names()) list += (list.empty() ? "" : " | ") + n;
+    m.fail("kind", "unknown strategy '" + kind + "'; expected one of: " + list);
+  }
+  s.kind = *parsed;
+  s.chunk = m.get_quantity("chunk", Quantity::kBytes, s.chunk);
+  if (m.has("grid")) {
+    YAML::Node grid = m.child("grid");
+    s.grid_line = line_of(grid);
+    if (!grid.IsSequence() || grid.size() != 2) m.fail("grid", "expected [X, Y], e.g. [8, 16]");
+    std::array<int, 2> g{};
+    for (int i = 0; i < 2; ++i) {
+      long v = 0;
+      if (!YAML::convert<long>::decode(grid[i], v) || v < 1) m.fail("grid", "expected two whole numbers of at least 1");
+      g[i] = static_cast<int>(v);
+    }
+    s.grid = g;
+  }
+  s.ps_servers = static_cast<int>(m.get_int("servers", 1, 1));
+  s.ps_placement = m.get_choice("placement", {"dedicated", "colocated"}, "dedicated") == "colocated"
+                       ? PsPlacement::kColocated
+                       : PsPlacement::kDedicated;
+  s.ps_mode = m.get_choice("mode", {"sync", "async"}, "sync") == "async" ? PsMode::kAsync : PsMode::kSync;
+  if (s.ps_mode == PsMode::kAsync)
+    m.fail("mode", "asynchronous PS is not available yet; use mode: sync");
+  s.replicas_to_aggregate = static_cast<int>(m.get_int("replicas_to_aggregate", 0, 0));
+  s.softsync = static_cast<int>(m.get_int("softsync", 0, 0));
+  s.staleness_bound = static_cast<int>(m.get_int("staleness_bound", -1, -1));
+  for (const char* knob : {"replicas_to_aggregate", "softsync", "staleness_bound"})
+    if (m.has(knob)) m.fail(knob, "not available yet: synchronous PS aggregates every worker");
+  m.finish();
+  return s;
+}
+
+Training read_training(YamlMap& parent) {
+  YamlMap m(parent.child("training"), parent.file(), "training");
+  Training t;
+  t.workers = static_cast<int>(m.get_int("workers", 1));
+  t.workers_line = line_of(m.node()["workers"]);
+  t.batch_per_worker = static_cast<int>(m.get_int("batch_per_worker", 1, 32));
+  t.steps = static_cast<int>(m.get_int("steps", 1, 1));
+  t.gradient_precision = m.get_choice("gradient_precision", {"fp32", "fp16", "bf16"}, "fp32");
+  t.gradient_bytes_per_element = t.gradient_precision == "fp32" ? 4 : 2;
+  t.overlap = m.get_bool("overlap", false);
+  t.fusion_buffer = m.get_quantity("fusion_buffer", Quantity::kBytes, t.fusion_buffer);
+  m.finish();
+  return t;
+}
+
+int device_capacity(const Cluster& c) {
+  if (c.network.kind == NetworkKind::kExplicit) {
+    int total = 0;
+    for (const auto& h : c.hosts) total += h.devices;
+    return total;
+  }
+  if (c.network.kind == NetworkKind::kTorus2d) return c.network.dims[0] * c.network.dims[1] * c.devices_per_node;
+  if (c.network.kind == NetworkKind::kFatTree)
+    return c.network.fat_tree_k * c.network.fat_tree_k * c.network.fat_tree_k / 4 * c.devices_per_node;
+  if (c.nodes) return *c.nodes * c.devices_per_node;
+  return -1;  // auto: unlimited
+}
+
+}  // namespace
+
+const std::vector<std::string>& strategy_names() {
+  static const std::vector<std::string> names = {"ps", "ring", "torus2d", "hierarchical_ring",
+                                                 "halving_doubling", "tree"};
+  return names;
+}
+
+const char* strategy_name(StrategyKind kind) {
+  return strategy_names()[static_cast<int>(kind)].c_str();
+}
+
+std::optional<StrategyKind> parse_strategy_kind(const std::string& name) {
+  const auto& names = strategy_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<StrategyKind>(i);
+  return std::nullopt;
+}
+
+Cluster load_cluster(const std::string& path) { return read_cluster(load_yaml_file(path), path, ""); }
+
+Workload load_workload(const std::string& path) {
+  return read_workload(load_yaml_file(path), path, "");
+}
+
+void validate_plan(const Plan& plan) {
+  const auto& t = plan.training;
+  const auto& s = plan.strategy;
+  if (t.workers < 1) throw InputError(plan.file, t.workers_line, "training.workers", "must be at least 1");
+  if (s.kind == StrategyKind::kTorus2d && s.grid && (*s.grid)[0] * (*s.grid)[1] != t.workers)
+    throw InputError(plan.file, s.grid_line, "strategy.grid",
+                     "grid " + std::to_string((*s.grid)[0]) + "x" + std::to_string((*s.grid)[1]) +
+                         " does not multiply to the " + std::to_string(t.workers) + " workers");
+  int capacity = device_capacity(plan.cluster);
+  int needed = t.workers;
+  if (s.kind == StrategyKind::kPs && s.ps_placement == PsPlacement::kDedicated) {
+    // Dedicated servers take whole nodes of their own.
+    needed = t.workers + s.ps_servers * std::max(1, plan.cluster.devices_per_node);
+  }
+  if (capacity >= 0 && needed > capacity)
+    throw InputError(plan.file, t.workers_line, "training.workers",
+                     std::to_string(t.workers) + " workers" +
+                         (needed > t.workers ? " plus dedicated parameter servers" : "") +
+                         " need more devices than the cluster '" + plan.cluster.name + "' has (" +
+                         std::to_string(capacity) + ")");
+  if (s.kind == StrategyKind::kPs && s.ps_placement == PsPlacement::kColocated && s.ps_servers > t.workers)
+    throw InputError(plan.file, s.line, "strategy.servers",
+                     "colocated servers cannot outnumber the workers (" + std::to_string(t.workers) + ")");
+}
+
+Plan load_plan(const std::string& path, const PlanOverrides& overrides) {
+  YAML::Node root = load_yaml_file(path);
+  YamlMap m(root, path, "");
+  Plan plan;
+  plan.file = path;
+  {
+    auto [node, file] = resolve_part(m, "cluster");
+    plan.cluster = read_cluster(node, file, file == path ? "cluster" : "");
+  }
+  {
+    auto [node, file] = resolve_part(m, "workload");
+    plan.workload = read_workload(node, file, file == path ? "workload" : "");
+  }
+  plan.strategy = read_strategy(m);
+  plan.training = read_training(m);
+  m.finish();
+  if (overrides.workers && *overrides.workers != plan.training.workers) {
+    plan.training.workers = *overrides.workers;
+    plan.strategy.grid.reset();  // a fixed torus grid fits one worker count only: choose anew
+  }
+  if (overrides.strategy) plan.strategy.kind = *overrides.strategy;
+  validate_plan(plan);
+  return plan;
+}
+
+}  // namespace scaleout::core

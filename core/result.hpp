@@ -1,0 +1,66 @@
+// The one result schema every engine produces (DESIGN.md, "The result"), and its JSON form.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace scaleout::core {
+
+struct PhaseTimes {
+  double compute_s = 0;       // per step, per worker (mean)
+  double comm_s = 0;          // time the gradient exchange was in flight, per step
+  double exposed_comm_s = 0;  // step time not hidden behind compute
+};
+
+struct LinkLoad {
+  std::string name;
+  double bytes = 0;        // both directions, over the whole run
+  double utilization = 0;  // busiest direction's bytes / (bandwidth x run time)
+};
+
+struct Staleness {
+  double mean = 0;
+  int p50 = 0, p99 = 0, max = 0;
+  std::vector<long> histogram;  // histogram[s]: gradients applied with staleness s
+};
+
+struct StepTime {
+  int step = 0;
+  double time_s = 0;
+};
+
+struct RunResult {
+  std::string engine;    // sim | analytic | cpu | cuda
+  std::string strategy;
+  std::string fidelity;  // sim: fast | step; empty for other engines
+  std::string plan;      // plan file
+  std::string cluster;
+  std::string workload;
+  std::string network_model;
+  int workers = 0;
+  int servers = 0;
+  double bytes = 0;  // gradient bytes per step
+  double step_time_s = 0;
+  double throughput_samples_per_s = 0;
+  double scaling_efficiency = 0;
+  PhaseTimes phases;
+  double algbw_Bps = 0;
+  double busbw_Bps = 0;
+  Staleness staleness;
+  std::vector<StepTime> steps;
+  std::vector<LinkLoad> links;
+  double wall_s = 0;  // seconds the engine itself took
+};
+
+nlohmann::json to_json(const RunResult& r);
+// Throws std::runtime_error naming the missing key.
+RunResult result_from_json(const nlohmann::json& j);
+
+// Fills throughput, scaling efficiency, algbw and busbw from step time, compute time, comm time.
+// Scaling efficiency is throughput at N over N times one worker's, where one worker takes exactly
+// the compute time (it has nothing to exchange). busbw = algbw * 2(N-1)/N as nccl-tests defines it.
+void fill_derived(RunResult& r, int batch_per_worker);
+
+}  // namespace scaleout::core

@@ -1,0 +1,17 @@
+// Factories of the individual strategies (one file each). Use make_strategy() from strategy.hpp.
+#pragma once
+
+#include <memory>
+
+#include "core/strategy.hpp"
+
+namespace scaleout::core {
+
+std::unique_ptr<StrategyProgram> make_ring(const RankLayout& layout);
+std::unique_ptr<StrategyProgram> make_torus2d(const RankLayout& layout, std::array<int, 2> grid);
+std::unique_ptr<StrategyProgram> make_hierarchical_ring(const Plan& plan, const RankLayout& layout);
+std::unique_ptr<StrategyProgram> make_halving_doubling(const RankLayout& layout);
+std::unique_ptr<StrategyProgram> make_tree(const RankLayout& layout, std::int64_t chunk_elements);
+std::unique_ptr<StrategyProgram> make_ps(const RankLayout& layout);
+
+}  // namespace scaleout::core

@@ -1,0 +1,272 @@
+#include "core/topology.hpp"
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/connected_components.hpp>
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <map>
+
+#include "core/input_error.hpp"
+
+namespace scaleout::core {
+
+namespace {
+constexpr double kInfinite = std::numeric_limits<double>::infinity();
+
+std::string node_name(int n) { return "node" + std::to_string(n); }
+}  // namespace
+
+int Topology::add_vertex(VertexKind kind, const std::string& name, int node) {
+  int v = static_cast<int>(boost::add_vertex(graph_));
+  graph_[v] = TopoVertex{kind, name, node};
+  return v;
+}
+
+void Topology::add_link(int a, int b, const LinkSpec& spec, LinkClass cls, const std::string& name) {
+  int id = static_cast<int>(links_.size());
+  links_.push_back(LinkInfo{name, a, b, spec.bandwidth, spec.latency, cls});
+  boost::add_edge(a, b, TopoEdge{name, spec.bandwidth, spec.latency, cls, id}, graph_);
+}
+
+void Topology::add_node(int devices, const LinkSpec& intra, const std::string& name) {
+  int node = static_cast<int>(gateways_.size());
+  node_first_device_.push_back(static_cast<int>(devices_.size()));
+  int gw = add_vertex(VertexKind::kGateway, name, node);
+  gateways_.push_back(gw);
+  for (int d = 0; d < devices; ++d) {
+    std::string dev = name + "-dev" + std::to_string(d);
+    int v = add_vertex(VertexKind::kDevice, dev, node);
+    devices_.push_back(v);
+    device_node_.push_back(node);
+    add_link(v, gw, intra, LinkClass::kIntraNode, dev + "-link");
+  }
+}
+
+int Topology::devices_on_node(int node) const {
+  int end = node + 1 < num_nodes() ? node_first_device_[node + 1] : num_devices();
+  return end - node_first_device_[node];
+}
+
+Topology Topology::build(const Cluster& c, int devices_needed) {
+  Topology t;
+  t.device_flops_ = c.device.flops;
+  const NetworkSpec& net = c.network;
+  auto nic_of = [&](int node) { return node_name(node) + "-nic"; };
+
+  if (net.kind == NetworkKind::kExplicit) {
+    std::map<std::string, int> by_name;
+    for (const auto& h : c.hosts) {
+      if (by_name.count(h.name)) throw InputError(c.file, 0, "hosts", "host '" + h.name + "' is named twice");
+      t.add_node(h.devices, c.intra_node, h.name);
+      by_name[h.name] = t.gateways_.back();
+    }
+    for (const auto& s : c.switches) {
+      if (by_name.count(s)) throw InputError(c.file, 0, "switches", "'" + s + "' is named twice");
+      int v = t.add_vertex(VertexKind::kSwitch, s, -1);
+      t.switches_.push_back(v);
+      by_name[s] = v;
+    }
+    for (const auto& l : c.links) {
+      for (const auto* end : {&l.a, &l.b})
+        if (!by_name.count(*end))
+          throw InputError(c.file, l.line, "links", "unknown host or switch '" + *end + "'");
+      t.add_link(by_name[l.a], by_name[l.b], l.link, LinkClass::kFabric, l.a + "-" + l.b);
+    }
+    if (!t.connected()) throw InputError(c.file, 0, "links", "the hosts and switches are not all connected");
+    return t;
+  }
+
+  int dpn = c.devices_per_node;
+  int nodes = c.nodes ? *c.nodes : std::max(1, (devices_needed + dpn - 1) / dpn);
+  if (net.kind == NetworkKind::kTorus2d) nodes = net.dims[0] * net.dims[1];
+  if (net.kind == NetworkKind::kFatTree) nodes = std::min(nodes, net.fat_tree_k * net.fat_tree_k * net.fat_tree_k / 4);
+  for (int n = 0; n < nodes; ++n) t.add_node(dpn, c.intra_node, node_name(n));
+
+  auto add_switch = [&](const std::string& name) {
+    int v = t.add_vertex(VertexKind::kSwitch, name, -1);
+    t.switches_.push_back(v);
+    return v;
+  };
+  const LinkSpec fabric = net.fabric.value_or(c.nic);
+
+  switch (net.kind) {
+    case NetworkKind::kSwitch: {
+      int sw = add_switch("switch");
+      for (int n = 0; n < nodes; ++n) t.add_link(t.gateways_[n], sw, c.nic, LinkClass::kNic, nic_of(n));
+      break;
+    }
+    case NetworkKind::kTwoTier: {
+      int core = add_switch("core");
+      int racks = (nodes + net.hosts_per_rack - 1) / net.hosts_per_rack;
+      for (int r = 0; r < racks; ++r) {
+        std::string rack = "rack" + std::to_string(r);
+        int sw = add_switch(rack);
+        t.add_link(sw, core, net.uplink, LinkClass::kFabric, rack + "-uplink");
+        for (int n = r * net.hosts_per_rack; n < std::min(nodes, (r + 1) * net.hosts_per_rack); ++n)
+          t.add_link(t.gateways_[n], sw, c.nic, LinkClass::kNic, nic_of(n));
+      }
+      break;
+    }
+    case NetworkKind::kFatTree: {
+      // k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core switches; k/2 hosts per edge.
+      int k = net.fat_tree_k, h = k / 2;
+      std::vector<int> core;
+      for (int i = 0; i < h * h; ++i) core.push_back(add_switch("core" + std::to_string(i)));
+      for (int p = 0; p < k; ++p) {
+        std::vector<int> agg, edge;
+        for (int i = 0; i < h; ++i) agg.push_back(add_switch("pod" + std::to_string(p) + "-agg" + std::to_string(i)));
+        for (int i = 0; i < h; ++i) edge.push_back(add_switch("pod" + std::to_string(p) + "-edge" + std::to_string(i)));
+        for (int a = 0; a < h; ++a) {
+          for (int e = 0; e < h; ++e)
+            t.add_link(edge[e], agg[a], fabric, LinkClass::kFabric,
+                       t.graph_[edge[e]].name + "-agg" + std::to_string(a));
+          for (int j = 0; j < h; ++j)
+            t.add_link(agg[a], core[a * h + j], fabric, LinkClass::kFabric,
+                       t.graph_[agg[a]].name + "-core" + std::to_string(a * h + j));
+        }
+        for (int e = 0; e < h; ++e)
+          for (int j = 0; j < h; ++j) {
+            int n = (p * h + e) * h + j;
+            if (n < nodes) t.add_link(t.gateways_[n], edge[e], c.nic, LinkClass::kNic, nic_of(n));
+          }
+      }
+      break;
+    }
+    case NetworkKind::kTorus2d: {
+      int X = net.dims[0], Y = net.dims[1];
+      auto at = [&](int x, int y) { return t.gateways_[((y + Y) % Y) * X + ((x + X) % X)]; };
+      for (int y = 0; y < Y; ++y)
+        for (int x = 0; x < X; ++x) {
+          int n = y * X + x;
+          // Right and down neighbours, with wrap-around; a ring of two needs one link, of one none.
+          if (X > 2 || (X == 2 && x == 0))
+            t.add_link(at(x, y), at(x + 1, y), fabric, LinkClass::kFabric, node_name(n) + "-east");
+          if (Y > 2 || (Y == 2 && y == 0))
+            t.add_link(at(x, y), at(x, y + 1), fabric, LinkClass::kFabric, node_name(n) + "-south");
+        }
+      break;
+    }
+    case NetworkKind::kExplicit:
+      break;
+  }
+  return t;
+}
+
+bool Topology::connected() const {
+  if (boost::num_vertices(graph_) == 0) return true;
+  std::vector<int> component(boost::num_vertices(graph_));
+  return boost::connected_components(graph_, component.data()) == 1;
+}
+
+Path Topology::vertex_path(int from, int to) const {
+  Path path;
+  path.bandwidth = kInfinite;
+  if (from == to) return path;
+  std::vector<TopoGraph::edge_descriptor> via(boost::num_vertices(graph_));
+  std::vector<bool> seen(boost::num_vertices(graph_), false);
+  // Plain BFS recording the edge that first reached each vertex.
+  std::vector<int> queue{from};
+  seen[from] = true;
+  for (std::size_t i = 0; i < queue.size() && !seen[to]; ++i) {
+    int v = queue[i];
+    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
+      int w = static_cast<int>(boost::target(*e, graph_));
+      if (seen[w]) continue;
+      seen[w] = true;
+      via[w] = *e;
+      queue.push_back(w);
+    }
+  }
+  if (!seen[to]) {
+    path.bandwidth = 0;
+    path.latency = kInfinite;
+    return path;
+  }
+  for (int v = to; v != from;) {
+    const TopoEdge& e = graph_[via[v]];
+    const LinkInfo& link = links_[e.id];
+    int prev = static_cast<int>(boost::source(via[v], graph_)) == v
+                   ? static_cast<int>(boost::target(via[v], graph_))
+                   : static_cast<int>(boost::source(via[v], graph_));
+    path.hops.push_back(Hop{e.id, link.a == prev});
+    path.latency += link.latency;
+    path.bandwidth = std::min(path.bandwidth, link.bandwidth);
+    v = prev;
+  }
+  std::reverse(path.hops.begin(), path.hops.end());
+  return path;
+}
+
+const Path& Topology::node_path(int a, int b) const {
+  long long key = static_cast<long long>(a) * num_nodes() + b;
+  auto it = node_path_cache_.find(key);
+  if (it == node_path_cache_.end()) it = node_path_cache_.emplace(key, vertex_path(gateways_[a], gateways_[b])).first;
+  return it->second;
+}
+
+int Topology::intra_link(int device) const {
+  // A device's only edge is its link to the node gateway.
+  auto [e, end] = boost::out_edges(devices_[device], graph_);
+  assert(e != end);
+  return graph_[*e].id;
+}
+
+Path Topology::device_path(int from_device, int to_device) const {
+  Path out;
+  out.bandwidth = kInfinite;
+  if (from_device == to_device) return out;
+  const Path& middle = node_path(device_node_[from_device], device_node_[to_device]);
+  // device -> gateway over its intra-node link, the gateways' path, gateway -> device.
+  int up = intra_link(from_device), down = intra_link(to_device);
+  out.hops.push_back(Hop{up, true});
+  out.hops.insert(out.hops.end(), middle.hops.begin(), middle.hops.end());
+  out.hops.push_back(Hop{down, false});
+  out.latency = links_[up].latency + middle.latency + links_[down].latency;
+  out.bandwidth = std::min({links_[up].bandwidth, middle.bandwidth, links_[down].bandwidth});
+  return out;
+}
+
+Topology::Cost Topology::device_cost(int from_device, int to_device) const {
+  if (from_device == to_device) return {0, kInfinite};
+  const Path& middle = node_path(device_node_[from_device], device_node_[to_device]);
+  const LinkInfo& up = links_[intra_link(from_device)];
+  const LinkInfo& down = links_[intra_link(to_device)];
+  return {up.latency + middle.latency + down.latency,
+          std::min({up.bandwidth, middle.bandwidth, down.bandwidth})};
+}
+
+int devices_needed(const Plan& plan) {
+  const auto& s = plan.strategy;
+  int workers = plan.training.workers;
+  if (s.kind != StrategyKind::kPs || s.ps_placement == PsPlacement::kColocated) return workers;
+  int dpn = std::max(1, plan.cluster.devices_per_node);
+  return (workers + dpn - 1) / dpn * dpn + s.ps_servers * dpn;
+}
+
+Placement place_ranks(const Plan& plan, const Topology& topo) {
+  Placement p;
+  int workers = plan.training.workers;
+  assert(workers <= topo.num_devices());
+  for (int r = 0; r < workers; ++r) p.worker_device.push_back(r);
+  const auto& s = plan.strategy;
+  if (s.kind != StrategyKind::kPs) return p;
+  if (s.ps_placement == PsPlacement::kColocated) {
+    // Spread servers over the workers: shard j sits beside worker j * (workers / servers).
+    for (int j = 0; j < s.ps_servers; ++j) p.server_device.push_back(j * (workers / s.ps_servers));
+    return p;
+  }
+  // Dedicated: each server takes the first device of a node no worker uses.
+  int first_free_node = topo.node_of_device(workers - 1) + 1;
+  for (int j = 0; j < s.ps_servers; ++j) {
+    int node = first_free_node + j;
+    if (node >= topo.num_nodes())
+      throw InputError(plan.file, s.line, "strategy.servers",
+                       "no node is left for dedicated parameter server " + std::to_string(j));
+    p.server_device.push_back(topo.first_device(node));
+  }
+  return p;
+}
+
+}  // namespace scaleout::core

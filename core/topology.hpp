@@ -1,0 +1,113 @@
+// The cluster as a graph (Boost.Graph): devices, node gateways and switches joined by links with a
+// bandwidth and a latency. Built from a Cluster for a given number of devices; answers routes.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+enum class VertexKind { kDevice, kGateway, kSwitch };
+enum class LinkClass { kIntraNode, kNic, kFabric };
+
+struct TopoVertex {
+  VertexKind kind = VertexKind::kSwitch;
+  std::string name;
+  int node = -1;  // devices and gateways: their node
+};
+
+struct TopoEdge {
+  std::string name;  // unique; the link's name in results and traces
+  double bandwidth = 0;
+  double latency = 0;
+  LinkClass cls = LinkClass::kFabric;
+  int id = 0;  // index into Topology::links()
+};
+
+using TopoGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, TopoVertex, TopoEdge>;
+
+// One direction of travel over a link: links are full duplex, each direction has its own capacity.
+struct Hop {
+  int link = 0;
+  bool forward = true;  // from the link's first endpoint to its second
+};
+
+struct Path {
+  std::vector<Hop> hops;
+  double latency = 0;    // sum of link latencies
+  double bandwidth = 0;  // slowest link on the way (infinite for an empty path)
+};
+
+struct LinkInfo {
+  std::string name;
+  int a = 0, b = 0;  // vertices
+  double bandwidth = 0;
+  double latency = 0;
+  LinkClass cls = LinkClass::kFabric;
+};
+
+class Topology {
+ public:
+  // Builds the graph for `devices_needed` devices (used when cluster.nodes is auto). Throws
+  // InputError when an explicit topology names an unknown endpoint or is not connected.
+  static Topology build(const Cluster& cluster, int devices_needed);
+
+  int num_nodes() const { return static_cast<int>(gateways_.size()); }
+  int num_devices() const { return static_cast<int>(devices_.size()); }
+  int devices_on_node(int node) const;
+  int first_device(int node) const { return node_first_device_[node]; }
+  int node_of_device(int device) const { return device_node_[device]; }
+  int device_vertex(int device) const { return devices_[device]; }
+  int gateway_vertex(int node) const { return gateways_[node]; }
+  const std::vector<int>& switch_vertices() const { return switches_; }
+  const TopoVertex& vertex(int v) const { return graph_[v]; }
+  int num_vertices() const { return static_cast<int>(boost::num_vertices(graph_)); }
+  const std::vector<LinkInfo>& links() const { return links_; }
+  const TopoGraph& graph() const { return graph_; }
+  double device_flops() const { return device_flops_; }
+
+  // Shortest (fewest hops) path between two devices. Cached per node pair: cheap to call often.
+  Path device_path(int from_device, int to_device) const;
+  // Latency and slowest bandwidth of device_path(from, to), without building the hop list.
+  struct Cost {
+    double latency = 0;
+    double bandwidth = 0;
+  };
+  Cost device_cost(int from_device, int to_device) const;
+  // Shortest path between two vertices (breadth-first search).
+  Path vertex_path(int from, int to) const;
+  // True when every vertex can reach every other.
+  bool connected() const;
+
+ private:
+  int add_vertex(VertexKind kind, const std::string& name, int node);
+  void add_link(int a, int b, const LinkSpec& spec, LinkClass cls, const std::string& name);
+  void add_node(int devices, const LinkSpec& intra, const std::string& name);
+
+  TopoGraph graph_;
+  std::vector<LinkInfo> links_;
+  std::vector<int> devices_, gateways_, switches_;
+  std::vector<int> device_node_, node_first_device_;
+  double device_flops_ = 0;
+  const Path& node_path(int from_node, int to_node) const;
+  int intra_link(int device) const;
+
+  mutable std::unordered_map<long long, Path> node_path_cache_;
+};
+
+// Where each rank runs. Workers fill nodes in order; parameter servers are placed after them.
+struct Placement {
+  std::vector<int> worker_device;  // rank -> device
+  std::vector<int> server_device;  // PS shard -> device (empty for collectives)
+};
+
+// Number of devices a plan needs (workers plus dedicated parameter-server nodes).
+int devices_needed(const Plan& plan);
+Placement place_ranks(const Plan& plan, const Topology& topo);
+
+}  // namespace scaleout::core

@@ -1,0 +1,136 @@
+#include "core/units.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace scaleout::core {
+
+namespace {
+
+struct Suffix {
+  std::string_view text;
+  double factor;
+};
+
+double decimal_prefix(char c) {
+  switch (c) {
+    case 'K': case 'k': return 1e3;
+    case 'M': return 1e6;
+    case 'G': return 1e9;
+    case 'T': return 1e12;
+    case 'P': return 1e15;
+    default: return 0;
+  }
+}
+
+// Splits "12.5GB/s" into 12.5 and "GB/s". Returns false when there is no leading number.
+bool split_number(std::string_view text, double& value, std::string_view& unit) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
+                             text[i] == 'e' || text[i] == '-' || text[i] == '+')) {
+    // An 'e' belongs to the number only when a digit follows (so "1e9" parses, "1EB" does not).
+    if (text[i] == 'e' && !(i + 1 < text.size() && (std::isdigit(static_cast<unsigned char>(text[i + 1])) ||
+                                                     text[i + 1] == '-' || text[i + 1] == '+')))
+      break;
+    ++i;
+  }
+  if (i == 0) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + i, value);
+  if (ec != std::errc() || ptr != text.data() + i) return false;
+  unit = text.substr(i);
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.remove_prefix(1);
+  return std::isfinite(value);
+}
+
+// Matches unit = [prefix] base, with decimal prefixes (K, M, G, T, P) and, when `binary` is
+// allowed, binary ones (Ki, Mi, Gi, Ti). Returns the multiplier or 0 when it does not match.
+double match_prefixed(std::string_view unit, const std::vector<Suffix>& bases, bool binary) {
+  for (const auto& base : bases) {
+    if (unit.size() < base.text.size()) continue;
+    if (unit.substr(unit.size() - base.text.size()) != base.text) continue;
+    std::string_view prefix = unit.substr(0, unit.size() - base.text.size());
+    if (prefix.empty()) return base.factor;
+    if (prefix.size() == 1) {
+      double p = decimal_prefix(prefix[0]);
+      if (p > 0) return p * base.factor;
+    }
+    if (binary && prefix.size() == 2 && prefix[1] == 'i') {
+      switch (prefix[0]) {
+        case 'K': return 1024.0 * base.factor;
+        case 'M': return 1048576.0 * base.factor;
+        case 'G': return 1073741824.0 * base.factor;
+        case 'T': return 1099511627776.0 * base.factor;
+        default: break;
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string quantity_example(Quantity q) {
+  switch (q) {
+    case Quantity::kBandwidth: return "a bandwidth such as 100Gbps or 25GB/s";
+    case Quantity::kTime: return "a time such as 1.5us, 2ms or 1s";
+    case Quantity::kBytes: return "a size such as 4MiB or 64MB";
+    case Quantity::kFlops: return "a compute rate such as 125TFLOPS";
+    case Quantity::kFlop: return "an amount of work such as 12.3GFLOP";
+    case Quantity::kCount: return "a number such as 25.6M or 1200";
+  }
+  return "a quantity";
+}
+
+std::optional<double> parse_quantity(std::string_view text, Quantity q) {
+  double value = 0;
+  std::string_view unit;
+  if (!split_number(text, value, unit)) return std::nullopt;
+  double factor = 0;
+  switch (q) {
+    case Quantity::kBandwidth:
+      factor = match_prefixed(unit, {{"bps", 1.0 / 8}, {"b/s", 1.0 / 8}, {"Bps", 1}, {"B/s", 1}}, true);
+      break;
+    case Quantity::kTime:
+      if (unit == "s") factor = 1;
+      else if (unit == "ms") factor = 1e-3;
+      else if (unit == "us") factor = 1e-6;
+      else if (unit == "ns") factor = 1e-9;
+      break;
+    case Quantity::kBytes:
+      factor = unit.empty() ? 1 : match_prefixed(unit, {{"B", 1}}, true);
+      break;
+    case Quantity::kFlops:
+      factor = match_prefixed(unit, {{"FLOPS", 1}, {"FLOP/s", 1}, {"flops", 1}}, false);
+      break;
+    case Quantity::kFlop:
+      factor = match_prefixed(unit, {{"FLOP", 1}, {"flop", 1}}, false);
+      break;
+    case Quantity::kCount:
+      if (unit.empty()) factor = 1;
+      else if (unit.size() == 1) factor = decimal_prefix(unit[0]);
+      break;
+  }
+  if (factor <= 0) return std::nullopt;
+  return value * factor;
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int i = 0;
+  while (std::fabs(bytes) >= 1024 && i < 4) {
+    bytes /= 1024;
+    ++i;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g%s", bytes, units[i]);
+  return buf;
+}
+
+}  // namespace scaleout::core

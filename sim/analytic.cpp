@@ -1,0 +1,217 @@
+#include "sim/analytic.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "core/input_error.hpp"
+#include "core/step_model.hpp"
+#include "core/strategy.hpp"
+
+namespace scaleout::sim {
+
+using core::Plan;
+using core::RunResult;
+
+namespace {
+
+// SimGrid's LV08 corrections (TCP-like): latency x13.01, a lone flow's bandwidth x0.97.
+constexpr double kLv08Latency = 13.01;
+constexpr double kLv08Bandwidth = 0.97;
+
+// Ranks 0..workers-1 sit on devices 0..workers-1 (nodes filled in order); servers after them.
+struct Layout {
+  const core::Topology* topo;
+  int workers;
+  double nic_bw;  // each node's NIC (0 when the cluster has no uniform NIC)
+  double latency_factor, bandwidth_factor;
+};
+
+// One step of a pattern in which every rank r sends `bytes` to partner(r) at once (partner(r) < 0:
+// r sends nothing). The step lasts as long as its slowest flow: latency plus bytes at the flow's
+// rate, where flows leaving (entering) one node share its NIC. Looks at the first and the last
+// node's ranks, which covers the distinct cases of the regular patterns used here.
+double pattern_step(const Layout& L, const std::function<int(int)>& partner, double bytes) {
+  const core::Topology& t = *L.topo;
+  auto node_of = [&](int r) { return t.node_of_device(r); };
+  auto share_out = [&](int node) {
+    int n = 0;
+    int first = t.first_device(node), last = std::min(L.workers, first + t.devices_on_node(node));
+    for (int r = first; r < last; ++r) {
+      int p = partner(r);
+      if (p >= 0 && node_of(p) != node) ++n;
+    }
+    return std::max(1, n);
+  };
+  double worst = 0;
+  int last_node = node_of(L.workers - 1);
+  for (int node : {0, last_node}) {
+    int first = t.first_device(node), last = std::min(L.workers, first + t.devices_on_node(node));
+    int out = share_out(node);
+    for (int r = first; r < last; ++r) {
+      int p = partner(r);
+      if (p < 0 || p == r) continue;
+      core::Topology::Cost cost = t.device_cost(r, p);
+      double rate = cost.bandwidth * L.bandwidth_factor;
+      if (node_of(p) != node && L.nic_bw > 0) {
+        int in = share_out(node_of(p));  // regular patterns: as many enter a node as leave it
+        rate = std::min(rate, L.nic_bw / std::max(out, in));
+      }
+      worst = std::max(worst, cost.latency * L.latency_factor + bytes / rate);
+    }
+  }
+  return worst;
+}
+
+double ring_phase(const Layout& L, int steps, double bytes, const std::function<int(int)>& partner) {
+  return steps > 0 ? steps * pattern_step(L, partner, bytes) : 0.0;
+}
+
+double ring_allreduce(const Layout& L, int n, double bytes) {
+  return ring_phase(L, 2 * (n - 1), bytes / n, [n](int r) { return (r + 1) % n; });
+}
+
+double torus2d(const Layout& L, std::array<int, 2> grid, double bytes) {
+  int x = grid[0], y = grid[1], n = x * y;
+  auto row_next = [x](int r) { return r / x * x + (r % x + 1) % x; };
+  auto col_next = [x, n](int r) { return (r + x) % n; };
+  double row = ring_phase(L, x - 1, bytes / x, row_next);
+  double col = ring_phase(L, 2 * (y - 1), bytes / x / y, col_next);
+  return 2 * row + col;
+}
+
+double hierarchical(const Layout& L, const Plan& plan, double bytes) {
+  const core::Topology& t = *L.topo;
+  int g = std::min(L.workers, t.devices_on_node(0));
+  if (L.workers % g != 0)
+    throw core::InputError(plan.file, plan.training.workers_line, "training.workers",
+                           "hierarchical_ring needs the same number of workers on every node; " +
+                               std::to_string(L.workers) + " workers do not fill whole nodes");
+  int m = L.workers / g;
+  auto inside = [g](int r) { return r / g * g + (r % g + 1) % g; };
+  auto across = [g, n = L.workers](int r) { return (r + g) % n; };
+  return 2 * ring_phase(L, g - 1, bytes / g, inside) + ring_phase(L, 2 * (m - 1), bytes / g / m, across);
+}
+
+double halving_doubling(const Layout& L, int n, double bytes) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  int extra = n - p;
+  auto rank_of = [extra](int i) { return i < extra ? 2 * i : i + extra; };
+  auto index_of = [extra](int r) { return r < 2 * extra ? (r % 2 ? -1 : r / 2) : r - extra; };
+  double total = 0;
+  if (extra > 0)  // fold in and out: odd ranks below 2*extra pair with the even rank below
+    total += 2 * pattern_step(L, [extra](int r) { return r < 2 * extra ? (r ^ 1) : -1; }, bytes);
+  double chunk = bytes;
+  for (int d = 1; d < p; d <<= 1) {
+    chunk /= 2;
+    auto partner = [&, d](int r) {
+      int i = index_of(r);
+      return i < 0 ? -1 : rank_of(i ^ d);
+    };
+    total += 2 * pattern_step(L, partner, chunk);  // once halving, once doubling
+  }
+  return total;
+}
+
+double tree(const Layout& L, double bytes, double chunk_bytes) {
+  int n = L.workers;
+  int depth = 0;
+  while ((2 << depth) - 1 < n) ++depth;  // levels below the root
+  double chunks = std::max(1.0, std::ceil(bytes / chunk_bytes));
+  double c = bytes / chunks;
+  // Per chunk a parent takes in (and later sends out) one chunk per child: two on its link.
+  auto to_parent = [](int r) { return r == 0 ? -1 : (r - 1) / 2; };
+  double hop = pattern_step(L, to_parent, c);
+  double busiest = n > 2 ? pattern_step(L, to_parent, 2 * c) : hop;
+  double one_way = depth * hop + (chunks - 1) * busiest;
+  return 2 * one_way;
+}
+
+double parameter_server(const Layout& L, const Plan& plan, double bytes) {
+  const core::Topology& t = *L.topo;
+  int k = plan.strategy.ps_servers, n = L.workers;
+  bool dedicated = plan.strategy.ps_placement == core::PsPlacement::kDedicated;
+  // A server's device: the first of a node after the workers' (dedicated) or beside a worker.
+  int first_server = dedicated ? t.first_device(t.node_of_device(n - 1) + 1) : 0;
+  int far_worker = n - 1;
+  core::Topology::Cost cost = t.device_cost(far_worker, first_server);
+  double alpha = cost.latency * L.latency_factor;
+  double path_bw = cost.bandwidth * L.bandwidth_factor;
+  int per_node = std::min(n, t.devices_on_node(0));
+  double worker_bw = L.nic_bw > 0 && t.num_nodes() > 1 ? std::min(path_bw, L.nic_bw / per_node) : path_bw;
+  double server_bw = L.nic_bw > 0 ? std::min(path_bw, L.nic_bw) : path_bw;
+  // max(S/B, N*S/(k*B)): a worker's link carries its whole gradient, a server's N shards of S/k.
+  double one_way = alpha + std::max(bytes / worker_bw, n * bytes / k / server_bw);
+  return 2 * one_way;  // push, then pull
+}
+
+}  // namespace
+
+AnalyticModel::AnalyticModel(const core::Cluster& cluster, int max_devices)
+    : cluster_(cluster), topo_(core::Topology::build(cluster, max_devices)) {
+  if (cluster.network_model == "lv08") {
+    latency_factor_ = kLv08Latency;
+    bandwidth_factor_ = kLv08Bandwidth;
+  }
+}
+
+double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
+  int n = plan.training.workers;
+  if (n < 2 && plan.strategy.kind != core::StrategyKind::kPs) return 0;
+  Layout L{&topo_, n, cluster_.network.kind == core::NetworkKind::kExplicit ? 0.0 : cluster_.nic.bandwidth,
+           latency_factor_, bandwidth_factor_};
+  switch (plan.strategy.kind) {
+    case core::StrategyKind::kRing: return ring_allreduce(L, n, bytes);
+    case core::StrategyKind::kTorus2d: return torus2d(L, core::torus_grid(plan.strategy, n), bytes);
+    case core::StrategyKind::kHierarchicalRing: return hierarchical(L, plan, bytes);
+    case core::StrategyKind::kHalvingDoubling: return halving_doubling(L, n, bytes);
+    case core::StrategyKind::kTree: return tree(L, bytes, plan.strategy.chunk);
+    case core::StrategyKind::kPs: return parameter_server(L, plan, bytes);
+  }
+  return 0;
+}
+
+RunResult AnalyticModel::predict(const Plan& plan) const {
+  auto wall0 = std::chrono::steady_clock::now();
+  if (core::devices_needed(plan) > topo_.num_devices())
+    throw core::InputError(plan.file, plan.training.workers_line, "training.workers",
+                           "more workers than the cluster has devices");
+  core::StepModel m = core::make_step_model(plan);
+  double flops = topo_.device_flops();
+  double forward = m.forward_flops / flops, backward = m.backward_flops / flops;
+  // Buckets leave in order, each once ready and once the previous one is through.
+  double comm_free = 0, comm = 0;
+  for (const auto& b : m.buckets) {
+    double t = exchange_time(plan, static_cast<double>(b.span.count) * m.bytes_per_element);
+    double ready = forward + b.ready_fraction * backward;
+    comm_free = std::max(comm_free, ready) + t;
+    comm += t;
+  }
+  RunResult r;
+  r.engine = "analytic";
+  r.strategy = core::strategy_name(plan.strategy.kind);
+  r.plan = plan.file;
+  r.cluster = cluster_.name;
+  r.workload = plan.workload.name;
+  r.network_model = cluster_.network_model;
+  r.workers = plan.training.workers;
+  r.servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
+  r.bytes = m.gradient_bytes();
+  r.phases.compute_s = forward + backward;
+  r.phases.comm_s = comm;
+  r.step_time_s = std::max(forward + backward, comm_free);
+  r.phases.exposed_comm_s = r.step_time_s - r.phases.compute_s;
+  for (int s = 0; s < plan.training.steps; ++s) r.steps.push_back({s, r.step_time_s});
+  core::fill_derived(r, plan.training.batch_per_worker);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+RunResult predict_analytic(const Plan& plan) {
+  return AnalyticModel(plan.cluster, core::devices_needed(plan)).predict(plan);
+}
+
+}  // namespace scaleout::sim

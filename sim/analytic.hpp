@@ -1,0 +1,36 @@
+// The analytic engine: closed forms (alpha-beta) for every strategy on the plan's topology, giving
+// the same result keys as the simulator in microseconds. It counts how many flows share each NIC
+// but not contention deeper in the network (uplinks, fabric links): that is the simulator's job.
+#pragma once
+
+#include <memory>
+
+#include "core/plan.hpp"
+#include "core/result.hpp"
+#include "core/topology.hpp"
+
+namespace scaleout::sim {
+
+class AnalyticModel {
+ public:
+  // Builds the topology once, large enough for `max_devices` devices, so that many predictions
+  // (a sweep) share it. REQUIRES: every plan later passed to predict() uses this cluster.
+  AnalyticModel(const core::Cluster& cluster, int max_devices);
+
+  // Predicts `plan`. Throws core::InputError when the strategy cannot run on the layout.
+  core::RunResult predict(const core::Plan& plan) const;
+
+  // Time of one all-reduce of `bytes` with the plan's strategy and workers (no compute).
+  double exchange_time(const core::Plan& plan, double bytes) const;
+
+ private:
+  core::Cluster cluster_;
+  core::Topology topo_;
+  double latency_factor_ = 1;
+  double bandwidth_factor_ = 1;
+};
+
+// One-off convenience: AnalyticModel(plan.cluster, devices_needed(plan)).predict(plan).
+core::RunResult predict_analytic(const core::Plan& plan);
+
+}  // namespace scaleout::sim

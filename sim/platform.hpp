@@ -1,0 +1,30 @@
+// Builds a SimGrid platform mirroring a Topology: one star zone per node (its devices, each with a
+// split-duplex link to the node's gateway), one zone per switch, and the network links between
+// node and switch zones in a Dijkstra zone (routes cached per source). The hierarchy keeps route
+// computation per node, not per device, so thousands of ranks build in well under a second.
+#pragma once
+
+#include <simgrid/s4u.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/topology.hpp"
+
+namespace scaleout::sim {
+
+struct SimPlatform {
+  std::vector<simgrid::s4u::Host*> device_hosts;  // by device index
+};
+
+// REQUIRES: a simgrid Engine exists and no platform was loaded yet.
+SimPlatform build_platform(const core::Topology& topo);
+
+// Sets SimGrid's network model: "lv08" (TCP-like), "cm02" (no corrections, cross-traffic off), "ib".
+// REQUIRES: called before build_platform.
+void configure_network_model(const std::string& model);
+
+// Latency multiplier that the configured model applies to every message (13.01 for LV08).
+double model_latency_factor();
+
+}  // namespace scaleout::sim

@@ -1,0 +1,85 @@
+#include "sim/sim_fabric.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace scaleout::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+char payload;  // messages carry no data: only their size matters
+std::string mailbox_name(int from, int to) { return std::to_string(from) + ">" + std::to_string(to); }
+}  // namespace
+
+sg4::Mailbox* SimFabric::outbox(int peer) {
+  auto& mb = outboxes_[peer];
+  if (!mb) mb = sg4::Mailbox::by_name(mailbox_name(rank_, peer));
+  return mb;
+}
+
+sg4::Mailbox* SimFabric::inbox(int peer) {
+  auto& mb = inboxes_[peer];
+  if (!mb) mb = sg4::Mailbox::by_name(mailbox_name(peer, rank_));
+  return mb;
+}
+
+core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes) {
+  if (static_cast<std::size_t>(step_) >= world_.pair_bytes.size()) world_.pair_bytes.resize(step_ + 1);
+  world_.pair_bytes[step_][(static_cast<std::uint64_t>(rank_) << 32) | static_cast<std::uint32_t>(peer)] += bytes;
+  ++world_.messages;
+  comms_.push_back(outbox(peer)->put_async(&payload, static_cast<std::uint64_t>(bytes)));
+  return static_cast<Handle>(comms_.size() - 1);
+}
+
+core::Fabric::Handle SimFabric::recv_bytes(int peer) {
+  slots_.push_back(nullptr);
+  comms_.push_back(inbox(peer)->get_async(&slots_.back()));
+  return static_cast<Handle>(comms_.size() - 1);
+}
+
+core::Fabric::Handle SimFabric::post_send(int peer, core::Span span) {
+  return send_bytes(peer, static_cast<double>(span.count) * world_.bytes_per_element);
+}
+
+core::Fabric::Handle SimFabric::post_recv(int peer, core::Span, core::Combine) {
+  return recv_bytes(peer);
+}
+
+void SimFabric::wait_all(const std::vector<Handle>& handles) {
+  for (Handle h : handles) comms_[h]->wait();
+}
+
+double SimFabric::route_latency(int from, int to) const {
+  return world_.topology->device_path(world_.rank_device[from], world_.rank_device[to]).latency;
+}
+
+void SimFabric::exchange_steps(int to, int from, const std::vector<core::ExchangeStep>& steps) {
+  if (!world_.coalesce || steps.size() < 2) {
+    core::Fabric::exchange_steps(to, from, steps);
+    return;
+  }
+  double send = 0, recv = 0;
+  for (const auto& s : steps) {
+    send += static_cast<double>(s.send.count) * world_.bytes_per_element;
+    recv += static_cast<double>(s.recv.count) * world_.bytes_per_element;
+  }
+  std::vector<Handle> handles;
+  if (send > 0) handles.push_back(send_bytes(to, send));
+  if (recv > 0) handles.push_back(recv_bytes(from));
+  wait_all(handles);
+  // Each step the run stands for would have paid the slower of its two routes' latency once.
+  double latency = std::max(route_latency(rank_, to), route_latency(from, rank_)) * world_.latency_factor;
+  sg4::this_actor::sleep_for(latency * static_cast<double>(steps.size() - 1));
+}
+
+void SimFabric::compute(double flops) { sg4::this_actor::execute(flops); }
+
+double SimFabric::now() { return sg4::Engine::get_clock(); }
+
+void SimFabric::reset() {
+  comms_.clear();
+  slots_.clear();
+}
+
+}  // namespace scaleout::sim

@@ -1,0 +1,66 @@
+// The simulated fabric: each rank is a SimGrid actor; a send is a mailbox message of that many
+// bytes on the platform, a compute phase is an execution of that many FLOPs. No gradient exists.
+#pragma once
+
+#include <simgrid/s4u.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "core/fabric.hpp"
+#include "core/topology.hpp"
+
+namespace scaleout::sim {
+
+// What all simulated ranks share: where each runs, and the bytes each pair of ranks exchanged.
+struct SimWorld {
+  const core::Topology* topology = nullptr;
+  std::vector<simgrid::s4u::Host*> rank_host;
+  std::vector<int> rank_device;
+  int bytes_per_element = 4;
+  // Fast fidelity: a run of exchange steps with fixed peers travels as one message per direction
+  // plus the latencies of the steps it stands for (exact when the steps' flows are alike, as in
+  // every ring phase). Step fidelity sends every step as its own message.
+  bool coalesce = true;
+  double latency_factor = 1;
+  // bytes[step][(from << 32) | to]: bytes sent, for link loads.
+  std::vector<std::unordered_map<std::uint64_t, double>> pair_bytes;
+  std::uint64_t messages = 0;
+};
+
+class SimFabric : public core::Fabric {
+ public:
+  SimFabric(SimWorld& world, int rank) : world_(world), rank_(rank) {}
+
+  int rank() const override { return rank_; }
+  int size() const override { return static_cast<int>(world_.rank_host.size()); }
+  Handle post_send(int peer, core::Span span) override;
+  Handle post_recv(int peer, core::Span span, core::Combine combine) override;
+  void wait_all(const std::vector<Handle>& handles) override;
+  void exchange_steps(int to, int from, const std::vector<core::ExchangeStep>& steps) override;
+  void compute(double flops) override;
+  double now() override;
+
+  // The step whose traffic is being recorded.
+  void set_step(int step) { step_ = step; }
+  // Forgets finished transfers. REQUIRES: every posted transfer was waited for.
+  void reset();
+
+ private:
+  simgrid::s4u::Mailbox* outbox(int peer);
+  simgrid::s4u::Mailbox* inbox(int peer);
+  Handle send_bytes(int peer, double bytes);
+  Handle recv_bytes(int peer);
+  double route_latency(int from, int to) const;
+
+  SimWorld& world_;
+  int rank_;
+  int step_ = 0;
+  std::vector<simgrid::s4u::CommPtr> comms_;
+  std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
+  std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
+};
+
+}  // namespace scaleout::sim

@@ -1,0 +1,42 @@
+// Predicts a plan on SimGrid: one actor per rank runs the strategy program over the simulated
+// fabric, with compute phases from the workload and, with overlap, buckets leaving as backward
+// produces them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "core/plan.hpp"
+#include "core/result.hpp"
+
+namespace scaleout::sim {
+
+struct SimOptions {
+  std::string fidelity = "fast";  // fast | step (see SimWorld::coalesce)
+  std::string trace_path;         // Chrome trace to write; empty for none
+};
+
+// Runs the simulation in this process. REQUIRES: called at most once per process (SimGrid keeps
+// one engine per process). Throws core::InputError for plans the strategy cannot run.
+core::RunResult simulate_here(const core::Plan& plan, const SimOptions& options);
+
+// A simulation running in a child process, so that any number can run, one after another or
+// side by side (each child has its own SimGrid engine).
+struct SimChild {
+  pid_t pid = -1;
+  std::string result_file;
+};
+
+SimChild start_simulation(const core::Plan& plan, const SimOptions& options);
+// Waits for the child and returns its result. Throws core::InputError for input errors the child
+// found and std::runtime_error when it failed or crashed.
+core::RunResult finish_simulation(const SimChild& child);
+
+// The same, for a child already reaped with waitpid (its wait status).
+core::RunResult collect_simulation(const SimChild& child, int wait_status);
+
+// start_simulation + finish_simulation.
+core::RunResult simulate(const core::Plan& plan, const SimOptions& options = {});
+
+}  // namespace scaleout::sim
