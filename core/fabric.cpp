@@ -2,8 +2,9 @@
 
 namespace scaleout::core {
 
-void Fabric::exchange_steps(int to, int from, const std::vector<ExchangeStep>& steps) {
-  for (const auto& step : steps) {
+void Fabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
+  for (int i = 0; i < count; ++i) {
+    ExchangeStep step = step_at(i);
     std::vector<Handle> handles;
     if (step.send.count > 0) handles.push_back(post_send(to, step.send));
     if (step.recv.count > 0) handles.push_back(post_recv(from, step.recv, step.combine));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace scaleout::core {
@@ -42,13 +43,17 @@ class Fabric {
   virtual Handle post_recv(int peer, Span span, Combine combine) = 0;
   virtual void wait_all(const std::vector<Handle>& handles) = 0;
 
-  // Runs `steps` exchanges in order, all with the same two peers. REQUIRES: the peers run
-  // matching calls (same number of steps, sizes mirrored), as in every ring phase. The default
-  // posts and waits step by step; a simulated fabric may model the steps in aggregate.
-  virtual void exchange_steps(int to, int from, const std::vector<ExchangeStep>& steps);
+  // Runs `count` exchanges in order, all with the same two peers; step(i) describes the i-th.
+  // REQUIRES: the peers run matching calls (same count, sizes mirrored), as in every ring phase.
+  // The default posts and waits step by step; a simulated fabric may model the steps in aggregate.
+  // Steps are generated on demand so that long rings need no memory per step.
+  using StepFn = std::function<ExchangeStep(int)>;
+  virtual void exchange_steps(int to, int from, int count, const StepFn& step);
 
   // One exchange step (a convenience for strategies whose peer changes every step).
-  void exchange(int to, int from, const ExchangeStep& step) { exchange_steps(to, from, {step}); }
+  void exchange(int to, int from, const ExchangeStep& step) {
+    exchange_steps(to, from, 1, [&step](int) { return step; });
+  }
 
   // A compute phase of `flops` floating-point operations (at the device's effective rate).
   virtual void compute(double flops) = 0;

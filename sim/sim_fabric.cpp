@@ -54,13 +54,14 @@ double SimFabric::route_latency(int from, int to) const {
   return world_.topology->device_path(world_.rank_device[from], world_.rank_device[to]).latency;
 }
 
-void SimFabric::exchange_steps(int to, int from, const std::vector<core::ExchangeStep>& steps) {
-  if (!world_.coalesce || steps.size() < 2) {
-    core::Fabric::exchange_steps(to, from, steps);
+void SimFabric::exchange_steps(int to, int from, int count, const StepFn& step) {
+  if (!world_.coalesce || count < 2) {
+    core::Fabric::exchange_steps(to, from, count, step);
     return;
   }
   double send = 0, recv = 0;
-  for (const auto& s : steps) {
+  for (int i = 0; i < count; ++i) {
+    core::ExchangeStep s = step(i);
     send += static_cast<double>(s.send.count) * world_.bytes_per_element;
     recv += static_cast<double>(s.recv.count) * world_.bytes_per_element;
   }
@@ -70,7 +71,7 @@ void SimFabric::exchange_steps(int to, int from, const std::vector<core::Exchang
   wait_all(handles);
   // Each step the run stands for would have paid the slower of its two routes' latency once.
   double latency = std::max(route_latency(rank_, to), route_latency(from, rank_)) * world_.latency_factor;
-  sg4::this_actor::sleep_for(latency * static_cast<double>(steps.size() - 1));
+  sg4::this_actor::sleep_for(latency * (count - 1));
 }
 
 void SimFabric::compute(double flops) { sg4::this_actor::execute(flops); }

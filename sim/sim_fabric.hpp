@@ -39,7 +39,7 @@ class SimFabric : public core::Fabric {
   Handle post_send(int peer, core::Span span) override;
   Handle post_recv(int peer, core::Span span, core::Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override;
-  void exchange_steps(int to, int from, const std::vector<core::ExchangeStep>& steps) override;
+  void exchange_steps(int to, int from, int count, const StepFn& step) override;
   void compute(double flops) override;
   double now() override;
 

@@ -9,19 +9,15 @@ namespace {
 int wrap(int i, int n) { return ((i % n) + n) % n; }
 
 // Step s of the reduce-scatter: send segment p - s, receive and add segment p - s - 1.
-void add_reduce_scatter_steps(const RingGroup& g, Span span, std::vector<ExchangeStep>& steps) {
+ExchangeStep reduce_scatter_step(const RingGroup& g, Span span, int s) {
   int n = g.size(), p = g.position;
-  for (int s = 0; s < n - 1; ++s)
-    steps.push_back({split_part(span, n, wrap(p - s, n)), split_part(span, n, wrap(p - s - 1, n)),
-                     Combine::kAdd});
+  return {split_part(span, n, wrap(p - s, n)), split_part(span, n, wrap(p - s - 1, n)), Combine::kAdd};
 }
 
 // Step s of the all-gather: send segment p + 1 - s, receive segment p - s.
-void add_allgather_steps(const RingGroup& g, Span span, std::vector<ExchangeStep>& steps) {
+ExchangeStep allgather_step(const RingGroup& g, Span span, int s) {
   int n = g.size(), p = g.position;
-  for (int s = 0; s < n - 1; ++s)
-    steps.push_back({split_part(span, n, wrap(p + 1 - s, n)), split_part(span, n, wrap(p - s, n)),
-                     Combine::kReplace});
+  return {split_part(span, n, wrap(p + 1 - s, n)), split_part(span, n, wrap(p - s, n)), Combine::kReplace};
 }
 
 }  // namespace
@@ -30,24 +26,22 @@ int owned_segment(const RingGroup& group) { return (group.position + 1) % group.
 
 void ring_reduce_scatter(Fabric& fabric, const RingGroup& group, Span span) {
   if (group.size() < 2) return;
-  std::vector<ExchangeStep> steps;
-  add_reduce_scatter_steps(group, span, steps);
-  fabric.exchange_steps(group.right(), group.left(), steps);
+  fabric.exchange_steps(group.right(), group.left(), group.size() - 1,
+                        [&](int s) { return reduce_scatter_step(group, span, s); });
 }
 
 void ring_allgather(Fabric& fabric, const RingGroup& group, Span span) {
   if (group.size() < 2) return;
-  std::vector<ExchangeStep> steps;
-  add_allgather_steps(group, span, steps);
-  fabric.exchange_steps(group.right(), group.left(), steps);
+  fabric.exchange_steps(group.right(), group.left(), group.size() - 1,
+                        [&](int s) { return allgather_step(group, span, s); });
 }
 
 void ring_allreduce(Fabric& fabric, const RingGroup& group, Span span) {
-  if (group.size() < 2) return;
-  std::vector<ExchangeStep> steps;
-  add_reduce_scatter_steps(group, span, steps);
-  add_allgather_steps(group, span, steps);
-  fabric.exchange_steps(group.right(), group.left(), steps);
+  int n = group.size();
+  if (n < 2) return;
+  fabric.exchange_steps(group.right(), group.left(), 2 * (n - 1), [&](int s) {
+    return s < n - 1 ? reduce_scatter_step(group, span, s) : allgather_step(group, span, s - (n - 1));
+  });
 }
 
 }  // namespace scaleout::core
