@@ -1,0 +1,107 @@
+// Behaviour the field knows, asserted on the simulator.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/plan_loader.hpp"
+#include "sim/analytic.hpp"
+#include "sim/simulator.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::sim {
+namespace {
+
+using core::StrategyKind;
+constexpr double kNic = 12.5e9;  // 100 Gb/s
+
+TEST(Behaviour, RingBusBandwidthApproachesTheNicAsTheGradientGrows) {
+  core::Cluster cluster = testing::switch_cluster(1, kNic, 5e-6);
+  double previous = 0;
+  for (double params : {2.5e4, 2.5e5, 2.5e6, 2.5e7, 2.5e8}) {
+    core::RunResult r = simulate(testing::collective_plan(cluster, StrategyKind::kRing, 16, params));
+    EXPECT_GT(r.busbw_Bps, previous) << "params " << params;
+    previous = r.busbw_Bps;
+  }
+  EXPECT_GT(previous, 0.97 * kNic);
+  EXPECT_LE(previous, kNic * 1.0001);
+}
+
+TEST(Behaviour, ParameterServerTakesMaxOfWorkerAndServerLinkPerExchange) {
+  core::Cluster cluster = testing::switch_cluster(1, kNic, 2e-6);
+  double bytes = 4e8;  // 1e8 fp32 parameters
+  struct Case {
+    int workers, servers;
+  };
+  for (Case c : {Case{8, 1}, Case{8, 8}, Case{16, 4}, Case{4, 8}}) {
+    core::Plan plan = testing::collective_plan(cluster, StrategyKind::kPs, c.workers, bytes / 4);
+    plan.strategy.ps_servers = c.servers;
+    core::RunResult r = simulate(plan);
+    double bound = std::max(bytes / kNic, c.workers * bytes / (c.servers * kNic));
+    double per_exchange = r.phases.comm_s / 2;  // push, then pull
+    EXPECT_NEAR(per_exchange / bound, 1.0, 0.03) << c.workers << " workers, " << c.servers << " servers";
+  }
+}
+
+TEST(Behaviour, TorusBeatsRingWhenLatencyDominates) {
+  core::Cluster cluster = testing::switch_cluster(8, kNic, 5e-6);
+  double small = 2.5e5;  // 1 MB
+  double ring = simulate(testing::collective_plan(cluster, StrategyKind::kRing, 256, small)).phases.comm_s;
+  double torus = simulate(testing::collective_plan(cluster, StrategyKind::kTorus2d, 256, small)).phases.comm_s;
+  EXPECT_LT(torus, 0.5 * ring) << "ring " << ring << " s, torus " << torus << " s";
+}
+
+core::Cluster two_tier(double uplink_Bps) {
+  core::Cluster c = testing::switch_cluster(1, kNic, 2e-6);
+  c.network.kind = core::NetworkKind::kTwoTier;
+  c.network.hosts_per_rack = 4;
+  c.network.uplink = {uplink_Bps, 2e-6};
+  return c;
+}
+
+TEST(Behaviour, OversubscribedUplinkSlowsTheRingAndShowsInItsUtilization) {
+  double params = 2.5e7;
+  core::RunResult fast = simulate(testing::collective_plan(two_tier(100 * kNic), StrategyKind::kRing, 8, params));
+  core::RunResult slow = simulate(testing::collective_plan(two_tier(kNic / 4), StrategyKind::kRing, 8, params));
+  EXPECT_GT(slow.step_time_s, 3 * fast.step_time_s);
+  auto busiest = std::max_element(slow.links.begin(), slow.links.end(),
+                                  [](const auto& a, const auto& b) { return a.utilization < b.utilization; });
+  ASSERT_NE(busiest, slow.links.end());
+  EXPECT_NE(busiest->name.find("uplink"), std::string::npos) << busiest->name;
+  EXPECT_GT(busiest->utilization, 0.8);
+  for (const auto& l : fast.links)
+    if (l.name.find("uplink") != std::string::npos) EXPECT_LT(l.utilization, 0.05) << l.name;
+}
+
+TEST(Behaviour, OverlapNeverMakesAStepSlower) {
+  core::Plan base = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+  base.training.steps = 1;
+  for (auto kind : {StrategyKind::kRing, StrategyKind::kTorus2d, StrategyKind::kPs, StrategyKind::kHalvingDoubling})
+    for (int n : {8, 64}) {
+      core::Plan plan = base;
+      plan.strategy.kind = kind;
+      plan.training.workers = n;
+      plan.training.overlap = false;
+      double without = simulate(plan).step_time_s;
+      plan.training.overlap = true;
+      double with = simulate(plan).step_time_s;
+      EXPECT_LE(with, without * (1 + 1e-9)) << core::strategy_name(kind) << " n=" << n;
+    }
+}
+
+TEST(Behaviour, LinkBytesMatchWhatTheRingMoves) {
+  // Each of 4 single-device nodes sends 2(N-1)/N of the gradient out of its NIC.
+  core::Cluster cluster = testing::switch_cluster(1, kNic, 2e-6);
+  double params = 1e6, bytes = 4e6;
+  core::RunResult r = simulate(testing::collective_plan(cluster, StrategyKind::kRing, 4, params));
+  int nics = 0;
+  for (const auto& l : r.links)
+    if (l.name.find("-nic") != std::string::npos) {
+      ++nics;
+      EXPECT_NEAR(l.bytes, 2 * 2.0 * 3 / 4 * bytes, 1.0) << l.name;  // out and in
+    }
+  EXPECT_EQ(nics, 4);
+}
+
+}  // namespace
+}  // namespace scaleout::sim

@@ -1,0 +1,41 @@
+// The fast fidelity (a run of fixed-peer steps as one message plus the steps' latencies) must keep
+// the answer of the step-by-step simulation: within 1%, contended and uncontended.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/simulator.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::sim {
+namespace {
+
+constexpr double kTolerance = 0.01;
+
+void expect_same(const core::Plan& plan, const std::string& what) {
+  core::RunResult fast = simulate(plan, {"fast", ""});
+  core::RunResult step = simulate(plan, {"step", ""});
+  EXPECT_EQ(fast.fidelity, "fast");
+  EXPECT_EQ(step.fidelity, "step");
+  double err = std::fabs(fast.step_time_s - step.step_time_s) / step.step_time_s;
+  EXPECT_LT(err, kTolerance) << what << ": fast " << fast.step_time_s << " s, step " << step.step_time_s << " s";
+}
+
+TEST(Fidelity, UncontendedSwitch) {
+  core::Cluster c = testing::switch_cluster(8, 12.5e9, 2e-6);
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kHierarchicalRing})
+    expect_same(testing::collective_plan(c, kind, 32, 2.5e7), core::strategy_name(kind));
+}
+
+TEST(Fidelity, ContendedOversubscribedUplinkWithTcpModel) {
+  core::Cluster c = testing::switch_cluster(2, 12.5e9, 2e-6);
+  c.network.kind = core::NetworkKind::kTwoTier;
+  c.network.hosts_per_rack = 2;
+  c.network.uplink = {4e9, 2e-6};
+  c.network_model = "lv08";  // latency x13.01, cross-traffic on
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d})
+    expect_same(testing::collective_plan(c, kind, 16, 2.5e6), std::string("two-tier ") + core::strategy_name(kind));
+}
+
+}  // namespace
+}  // namespace scaleout::sim

@@ -1,0 +1,43 @@
+// On contention-free cases (a non-blocking switch, CM02: no TCP corrections) the simulator and the
+// closed forms must agree closely. Tolerance: 2% of the step time.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/analytic.hpp"
+#include "sim/simulator.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::sim {
+namespace {
+
+constexpr double kTolerance = 0.02;
+
+TEST(SimVsAnalytic, AgreeWithinTwoPercentOnANonBlockingSwitch) {
+  core::Cluster cluster = testing::switch_cluster(8, 12.5e9, 2e-6);
+  int checked = 0;
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kHalvingDoubling, core::StrategyKind::kTorus2d})
+    for (int n : {4, 8, 16, 64, 128})
+      for (double params : {2.5e5, 2.5e7}) {  // 1 MB and 100 MB of fp32 gradient
+        core::Plan plan = testing::collective_plan(cluster, kind, n, params);
+        core::RunResult sim = simulate(plan);
+        core::RunResult ana = predict_analytic(plan);
+        double err = std::fabs(sim.step_time_s - ana.step_time_s) / sim.step_time_s;
+        EXPECT_LT(err, kTolerance) << core::strategy_name(kind) << " n=" << n << " params=" << params
+                                   << ": sim " << sim.step_time_s << " s, analytic " << ana.step_time_s << " s";
+        ++checked;
+      }
+  EXPECT_EQ(checked, 30);
+}
+
+TEST(SimVsAnalytic, NonPowerOfTwoHalvingDoublingAndOneRankPerNode) {
+  core::Cluster cluster = testing::switch_cluster(1, 12.5e9, 5e-6);
+  for (int n : {3, 6, 12}) {
+    core::Plan plan = testing::collective_plan(cluster, core::StrategyKind::kHalvingDoubling, n, 2.5e6);
+    double sim = simulate(plan).step_time_s, ana = predict_analytic(plan).step_time_s;
+    EXPECT_LT(std::fabs(sim - ana) / sim, kTolerance) << "n=" << n << " sim " << sim << " analytic " << ana;
+  }
+}
+
+}  // namespace
+}  // namespace scaleout::sim

@@ -1,0 +1,116 @@
+#include "tests/support/memory_fabric.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace scaleout::testing {
+
+namespace {
+
+// Messages in flight between each ordered pair of ranks, in posting order.
+struct Post {
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::map<std::pair<int, int>, std::deque<std::vector<float>>> queues;
+};
+
+class MemoryFabric : public core::Fabric {
+ public:
+  MemoryFabric(Post& post, int rank, int size, std::vector<float>& data)
+      : post_(post), rank_(rank), size_(size), data_(data) {}
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  Handle post_send(int peer, core::Span span) override {
+    std::vector<float> payload(data_.begin() + span.begin, data_.begin() + span.end());
+    {
+      std::lock_guard<std::mutex> lock(post_.mutex);
+      post_.queues[{rank_, peer}].push_back(std::move(payload));
+    }
+    post_.arrived.notify_all();
+    pending_.push_back({-1, span, core::Combine::kReplace});
+    return static_cast<Handle>(pending_.size() - 1);
+  }
+
+  Handle post_recv(int peer, core::Span span, core::Combine combine) override {
+    pending_.push_back({peer, span, combine});
+    return static_cast<Handle>(pending_.size() - 1);
+  }
+
+  void wait_all(const std::vector<Handle>& handles) override {
+    for (Handle h : handles) {
+      Pending& p = pending_[h];
+      if (p.peer < 0 || p.done) continue;  // sends are buffered: complete at once
+      std::vector<float> payload;
+      {
+        std::unique_lock<std::mutex> lock(post_.mutex);
+        auto& q = post_.queues[{p.peer, rank_}];
+        if (!post_.arrived.wait_for(lock, std::chrono::seconds(10), [&] { return !q.empty(); }))
+          throw std::runtime_error("rank " + std::to_string(rank_) + " waited 10 s for rank " +
+                                   std::to_string(p.peer));
+        payload = std::move(q.front());
+        q.pop_front();
+      }
+      if (static_cast<std::int64_t>(payload.size()) != p.span.count)
+        throw std::runtime_error("rank " + std::to_string(rank_) + " got " + std::to_string(payload.size()) +
+                                 " elements from rank " + std::to_string(p.peer) + ", expected " +
+                                 std::to_string(p.span.count));
+      for (std::int64_t i = 0; i < p.span.count; ++i) {
+        float& dst = data_[p.span.begin + i];
+        dst = p.combine == core::Combine::kAdd ? dst + payload[i] : payload[i];
+      }
+      p.done = true;
+    }
+  }
+
+  void compute(double) override {}
+  double now() override { return 0; }
+
+ private:
+  struct Pending {
+    int peer;
+    core::Span span;
+    core::Combine combine;
+    bool done = false;
+  };
+  Post& post_;
+  int rank_, size_;
+  std::vector<float>& data_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace
+
+std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, int workers, int servers,
+                                              std::int64_t elements, const std::vector<core::Span>& buckets) {
+  int ranks = workers + servers;
+  std::vector<std::vector<float>> data(ranks, std::vector<float>(elements, 0.0f));
+  for (int r = 0; r < workers; ++r)
+    for (std::int64_t i = 0; i < elements; ++i) data[r][i] = initial_value(r, i);
+  Post post;
+  std::vector<std::exception_ptr> errors(ranks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        MemoryFabric fabric(post, r, ranks, data[r]);
+        for (const auto& b : buckets) program.run(fabric, b);
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  data.resize(workers);
+  return data;
+}
+
+}  // namespace scaleout::testing

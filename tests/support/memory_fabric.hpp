@@ -1,0 +1,22 @@
+// A fabric that moves real floats between threads of one process: each rank is a thread with its
+// own gradient buffer. Used to check that every strategy computes exact sums, independently of
+// any engine's timing.
+#pragma once
+
+#include <vector>
+
+#include "core/plan.hpp"
+#include "core/strategy.hpp"
+
+namespace scaleout::testing {
+
+// Runs `program` on `workers` + `servers` threads over buffers of `elements` floats, for each of
+// `buckets` (spans covering the buffer). Worker r starts with value(r, i) at element i. Returns
+// the workers' final buffers. Throws std::runtime_error when a receive waits more than 10 s.
+std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, int workers, int servers,
+                                              std::int64_t elements, const std::vector<core::Span>& buckets);
+
+// Small integers, so that sums of up to thousands of ranks are exact in float.
+inline float initial_value(int rank, std::int64_t i) { return static_cast<float>((rank + 1) * (i % 5 + 1)); }
+
+}  // namespace scaleout::testing

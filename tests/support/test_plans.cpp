@@ -1,0 +1,37 @@
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::testing {
+
+std::string source_path(const std::string& relative) { return std::string(SCALEOUT_SOURCE_DIR) + "/" + relative; }
+
+core::Cluster switch_cluster(int devices_per_node, double nic_Bps, double nic_latency_s, double intra_Bps,
+                             double intra_latency_s) {
+  core::Cluster c;
+  c.name = "test-switch";
+  c.devices_per_node = devices_per_node;
+  c.device = {"test-device", 100e12};
+  c.intra_node = {intra_Bps, intra_latency_s};
+  c.nic = {nic_Bps, nic_latency_s};
+  c.network.kind = core::NetworkKind::kSwitch;
+  c.network_model = "cm02";
+  return c;
+}
+
+core::Plan collective_plan(const core::Cluster& cluster, core::StrategyKind kind, int workers,
+                           double parameters) {
+  core::Plan p;
+  p.file = "test-plan";
+  p.cluster = cluster;
+  p.workload.name = "test-model";
+  p.workload.parameters = parameters;
+  p.workload.flops_per_sample = 1e9;
+  p.workload.efficiency = 1.0;
+  p.strategy.kind = kind;
+  p.training.workers = workers;
+  p.training.batch_per_worker = 1;
+  p.training.steps = 1;
+  p.training.overlap = false;
+  return p;
+}
+
+}  // namespace scaleout::testing

@@ -1,0 +1,20 @@
+// Plans built in code for tests, and the paths of the bundled data.
+#pragma once
+
+#include <string>
+
+#include "core/plan.hpp"
+
+namespace scaleout::testing {
+
+std::string source_path(const std::string& relative);  // inside the repository
+
+// A switch cluster of `devices_per_node`-device nodes (nodes: auto), CM02, no corrections.
+core::Cluster switch_cluster(int devices_per_node, double nic_Bps, double nic_latency_s,
+                             double intra_Bps = 150e9, double intra_latency_s = 1e-6);
+
+// A plan of one step, no overlap, `parameters` fp32 gradient elements and compute of 1 GFLOP.
+core::Plan collective_plan(const core::Cluster& cluster, core::StrategyKind kind, int workers,
+                           double parameters);
+
+}  // namespace scaleout::testing
