@@ -94,18 +94,28 @@ Topology Topology::build(const Cluster& c, int devices_needed) {
   switch (net.kind) {
     case NetworkKind::kSwitch: {
       int sw = add_switch("switch");
-      for (int n = 0; n < nodes; ++n) t.add_link(t.gateways_[n], sw, c.nic, LinkClass::kNic, nic_of(n));
+      t.tree_routing_ = true;
+      for (int n = 0; n < nodes; ++n) {
+        t.node_nic_.push_back(static_cast<int>(t.links_.size()));
+        t.node_uplink_.push_back(-1);
+        t.add_link(t.gateways_[n], sw, c.nic, LinkClass::kNic, nic_of(n));
+      }
       break;
     }
     case NetworkKind::kTwoTier: {
       int core = add_switch("core");
+      t.tree_routing_ = true;
       int racks = (nodes + net.hosts_per_rack - 1) / net.hosts_per_rack;
       for (int r = 0; r < racks; ++r) {
         std::string rack = "rack" + std::to_string(r);
         int sw = add_switch(rack);
+        int uplink = static_cast<int>(t.links_.size());
         t.add_link(sw, core, net.uplink, LinkClass::kFabric, rack + "-uplink");
-        for (int n = r * net.hosts_per_rack; n < std::min(nodes, (r + 1) * net.hosts_per_rack); ++n)
+        for (int n = r * net.hosts_per_rack; n < std::min(nodes, (r + 1) * net.hosts_per_rack); ++n) {
+          t.node_nic_.push_back(static_cast<int>(t.links_.size()));
+          t.node_uplink_.push_back(uplink);
           t.add_link(t.gateways_[n], sw, c.nic, LinkClass::kNic, nic_of(n));
+        }
       }
       break;
     }
@@ -160,37 +170,42 @@ bool Topology::connected() const {
   return boost::connected_components(graph_, component.data()) == 1;
 }
 
+const std::vector<int>& Topology::bfs_tree(int from) const {
+  auto it = bfs_trees_.find(from);
+  if (it != bfs_trees_.end()) return it->second;
+  if (bfs_trees_.size() >= 1024) bfs_trees_.clear();  // bound memory on very long sweeps
+  std::vector<int> via(boost::num_vertices(graph_), -1);
+  std::vector<bool> seen(via.size(), false);
+  std::vector<int> queue{from};
+  seen[from] = true;
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    int v = queue[i];
+    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
+      int w = static_cast<int>(boost::target(*e, graph_));
+      // Devices are leaves: no path between gateways or switches crosses one.
+      if (seen[w] || graph_[w].kind == VertexKind::kDevice) continue;
+      seen[w] = true;
+      via[w] = graph_[*e].id;
+      queue.push_back(w);
+    }
+  }
+  return bfs_trees_.emplace(from, std::move(via)).first->second;
+}
+
 Path Topology::vertex_path(int from, int to) const {
   Path path;
   path.bandwidth = kInfinite;
   if (from == to) return path;
-  std::vector<TopoGraph::edge_descriptor> via(boost::num_vertices(graph_));
-  std::vector<bool> seen(boost::num_vertices(graph_), false);
-  // Plain BFS recording the edge that first reached each vertex.
-  std::vector<int> queue{from};
-  seen[from] = true;
-  for (std::size_t i = 0; i < queue.size() && !seen[to]; ++i) {
-    int v = queue[i];
-    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
-      int w = static_cast<int>(boost::target(*e, graph_));
-      if (seen[w]) continue;
-      seen[w] = true;
-      via[w] = *e;
-      queue.push_back(w);
-    }
-  }
-  if (!seen[to]) {
+  const std::vector<int>& via = bfs_tree(from);
+  if (via[to] < 0) {
     path.bandwidth = 0;
     path.latency = kInfinite;
     return path;
   }
   for (int v = to; v != from;) {
-    const TopoEdge& e = graph_[via[v]];
-    const LinkInfo& link = links_[e.id];
-    int prev = static_cast<int>(boost::source(via[v], graph_)) == v
-                   ? static_cast<int>(boost::target(via[v], graph_))
-                   : static_cast<int>(boost::source(via[v], graph_));
-    path.hops.push_back(Hop{e.id, link.a == prev});
+    const LinkInfo& link = links_[via[v]];
+    int prev = link.a == v ? link.b : link.a;
+    path.hops.push_back(Hop{via[v], link.a == prev});
     path.latency += link.latency;
     path.bandwidth = std::min(path.bandwidth, link.bandwidth);
     v = prev;
@@ -199,10 +214,30 @@ Path Topology::vertex_path(int from, int to) const {
   return path;
 }
 
+Path Topology::tree_node_path(int a, int b) const {
+  Path p;
+  p.bandwidth = kInfinite;
+  if (a == b) return p;
+  // NIC links and uplinks run from the lower end (gateway, rack switch) upwards.
+  std::vector<Hop> hops{{node_nic_[a], true}};
+  if (node_uplink_[a] != node_uplink_[b]) {
+    hops.push_back({node_uplink_[a], true});
+    hops.push_back({node_uplink_[b], false});
+  }
+  hops.push_back({node_nic_[b], false});
+  for (const Hop& h : hops) {
+    p.latency += links_[h.link].latency;
+    p.bandwidth = std::min(p.bandwidth, links_[h.link].bandwidth);
+  }
+  p.hops = std::move(hops);
+  return p;
+}
+
 const Path& Topology::node_path(int a, int b) const {
   long long key = static_cast<long long>(a) * num_nodes() + b;
   auto it = node_path_cache_.find(key);
-  if (it == node_path_cache_.end()) it = node_path_cache_.emplace(key, vertex_path(gateways_[a], gateways_[b])).first;
+  if (it == node_path_cache_.end())
+    it = node_path_cache_.emplace(key, tree_routing_ ? tree_node_path(a, b) : vertex_path(gateways_[a], gateways_[b])).first;
   return it->second;
 }
 
@@ -230,11 +265,16 @@ Path Topology::device_path(int from_device, int to_device) const {
 
 Topology::Cost Topology::device_cost(int from_device, int to_device) const {
   if (from_device == to_device) return {0, kInfinite};
-  const Path& middle = node_path(device_node_[from_device], device_node_[to_device]);
   const LinkInfo& up = links_[intra_link(from_device)];
   const LinkInfo& down = links_[intra_link(to_device)];
-  return {up.latency + middle.latency + down.latency,
-          std::min({up.bandwidth, middle.bandwidth, down.bandwidth})};
+  Cost out{up.latency + down.latency, std::min(up.bandwidth, down.bandwidth)};
+  int a = device_node_[from_device], b = device_node_[to_device];
+  if (a == b) return out;
+  // Tree networks: no cache needed, the path is a handful of known links.
+  const Path& middle = tree_routing_ ? (scratch_ = tree_node_path(a, b)) : node_path(a, b);
+  out.latency += middle.latency;
+  out.bandwidth = std::min(out.bandwidth, middle.bandwidth);
+  return out;
 }
 
 int devices_needed(const Plan& plan) {

@@ -79,7 +79,12 @@ class Topology {
     double bandwidth = 0;
   };
   Cost device_cost(int from_device, int to_device) const;
-  // Shortest path between two vertices (breadth-first search).
+  // The same path found by breadth-first search, for checking the tree routing.
+  Path searched_node_path(int from_node, int to_node) const {
+    return vertex_path(gateways_[from_node], gateways_[to_node]);
+  }
+  // Shortest path between two gateways or switches (breadth-first search; devices are leaves
+  // and never lie on such a path: use device_path for them).
   Path vertex_path(int from, int to) const;
   // True when every vertex can reach every other.
   bool connected() const;
@@ -93,11 +98,22 @@ class Topology {
   std::vector<LinkInfo> links_;
   std::vector<int> devices_, gateways_, switches_;
   std::vector<int> device_node_, node_first_device_;
+  bool tree_routing_ = false;
+  std::vector<int> node_nic_;     // tree routing: each node's NIC link
+  std::vector<int> node_uplink_;  // tree routing: the uplink of each node's rack (-1: none)
   double device_flops_ = 0;
   const Path& node_path(int from_node, int to_node) const;
+  // Switch and two-tier networks are trees: their node paths follow from the NIC and uplink links
+  // without a search (a test checks they equal the breadth-first paths).
+  Path tree_node_path(int from_node, int to_node) const;
   int intra_link(int device) const;
 
+  // Breadth-first tree of `from`: for each vertex, the link that first reached it (-1: none).
+  const std::vector<int>& bfs_tree(int from) const;
+
   mutable std::unordered_map<long long, Path> node_path_cache_;
+  mutable std::unordered_map<int, std::vector<int>> bfs_trees_;
+  mutable Path scratch_;  // device_cost's tree path, reused to avoid allocating
 };
 
 // Where each rank runs. Workers fill nodes in order; parameter servers are placed after them.

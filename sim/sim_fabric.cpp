@@ -47,7 +47,11 @@ core::Fabric::Handle SimFabric::post_recv(int peer, core::Span, core::Combine) {
 }
 
 void SimFabric::wait_all(const std::vector<Handle>& handles) {
-  for (Handle h : handles) comms_[h]->wait();
+  for (Handle h : handles) {
+    if (!comms_[h]) continue;  // already waited for
+    comms_[h]->wait();
+    comms_[h] = nullptr;  // let SimGrid free the finished transfer now, not at the bucket's end
+  }
 }
 
 double SimFabric::route_latency(int from, int to) const {

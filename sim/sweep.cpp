@@ -80,6 +80,40 @@ std::set<std::string> completed_rows(const std::string& path) {
   return done;
 }
 
+// Appends complete rows to the CSV. Rows are buffered and written whole (never split), at the
+// latest every half second, so a sweep killed at any moment leaves only complete rows behind.
+class CsvAppender {
+ public:
+  void open(const std::string& path, bool truncate) {
+    path_ = path;
+    out_.open(path, truncate ? std::ios::trunc | std::ios::binary : std::ios::app | std::ios::binary);
+    if (!out_) throw std::runtime_error("cannot write " + path);
+    out_.rdbuf()->pubsetbuf(nullptr, 0);  // unbuffered: each write below is one whole chunk
+  }
+  ~CsvAppender() { flush(); }
+  bool enabled() const { return out_.is_open(); }
+  void append(const std::string& row, bool urgent) {
+    if (!enabled()) return;
+    pending_ += row;
+    auto now = std::chrono::steady_clock::now();
+    if (urgent || pending_.size() > (1 << 16) || now - last_ > std::chrono::milliseconds(500)) flush();
+  }
+  void flush() {
+    if (!enabled() || pending_.empty()) return;
+    out_.write(pending_.data(), static_cast<std::streamsize>(pending_.size()));
+    out_.flush();
+    if (!out_) throw std::runtime_error("cannot write " + path_);
+    pending_.clear();
+    last_ = std::chrono::steady_clock::now();
+  }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  std::string pending_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 class Progress {
  public:
   Progress(bool enabled, std::size_t total) : enabled_(enabled), total_(total) {}
@@ -132,62 +166,68 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
   if (options.resume) done = completed_rows(options.csv_path);
   bool fresh = !options.resume || !std::filesystem::exists(options.csv_path) ||
                std::filesystem::file_size(options.csv_path) == 0;
-  std::ofstream csv;
+  CsvAppender csv;
   if (!options.csv_path.empty()) {
-    csv.open(options.csv_path, fresh ? std::ios::trunc : std::ios::app);
-    if (!csv) throw std::runtime_error("cannot write " + options.csv_path);
-    if (fresh) csv << header_line() << "\n" << std::flush;
+    csv.open(options.csv_path, fresh);
+    if (fresh) csv.append(header_line() + "\n", true);
   }
 
+  // The points still to run; their plans are made when they run (a sweep may have 100,000).
   struct Job {
-    core::Plan plan;
-    std::size_t index;
+    core::StrategyKind kind;
+    int workers;
+  };
+  auto plan_for = [&](const Job& j) {
+    core::Plan plan = base;
+    plan.strategy.kind = j.kind;
+    if (j.workers != plan.training.workers) plan.strategy.grid.reset();  // a grid fits one count
+    plan.training.workers = j.workers;
+    return plan;
+  };
+  auto key_of = [&](const Job& j) {
+    return options.engine + "," + core::strategy_name(j.kind) + "," + std::to_string(j.workers);
   };
   std::vector<Job> jobs;
   for (auto kind : options.strategies)
     for (int n : options.workers) {
-      std::string key = options.engine + "," + core::strategy_name(kind) + "," + std::to_string(n);
-      if (done.count(key)) {
+      Job job{kind, n};
+      if (done.count(key_of(job))) {
         ++summary.skipped;
         continue;
       }
-      core::Plan plan = base;
-      plan.strategy.kind = kind;
-      if (n != plan.training.workers) plan.strategy.grid.reset();
-      plan.training.workers = n;
       try {
-        core::validate_plan(plan);
+        core::validate_plan(plan_for(job));
       } catch (const core::InputError& e) {
-        summary.errors.push_back(key + ": " + e.what());
+        summary.errors.push_back(key_of(job) + ": " + e.what());
         continue;
       }
-      jobs.push_back({plan, jobs.size()});
+      jobs.push_back(job);
     }
 
   std::vector<std::optional<core::RunResult>> results(jobs.size());
   Progress progress(options.progress, jobs.size());
   std::size_t finished = 0;
-  auto record = [&](std::size_t i, const core::RunResult& r) {
-    results[i] = r;
-    if (csv.is_open()) csv << format_row(r) << std::flush;  // one complete row at a time
+  bool analytic = options.engine == "analytic";
+  auto record = [&](std::size_t i, core::RunResult&& r) {
+    csv.append(format_row(r), /*urgent=*/!analytic);
+    results[i] = std::move(r);
     progress.tick(++finished);
   };
   auto fail = [&](std::size_t i, const std::string& why) {
-    summary.errors.push_back(options.engine + "," + core::strategy_name(jobs[i].plan.strategy.kind) + "," +
-                             std::to_string(jobs[i].plan.training.workers) + ": " + why);
+    summary.errors.push_back(key_of(jobs[i]) + ": " + why);
     progress.tick(++finished);
   };
 
-  if (options.engine == "analytic") {
+  if (analytic) {
     int max_devices = 1;
-    for (const auto& j : jobs) max_devices = std::max(max_devices, core::devices_needed(j.plan));
+    for (const auto& j : jobs) max_devices = std::max(max_devices, core::devices_needed(plan_for(j)));
     std::optional<AnalyticModel> model;
     if (!jobs.empty()) model.emplace(base.cluster, max_devices);
-    for (const auto& j : jobs) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
       try {
-        record(j.index, model->predict(j.plan));
+        record(i, model->predict(plan_for(jobs[i])));
       } catch (const std::exception& e) {
-        fail(j.index, e.what());
+        fail(i, e.what());
       }
     }
   } else {
@@ -198,7 +238,7 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
     int slots = std::max(1, options.jobs);
     while (next < jobs.size() || !running.empty()) {
       while (next < jobs.size() && static_cast<int>(running.size()) < slots) {
-        SimChild child = start_simulation(jobs[next].plan, sim_options);
+        SimChild child = start_simulation(plan_for(jobs[next]), sim_options);
         running[child.pid] = {child, next++};
       }
       int status = 0;
@@ -214,8 +254,9 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
       }
     }
   }
+  csv.flush();
   for (auto& r : results)
-    if (r) summary.rows.push_back(*r);
+    if (r) summary.rows.push_back(std::move(*r));
   return summary;
 }
 

@@ -108,3 +108,29 @@ TEST(Placement, DedicatedServersTakeNodesAfterTheWorkers) {
 
 }  // namespace
 }  // namespace scaleout::core
+
+namespace scaleout::core {
+namespace {
+
+TEST(Topology, TreeRoutingEqualsBreadthFirstSearch) {
+  Cluster c = testing::switch_cluster(2, 12.5e9, 1e-6);
+  for (auto kind : {NetworkKind::kSwitch, NetworkKind::kTwoTier}) {
+    c.network.kind = kind;
+    c.network.hosts_per_rack = 3;
+    c.network.uplink = {5e9, 3e-6};
+    Topology t = Topology::build(c, 20);
+    for (int a = 0; a < t.num_nodes(); ++a)
+      for (int b = 0; b < t.num_nodes(); ++b) {
+        Path searched = t.searched_node_path(a, b);
+        Path routed = t.device_path(t.first_device(a), t.first_device(b));
+        ASSERT_EQ(routed.hops.size(), a == b ? 0u : searched.hops.size() + 2) << a << "->" << b;
+        for (std::size_t i = 0; a != b && i < searched.hops.size(); ++i) {
+          EXPECT_EQ(routed.hops[i + 1].link, searched.hops[i].link);
+          EXPECT_EQ(routed.hops[i + 1].forward, searched.hops[i].forward);
+        }
+      }
+  }
+}
+
+}  // namespace
+}  // namespace scaleout::core

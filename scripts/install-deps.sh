@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages scaleout builds against (Debian 12). Uses sudo when not root.
+# Skips apt entirely when everything is already installed.
+set -euo pipefail
+packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
+          nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
