@@ -17,23 +17,27 @@ using core::RunResult;
 
 namespace {
 
-// SimGrid's LV08 corrections (TCP-like): latency x13.01, a lone flow's bandwidth x0.97.
+// SimGrid's LV08 corrections (TCP-like): latency x13.01, every flow's bandwidth x0.97, and
+// cross-traffic: each flow loads its reverse path with 5% (the acknowledgements), so where every
+// rank sends and receives at once each link direction carries 1.05 flows' worth per flow.
 constexpr double kLv08Latency = 13.01;
 constexpr double kLv08Bandwidth = 0.97;
+constexpr double kLv08CrossTraffic = 1.05;
 
 // Ranks 0..workers-1 sit on devices 0..workers-1 (nodes filled in order); servers after them.
 struct Layout {
   const core::Topology* topo;
   int workers;
   double nic_bw;  // each node's NIC (0 when the cluster has no uniform NIC)
-  double latency_factor, bandwidth_factor;
+  double latency_factor, bandwidth_factor, cross_traffic;
 };
 
 // One step of a pattern in which every rank r sends `bytes` to partner(r) at once (partner(r) < 0:
 // r sends nothing). The step lasts as long as its slowest flow: latency plus bytes at the flow's
 // rate, where flows leaving (entering) one node share its NIC. Looks at the first and the last
 // node's ranks, which covers the distinct cases of the regular patterns used here.
-double pattern_step(const Layout& L, const std::function<int(int)>& partner, double bytes) {
+// `both_ways`: every rank also receives while it sends (exchanges), so cross-traffic applies.
+double pattern_step(const Layout& L, const std::function<int(int)>& partner, double bytes, bool both_ways = true) {
   const core::Topology& t = *L.topo;
   auto node_of = [&](int r) { return t.node_of_device(r); };
   auto share_out = [&](int node) {
@@ -54,11 +58,13 @@ double pattern_step(const Layout& L, const std::function<int(int)>& partner, dou
       int p = partner(r);
       if (p < 0 || p == r) continue;
       core::Topology::Cost cost = t.device_cost(r, p);
-      double rate = cost.bandwidth * L.bandwidth_factor;
+      double shared = cost.bandwidth;
       if (node_of(p) != node && L.nic_bw > 0) {
         int in = share_out(node_of(p));  // regular patterns: as many enter a node as leave it
-        rate = std::min(rate, L.nic_bw / std::max(out, in));
+        shared = std::min(shared, L.nic_bw / std::max(out, in));
       }
+      // LV08's bandwidth factor scales every flow's rate, shared or alone.
+      double rate = shared * L.bandwidth_factor / (both_ways ? L.cross_traffic : 1.0);
       worst = std::max(worst, cost.latency * L.latency_factor + bytes / rate);
     }
   }
@@ -155,6 +161,7 @@ AnalyticModel::AnalyticModel(const core::Cluster& cluster, int max_devices)
   if (cluster.network_model == "lv08") {
     latency_factor_ = kLv08Latency;
     bandwidth_factor_ = kLv08Bandwidth;
+    cross_traffic_ = kLv08CrossTraffic;
   }
 }
 
@@ -162,7 +169,7 @@ double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
   int n = plan.training.workers;
   if (n < 2 && plan.strategy.kind != core::StrategyKind::kPs) return 0;
   Layout L{&topo_, n, cluster_.network.kind == core::NetworkKind::kExplicit ? 0.0 : cluster_.nic.bandwidth,
-           latency_factor_, bandwidth_factor_};
+           latency_factor_, bandwidth_factor_, cross_traffic_};
   switch (plan.strategy.kind) {
     case core::StrategyKind::kRing: return ring_allreduce(L, n, bytes);
     case core::StrategyKind::kTorus2d: return torus2d(L, core::torus_grid(plan.strategy, n), bytes);

@@ -1,6 +1,7 @@
 // The analytic engine: closed forms (alpha-beta) for every strategy on the plan's topology, giving
 // the same result keys as the simulator in microseconds. It counts how many flows share each NIC
 // but not contention deeper in the network (uplinks, fabric links): that is the simulator's job.
+// It applies LV08's corrections (latency, bandwidth, cross-traffic) but not the IB model's.
 #pragma once
 
 #include <memory>
@@ -28,6 +29,7 @@ class AnalyticModel {
   core::Topology topo_;
   double latency_factor_ = 1;
   double bandwidth_factor_ = 1;
+  double cross_traffic_ = 1;
 };
 
 // One-off convenience: AnalyticModel(plan.cluster, devices_needed(plan)).predict(plan).

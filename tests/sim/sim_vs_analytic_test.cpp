@@ -39,5 +39,19 @@ TEST(SimVsAnalytic, NonPowerOfTwoHalvingDoublingAndOneRankPerNode) {
   }
 }
 
+TEST(SimVsAnalytic, TcpModelCorrectionsAreInTheClosedForms) {
+  // LV08: latency x13.01, bandwidth x0.97 and 5% cross-traffic; 4-GPU nodes on 25 Gb/s.
+  core::Cluster cluster = testing::switch_cluster(4, 3.125e9, 5e-6, 12e9, 2e-6);
+  cluster.network_model = "lv08";
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kHalvingDoubling,
+                    core::StrategyKind::kHierarchicalRing, core::StrategyKind::kPs})
+    for (int n : {4, 16, 64}) {
+      core::Plan plan = testing::collective_plan(cluster, kind, n, 2.5e7);
+      double sim = simulate(plan).step_time_s, ana = predict_analytic(plan).step_time_s;
+      EXPECT_LT(std::fabs(sim - ana) / sim, kTolerance)
+          << core::strategy_name(kind) << " n=" << n << " sim " << sim << " analytic " << ana;
+    }
+}
+
 }  // namespace
 }  // namespace scaleout::sim
