@@ -28,6 +28,16 @@ struct ExchangeStep {
   Combine combine = Combine::kAdd;
 };
 
+// A message for programs that react to whoever talks to them (parameter servers). `kind`, `a`
+// and `b` are the program's own; `data` is a gradient range carried along (may be empty).
+struct Message {
+  int from = -1;
+  int kind = 0;
+  std::int64_t a = 0;
+  std::int64_t b = 0;
+  Span data;
+};
+
 class Fabric {
  public:
   using Handle = int;
@@ -54,6 +64,21 @@ class Fabric {
   void exchange(int to, int from, const ExchangeStep& step) {
     exchange_steps(to, from, 1, [&step](int) { return step; });
   }
+
+  // Sends `m` to `peer` without waiting for it to arrive; the values of m.data are taken from this
+  // rank's buffer now. Messages from one sender to one receiver arrive in the order sent.
+  virtual void send_message(int peer, const Message& m) = 0;
+  // Blocks until a message for this rank arrives, from anyone; returns it with `from` set. The data
+  // it carries is held until accept_data() or the next receive_message().
+  virtual Message receive_message() = 0;
+  // Combines the data of the last received message into this rank's buffer at its range.
+  virtual void accept_data(Combine combine) = 0;
+
+  // Tells the fabric which training step the rank's traffic belongs to (for per-step accounting).
+  virtual void mark_step(int /*step*/) {}
+
+  // Lets `seconds` pass without using the network or the device.
+  virtual void idle(double seconds) = 0;
 
   // A compute phase of `flops` floating-point operations (at the device's effective rate).
   virtual void compute(double flops) = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,14 @@ struct DeviceSpec {
   double flops = 0;  // peak FLOP/s
 };
 
+// Heterogeneity: compute speed multipliers by node name ("node3") or device name ("node1-dev2"),
+// and bandwidth overrides by link name ("node5-nic", "rack0-uplink").
+struct Heterogeneity {
+  std::vector<std::pair<std::string, double>> speed_factors;
+  std::vector<std::pair<std::string, double>> link_bandwidth;  // bytes/s
+  int line = 0;
+};
+
 struct Cluster {
   std::string file;  // where it was loaded from ("" when inline in a plan)
   std::string name;
@@ -55,6 +64,7 @@ struct Cluster {
   std::vector<ExplicitHost> hosts;
   std::vector<std::string> switches;
   std::vector<ExplicitLink> links;
+  Heterogeneity heterogeneity;
 };
 
 struct Layer {
@@ -94,6 +104,7 @@ struct Strategy {
   int staleness_bound = -1;       // -1: unbounded
   int line = 0;       // where the strategy was given (for errors found later)
   int grid_line = 0;
+  int replicas_line = 0;
 };
 
 struct Training {
@@ -107,12 +118,45 @@ struct Training {
   int workers_line = 0;
 };
 
+enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };
+
+// Stragglers: a fixed set of slow workers, and random per-step slowdowns. A worker's compute in a
+// step takes (fixed factor) x (random factor) times as long. Random factors are drawn from the
+// seed, the worker and the step only, so a run is reproducible whatever the engine's order.
+struct Stragglers {
+  std::vector<int> slow_workers;
+  double slow_factor = 1;
+  SlowdownKind random = SlowdownKind::kNone;
+  double mean = 0;         // exponential: factor = 1 + Exp(mean)
+  double sigma = 0;        // lognormal: factor = exp(N(0, sigma))
+  double probability = 0;  // bernoulli: factor = `factor` with this probability, else 1
+  double factor = 1;
+  std::uint64_t seed = 1;
+};
+
+// A node fails at a step (before it starts) or at a time (seconds into the run).
+struct Failure {
+  int node = 0;
+  int at_step = -1;
+  double at_time = -1;
+  int line = 0;
+};
+
+struct Resilience {
+  std::vector<Failure> failures;
+  int checkpoint_every = 0;      // steps; 0: no checkpoints (a failure loses everything so far)
+  double checkpoint_cost = 0;    // seconds each checkpoint stalls training
+  double restart_time = 0;       // seconds from a failure until training resumes
+};
+
 struct Plan {
   std::string file;
   Cluster cluster;
   Workload workload;
   Strategy strategy;
   Training training;
+  Stragglers stragglers;
+  Resilience resilience;
 
   // Gradient size in bytes exchanged each step.
   double gradient_bytes() const {

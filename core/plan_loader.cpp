@@ -127,6 +127,23 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
       }
     }
   }
+  if (m.has("speed_factors") || m.has("link_bandwidth")) c.heterogeneity.line = line_of(node);
+  if (m.has("speed_factors")) {
+    YamlMap f(m.child("speed_factors"), file, m.field("speed_factors"));
+    for (const auto& kv : f.node()) {
+      std::string name = kv.first.as<std::string>();
+      c.heterogeneity.speed_factors.push_back({name, f.get_double(name, 1e-6, 1e6)});
+    }
+    f.finish();
+  }
+  if (m.has("link_bandwidth")) {
+    YamlMap f(m.child("link_bandwidth"), file, m.field("link_bandwidth"));
+    for (const auto& kv : f.node()) {
+      std::string name = kv.first.as<std::string>();
+      c.heterogeneity.link_bandwidth.push_back({name, f.get_quantity(name, Quantity::kBandwidth)});
+    }
+    f.finish();
+  }
   m.finish();
   if (c.network.kind == NetworkKind::kTorus2d && c.nodes &&
       *c.nodes != c.network.dims[0] * c.network.dims[1])
@@ -212,13 +229,19 @@ Strategy read_strategy(YamlMap& parent) {
                        ? PsPlacement::kColocated
                        : PsPlacement::kDedicated;
   s.ps_mode = m.get_choice("mode", {"sync", "async"}, "sync") == "async" ? PsMode::kAsync : PsMode::kSync;
-  if (s.ps_mode == PsMode::kAsync)
-    m.fail("mode", "asynchronous PS is not available yet; use mode: sync");
   s.replicas_to_aggregate = static_cast<int>(m.get_int("replicas_to_aggregate", 0, 0));
   s.softsync = static_cast<int>(m.get_int("softsync", 0, 0));
   s.staleness_bound = static_cast<int>(m.get_int("staleness_bound", -1, -1));
-  for (const char* knob : {"replicas_to_aggregate", "softsync", "staleness_bound"})
-    if (m.has(knob)) m.fail(knob, "not available yet: synchronous PS aggregates every worker");
+  if (s.ps_mode == PsMode::kSync && m.has("staleness_bound"))
+    m.fail("staleness_bound", "bounded staleness applies to mode: async");
+  if (s.ps_mode == PsMode::kAsync && (m.has("replicas_to_aggregate") || m.has("softsync")))
+    m.fail(m.has("softsync") ? "softsync" : "replicas_to_aggregate", "applies to mode: sync");
+  if (m.has("replicas_to_aggregate") && m.has("softsync"))
+    m.fail("softsync", "choose replicas_to_aggregate (backup workers) or softsync, not both");
+  s.replicas_line = line_of(m.node()["replicas_to_aggregate"]);
+  if (s.replicas_to_aggregate == 0 && m.has("replicas_to_aggregate"))
+    m.fail("replicas_to_aggregate", "must be at least 1");
+  if (s.softsync == 0 && m.has("softsync")) m.fail("softsync", "must be at least 1");
   m.finish();
   return s;
 }
@@ -236,6 +259,75 @@ Training read_training(YamlMap& parent) {
   t.fusion_buffer = m.get_quantity("fusion_buffer", Quantity::kBytes, t.fusion_buffer);
   m.finish();
   return t;
+}
+
+Stragglers read_stragglers(YamlMap& parent) {
+  Stragglers st;
+  if (!parent.has("stragglers")) {
+    parent.child("stragglers", false);
+    return st;
+  }
+  YamlMap m(parent.child("stragglers"), parent.file(), "stragglers");
+  if (m.has("slow")) {
+    YamlMap slow(m.child("slow"), m.file(), m.field("slow"));
+    YAML::Node workers = slow.child("workers");
+    if (!workers.IsSequence() || workers.size() == 0) slow.fail("workers", "expected a list of worker ranks");
+    for (const auto& w : workers) {
+      long r = -1;
+      if (!YAML::convert<long>::decode(w, r) || r < 0) slow.fail("workers", "expected worker ranks (0, 1, ...)");
+      st.slow_workers.push_back(static_cast<int>(r));
+    }
+    st.slow_factor = slow.get_double("factor", 1.0, 1e6);
+    slow.finish();
+  }
+  if (m.has("random")) {
+    YamlMap r(m.child("random"), m.file(), m.field("random"));
+    std::string kind = r.get_choice("distribution", {"exponential", "lognormal", "bernoulli"});
+    if (kind == "exponential") {
+      st.random = SlowdownKind::kExponential;
+      st.mean = r.get_double("mean", 0.0, 1e6);
+    } else if (kind == "lognormal") {
+      st.random = SlowdownKind::kLognormal;
+      st.sigma = r.get_double("sigma", 0.0, 10.0);
+    } else {
+      st.random = SlowdownKind::kBernoulli;
+      st.probability = r.get_double("probability", 0.0, 1.0);
+      st.factor = r.get_double("factor", 1.0, 1e6);
+    }
+    st.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, 1));
+    r.finish();
+  }
+  m.finish();
+  return st;
+}
+
+Resilience read_resilience(YamlMap& parent) {
+  Resilience res;
+  YAML::Node failures = parent.child("failures", false);
+  if (failures.IsDefined()) {
+    if (!failures.IsSequence()) parent.fail("failures", "expected a list such as [{ node: 2, step: 5 }]");
+    for (std::size_t i = 0; i < failures.size(); ++i) {
+      YamlMap f(failures[i], parent.file(), "failures[" + std::to_string(i) + "]");
+      Failure fail;
+      fail.line = line_of(failures[i]);
+      fail.node = static_cast<int>(f.get_int("node", 0));
+      if (f.has("step") == f.has("time")) f.fail("step", "give exactly one of step or time");
+      if (f.has("step")) fail.at_step = static_cast<int>(f.get_int("step", 0));
+      if (f.has("time")) fail.at_time = f.get_quantity("time", Quantity::kTime, false);
+      f.finish();
+      res.failures.push_back(fail);
+    }
+  }
+  if (parent.has("checkpoint")) {
+    YamlMap c(parent.child("checkpoint"), parent.file(), "checkpoint");
+    res.checkpoint_every = static_cast<int>(c.get_int("every", 1));
+    res.checkpoint_cost = c.get_quantity("cost", Quantity::kTime, 0.0, false);
+    res.restart_time = c.get_quantity("restart", Quantity::kTime, 0.0, false);
+    c.finish();
+  } else {
+    parent.child("checkpoint", false);
+  }
+  return res;
 }
 
 int device_capacity(const Cluster& c) {
@@ -296,6 +388,13 @@ void validate_plan(const Plan& plan) {
                          (needed > t.workers ? " plus dedicated parameter servers" : "") +
                          " need more devices than the cluster '" + plan.cluster.name + "' has (" +
                          std::to_string(capacity) + ")");
+  if (s.kind == StrategyKind::kPs && s.replicas_to_aggregate > t.workers)
+    throw InputError(plan.file, s.replicas_line, "strategy.replicas_to_aggregate",
+                     "cannot exceed the " + std::to_string(t.workers) + " workers");
+  for (int w : plan.stragglers.slow_workers)
+    if (w >= t.workers)
+      throw InputError(plan.file, 0, "stragglers.slow.workers",
+                       "worker " + std::to_string(w) + " does not exist (" + std::to_string(t.workers) + " workers)");
   if (s.kind == StrategyKind::kPs && s.ps_placement == PsPlacement::kColocated && s.ps_servers > t.workers)
     throw InputError(plan.file, s.line, "strategy.servers",
                      "colocated servers cannot outnumber the workers (" + std::to_string(t.workers) + ")");
@@ -316,6 +415,8 @@ Plan load_plan(const std::string& path, const PlanOverrides& overrides) {
   }
   plan.strategy = read_strategy(m);
   plan.training = read_training(m);
+  plan.stragglers = read_stragglers(m);
+  plan.resilience = read_resilience(m);
   m.finish();
   if (overrides.workers && *overrides.workers != plan.training.workers) {
     plan.training.workers = *overrides.workers;

@@ -1,5 +1,6 @@
 #include "core/result.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace scaleout::core {
@@ -39,6 +40,16 @@ json to_json(const RunResult& r) {
                 {"histogram", r.staleness.histogram}}},
               {"steps", steps},
               {"links", links},
+              {"gradients", {{"applied", r.gradients.applied}, {"dropped", r.gradients.dropped}}},
+              {"resilience",
+               {{"policy", r.resilience.policy},
+                {"failures", r.resilience.failures},
+                {"wall_s", r.resilience.wall_s},
+                {"lost_work_s", r.resilience.lost_work_s},
+                {"restart_s", r.resilience.restart_s},
+                {"checkpoint_s", r.resilience.checkpoint_s},
+                {"goodput_samples_per_s", r.resilience.goodput_samples_per_s},
+                {"left_workers", r.resilience.left_workers}}},
               {"wall_s", r.wall_s}};
 }
 
@@ -78,8 +89,48 @@ RunResult result_from_json(const json& j) {
   for (const auto& s : need(j, "steps")) r.steps.push_back({s.at("step").get<int>(), s.at("time_s").get<double>()});
   for (const auto& l : need(j, "links"))
     r.links.push_back({l.at("name").get<std::string>(), l.at("bytes").get<double>(), l.at("utilization").get<double>()});
+  if (j.contains("gradients")) {
+    r.gradients.applied = j["gradients"].value("applied", 0L);
+    r.gradients.dropped = j["gradients"].value("dropped", 0L);
+  }
+  if (j.contains("resilience")) {
+    const json& x = j["resilience"];
+    r.resilience.policy = x.value("policy", "none");
+    r.resilience.failures = x.value("failures", 0);
+    r.resilience.wall_s = x.value("wall_s", 0.0);
+    r.resilience.lost_work_s = x.value("lost_work_s", 0.0);
+    r.resilience.restart_s = x.value("restart_s", 0.0);
+    r.resilience.checkpoint_s = x.value("checkpoint_s", 0.0);
+    r.resilience.goodput_samples_per_s = x.value("goodput_samples_per_s", 0.0);
+    r.resilience.left_workers = x.value("left_workers", std::vector<int>{});
+  }
   r.wall_s = j.value("wall_s", 0.0);
   return r;
+}
+
+Staleness staleness_from_histogram(std::vector<long> histogram) {
+  Staleness s;
+  long total = 0;
+  double sum = 0;
+  for (std::size_t i = 0; i < histogram.size(); ++i) {
+    total += histogram[i];
+    sum += static_cast<double>(i) * histogram[i];
+  }
+  if (total > 0) {
+    s.mean = sum / total;
+    auto quantile = [&](double q) {
+      long need = static_cast<long>(std::ceil(q * total)), seen = 0;
+      for (std::size_t i = 0; i < histogram.size(); ++i)
+        if ((seen += histogram[i]) >= need) return static_cast<int>(i);
+      return static_cast<int>(histogram.size()) - 1;
+    };
+    s.p50 = quantile(0.5);
+    s.p99 = quantile(0.99);
+    for (std::size_t i = 0; i < histogram.size(); ++i)
+      if (histogram[i] > 0) s.max = static_cast<int>(i);
+  }
+  s.histogram = std::move(histogram);
+  return s;
 }
 
 void fill_derived(RunResult& r, int batch_per_worker) {

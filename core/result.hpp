@@ -31,6 +31,22 @@ struct StepTime {
   double time_s = 0;
 };
 
+struct Gradients {
+  long applied = 0;  // gradients the servers applied (collectives: workers x steps)
+  long dropped = 0;  // gradients dropped as stale (sync PS with backup workers)
+};
+
+struct ResilienceOutcome {
+  std::string policy = "none";  // none | restart_from_checkpoint | continue_without_failed_workers
+  int failures = 0;
+  double wall_s = 0;
+  double lost_work_s = 0;
+  double restart_s = 0;
+  double checkpoint_s = 0;
+  double goodput_samples_per_s = 0;
+  std::vector<int> left_workers;
+};
+
 struct RunResult {
   std::string engine;    // sim | analytic | cpu | cuda
   std::string strategy;
@@ -51,12 +67,17 @@ struct RunResult {
   Staleness staleness;
   std::vector<StepTime> steps;
   std::vector<LinkLoad> links;
+  Gradients gradients;
+  ResilienceOutcome resilience;
   double wall_s = 0;  // seconds the engine itself took
 };
 
 nlohmann::json to_json(const RunResult& r);
 // Throws std::runtime_error naming the missing key.
 RunResult result_from_json(const nlohmann::json& j);
+
+// Mean, p50, p99 and max from a staleness histogram.
+Staleness staleness_from_histogram(std::vector<long> histogram);
 
 // Fills throughput, scaling efficiency, algbw and busbw from step time, compute time, comm time.
 // Scaling efficiency is throughput at N over N times one worker's, where one worker takes exactly

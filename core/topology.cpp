@@ -50,8 +50,38 @@ int Topology::devices_on_node(int node) const {
 }
 
 Topology Topology::build(const Cluster& c, int devices_needed) {
+  Topology t = build_graph(c, devices_needed);
+  t.device_flops_.assign(t.num_devices(), c.device.flops);
+  t.apply_heterogeneity(c);
+  return t;
+}
+
+void Topology::apply_heterogeneity(const Cluster& c) {
+  const Heterogeneity& h = c.heterogeneity;
+  for (const auto& [name, factor] : h.speed_factors) {
+    bool found = false;
+    for (int d = 0; d < num_devices(); ++d) {
+      const std::string& dev = graph_[devices_[d]].name;
+      const std::string& node = graph_[gateways_[device_node_[d]]].name;
+      if (dev == name || node == name) {
+        device_flops_[d] *= factor;
+        found = true;
+      }
+    }
+    if (!found)
+      throw InputError(c.file, h.line, "speed_factors." + name, "no node or device of this cluster is named '" + name + "'");
+  }
+  for (const auto& [name, bandwidth] : h.link_bandwidth) {
+    auto it = std::find_if(links_.begin(), links_.end(), [&](const LinkInfo& l) { return l.name == name; });
+    if (it == links_.end())
+      throw InputError(c.file, h.line, "link_bandwidth." + name, "no link of this cluster is named '" + name + "'");
+    it->bandwidth = bandwidth;
+    graph_[boost::edge(it->a, it->b, graph_).first].bandwidth = bandwidth;
+  }
+}
+
+Topology Topology::build_graph(const Cluster& c, int devices_needed) {
   Topology t;
-  t.device_flops_ = c.device.flops;
   const NetworkSpec& net = c.network;
   auto nic_of = [&](int node) { return node_name(node) + "-nic"; };
 

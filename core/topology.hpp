@@ -69,7 +69,8 @@ class Topology {
   int num_vertices() const { return static_cast<int>(boost::num_vertices(graph_)); }
   const std::vector<LinkInfo>& links() const { return links_; }
   const TopoGraph& graph() const { return graph_; }
-  double device_flops() const { return device_flops_; }
+  // Peak FLOP/s of a device, after the cluster's speed factors.
+  double device_flops(int device) const { return device_flops_[device]; }
 
   // Shortest (fewest hops) path between two devices. Cached per node pair: cheap to call often.
   Path device_path(int from_device, int to_device) const;
@@ -90,6 +91,7 @@ class Topology {
   bool connected() const;
 
  private:
+  static Topology build_graph(const Cluster& cluster, int devices_needed);
   int add_vertex(VertexKind kind, const std::string& name, int node);
   void add_link(int a, int b, const LinkSpec& spec, LinkClass cls, const std::string& name);
   void add_node(int devices, const LinkSpec& intra, const std::string& name);
@@ -101,7 +103,8 @@ class Topology {
   bool tree_routing_ = false;
   std::vector<int> node_nic_;     // tree routing: each node's NIC link
   std::vector<int> node_uplink_;  // tree routing: the uplink of each node's rack (-1: none)
-  double device_flops_ = 0;
+  std::vector<double> device_flops_;
+  void apply_heterogeneity(const Cluster& cluster);
   const Path& node_path(int from_node, int to_node) const;
   // Switch and two-tier networks are trees: their node paths follow from the NIC and uplink links
   // without a search (a test checks they equal the breadth-first paths).

@@ -8,6 +8,9 @@
 
 #include "core/input_error.hpp"
 #include "core/step_model.hpp"
+#include "core/failure_model.hpp"
+#include "core/slowdown.hpp"
+#include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
 
 namespace scaleout::sim {
@@ -181,14 +184,63 @@ double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
   return 0;
 }
 
+namespace {
+
+// Expected compute stretch of a synchronous step: the step waits for the `k`-th fastest of the N
+// workers (k = N without backup workers). Exponential slowdowns have the closed form
+// E[k-th order statistic of N Exp(m)] = m (H_N - H_{N-k}); other distributions average the very
+// draws the simulator uses; fixed slow workers stretch the step when they are among the k needed.
+double sync_stretch(const Plan& plan, int k) {
+  const core::Stragglers& st = plan.stragglers;
+  int n = plan.training.workers;
+  int slow = 0;
+  for (int w : st.slow_workers) slow += w < n;
+  double fixed = slow > n - k ? st.slow_factor : 1.0;
+  if (st.random == core::SlowdownKind::kNone) return fixed;
+  if (st.random == core::SlowdownKind::kExponential && slow == 0) {
+    double h = 0;
+    for (int i = n - k + 1; i <= n; ++i) h += 1.0 / i;
+    return 1 + st.mean * h;
+  }
+  core::Slowdown draws(st);
+  double sum = 0;
+  std::vector<double> f(n);
+  for (int s = 0; s < plan.training.steps; ++s) {
+    for (int w = 0; w < n; ++w) f[w] = draws.factor(w, s);
+    std::nth_element(f.begin(), f.begin() + (k - 1), f.end());
+    sum += f[k - 1];
+  }
+  return sum / plan.training.steps;
+}
+
+// Mean compute stretch of one worker (asynchronous workers do not wait for the slowest).
+double mean_stretch(const Plan& plan) {
+  const core::Stragglers& st = plan.stragglers;
+  int n = plan.training.workers;
+  core::Slowdown draws(st);
+  double sum = 0;
+  for (int s = 0; s < plan.training.steps; ++s)
+    for (int w = 0; w < n; ++w) sum += draws.factor(w, s);
+  return sum / (static_cast<double>(n) * plan.training.steps);
+}
+
+}  // namespace
+
 RunResult AnalyticModel::predict(const Plan& plan) const {
   auto wall0 = std::chrono::steady_clock::now();
   if (core::devices_needed(plan) > topo_.num_devices())
     throw core::InputError(plan.file, plan.training.workers_line, "training.workers",
                            "more workers than the cluster has devices");
   core::StepModel m = core::make_step_model(plan);
-  double flops = topo_.device_flops();
-  double forward = m.forward_flops / flops, backward = m.backward_flops / flops;
+  int n = plan.training.workers;
+  double slowest = topo_.device_flops(0);
+  for (int d = 0; d < n; ++d) slowest = std::min(slowest, topo_.device_flops(d));
+  core::PsRules rules = core::ps_rules(plan);
+  bool ps_program = core::uses_ps_training(plan);
+  int k = ps_program && rules.drop_stale ? rules.aggregate : n;
+  double stretch = sync_stretch(plan, k);
+  double forward = m.forward_flops / slowest * stretch, backward = m.backward_flops / slowest * stretch;
+  if (ps_program && !rules.drop_stale) return predict_async_ps(plan, m, slowest);
   // Buckets leave in order, each once ready and once the previous one is through.
   double comm_free = 0, comm = 0;
   for (const auto& b : m.buckets) {
@@ -207,13 +259,64 @@ RunResult AnalyticModel::predict(const Plan& plan) const {
   r.workers = plan.training.workers;
   r.servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
   r.bytes = m.gradient_bytes();
-  r.phases.compute_s = forward + backward;
+  r.phases.compute_s = m.compute_flops() / cluster_.device.flops;  // nominal, as the simulator
   r.phases.comm_s = comm;
   r.step_time_s = std::max(forward + backward, comm_free);
+  r.gradients.applied = static_cast<long>(k) * plan.training.steps;
+  r.gradients.dropped = static_cast<long>(n - k) * plan.training.steps;
   r.phases.exposed_comm_s = r.step_time_s - r.phases.compute_s;
   for (int s = 0; s < plan.training.steps; ++s) r.steps.push_back({s, r.step_time_s});
   core::fill_derived(r, plan.training.batch_per_worker);
+  if (k < n) {  // only the aggregated gradients train the model
+    r.throughput_samples_per_s *= static_cast<double>(k) / n;
+    r.scaling_efficiency *= static_cast<double>(k) / n;
+  }
+  r.staleness = core::staleness_from_histogram({r.gradients.applied});
+  std::vector<double> times(plan.training.steps, r.step_time_s);
+  core::FailureOutcome f = core::restart_from_checkpoint(times, plan.resilience,
+                                                         static_cast<double>(k) * plan.training.batch_per_worker);
+  r.resilience = {f.policy, f.failures, f.wall_s, f.lost_work_s, f.restart_s, f.checkpoint_s, f.goodput_samples_per_s, {}};
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+RunResult AnalyticModel::predict_async_ps(const Plan& plan, const core::StepModel& m, double flops) const {
+  // Identical workers loop pull, compute, push without waiting for each other. A cycle takes the
+  // worker's own pull + compute + push, unless the servers' links are the bottleneck: they carry
+  // N shards of S/k each way per cycle. Each gradient then finds the N-1 others applied since its
+  // pull (per shard), so mean staleness is N-1 (at most the bound, with one).
+  int n = plan.training.workers, k = plan.strategy.ps_servers;
+  double bytes = m.gradient_bytes();
+  double exchange = exchange_time(plan, bytes);  // push + pull of everything, all workers at once
+  Plan one = plan;
+  one.training.workers = 1;
+  double compute = m.compute_flops() / flops * mean_stretch(plan);
+  double cycle = std::max(compute + exchange_time(one, bytes), exchange);
+  RunResult r;
+  r.engine = "analytic";
+  r.strategy = core::strategy_name(plan.strategy.kind);
+  r.plan = plan.file;
+  r.cluster = cluster_.name;
+  r.workload = plan.workload.name;
+  r.network_model = cluster_.network_model;
+  r.workers = n;
+  r.servers = k;
+  r.bytes = bytes;
+  r.phases.compute_s = m.compute_flops() / cluster_.device.flops;
+  r.phases.comm_s = cycle - compute;
+  r.step_time_s = cycle;
+  r.phases.exposed_comm_s = r.step_time_s - r.phases.compute_s;
+  for (int s = 0; s < plan.training.steps; ++s) r.steps.push_back({s, cycle});
+  core::fill_derived(r, plan.training.batch_per_worker);
+  r.gradients.applied = static_cast<long>(n) * plan.training.steps;
+  double mean = n - 1;
+  if (plan.strategy.staleness_bound >= 0) mean = std::min(mean, static_cast<double>(plan.strategy.staleness_bound));
+  r.staleness.mean = mean;
+  r.staleness.p50 = static_cast<int>(std::lround(mean));
+  r.staleness.p99 = r.staleness.max = static_cast<int>(std::lround(mean));
+  std::vector<double> times(plan.training.steps, cycle);
+  core::FailureOutcome f = core::restart_from_checkpoint(times, plan.resilience, static_cast<double>(n) * plan.training.batch_per_worker);
+  r.resilience = {f.policy, f.failures, f.wall_s, f.lost_work_s, f.restart_s, f.checkpoint_s, f.goodput_samples_per_s, {}};
   return r;
 }
 

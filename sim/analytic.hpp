@@ -8,6 +8,7 @@
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
+#include "core/step_model.hpp"
 #include "core/topology.hpp"
 
 namespace scaleout::sim {
@@ -25,6 +26,8 @@ class AnalyticModel {
   double exchange_time(const core::Plan& plan, double bytes) const;
 
  private:
+  core::RunResult predict_async_ps(const core::Plan& plan, const core::StepModel& m, double flops) const;
+
   core::Cluster cluster_;
   core::Topology topo_;
   double latency_factor_ = 1;

@@ -46,7 +46,7 @@ SimPlatform build_platform(const core::Topology& topo) {
     auto* gw = zone->create_router(name + "-gw");
     for (int d = topo.first_device(n); d < topo.first_device(n) + topo.devices_on_node(n); ++d) {
       int dv = topo.device_vertex(d);
-      auto* host = zone->create_host(topo.vertex(dv).name, topo.device_flops());
+      auto* host = zone->create_host(topo.vertex(dv).name, topo.device_flops(d));
       // The device's only edge is its intra-node link.
       auto [e, end] = boost::out_edges(dv, topo.graph());
       assert(e != end);

@@ -24,10 +24,45 @@ sg4::Mailbox* SimFabric::inbox(int peer) {
   return mb;
 }
 
-core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes) {
+void SimFabric::count_bytes(int peer, double bytes) {
   if (static_cast<std::size_t>(step_) >= world_.pair_bytes.size()) world_.pair_bytes.resize(step_ + 1);
   world_.pair_bytes[step_][(static_cast<std::uint64_t>(rank_) << 32) | static_cast<std::uint32_t>(peer)] += bytes;
   ++world_.messages;
+}
+
+namespace {
+constexpr double kMessageHeaderBytes = 64;
+// Messages travel on two channels per receiver: small control messages and those carrying data.
+// A receiver waits on both, so a request is never stuck behind a large transfer still under way
+// (as with a server that handles its connections concurrently).
+std::string message_box(int rank, bool data) { return (data ? "data>" : "ctl>") + std::to_string(rank); }
+}  // namespace
+
+void SimFabric::listen(sg4::ActorPtr actor) {
+  for (bool data : {false, true}) sg4::Mailbox::by_name(message_box(rank_, data))->set_receiver(actor);
+}
+
+void SimFabric::send_message(int peer, const core::Message& m) {
+  auto* payload = new core::Message(m);
+  payload->from = rank_;
+  double bytes = kMessageHeaderBytes + static_cast<double>(m.data.count) * world_.bytes_per_element;
+  count_bytes(peer, bytes);
+  sg4::Mailbox::by_name(message_box(peer, m.data.count > 0))->put_init(payload, static_cast<std::uint64_t>(bytes))->detach();
+}
+
+core::Message SimFabric::receive_message() {
+  for (int c = 0; c < 2; ++c)
+    if (!channel_get_[c]) channel_get_[c] = sg4::Mailbox::by_name(message_box(rank_, c == 1))->get_async(&channel_slot_[c]);
+  ssize_t i = sg4::Comm::wait_any({channel_get_[0], channel_get_[1]});
+  auto* payload = static_cast<core::Message*>(channel_slot_[i]);
+  channel_get_[i] = nullptr;
+  core::Message m = *payload;
+  delete payload;
+  return m;
+}
+
+core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes) {
+  count_bytes(peer, bytes);
   comms_.push_back(outbox(peer)->put_async(&payload, static_cast<std::uint64_t>(bytes)));
   return static_cast<Handle>(comms_.size() - 1);
 }
@@ -79,6 +114,8 @@ void SimFabric::exchange_steps(int to, int from, int count, const StepFn& step) 
 }
 
 void SimFabric::compute(double flops) { sg4::this_actor::execute(flops); }
+
+void SimFabric::idle(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
 double SimFabric::now() { return sg4::Engine::get_clock(); }
 

@@ -40,9 +40,17 @@ class SimFabric : public core::Fabric {
   Handle post_recv(int peer, core::Span span, core::Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override;
   void exchange_steps(int to, int from, int count, const StepFn& step) override;
+  void send_message(int peer, const core::Message& m) override;
+  core::Message receive_message() override;
+  void accept_data(core::Combine) override {}  // no data in a simulation
+  void mark_step(int step) override { set_step(step); }
   void compute(double flops) override;
+  void idle(double seconds) override;
   double now() override;
 
+  // Makes `actor` the permanent receiver of this rank's messages: senders then transfer at once
+  // (eagerly), as a server's many incoming connections do, instead of waiting to be received.
+  void listen(simgrid::s4u::ActorPtr actor);
   // The step whose traffic is being recorded.
   void set_step(int step) { step_ = step; }
   // Forgets finished transfers. REQUIRES: every posted transfer was waited for.
@@ -54,6 +62,7 @@ class SimFabric : public core::Fabric {
   Handle send_bytes(int peer, double bytes);
   Handle recv_bytes(int peer);
   double route_latency(int from, int to) const;
+  void count_bytes(int peer, double bytes);
 
   SimWorld& world_;
   int rank_;
@@ -61,6 +70,8 @@ class SimFabric : public core::Fabric {
   std::vector<simgrid::s4u::CommPtr> comms_;
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
+  simgrid::s4u::CommPtr channel_get_[2];  // pending receives: control, data
+  void* channel_slot_[2] = {nullptr, nullptr};
 };
 
 }  // namespace scaleout::sim

@@ -18,6 +18,7 @@ struct Post {
   std::mutex mutex;
   std::condition_variable arrived;
   std::map<std::pair<int, int>, std::deque<std::vector<float>>> queues;
+  std::map<int, std::deque<std::pair<core::Message, std::vector<float>>>> inboxes;
 };
 
 class MemoryFabric : public core::Fabric {
@@ -70,7 +71,38 @@ class MemoryFabric : public core::Fabric {
     }
   }
 
+  void send_message(int peer, const core::Message& m) override {
+    core::Message sent = m;
+    sent.from = rank_;
+    std::vector<float> payload(data_.begin() + m.data.begin, data_.begin() + m.data.end());
+    {
+      std::lock_guard<std::mutex> lock(post_.mutex);
+      post_.inboxes[peer].emplace_back(sent, std::move(payload));
+    }
+    post_.arrived.notify_all();
+  }
+
+  core::Message receive_message() override {
+    std::unique_lock<std::mutex> lock(post_.mutex);
+    auto& q = post_.inboxes[rank_];
+    if (!post_.arrived.wait_for(lock, std::chrono::seconds(10), [&] { return !q.empty(); }))
+      throw std::runtime_error("rank " + std::to_string(rank_) + " waited 10 s for a message");
+    auto [m, payload] = std::move(q.front());
+    q.pop_front();
+    held_ = std::move(payload);
+    held_span_ = m.data;
+    return m;
+  }
+
+  void accept_data(core::Combine combine) override {
+    for (std::int64_t i = 0; i < held_span_.count; ++i) {
+      float& dst = data_[held_span_.begin + i];
+      dst = combine == core::Combine::kAdd ? dst + held_[i] : held_[i];
+    }
+  }
+
   void compute(double) override {}
+  void idle(double) override {}
   double now() override { return 0; }
 
  private:
@@ -84,12 +116,22 @@ class MemoryFabric : public core::Fabric {
   int rank_, size_;
   std::vector<float>& data_;
   std::vector<Pending> pending_;
+  std::vector<float> held_;
+  core::Span held_span_;
 };
 
 }  // namespace
 
 std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, int workers, int servers,
                                               std::int64_t elements, const std::vector<core::Span>& buckets) {
+  return run_ranks_in_memory(workers, servers, elements, [&](core::Fabric& fabric) {
+    for (const auto& b : buckets) program.run(fabric, b);
+  }, /*keep_servers=*/false);
+}
+
+std::vector<std::vector<float>> run_ranks_in_memory(int workers, int servers, std::int64_t elements,
+                                                    const std::function<void(core::Fabric&)>& body,
+                                                    bool keep_servers) {
   int ranks = workers + servers;
   std::vector<std::vector<float>> data(ranks, std::vector<float>(elements, 0.0f));
   for (int r = 0; r < workers; ++r)
@@ -101,7 +143,7 @@ std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, in
     threads.emplace_back([&, r] {
       try {
         MemoryFabric fabric(post, r, ranks, data[r]);
-        for (const auto& b : buckets) program.run(fabric, b);
+        body(fabric);
       } catch (...) {
         errors[r] = std::current_exception();
       }
@@ -109,7 +151,7 @@ std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, in
   for (auto& t : threads) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
-  data.resize(workers);
+  if (!keep_servers) data.resize(workers);
   return data;
 }
 

@@ -3,6 +3,7 @@
 // any engine's timing.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "core/plan.hpp"
@@ -15,6 +16,12 @@ namespace scaleout::testing {
 // the workers' final buffers. Throws std::runtime_error when a receive waits more than 10 s.
 std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, int workers, int servers,
                                               std::int64_t elements, const std::vector<core::Span>& buckets);
+
+// Runs `body` on every rank (its own thread and buffer, workers initialised as above, servers
+// with zeros). Returns the buffers of the workers, and of the servers after them when asked.
+std::vector<std::vector<float>> run_ranks_in_memory(int workers, int servers, std::int64_t elements,
+                                                    const std::function<void(core::Fabric&)>& body,
+                                                    bool keep_servers);
 
 // Small integers, so that sums of up to thousands of ranks are exact in float.
 inline float initial_value(int rank, std::int64_t i) { return static_cast<float>((rank + 1) * (i % 5 + 1)); }

@@ -1,0 +1,175 @@
+#include "core/strategies/ps_training.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "core/strategy.hpp"
+
+namespace scaleout::core {
+
+namespace {
+enum Kind { kPull = 1, kParams = 2, kPush = 3, kLeave = 4 };
+}  // namespace
+
+PsRules ps_rules(const Plan& plan) {
+  const Strategy& s = plan.strategy;
+  int n = plan.training.workers;
+  PsRules r;
+  if (s.ps_mode == PsMode::kAsync) {
+    r.aggregate = 1;
+    r.staleness_bound = s.staleness_bound;
+  } else if (s.softsync > 0) {
+    // n-softsync (Zhang et al. 2016): update after workers/n gradients, whatever their version.
+    r.aggregate = std::max(1, static_cast<int>(std::lround(static_cast<double>(n) / s.softsync)));
+    r.blocking_pulls = true;
+  } else {
+    r.aggregate = s.replicas_to_aggregate > 0 ? s.replicas_to_aggregate : n;
+    r.drop_stale = true;
+    r.blocking_pulls = true;
+  }
+  return r;
+}
+
+bool uses_ps_training(const Plan& plan) {
+  const Strategy& s = plan.strategy;
+  return s.kind == StrategyKind::kPs &&
+         (s.ps_mode == PsMode::kAsync || s.softsync > 0 ||
+          (s.replicas_to_aggregate > 0 && s.replicas_to_aggregate < plan.training.workers));
+}
+
+PsTraining::PsTraining(const Plan& plan, const StepModel& model, int workers, int servers,
+                       std::vector<int> leave_step, std::vector<double> leave_time)
+    : rules_(ps_rules(plan)),
+      model_(model),
+      slowdown_(plan.stragglers),
+      workers_(workers),
+      servers_(servers),
+      steps_(plan.training.steps),
+      leave_step_(std::move(leave_step)),
+      leave_time_(std::move(leave_time)) {
+  start_offset_ = model_.compute_flops() / plan.cluster.device.flops;
+  leave_step_.resize(workers_, -1);
+  leave_time_.resize(workers_, -1);
+}
+
+Span PsTraining::shard(int j) const { return split_part(Span{0, model_.elements}, servers_, j); }
+
+void PsTraining::run(Fabric& fabric, TrainingObserver& observer) const {
+  if (fabric.rank() < workers_) {
+    worker(fabric, observer);
+  } else {
+    server(fabric, observer);
+  }
+}
+
+void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
+  int w = fabric.rank();
+  std::vector<std::int64_t> pulled(servers_, 0);
+  // Asynchronous workers start one after another, spread over one step's compute, as workers of a
+  // real job do. Identical workers started at the same instant would stay in lockstep forever.
+  if (!rules_.blocking_pulls) fabric.idle(start_offset_ * w / workers_);
+  for (int step = 0; step < steps_; ++step) {
+    bool leaving = (leave_step_[w] >= 0 && step >= leave_step_[w]) ||
+                   (leave_time_[w] >= 0 && fabric.now() >= leave_time_[w]);
+    if (leaving) {
+      for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kLeave, steps_ - step, 0, {}});
+      observer.left(w, step, fabric.now());
+      return;
+    }
+    double start = fabric.now();
+    fabric.mark_step(step);
+    for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPull, step, 0, {}});
+    for (int j = 0; j < servers_; ++j) {
+      Message m = fabric.receive_message();
+      fabric.accept_data(Combine::kReplace);
+      pulled[m.from - workers_] = m.a;
+    }
+    fabric.compute(model_.compute_flops() * slowdown_.factor(w, step));
+    double compute_end = fabric.now();
+    for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPush, pulled[j], step, shard(j)});
+    observer.worker_step(w, step, start, compute_end, fabric.now());
+  }
+}
+
+void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
+  int j = fabric.rank() - workers_;
+  Span mine = shard(j);
+  std::int64_t version = 0;
+  int accepted_in_version = 0;
+  long expected = static_cast<long>(workers_) * steps_, received = 0;
+  std::vector<std::int64_t> last_pulled(workers_, -1);
+  std::map<int, std::int64_t> in_flight;  // worker -> version it pulled
+  std::multiset<std::int64_t> in_flight_versions;
+  std::vector<long> pushes_from(workers_, 0);
+  std::deque<std::pair<int, long>> deferred;  // (worker, its step)
+
+  // A worker's pull is served after its previous push was applied (one connection keeps order).
+  auto can_serve = [&](int w, long step) {
+    if (pushes_from[w] < step) return false;
+    if (rules_.blocking_pulls && last_pulled[w] >= version) return false;
+    if (rules_.staleness_bound >= 0 && !in_flight_versions.empty()) {
+      // After this pull, every gradient in flight could still see all the others applied first.
+      long n = static_cast<long>(in_flight_versions.size()) + 1;
+      if (version + (n - 1) - *in_flight_versions.begin() > rules_.staleness_bound) return false;
+    }
+    if (rules_.staleness_bound >= 0 && static_cast<long>(in_flight_versions.size()) > rules_.staleness_bound)
+      return false;
+    return true;
+  };
+  auto serve = [&](int w) {
+    fabric.send_message(w, {fabric.rank(), kParams, version, 0, mine});
+    last_pulled[w] = version;
+    in_flight[w] = version;
+    in_flight_versions.insert(version);
+  };
+  auto serve_deferred = [&] {
+    for (auto it = deferred.begin(); it != deferred.end();) {  // in arrival order
+      if (can_serve(it->first, it->second)) {
+        serve(it->first);
+        it = deferred.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  };
+
+  while (received < expected) {
+    Message m = fabric.receive_message();
+    if (m.kind == kPull) {
+      fabric.mark_step(static_cast<int>(m.a));
+      if (can_serve(m.from, m.a)) {
+        serve(m.from);
+      } else {
+        deferred.push_back({m.from, m.a});
+      }
+      continue;
+    }
+    if (m.kind == kLeave) {
+      expected -= m.a;
+      continue;
+    }
+    ++received;
+    ++pushes_from[m.from];
+    auto it = in_flight.find(m.from);
+    if (it != in_flight.end()) {
+      in_flight_versions.erase(in_flight_versions.find(it->second));
+      in_flight.erase(it);
+    }
+    if (rules_.drop_stale && m.a < version) {
+      observer.dropped(j, fabric.now());
+    } else {
+      fabric.accept_data(Combine::kAdd);
+      observer.applied(j, static_cast<int>(version - m.a), fabric.now());
+      if (++accepted_in_version >= rules_.aggregate) {
+        ++version;
+        accepted_in_version = 0;
+      }
+    }
+    serve_deferred();
+  }
+}
+
+}  // namespace scaleout::core

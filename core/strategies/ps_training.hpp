@@ -1,0 +1,68 @@
+// The parameter server as a training program: workers loop pull, compute, push; each server
+// shard serves pulls and applies pushes as they arrive. One program covers TensorFlow's
+// SyncReplicasOptimizer (replicas_to_aggregate, backup workers), n-softsync, asynchronous PS and
+// bounded staleness, as knobs of the server's rules:
+//   - aggregate: the server bumps its version after this many accepted gradients;
+//   - drop_stale: gradients computed on an older version are dropped (sync with backup workers);
+//   - blocking pulls: a worker may pull only a version newer than its last (sync, softsync);
+//   - staleness bound s (async): a pull waits until no gradient in flight can end up more than s
+//     versions stale, i.e. while version + in_flight - oldest_pulled_version > s.
+// Staleness of an applied gradient = versions applied to its shard since the worker pulled it.
+#pragma once
+
+#include <vector>
+
+#include "core/fabric.hpp"
+#include "core/plan.hpp"
+#include "core/slowdown.hpp"
+#include "core/step_model.hpp"
+
+namespace scaleout::core {
+
+// What the program reports as it runs (times from fabric.now()).
+class TrainingObserver {
+ public:
+  virtual ~TrainingObserver() = default;
+  virtual void worker_step(int worker, int step, double start, double compute_end, double end) = 0;
+  virtual void applied(int shard, int staleness, double time) = 0;
+  virtual void dropped(int shard, double time) = 0;
+  virtual void left(int worker, int step, double time) = 0;
+};
+
+struct PsRules {
+  int aggregate = 1;
+  bool drop_stale = false;
+  bool blocking_pulls = false;
+  int staleness_bound = -1;  // -1: none
+};
+
+// The rules a plan's strategy section asks for (mode, replicas_to_aggregate, softsync, bound).
+PsRules ps_rules(const Plan& plan);
+// True when the plan needs the PS training program (any knob beyond plain synchronous PS).
+bool uses_ps_training(const Plan& plan);
+
+class PsTraining {
+ public:
+  // `leave_step[w]`: the step before which worker w leaves (its node failed), or -1.
+  // `leave_time[w]`: the time after which worker w leaves at its next step, or -1.
+  PsTraining(const Plan& plan, const StepModel& model, int workers, int servers,
+             std::vector<int> leave_step, std::vector<double> leave_time);
+
+  // Runs the whole training on one rank: ranks below `workers` are workers, the rest servers.
+  void run(Fabric& fabric, TrainingObserver& observer) const;
+
+ private:
+  void worker(Fabric& fabric, TrainingObserver& observer) const;
+  void server(Fabric& fabric, TrainingObserver& observer) const;
+  Span shard(int j) const;
+
+  PsRules rules_;
+  StepModel model_;
+  Slowdown slowdown_;
+  int workers_, servers_, steps_;
+  double start_offset_ = 0;  // seconds over which asynchronous workers start
+  std::vector<int> leave_step_;
+  std::vector<double> leave_time_;
+};
+
+}  // namespace scaleout::core
