@@ -388,6 +388,10 @@ void validate_plan(const Plan& plan) {
                          (needed > t.workers ? " plus dedicated parameter servers" : "") +
                          " need more devices than the cluster '" + plan.cluster.name + "' has (" +
                          std::to_string(capacity) + ")");
+  if (s.kind == StrategyKind::kPs && s.staleness_bound >= 0 && s.ps_servers > 1)
+    throw InputError(plan.file, s.line, "strategy.staleness_bound",
+                     "bounded staleness needs servers: 1 (each shard would admit pulls on its own, and two "
+                     "shards holding back different workers would wait on each other)");
   if (s.kind == StrategyKind::kPs && s.replicas_to_aggregate > t.workers)
     throw InputError(plan.file, s.replicas_line, "strategy.replicas_to_aggregate",
                      "cannot exceed the " + std::to_string(t.workers) + " workers");

@@ -45,7 +45,8 @@ void SimFabric::listen(sg4::ActorPtr actor) {
 void SimFabric::send_message(int peer, const core::Message& m) {
   auto* payload = new core::Message(m);
   payload->from = rank_;
-  double bytes = kMessageHeaderBytes + static_cast<double>(m.data.count) * world_.bytes_per_element;
+  // Control messages are latency only (their few bytes would add a flow to every link they cross).
+  double bytes = m.data.count > 0 ? kMessageHeaderBytes + static_cast<double>(m.data.count) * world_.bytes_per_element : 0;
   count_bytes(peer, bytes);
   sg4::Mailbox::by_name(message_box(peer, m.data.count > 0))->put_init(payload, static_cast<std::uint64_t>(bytes))->detach();
 }

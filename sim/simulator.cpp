@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <map>
 #include <unordered_map>
 
 #include "core/atomic_file.hpp"
@@ -54,6 +55,7 @@ struct Run {
   core::Gradients gradients;
   double last_apply = 0;
   std::vector<int> left_workers;
+  std::map<int, std::vector<double>> version_times;  // shard -> time each version was reached
   core::Trace* trace = nullptr;
   std::vector<int> rank_track;
   int workers = 0;
@@ -137,12 +139,13 @@ void collective_server(Run* run, int rank) {
 class Recorder : public core::TrainingObserver {
  public:
   explicit Recorder(Run& run) : run_(run) {}
-  void worker_step(int worker, int step, double start, double compute_end, double end) override {
+  void worker_step(int worker, int step, double start, double pull_end, double compute_end, double end) override {
+    if (step >= run_.steps) return;  // n-softsync: a fast worker may do more local steps
     StepRecord& r = run_.records[worker][step];
-    r = {start, compute_end, end - compute_end, end, true};
+    r = {start, compute_end, (pull_end - start) + (end - compute_end), end, true};
     if (run_.trace) {
-      run_.trace->span(run_.rank_track[worker], "pull + compute", "compute", start, compute_end - start);
-      run_.trace->span(run_.rank_track[worker], "push", "comm", compute_end, std::max(0.0, end - compute_end));
+      run_.trace->span(run_.rank_track[worker], "pull", "comm", start, pull_end - start);
+      run_.trace->span(run_.rank_track[worker], "compute", "compute", pull_end, compute_end - pull_end);
     }
   }
   void applied(int, int staleness, double time) override {
@@ -156,6 +159,11 @@ class Recorder : public core::TrainingObserver {
     run_.last_apply = std::max(run_.last_apply, time);
   }
   void left(int worker, int, double) override { run_.left_workers.push_back(worker); }
+  void version_done(int shard, std::int64_t version, double time) override {
+    auto& times = run_.version_times[shard];
+    if (static_cast<std::int64_t>(times.size()) < version) times.resize(version, 0.0);
+    times[version - 1] = time;
+  }
 
  private:
   Run& run_;
@@ -183,6 +191,12 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   sg4::Engine engine(&argc, argv);
   configure_network_model(plan.cluster.network_model);
   sg4::Engine::set_config("contexts/stack-size:256");  // KiB: thousands of actors stay small
+  // Expert knobs: SCALEOUT_SIMGRID_CFG="name:value;name:value" passes SimGrid options through.
+  if (const char* extra = std::getenv("SCALEOUT_SIMGRID_CFG")) {
+    std::stringstream items(extra);
+    for (std::string item; std::getline(items, item, ';');)
+      if (!item.empty()) sg4::Engine::set_config(item);
+  }
 
   core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
   core::Placement placement = core::place_ranks(plan, topo);
@@ -283,6 +297,18 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
       step_end[s] = std::max(step_end[s], worker[s].end);
       step_comm[s] = std::max(step_comm[s], worker[s].comm_s);
     }
+  if (ps_program && core::ps_rules(plan).blocking_pulls) {
+    // Synchronous modes: step k ends when every shard reached its k-th share of the versions.
+    std::int64_t per_step = std::max<std::int64_t>(1, core::ps_last_version(plan) / run.steps);
+    for (int s = 0; s < run.steps; ++s) {
+      step_end[s] = 0;
+      for (const auto& [shard, times] : run.version_times) {
+        std::size_t v = std::min<std::size_t>(times.size(), (s + 1) * per_step);
+        if (v > 0) step_end[s] = std::max(step_end[s], times[v - 1]);
+      }
+    }
+    run.last_apply = step_end.empty() ? 0 : step_end.back();
+  }
   for (int s = 1; s < run.steps; ++s) step_end[s] = std::max(step_end[s], step_end[s - 1]);
   // With a PS program the run is over when the servers applied the last gradient.
   double makespan = std::max(step_end.empty() ? 0.0 : step_end.back(), run.last_apply);

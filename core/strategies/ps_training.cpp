@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <limits>
 #include <set>
 
 #include "core/strategy.hpp"
@@ -11,7 +12,7 @@
 namespace scaleout::core {
 
 namespace {
-enum Kind { kPull = 1, kParams = 2, kPush = 3, kLeave = 4 };
+enum Kind { kPull = 1, kParams = 2, kPush = 3, kLeave = 4, kStop = 5, kDone = 6 };
 }  // namespace
 
 PsRules ps_rules(const Plan& plan) {
@@ -33,6 +34,12 @@ PsRules ps_rules(const Plan& plan) {
   return r;
 }
 
+std::int64_t ps_last_version(const Plan& plan) {
+  PsRules r = ps_rules(plan);
+  if (r.drop_stale) return plan.training.steps;
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(plan.training.workers) * plan.training.steps / r.aggregate);
+}
+
 bool uses_ps_training(const Plan& plan) {
   const Strategy& s = plan.strategy;
   return s.kind == StrategyKind::kPs &&
@@ -49,7 +56,8 @@ PsTraining::PsTraining(const Plan& plan, const StepModel& model, int workers, in
       servers_(servers),
       steps_(plan.training.steps),
       leave_step_(std::move(leave_step)),
-      leave_time_(std::move(leave_time)) {
+      leave_time_(std::move(leave_time)),
+      last_version_(ps_last_version(plan)) {
   start_offset_ = model_.compute_flops() / plan.cluster.device.flops;
   leave_step_.resize(workers_, -1);
   leave_time_.resize(workers_, -1);
@@ -71,7 +79,10 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
   // Asynchronous workers start one after another, spread over one step's compute, as workers of a
   // real job do. Identical workers started at the same instant would stay in lockstep forever.
   if (!rules_.blocking_pulls) fabric.idle(start_offset_ * w / workers_);
-  for (int step = 0; step < steps_; ++step) {
+  // Synchronous modes run until the servers applied their last version, however many local steps
+  // that takes a worker (a straggler may do fewer); asynchronous workers each do `steps`.
+  int local_steps = rules_.blocking_pulls ? std::numeric_limits<int>::max() : steps_;
+  for (int step = 0; step < local_steps; ++step) {
     bool leaving = (leave_step_[w] >= 0 && step >= leave_step_[w]) ||
                    (leave_time_[w] >= 0 && fabric.now() >= leave_time_[w]);
     if (leaving) {
@@ -82,15 +93,27 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     double start = fabric.now();
     fabric.mark_step(step);
     for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPull, step, 0, {}});
+    std::vector<bool> stopped_by(servers_, false);
+    bool stop = false;
     for (int j = 0; j < servers_; ++j) {
       Message m = fabric.receive_message();
+      if (m.kind == kStop) {
+        stop = stopped_by[m.from - workers_] = true;
+        continue;
+      }
       fabric.accept_data(Combine::kReplace);
       pulled[m.from - workers_] = m.a;
     }
+    if (stop) {  // a shard reached its last version: this worker's work is over; tell the others
+      for (int j = 0; j < servers_; ++j)
+        if (!stopped_by[j]) fabric.send_message(workers_ + j, {w, kDone, 0, 0, {}});
+      return;
+    }
+    double pull_end = fabric.now();
     fabric.compute(model_.compute_flops() * slowdown_.factor(w, step));
     double compute_end = fabric.now();
     for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPush, pulled[j], step, shard(j)});
-    observer.worker_step(w, step, start, compute_end, fabric.now());
+    observer.worker_step(w, step, start, pull_end, compute_end, fabric.now());
   }
 }
 
@@ -136,8 +159,30 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
     }
   };
 
-  while (received < expected) {
+  // Synchronous modes end at a version: `steps` updates (n-softsync: as many gradients as sync).
+  std::int64_t last_version = rules_.blocking_pulls ? last_version_ : std::numeric_limits<std::int64_t>::max();
+  int stopped = 0;
+  auto finished = [&] { return rules_.blocking_pulls ? stopped == workers_ : received >= expected; };
+  auto stop_deferred = [&] {
+    for (const auto& d : deferred) {
+      fabric.send_message(d.first, {fabric.rank(), kStop, version, 0, {}});
+      ++stopped;
+    }
+    deferred.clear();
+  };
+
+  while (!finished()) {
     Message m = fabric.receive_message();
+    if (m.kind == kPull && version >= last_version) {
+      fabric.send_message(m.from, {fabric.rank(), kStop, version, 0, {}});
+      ++stopped;
+      continue;
+    }
+    if (m.kind == kPush && version >= last_version) continue;  // computed too late to matter
+    if (m.kind == kDone) {  // another shard stopped this worker
+      ++stopped;
+      continue;
+    }
     if (m.kind == kPull) {
       fabric.mark_step(static_cast<int>(m.a));
       if (can_serve(m.from, m.a)) {
@@ -166,9 +211,14 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
       if (++accepted_in_version >= rules_.aggregate) {
         ++version;
         accepted_in_version = 0;
+        observer.version_done(j, version, fabric.now());
       }
     }
-    serve_deferred();
+    if (version >= last_version) {
+      stop_deferred();
+    } else {
+      serve_deferred();
+    }
   }
 }
 

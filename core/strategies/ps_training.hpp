@@ -23,9 +23,12 @@ namespace scaleout::core {
 class TrainingObserver {
  public:
   virtual ~TrainingObserver() = default;
-  virtual void worker_step(int worker, int step, double start, double compute_end, double end) = 0;
+  // A worker's step: pull from `start` to `pull_end`, compute until `compute_end`, push posted by `end`.
+  virtual void worker_step(int worker, int step, double start, double pull_end, double compute_end, double end) = 0;
   virtual void applied(int shard, int staleness, double time) = 0;
   virtual void dropped(int shard, double time) = 0;
+  // The shard reached `version` (versions count from 0; version v+1 follows v's last gradient).
+  virtual void version_done(int shard, std::int64_t version, double time) = 0;
   virtual void left(int worker, int step, double time) = 0;
 };
 
@@ -38,6 +41,9 @@ struct PsRules {
 
 // The rules a plan's strategy section asks for (mode, replicas_to_aggregate, softsync, bound).
 PsRules ps_rules(const Plan& plan);
+// Versions a synchronous-mode server applies before the run ends (sync: one per step; n-softsync:
+// as many as make the same number of gradients as sync).
+std::int64_t ps_last_version(const Plan& plan);
 // True when the plan needs the PS training program (any knob beyond plain synchronous PS).
 bool uses_ps_training(const Plan& plan);
 
@@ -63,6 +69,7 @@ class PsTraining {
   double start_offset_ = 0;  // seconds over which asynchronous workers start
   std::vector<int> leave_step_;
   std::vector<double> leave_time_;
+  std::int64_t last_version_;
 };
 
 }  // namespace scaleout::core
