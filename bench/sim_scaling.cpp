@@ -6,32 +6,23 @@
 //
 // --step adds the step-by-step fidelity for the ring (every ring step a message), which is what a
 // plain SimGrid program would do, to show what the fast fidelity saves.
-#include <sys/resource.h>
-#include <sys/wait.h>
-
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "core/plan_loader.hpp"
-#include "sim/simulator.hpp"
+#include "bench/measure_child.hpp"
 
 using namespace scaleout;
 
 namespace {
 
 void measure(const core::Plan& plan, const std::string& fidelity) {
-  auto t0 = std::chrono::steady_clock::now();
-  sim::SimChild child = sim::start_simulation(plan, {fidelity, ""});
-  int status = 0;
-  rusage usage{};
-  ::wait4(child.pid, &status, 0, &usage);
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  core::RunResult r = sim::collect_simulation(child, status);
-  std::printf("%-9s %-6s %6d %10.2f %10.1f %14.3f %12.2f\n", r.strategy.c_str(), fidelity.c_str(), r.workers, wall,
-              usage.ru_maxrss / 1024.0, r.step_time_s * 1e3, r.busbw_Bps / 1e9);
+  bench::Measured m = bench::measure_simulation(plan, fidelity);
+  const core::RunResult& r = m.result;
+  std::printf("%-9s %-6s %6d %10.2f %10.1f %14.3f %12.2f\n", r.strategy.c_str(), fidelity.c_str(), r.workers,
+              m.wall_s, m.peak_mb, r.step_time_s * 1e3, r.busbw_Bps / 1e9);
   std::fflush(stdout);
 }
 

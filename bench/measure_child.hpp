@@ -1,0 +1,33 @@
+// Runs one simulation in its own process and measures it: wall time, and the child's peak
+// resident memory from wait4().
+#pragma once
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <chrono>
+
+#include "sim/simulator.hpp"
+
+namespace scaleout::bench {
+
+struct Measured {
+  core::RunResult result;
+  double wall_s = 0;
+  double peak_mb = 0;
+};
+
+inline Measured measure_simulation(const core::Plan& plan, const std::string& fidelity) {
+  auto t0 = std::chrono::steady_clock::now();
+  sim::SimChild child = sim::start_simulation(plan, {fidelity, ""});
+  int status = 0;
+  rusage usage{};
+  ::wait4(child.pid, &status, 0, &usage);
+  Measured m;
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.peak_mb = usage.ru_maxrss / 1024.0;
+  m.result = sim::collect_simulation(child, status);
+  return m;
+}
+
+}  // namespace scaleout::bench
