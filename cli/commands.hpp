@@ -12,5 +12,7 @@ using Action = std::function<int()>;
 
 Action add_simulate_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);
+Action add_run_command(CLI::App& app);
+Action add_compare_command(CLI::App& app);
 
 }  // namespace scaleout::cli

@@ -13,9 +13,10 @@ int main(int argc, char** argv) {
                "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
                "--strategies ring,torus2d,ps -o sweep.csv"};
   app.require_subcommand(1);
-  std::vector<std::pair<CLI::App*, scaleout::cli::Action>> commands;
   scaleout::cli::Action simulate = scaleout::cli::add_simulate_command(app);
   scaleout::cli::Action sweep = scaleout::cli::add_sweep_command(app);
+  scaleout::cli::Action run = scaleout::cli::add_run_command(app);
+  scaleout::cli::Action compare = scaleout::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("simulate")) return simulate();
     if (app.got_subcommand("sweep")) return sweep();
+    if (app.got_subcommand("run")) return run();
+    if (app.got_subcommand("compare")) return compare();
   } catch (const scaleout::core::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

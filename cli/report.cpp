@@ -32,4 +32,37 @@ void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows)
                  r.step_time_s * 1e3, r.throughput_samples_per_s, r.scaling_efficiency * 100, r.busbw_Bps / 1e9);
 }
 
+void print_collective_table(std::FILE* out, const core::RunResult& r) {
+  double count = r.bytes / 4;
+  std::fprintf(out, "#%13s %12s %6s %6s %-22s %10s %8s %8s %7s\n", "size", "count", "type", "redop", "algorithm",
+               "time(us)", "algbw", "busbw", "#wrong");
+  std::fprintf(out, "#%13s %12s %6s %6s %-22s %10s %8s %8s %7s\n", "(B)", "(elements)", "", "", "", "", "(GB/s)",
+               "(GB/s)", "");
+  auto row = [&](const std::string& name, double time, double algbw, double busbw, long wrong) {
+    std::fprintf(out, " %13.0f %12.0f %6s %6s %-22s %10.1f %8.3f %8.3f %7ld\n", r.bytes, count, "float", "sum",
+                 name.c_str(), time * 1e6, algbw / 1e9, busbw / 1e9, wrong);
+  };
+  row("scaleout " + r.strategy, r.phases.comm_s, r.algbw_Bps, r.busbw_Bps, r.wrong);
+  for (const auto& b : r.baselines) {
+    row(b.name, b.time_s, b.algbw_Bps, b.busbw_Bps, b.wrong);
+    if (b.busbw_Bps > 0)
+      std::fprintf(out, "#   scaleout %s / %s busbw ratio: %.2f\n", r.strategy.c_str(), b.name.c_str(),
+                   r.busbw_Bps / b.busbw_Bps);
+  }
+}
+
+void print_comparison(std::FILE* out, const core::RunResult& p, const core::RunResult& m) {
+  std::fprintf(out, "%-22s %14s %14s %10s\n", "", ("predicted (" + p.engine + ")").c_str(),
+               ("measured (" + m.engine + ")").c_str(), "error");
+  auto row = [&](const char* name, double pv, double mv, double scale, const char* unit) {
+    double err = mv != 0 ? (pv - mv) / mv * 100 : 0;
+    std::fprintf(out, "%-22s %12.3f%-2s %12.3f%-2s %9.1f%%\n", name, pv * scale, unit, mv * scale, unit, err);
+  };
+  row("step time", p.step_time_s, m.step_time_s, 1e3, "ms");
+  row("throughput", p.throughput_samples_per_s, m.throughput_samples_per_s, 1, "/s");
+  row("communication", p.phases.comm_s, m.phases.comm_s, 1e3, "ms");
+  row("busbw", p.busbw_Bps, m.busbw_Bps, 1e-9, "GB");
+  row("staleness (mean)", p.staleness.mean, m.staleness.mean, 1, "");
+}
+
 }  // namespace scaleout::cli

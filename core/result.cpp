@@ -10,6 +10,10 @@ using nlohmann::json;
 json to_json(const RunResult& r) {
   json steps = json::array();
   for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"time_s", s.time_s}});
+  json baselines = json::array();
+  for (const auto& b : r.baselines)
+    baselines.push_back({{"name", b.name}, {"time_s", b.time_s}, {"algbw_Bps", b.algbw_Bps},
+                         {"busbw_Bps", b.busbw_Bps}, {"wrong", b.wrong}});
   json links = json::array();
   for (const auto& l : r.links)
     links.push_back({{"name", l.name}, {"bytes", l.bytes}, {"utilization", l.utilization}});
@@ -41,6 +45,8 @@ json to_json(const RunResult& r) {
               {"steps", steps},
               {"links", links},
               {"gradients", {{"applied", r.gradients.applied}, {"dropped", r.gradients.dropped}}},
+              {"wrong", r.wrong},
+              {"baselines", baselines},
               {"resilience",
                {{"policy", r.resilience.policy},
                 {"failures", r.resilience.failures},
@@ -93,6 +99,11 @@ RunResult result_from_json(const json& j) {
     r.gradients.applied = j["gradients"].value("applied", 0L);
     r.gradients.dropped = j["gradients"].value("dropped", 0L);
   }
+  r.wrong = j.value("wrong", 0L);
+  if (j.contains("baselines"))
+    for (const auto& b : j["baselines"])
+      r.baselines.push_back({b.at("name").get<std::string>(), b.value("time_s", 0.0), b.value("algbw_Bps", 0.0),
+                             b.value("busbw_Bps", 0.0), b.value("wrong", 0L)});
   if (j.contains("resilience")) {
     const json& x = j["resilience"];
     r.resilience.policy = x.value("policy", "none");

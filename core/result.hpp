@@ -47,6 +47,15 @@ struct ResilienceOutcome {
   std::vector<int> left_workers;
 };
 
+// An all-reduce run by another implementation on the same data, for comparison (executed runs).
+struct Baseline {
+  std::string name;  // gloo_ring_chunked | gloo_halving_doubling
+  double time_s = 0;
+  double algbw_Bps = 0;
+  double busbw_Bps = 0;
+  long wrong = 0;
+};
+
 struct RunResult {
   std::string engine;    // sim | analytic | cpu | cuda
   std::string strategy;
@@ -69,6 +78,8 @@ struct RunResult {
   std::vector<LinkLoad> links;
   Gradients gradients;
   ResilienceOutcome resilience;
+  long wrong = 0;  // executed runs: elements that differed from the exact sum (nccl-tests' #wrong)
+  std::vector<Baseline> baselines;
   double wall_s = 0;  // seconds the engine itself took
 };
 

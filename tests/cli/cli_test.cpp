@@ -20,8 +20,8 @@ struct Output {
   std::string text;  // stdout and stderr together
 };
 
-Output run(const std::string& args) {
-  std::string cmd = std::string(SCALEOUT_BINARY) + " " + args + " 2>&1";
+Output shell(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   Output out;
   FILE* pipe = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
@@ -30,6 +30,8 @@ Output run(const std::string& args) {
   out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
 }
+
+Output run(const std::string& args) { return shell(std::string(SCALEOUT_BINARY) + " " + args); }
 
 const std::string kQuickstart = source_path("experiments/quickstart.yaml");
 
@@ -99,8 +101,47 @@ TEST(Cli, SweepPrintsATableAndWritesTheCsv) {
   fs::remove(csv);
 }
 
+TEST(Cli, RunThenCompareWithThePrediction) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-run";
+  fs::create_directories(dir);
+  std::string p = (dir / "predicted.json").string(), m = (dir / "measured.json").string();
+  ASSERT_EQ(run("simulate " + kQuickstart + " --workers 2 -o " + p).code, 0);
+  Output r = run("run " + kQuickstart + " --workers 2 --no-baselines --compute-scale 1e-5 -o " + m);
+  ASSERT_EQ(r.code, 0) << r.text;
+  EXPECT_NE(r.text.find("#wrong"), std::string::npos) << r.text;
+  auto measured = nlohmann::json::parse(std::ifstream(m));
+  EXPECT_EQ(measured["engine"], "cpu");
+  EXPECT_EQ(measured["wrong"], 0);
+  Output c = run("compare " + p + " " + m);
+  ASSERT_EQ(c.code, 0) << c.text;
+  EXPECT_NE(c.text.find("step time"), std::string::npos) << c.text;
+  Output cj = run("compare " + p + " " + m + " --json");
+  ASSERT_EQ(cj.code, 0) << cj.text;
+  auto j = nlohmann::json::parse(cj.text);
+  EXPECT_TRUE(j["step_time_s"].contains("relative_error"));
+  EXPECT_EQ(run("compare " + p + " /nonexistent.json").code, 2);
+  fs::remove_all(dir);
+}
+
+TEST(Cli, AKilledRankExitsOneNamingItAndLeavesNoProcess) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-kill";
+  fs::create_directories(dir);
+  fs::path plan = dir / "kill-plan-unique.yaml";
+  std::ofstream(plan) << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
+                      << "workload: { name: tiny, parameters: 200K, flops_per_sample: 1MFLOP }\n"
+                      << "strategy: { kind: ring }\n"
+                      << "training: { workers: 3, steps: 4 }\n";
+  Output o = shell("SCALEOUT_KILL_RANK=2:1 " + std::string(SCALEOUT_BINARY) + " run " + plan.string() +
+                   " --timeout 3 --no-baselines");
+  EXPECT_EQ(o.code, 1) << o.text;
+  EXPECT_NE(o.text.find("rank 2"), std::string::npos) << o.text;
+  Output left = shell("pgrep -f 'kill-plan-[u]nique' || true");  // the bracket keeps pgrep's own shell out
+  EXPECT_EQ(left.text.find_first_of("0123456789"), std::string::npos) << "processes left: " << left.text;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, HelpShowsAnExample) {
-  for (const char* cmd : {"simulate --help", "sweep --help"}) {
+  for (const char* cmd : {"simulate --help", "sweep --help", "run --help", "compare --help"}) {
     Output o = run(cmd);
     EXPECT_EQ(o.code, 0);
     EXPECT_NE(o.text.find("Example:"), std::string::npos) << cmd;

@@ -1,0 +1,58 @@
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "core/input_error.hpp"
+
+namespace scaleout::cli {
+
+namespace {
+
+core::RunResult load_result(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw core::InputError(path, 0, "", "cannot open file (does it exist?)");
+  try {
+    return core::result_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw core::InputError(path, 0, "", std::string("not a result JSON: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    throw core::InputError(path, 0, "", e.what());
+  }
+}
+
+double relative(double predicted, double measured) { return measured != 0 ? (predicted - measured) / measured : 0; }
+
+}  // namespace
+
+Action add_compare_command(CLI::App& app) {
+  auto predicted = std::make_shared<std::string>();
+  auto measured = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Predicted against measured, number by number.\n"
+                 "Example: scaleout compare predicted.json measured.json");
+  cmd->add_option("predicted", *predicted, "result JSON of simulate")->required();
+  cmd->add_option("measured", *measured, "result JSON of run")->required();
+  cmd->add_flag("--json", *json, "print the comparison as JSON");
+  return [=]() {
+    core::RunResult p = load_result(*predicted), m = load_result(*measured);
+    if (*json) {
+      nlohmann::json out = {
+          {"predicted", *predicted},
+          {"measured", *measured},
+          {"step_time_s", {{"predicted", p.step_time_s}, {"measured", m.step_time_s}, {"relative_error", relative(p.step_time_s, m.step_time_s)}}},
+          {"throughput_samples_per_s", {{"predicted", p.throughput_samples_per_s}, {"measured", m.throughput_samples_per_s}, {"relative_error", relative(p.throughput_samples_per_s, m.throughput_samples_per_s)}}},
+          {"busbw_Bps", {{"predicted", p.busbw_Bps}, {"measured", m.busbw_Bps}, {"relative_error", relative(p.busbw_Bps, m.busbw_Bps)}}},
+          {"staleness_mean", {{"predicted", p.staleness.mean}, {"measured", m.staleness.mean}}}};
+      std::printf("%s\n", out.dump(2).c_str());
+    } else {
+      print_comparison(stdout, p, m);
+    }
+    return 0;
+  };
+}
+
+}  // namespace scaleout::cli

@@ -1,0 +1,103 @@
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "exec/local_run.hpp"
+
+namespace scaleout::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string plan;
+  std::string backend = "cpu";
+  std::string cluster = "local";
+  int workers = 0;
+  std::string strategy;
+  std::string output;
+  std::string trace;
+  double compute_scale = 1e-4;
+  double timeout_s = 20;
+  bool no_baselines = false;
+  bool json = false;
+};
+
+}  // namespace
+
+Action add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Execute a plan for real: one process per rank, the same strategy code, real gradients, checked sums.\n"
+      "Example: scaleout run experiments/quickstart.yaml --workers 4 --strategy ring -o measured.json");
+  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  cmd->add_option("--backend", args->backend, "cpu (Gloo over TCP) or cuda (NCCL)")->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--cluster", args->cluster, "local (this machine, loopback) or emulated")
+      ->check(CLI::IsMember({"local", "emulated"}));
+  cmd->add_option("--workers", args->workers, "override training.workers")->check(CLI::PositiveNumber);
+  cmd->add_option("--strategy", args->strategy, "override strategy.kind");
+  cmd->add_option("-o,--output", args->output, "write the measured result JSON here");
+  cmd->add_option("--trace", args->trace, "write a Chrome trace of the run here");
+  cmd->add_option("--compute-scale", args->compute_scale,
+                  "share of the plan's FLOPs each step really computes (default 1e-4: CPU-sized)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--timeout", args->timeout_s, "seconds a rank waits for a peer before the run fails")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-baselines", args->no_baselines, "skip timing Gloo's own all-reduces");
+  cmd->add_flag("--json", args->json, "print the result JSON on stdout");
+
+  return [args]() {
+    if (args->backend == "cuda")
+      throw core::InputError("", 0, "--backend", "this build has no CUDA backend yet; use --backend cpu");
+    if (args->cluster == "emulated")
+      throw core::InputError("", 0, "--cluster", "the emulated cluster is not available yet; use --cluster local");
+    core::PlanOverrides overrides;
+    if (args->workers > 0) overrides.workers = args->workers;
+    if (!args->strategy.empty()) {
+      overrides.strategy = core::parse_strategy_kind(args->strategy);
+      if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args->strategy + "'");
+    }
+    core::Plan plan = core::load_plan(args->plan, overrides);
+    exec::ExecOptions options;
+    options.compute_scale = args->compute_scale;
+    options.timeout = std::chrono::milliseconds(static_cast<long>(args->timeout_s * 1000));
+    options.baselines = !args->no_baselines;
+    options.trace_path = args->trace;
+    // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step.
+    if (const char* kill = std::getenv("SCALEOUT_KILL_RANK")) {
+      std::string k = kill;
+      options.kill_rank = std::atoi(k.c_str());
+      auto colon = k.find(':');
+      if (colon != std::string::npos) options.kill_step = std::atoi(k.c_str() + colon + 1);
+    }
+    core::RunResult result;
+    try {
+      result = exec::run_local(plan, options);
+    } catch (const exec::RunFailed& e) {
+      std::fprintf(stderr, "error: the run failed: %s\n", e.what());
+      return 1;
+    }
+    std::string text = core::to_json(result).dump(2) + "\n";
+    if (!args->output.empty()) core::write_file_atomic(args->output, text);
+    if (args->json) {
+      std::fputs(text.c_str(), stdout);
+    } else {
+      print_summary(stdout, result);
+      print_collective_table(stdout, result);
+    }
+    if (result.wrong > 0) {
+      std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", result.wrong);
+      return 1;
+    }
+    return 0;
+  };
+}
+
+}  // namespace scaleout::cli

@@ -1,0 +1,163 @@
+#include "exec/gloo_fabric.hpp"
+
+#include <gloo/common/error.h>
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+namespace scaleout::exec {
+
+namespace {
+// Gloo matches transfers between two ranks by slot, in posting order.
+constexpr std::uint64_t kDataSlot = 1;
+constexpr std::uint64_t kHeaderSlot = 2;
+constexpr std::uint64_t kMessageDataSlot = 3;
+constexpr int kHeaderWords = 6;  // kind, a, b, data.begin, data.count, from
+}  // namespace
+
+GlooFabric::GlooFabric(std::shared_ptr<gloo::Context> context, std::vector<float>& data,
+                       std::chrono::milliseconds timeout)
+    : context_(std::move(context)), data_(data), timeout_(timeout) {}
+
+GlooFabric::~GlooFabric() {
+  try {
+    reap_message_sends(true);
+  } catch (...) {
+  }
+}
+
+core::Fabric::Handle GlooFabric::post_send(int peer, core::Span span) {
+  Pending p;
+  p.peer = peer;
+  p.send = true;
+  p.span = span;
+  p.buffer = context_->createUnboundBuffer(data_.data() + span.begin, span.count * sizeof(float));
+  p.buffer->send(peer, kDataSlot);
+  pending_.push_back(std::move(p));
+  return static_cast<Handle>(pending_.size() - 1);
+}
+
+core::Fabric::Handle GlooFabric::post_recv(int peer, core::Span span, core::Combine combine) {
+  Pending p;
+  p.peer = peer;
+  p.span = span;
+  p.combine = combine;
+  p.scratch.resize(span.count);
+  p.buffer = context_->createUnboundBuffer(p.scratch.data(), span.count * sizeof(float));
+  p.buffer->recv(peer, kDataSlot);
+  pending_.push_back(std::move(p));
+  return static_cast<Handle>(pending_.size() - 1);
+}
+
+void GlooFabric::wait_one(Pending& p) {
+  if (p.done) return;
+  try {
+    bool ok = p.send ? p.buffer->waitSend(timeout_) : p.buffer->waitRecv(timeout_);
+    if (!ok) throw PeerError("");
+  } catch (const std::exception& e) {
+    throw PeerError("rank " + std::to_string(rank()) + ": no " + (p.send ? "send to" : "receive from") +
+                    " rank " + std::to_string(p.peer) + " within " + std::to_string(timeout_.count()) +
+                    " ms (" + e.what() + ")");
+  }
+  if (!p.send) {
+    float* dst = data_.data() + p.span.begin;
+    if (p.combine == core::Combine::kAdd) {
+      for (std::int64_t i = 0; i < p.span.count; ++i) dst[i] += p.scratch[i];
+    } else {
+      std::copy(p.scratch.begin(), p.scratch.end(), dst);
+    }
+  }
+  p.done = true;
+}
+
+void GlooFabric::wait_all(const std::vector<Handle>& handles) {
+  for (Handle h : handles) wait_one(pending_[h]);
+}
+
+void GlooFabric::reset() { pending_.clear(); }
+
+void GlooFabric::send_message(int peer, const core::Message& m) {
+  reap_message_sends(false);
+  auto header = std::make_unique<std::vector<std::int64_t>>(
+      std::vector<std::int64_t>{m.kind, m.a, m.b, m.data.begin, m.data.count, rank()});
+  auto h = std::make_unique<Pending>();
+  h->peer = peer;
+  h->send = true;
+  h->buffer = context_->createUnboundBuffer(header->data(), kHeaderWords * sizeof(std::int64_t));
+  h->buffer->send(peer, kHeaderSlot);
+  header_storage_.push_back(std::move(header));
+  message_sends_.push_back(std::move(h));
+  if (m.data.count > 0) {
+    // The values are taken now: copy them, the buffer may change before the transfer ends.
+    auto d = std::make_unique<Pending>();
+    d->peer = peer;
+    d->send = true;
+    d->scratch.assign(data_.begin() + m.data.begin, data_.begin() + m.data.end());
+    d->buffer = context_->createUnboundBuffer(d->scratch.data(), d->scratch.size() * sizeof(float));
+    d->buffer->send(peer, kMessageDataSlot);
+    message_sends_.push_back(std::move(d));
+  }
+}
+
+void GlooFabric::reap_message_sends(bool all) {
+  // Message sends complete in order per peer; wait for finished ones (all of them at the end).
+  if (!all && message_sends_.size() < 64) return;
+  for (auto& p : message_sends_) wait_one(*p);
+  message_sends_.clear();
+  header_storage_.clear();
+}
+
+core::Message GlooFabric::receive_message() {
+  std::vector<std::int64_t> header(kHeaderWords);
+  auto buffer = context_->createUnboundBuffer(header.data(), kHeaderWords * sizeof(std::int64_t));
+  std::vector<int> everyone;
+  for (int r = 0; r < size(); ++r)
+    if (r != rank()) everyone.push_back(r);
+  buffer->recv(everyone, kHeaderSlot);
+  int from = -1;
+  try {
+    if (!buffer->waitRecv(&from, timeout_)) throw PeerError("");
+  } catch (const std::exception& e) {
+    throw PeerError("rank " + std::to_string(rank()) + ": no message from any rank within " +
+                    std::to_string(timeout_.count()) + " ms (" + e.what() + ")");
+  }
+  core::Message m{static_cast<int>(header[5]), static_cast<int>(header[0]), header[1], header[2],
+                  core::Span{header[3], header[4]}};
+  held_.assign(m.data.count, 0.0f);
+  held_span_ = m.data;
+  if (m.data.count > 0) {
+    auto data = context_->createUnboundBuffer(held_.data(), held_.size() * sizeof(float));
+    data->recv(m.from, kMessageDataSlot);
+    Pending p;
+    p.peer = m.from;
+    p.buffer = std::move(data);
+    p.span = {0, 0};  // nothing to combine yet: accept_data() decides
+    wait_one(p);
+  }
+  return m;
+}
+
+void GlooFabric::accept_data(core::Combine combine) {
+  float* dst = data_.data() + held_span_.begin;
+  for (std::int64_t i = 0; i < held_span_.count; ++i)
+    dst[i] = combine == core::Combine::kAdd ? dst[i] + held_[i] : held_[i];
+}
+
+void GlooFabric::compute(double flops) {
+  // Real arithmetic: multiply-adds over a cache-resident array, two FLOP each.
+  static thread_local std::vector<float> work(4096, 1.0f);
+  long iterations = static_cast<long>(flops / 2 / work.size());
+  float a = 0.999f, b = 0.001f;
+  for (long it = 0; it < iterations; ++it)
+    for (auto& x : work) x = x * a + b;
+  sink_ = sink_ + work[static_cast<std::size_t>(iterations) % work.size()];
+}
+
+void GlooFabric::idle(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
+
+double GlooFabric::now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+}  // namespace scaleout::exec

@@ -1,0 +1,200 @@
+#include "exec/local_run.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
+#include "core/step_model.hpp"
+#include "core/strategies/ps_training.hpp"
+#include "core/topology.hpp"
+#include "core/trace.hpp"
+#include "exec/rank_main.hpp"
+
+namespace scaleout::exec {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The child side: run the rank, write its report (or its error), exit without returning.
+[[noreturn]] void child(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
+                        const fs::path& dir) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the launcher
+  int code = 0;
+  try {
+    nlohmann::json report = run_rank(plan, options, setup);
+    core::write_file_atomic((dir / ("rank-" + std::to_string(setup.rank) + ".json")).string(), report.dump());
+  } catch (const std::exception& e) {
+    std::ofstream(dir / ("rank-" + std::to_string(setup.rank) + ".err")) << e.what();
+    code = 1;
+  }
+  std::_Exit(code);
+}
+
+void kill_all(const std::map<pid_t, int>& running) {
+  for (const auto& [pid, rank] : running) ::kill(pid, SIGKILL);
+  for (const auto& [pid, rank] : running) ::waitpid(pid, nullptr, 0);
+}
+
+core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers,
+                          const ExecOptions& options, double wall) {
+  int workers = plan.training.workers, steps = plan.training.steps;
+  core::StepModel model = core::make_step_model(plan);
+  core::RunResult r;
+  r.engine = "cpu";
+  r.strategy = core::strategy_name(plan.strategy.kind);
+  r.plan = plan.file;
+  r.cluster = plan.cluster.name;
+  r.workload = plan.workload.name;
+  r.network_model = "measured";
+  r.workers = workers;
+  r.servers = servers;
+  r.bytes = model.gradient_bytes();
+  double step_sum = 0, compute_sum = 0, comm_sum = 0;
+  core::Trace trace;
+  for (int s = 0; s < steps; ++s) {
+    double step = 0, comm = 0, compute = 0;
+    for (int w = 0; w < workers; ++w) {
+      const auto& st = reports[w]["steps"][s];
+      double start = st["start"], compute_end = st["compute_end"], end = st["end"];
+      step = std::max(step, end - start);
+      comm = std::max(comm, end - compute_end);
+      compute += (compute_end - start) / workers;
+      r.wrong += st["wrong"].get<long>();
+    }
+    r.steps.push_back({s, step});
+    step_sum += step;
+    compute_sum += compute;
+    comm_sum += comm;
+  }
+  if (!options.trace_path.empty()) {
+    // Each rank's clock starts when its process does; within one rank the spans are exact.
+    for (int w = 0; w < workers; ++w) {
+      int track = trace.add_track("worker " + std::to_string(w));
+      for (const auto& st : reports[w]["steps"]) {
+        double start = st["start"], compute_end = st["compute_end"], end = st["end"];
+        trace.span(track, "compute", "compute", start, compute_end - start);
+        trace.span(track, "exchange", "comm", compute_end, end - compute_end);
+      }
+    }
+    trace.write(options.trace_path, "cpu " + r.strategy + ", " + std::to_string(workers) + " workers");
+  }
+  r.step_time_s = step_sum / steps;
+  r.phases.compute_s = compute_sum / steps;
+  r.phases.comm_s = comm_sum / steps;
+  r.phases.exposed_comm_s = std::max(0.0, r.step_time_s - r.phases.compute_s);
+  core::fill_derived(r, plan.training.batch_per_worker);
+  r.gradients.applied = static_cast<long>(workers) * steps;
+  r.staleness = core::staleness_from_histogram({r.gradients.applied});
+  r.resilience.wall_s = wall;
+  // Gloo's algorithms: slowest rank's time, per algorithm.
+  const auto& first = reports[0]["baselines"];
+  for (std::size_t b = 0; b < first.size(); ++b) {
+    core::Baseline base;
+    base.name = first[b]["name"];
+    for (int w = 0; w < workers; ++w) {
+      base.time_s = std::max(base.time_s, reports[w]["baselines"][b]["time_s"].get<double>());
+      base.wrong += reports[w]["baselines"][b]["wrong"].get<long>();
+    }
+    base.algbw_Bps = r.bytes / base.time_s;
+    base.busbw_Bps = base.algbw_Bps * 2.0 * (workers - 1) / workers;
+    r.baselines.push_back(base);
+  }
+  return r;
+}
+
+}  // namespace
+
+core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
+  if (core::uses_ps_training(plan))
+    throw core::InputError(plan.file, plan.strategy.line, "strategy",
+                           "scaleout run executes collectives and synchronous PS; asynchronous PS, backup "
+                           "workers and softsync run in the simulator only for now");
+  if (!plan.resilience.failures.empty() || plan.stragglers.random != core::SlowdownKind::kNone ||
+      !plan.stragglers.slow_workers.empty())
+    throw core::InputError(plan.file, 0, "stragglers/failures",
+                           "are simulated only; remove them to execute the plan");
+  auto wall0 = std::chrono::steady_clock::now();
+  int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
+  int size = plan.training.workers + servers;
+  char tmpl[] = "/tmp/scaleout-run-XXXXXX";
+  if (!::mkdtemp(tmpl)) throw RunFailed("cannot create a run directory in /tmp");
+  fs::path dir(tmpl);
+  fs::create_directories(dir / "store");
+
+  std::fflush(nullptr);
+  std::map<pid_t, int> running;
+  for (int r = 0; r < size; ++r) {
+    pid_t pid = ::fork();
+    if (pid < 0) {
+      kill_all(running);
+      fs::remove_all(dir);
+      throw RunFailed("cannot start rank " + std::to_string(r) + " (fork failed)");
+    }
+    if (pid == 0) child(plan, options, RankSetup{r, size, (dir / "store").string()}, dir);
+    running[pid] = r;
+  }
+
+  // Wait for every rank; the first one that fails ends the run. Every transfer has its own
+  // deadline, so a rank that waits on a dead peer fails by itself; the overall deadline is a guard.
+  auto deadline = std::chrono::steady_clock::now() + options.timeout * (plan.training.steps + 3) +
+                  std::chrono::seconds(30);
+  std::string failure;
+  while (!running.empty() && failure.empty()) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        failure = "the run passed its deadline; ranks still running: " + std::to_string(running.size());
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    if (pid < 0) break;
+    int rank = running[pid];
+    running.erase(pid);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+    fs::path err = dir / ("rank-" + std::to_string(rank) + ".err");
+    if (fs::exists(err)) {
+      failure = "rank " + std::to_string(rank) + " failed: " + read_file(err);
+    } else if (WIFSIGNALED(status)) {
+      failure = "rank " + std::to_string(rank) + " died (signal " + std::to_string(WTERMSIG(status)) + ")";
+    } else {
+      failure = "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(status));
+    }
+  }
+  kill_all(running);
+  if (!failure.empty()) {
+    fs::remove_all(dir);
+    throw RunFailed(failure);
+  }
+  std::vector<nlohmann::json> reports;
+  for (int r = 0; r < size; ++r) reports.push_back(nlohmann::json::parse(read_file(dir / ("rank-" + std::to_string(r) + ".json"))));
+  fs::remove_all(dir);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  core::RunResult result = aggregate(plan, reports, servers, options, wall);
+  result.wall_s = wall;
+  return result;
+}
+
+}  // namespace scaleout::exec

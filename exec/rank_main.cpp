@@ -1,0 +1,107 @@
+#include "exec/rank_main.hpp"
+
+#include <gloo/allreduce_halving_doubling.h>
+#include <gloo/allreduce_ring_chunked.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+#include <signal.h>
+
+#include <chrono>
+
+#include "core/input_error.hpp"
+#include "core/step_model.hpp"
+#include "core/strategy.hpp"
+#include "core/topology.hpp"
+#include "exec/gloo_fabric.hpp"
+
+namespace scaleout::exec {
+
+namespace {
+
+// Small integers: sums over thousands of ranks stay exact in float.
+float initial_value(int rank, std::int64_t i) { return static_cast<float>((rank + 1) * (i % 5 + 1)); }
+
+long count_wrong(const std::vector<float>& data, int workers) {
+  long wrong = 0;
+  float ranks_sum = static_cast<float>(workers) * (workers + 1) / 2;
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (data[i] != ranks_sum * static_cast<float>(i % 5 + 1)) ++wrong;
+  return wrong;
+}
+
+void fill(std::vector<float>& data, int rank, bool worker) {
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = worker ? initial_value(rank, i) : 0.0f;
+}
+
+std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const RankSetup& setup,
+                                       std::chrono::milliseconds timeout) {
+  gloo::transport::tcp::attr attr(setup.hostname.c_str());
+  auto device = gloo::transport::tcp::CreateDevice(attr);
+  auto context = std::make_shared<gloo::rendezvous::Context>(setup.rank, setup.size);
+  context->setTimeout(timeout);
+  context->connectFullMesh(store, device);
+  return context;
+}
+
+template <typename Algorithm>
+nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, const char* name, int rank,
+                             int workers, std::int64_t elements) {
+  std::vector<float> data(elements);
+  fill(data, rank, true);
+  Algorithm algorithm(context, {data.data()}, static_cast<int>(elements));
+  auto t0 = std::chrono::steady_clock::now();
+  algorithm.run();
+  double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return {{"name", name}, {"time_s", t}, {"wrong", count_wrong(data, workers)}};
+}
+
+}  // namespace
+
+nlohmann::json run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup) {
+  int workers = plan.training.workers;
+  core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
+  core::Placement placement = core::place_ranks(plan, topo);
+  core::RankLayout layout{workers, static_cast<int>(placement.server_device.size()), {}};
+  for (int d : placement.worker_device) layout.worker_node.push_back(topo.node_of_device(d));
+  auto program = core::make_strategy(plan, layout);
+  core::StepModel model = core::make_step_model(plan);
+
+  gloo::rendezvous::FileStore store(setup.store_dir);
+  gloo::rendezvous::PrefixStore ours("strategy", store);
+  auto context = connect(ours, setup, options.timeout);
+  bool worker = setup.rank < workers;
+  std::vector<float> data(model.elements);
+  GlooFabric fabric(context, data, options.timeout);
+
+  nlohmann::json steps = nlohmann::json::array();
+  for (int s = 0; s < plan.training.steps; ++s) {
+    if (setup.rank == options.kill_rank && s == options.kill_step) ::kill(::getpid(), SIGKILL);
+    fill(data, setup.rank, worker);
+    double start = fabric.now();
+    if (worker) fabric.compute(model.compute_flops() * plan.workload.efficiency * options.compute_scale);
+    double compute_end = fabric.now();
+    for (const auto& bucket : model.buckets) {
+      program->run(fabric, bucket.span);
+      fabric.reset();
+    }
+    double end = fabric.now();
+    long wrong = worker ? count_wrong(data, workers) : 0;
+    steps.push_back({{"start", start}, {"compute_end", compute_end}, {"end", end}, {"wrong", wrong}});
+  }
+
+  nlohmann::json baselines = nlohmann::json::array();
+  if (options.baselines && layout.servers == 0 && workers > 1) {
+    // Gloo's own algorithms, on connections of their own.
+    gloo::rendezvous::PrefixStore theirs("gloo", store);
+    auto gloo_context = connect(theirs, setup, options.timeout);
+    baselines.push_back(time_baseline<gloo::AllreduceRingChunked<float>>(gloo_context, "gloo_ring_chunked",
+                                                                          setup.rank, workers, model.elements));
+    baselines.push_back(time_baseline<gloo::AllreduceHalvingDoubling<float>>(
+        gloo_context, "gloo_halving_doubling", setup.rank, workers, model.elements));
+  }
+  return {{"rank", setup.rank}, {"steps", steps}, {"baselines", baselines}};
+}
+
+}  // namespace scaleout::exec

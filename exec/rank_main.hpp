@@ -1,0 +1,25 @@
+// What one executed rank does, in its own process: join the group, run every step (real compute,
+// the strategy on real floats, the exact-sum check), time Gloo's own all-reduces, and report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "core/plan.hpp"
+#include "exec/local_run.hpp"
+
+namespace scaleout::exec {
+
+struct RankSetup {
+  int rank = 0;
+  int size = 0;
+  std::string store_dir;  // file store for the rendezvous
+  std::string hostname = "127.0.0.1";
+};
+
+// Returns the rank's report: per step {start, compute_end, end, wrong}, and baselines.
+// Throws on any failure (the launcher reports it with the rank).
+nlohmann::json run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup);
+
+}  // namespace scaleout::exec
