@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   scaleout::cli::Action sweep = scaleout::cli::add_sweep_command(app);
   scaleout::cli::Action run = scaleout::cli::add_run_command(app);
   scaleout::cli::Action compare = scaleout::cli::add_compare_command(app);
+  scaleout::cli::Action cluster = scaleout::cli::add_cluster_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sweep")) return sweep();
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("compare")) return compare();
+    if (app.got_subcommand("cluster")) return cluster();
   } catch (const scaleout::core::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -9,6 +9,7 @@
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "exec/emulated_cluster.hpp"
 #include "exec/local_run.hpp"
 
 namespace scaleout::cli {
@@ -56,8 +57,6 @@ Action add_run_command(CLI::App& app) {
   return [args]() {
     if (args->backend == "cuda")
       throw core::InputError("", 0, "--backend", "this build has no CUDA backend yet; use --backend cpu");
-    if (args->cluster == "emulated")
-      throw core::InputError("", 0, "--cluster", "the emulated cluster is not available yet; use --cluster local");
     core::PlanOverrides overrides;
     if (args->workers > 0) overrides.workers = args->workers;
     if (!args->strategy.empty()) {
@@ -70,6 +69,13 @@ Action add_run_command(CLI::App& app) {
     options.timeout = std::chrono::milliseconds(static_cast<long>(args->timeout_s * 1000));
     options.baselines = !args->no_baselines;
     options.trace_path = args->trace;
+    if (args->cluster == "emulated") {
+      auto cluster = exec::current_cluster();
+      if (!cluster)
+        throw core::InputError("", 0, "--cluster", "no emulated cluster is up: run 'scaleout cluster up TOPOLOGY' first");
+      options.node_netns = cluster->node_netns;
+      options.node_ip = cluster->node_ip;
+    }
     // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step.
     if (const char* kill = std::getenv("SCALEOUT_KILL_RANK")) {
       std::string k = kill;

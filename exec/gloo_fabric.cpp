@@ -17,8 +17,54 @@ constexpr int kHeaderWords = 6;  // kind, a, b, data.begin, data.count, from
 }  // namespace
 
 GlooFabric::GlooFabric(std::shared_ptr<gloo::Context> context, std::vector<float>& data,
-                       std::chrono::milliseconds timeout)
-    : context_(std::move(context)), data_(data), timeout_(timeout) {}
+                       std::chrono::milliseconds timeout, std::int64_t chunk_elements)
+    : context_(std::move(context)), data_(data), timeout_(timeout), chunk_elements_(chunk_elements) {}
+
+void GlooFabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
+  std::vector<core::ExchangeStep> steps;
+  for (int i = 0; i < count; ++i) steps.push_back(step_at(i));
+  bool chained = chunk_elements_ > 0 && count > 1;
+  for (int i = 1; i < count && chained; ++i) chained = steps[i].send == steps[i - 1].recv;
+  if (!chained) {
+    core::Fabric::exchange_steps(to, from, count, step_at);
+    return;
+  }
+  auto chunks_of = [&](core::Span span) {
+    int n = static_cast<int>(std::max<std::int64_t>(1, (span.count + chunk_elements_ - 1) / chunk_elements_));
+    std::vector<core::Span> out;
+    std::int64_t base = span.count / n, rest = span.count % n, begin = span.begin;
+    for (int c = 0; c < n; ++c) {
+      std::int64_t len = base + (c < rest ? 1 : 0);
+      out.push_back({begin, len});
+      begin += len;
+    }
+    return out;
+  };
+  std::vector<Handle> sends, previous_recvs;
+  auto post_recvs = [&](const core::ExchangeStep& st) {
+    std::vector<Handle> handles;
+    for (const auto& piece : chunks_of(st.recv))
+      if (piece.count > 0) handles.push_back(post_recv(from, piece, st.combine));
+    return handles;
+  };
+  previous_recvs = post_recvs(steps[0]);
+  for (const auto& piece : chunks_of(steps[0].send))
+    if (piece.count > 0) sends.push_back(post_send(to, piece));
+  for (int i = 1; i < count; ++i) {
+    std::vector<Handle> recvs = post_recvs(steps[i]);
+    // This step sends what the last one received, chunk by chunk, as each chunk lands.
+    std::size_t c = 0;
+    for (const auto& piece : chunks_of(steps[i].send)) {
+      if (piece.count == 0) continue;
+      wait_one(pending_[previous_recvs[c++]]);
+      sends.push_back(post_send(to, piece));
+    }
+    for (; c < previous_recvs.size(); ++c) wait_one(pending_[previous_recvs[c]]);
+    previous_recvs = std::move(recvs);
+  }
+  wait_all(previous_recvs);
+  wait_all(sends);
+}
 
 GlooFabric::~GlooFabric() {
   try {
@@ -67,7 +113,9 @@ void GlooFabric::wait_one(Pending& p) {
     } else {
       std::copy(p.scratch.begin(), p.scratch.end(), dst);
     }
+    std::vector<float>().swap(p.scratch);  // combined: free it now, not at the bucket's end
   }
+  p.buffer.reset();
   p.done = true;
 }
 

@@ -24,7 +24,9 @@ class PeerError : public std::runtime_error {
 class GlooFabric : public core::Fabric {
  public:
   // `data` is this rank's gradient buffer; it must outlive the fabric.
-  GlooFabric(std::shared_ptr<gloo::Context> context, std::vector<float>& data, std::chrono::milliseconds timeout);
+  // `chunk_elements`: pipeline granularity of exchange_steps (0: no pipelining).
+  GlooFabric(std::shared_ptr<gloo::Context> context, std::vector<float>& data, std::chrono::milliseconds timeout,
+             std::int64_t chunk_elements = 0);
   ~GlooFabric() override;
 
   int rank() const override { return context_->rank; }
@@ -32,6 +34,11 @@ class GlooFabric : public core::Fabric {
   Handle post_send(int peer, core::Span span) override;
   Handle post_recv(int peer, core::Span span, core::Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override;
+  // Ring phases, pipelined: each step's segment travels in chunks, and chunk c of the next step
+  // leaves as soon as chunk c of this step arrived and was combined, so the link never waits for a
+  // whole segment. Used when every step sends what the step before received (all ring phases);
+  // other patterns go step by step.
+  void exchange_steps(int to, int from, int count, const StepFn& step) override;
   void send_message(int peer, const core::Message& m) override;
   core::Message receive_message() override;
   void accept_data(core::Combine combine) override;
@@ -58,6 +65,7 @@ class GlooFabric : public core::Fabric {
   std::shared_ptr<gloo::Context> context_;
   std::vector<float>& data_;
   std::chrono::milliseconds timeout_;
+  std::int64_t chunk_elements_;
   std::vector<Pending> pending_;
   std::vector<std::unique_ptr<Pending>> message_sends_;  // headers and data in flight
   std::vector<std::unique_ptr<std::vector<std::int64_t>>> header_storage_;

@@ -43,6 +43,17 @@ std::string read_file(const fs::path& p) {
   try {
     nlohmann::json report = run_rank(plan, options, setup);
     core::write_file_atomic((dir / ("rank-" + std::to_string(setup.rank) + ".json")).string(), report.dump());
+    // Exiting closes this rank's connections; a peer still finishing the last barrier would see
+    // them drop. So leave only once every rank has reported (or the deadline passed).
+    auto until = std::chrono::steady_clock::now() + options.timeout;
+    for (int r = 0; r < setup.size && std::chrono::steady_clock::now() < until;) {
+      std::string name = "rank-" + std::to_string(r);
+      if (fs::exists(dir / (name + ".json")) || fs::exists(dir / (name + ".err"))) {
+        ++r;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }
   } catch (const std::exception& e) {
     std::ofstream(dir / ("rank-" + std::to_string(setup.rank) + ".err")) << e.what();
     code = 1;
@@ -136,10 +147,32 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
   int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
   int size = plan.training.workers + servers;
+  // Where each rank runs: its node's namespace and address on an emulated cluster.
+  core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
+  core::Placement placement = core::place_ranks(plan, topo);
+  std::vector<int> rank_device = placement.worker_device;
+  rank_device.insert(rank_device.end(), placement.server_device.begin(), placement.server_device.end());
+  if (!options.node_netns.empty() && topo.num_nodes() > static_cast<int>(options.node_netns.size()))
+    throw core::InputError(plan.file, plan.training.workers_line, "training.workers",
+                           "the plan needs " + std::to_string(topo.num_nodes()) + " nodes; the emulated cluster has " +
+                               std::to_string(options.node_netns.size()));
   char tmpl[] = "/tmp/scaleout-run-XXXXXX";
   if (!::mkdtemp(tmpl)) throw RunFailed("cannot create a run directory in /tmp");
   fs::path dir(tmpl);
   fs::create_directories(dir / "store");
+
+  auto setup_of = [&](int r) {
+    RankSetup s;
+    s.rank = r;
+    s.size = size;
+    s.store_dir = (dir / "store").string();
+    if (!options.node_netns.empty()) {
+      int node = topo.node_of_device(rank_device[r]);
+      s.netns = options.node_netns[node];
+      s.hostname = options.node_ip[node];
+    }
+    return s;
+  };
 
   std::fflush(nullptr);
   std::map<pid_t, int> running;
@@ -150,7 +183,7 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
       fs::remove_all(dir);
       throw RunFailed("cannot start rank " + std::to_string(r) + " (fork failed)");
     }
-    if (pid == 0) child(plan, options, RankSetup{r, size, (dir / "store").string()}, dir);
+    if (pid == 0) child(plan, options, setup_of(r), dir);
     running[pid] = r;
   }
 
@@ -185,6 +218,12 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   }
   kill_all(running);
   if (!failure.empty()) {
+    // Other ranks' own reports help tell the cause from its echoes.
+    for (int r = 0; r < size; ++r) {
+      fs::path err = dir / ("rank-" + std::to_string(r) + ".err");
+      if (fs::exists(err) && failure.find("rank " + std::to_string(r) + " failed") == std::string::npos)
+        failure += "\n  (rank " + std::to_string(r) + ": " + read_file(err) + ")";
+    }
     fs::remove_all(dir);
     throw RunFailed(failure);
   }

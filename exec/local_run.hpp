@@ -6,6 +6,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
@@ -17,6 +18,10 @@ struct ExecOptions {
   double compute_scale = 1e-4;  // share of the plan's FLOPs each step really computes (CPU-sized)
   bool baselines = true;        // also time Gloo's own all-reduces on the same data
   std::string trace_path;       // Chrome trace of the measured run; empty for none
+  // Run each rank inside its node's namespace of this emulated cluster (see emulated_cluster.hpp);
+  // empty: all ranks on loopback.
+  std::vector<std::string> node_netns;
+  std::vector<std::string> node_ip;
   // Fault injection for tests: this rank kills itself (SIGKILL) at the start of this step.
   int kill_rank = -1;
   int kill_step = 0;

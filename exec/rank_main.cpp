@@ -2,11 +2,15 @@
 
 #include <gloo/allreduce_halving_doubling.h>
 #include <gloo/allreduce_ring_chunked.h>
+#include <gloo/barrier_all_to_all.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -46,11 +50,12 @@ std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const Ran
 }
 
 template <typename Algorithm>
-nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, const char* name, int rank,
-                             int workers, std::int64_t elements) {
+nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, const std::shared_ptr<gloo::Context>& sync,
+                             const char* name, int rank, int workers, std::int64_t elements) {
   std::vector<float> data(elements);
   fill(data, rank, true);
   Algorithm algorithm(context, {data.data()}, static_cast<int>(elements));
+  gloo::BarrierAllToAll(sync).run();
   auto t0 = std::chrono::steady_clock::now();
   algorithm.run();
   double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -60,6 +65,12 @@ nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, cons
 }  // namespace
 
 nlohmann::json run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup) {
+  if (!setup.netns.empty()) {
+    int fd = ::open(("/var/run/netns/" + setup.netns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0)
+      throw std::runtime_error("cannot enter network namespace " + setup.netns + " (is the cluster up?)");
+    ::close(fd);
+  }
   int workers = plan.training.workers;
   core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
   core::Placement placement = core::place_ranks(plan, topo);
@@ -71,14 +82,20 @@ nlohmann::json run_rank(const core::Plan& plan, const ExecOptions& options, cons
   gloo::rendezvous::FileStore store(setup.store_dir);
   gloo::rendezvous::PrefixStore ours("strategy", store);
   auto context = connect(ours, setup, options.timeout);
+  // Steps start together, as nccl-tests times them: a barrier before each, on connections of its
+  // own (Gloo's barrier shrinks its connections' send buffers, which would slow bulk transfers).
+  gloo::rendezvous::PrefixStore sync_store("sync", store);
+  auto sync = connect(sync_store, setup, options.timeout);
   bool worker = setup.rank < workers;
   std::vector<float> data(model.elements);
-  GlooFabric fabric(context, data, options.timeout);
+  GlooFabric fabric(context, data, options.timeout,
+                    static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
 
   nlohmann::json steps = nlohmann::json::array();
   for (int s = 0; s < plan.training.steps; ++s) {
     if (setup.rank == options.kill_rank && s == options.kill_step) ::kill(::getpid(), SIGKILL);
     fill(data, setup.rank, worker);
+    gloo::BarrierAllToAll(sync).run();
     double start = fabric.now();
     if (worker) fabric.compute(model.compute_flops() * plan.workload.efficiency * options.compute_scale);
     double compute_end = fabric.now();
@@ -96,11 +113,14 @@ nlohmann::json run_rank(const core::Plan& plan, const ExecOptions& options, cons
     // Gloo's own algorithms, on connections of their own.
     gloo::rendezvous::PrefixStore theirs("gloo", store);
     auto gloo_context = connect(theirs, setup, options.timeout);
-    baselines.push_back(time_baseline<gloo::AllreduceRingChunked<float>>(gloo_context, "gloo_ring_chunked",
+    baselines.push_back(time_baseline<gloo::AllreduceRingChunked<float>>(gloo_context, sync, "gloo_ring_chunked",
                                                                           setup.rank, workers, model.elements));
     baselines.push_back(time_baseline<gloo::AllreduceHalvingDoubling<float>>(
-        gloo_context, "gloo_halving_doubling", setup.rank, workers, model.elements));
+        gloo_context, sync, "gloo_halving_doubling", setup.rank, workers, model.elements));
+    gloo::BarrierAllToAll(gloo_context).run();  // nobody closes connections others still use
   }
+  // The same before leaving: a rank that exits closes its connections.
+  gloo::BarrierAllToAll(sync).run();
   return {{"rank", setup.rank}, {"steps", steps}, {"baselines", baselines}};
 }
 

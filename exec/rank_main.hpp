@@ -16,6 +16,7 @@ struct RankSetup {
   int size = 0;
   std::string store_dir;  // file store for the rendezvous
   std::string hostname = "127.0.0.1";
+  std::string netns;  // network namespace to enter first ("" for none)
 };
 
 // Returns the rank's report: per step {start, compute_end, end, wrong}, and baselines.

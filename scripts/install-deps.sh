@@ -3,7 +3,8 @@
 # Skips apt entirely when everything is already installed.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
-          nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
+          iproute2)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,154 @@
+#include "exec/emulated_cluster.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "core/atomic_file.hpp"
+
+namespace scaleout::exec {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kStateFile = "/run/scaleout-cluster.json";
+const char* kSwitchNs = "so-switches";
+
+// Runs a command; returns its output. Throws with the command and its output when it fails.
+std::string sh(const std::string& cmd) {
+  std::string out;
+  FILE* pipe = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot run: " + cmd);
+  std::array<char, 512> buf;
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  int status = ::pclose(pipe);
+  if (status != 0) throw std::runtime_error("emulated cluster: '" + cmd + "' failed: " + out);
+  return out;
+}
+
+// tc wants bits per second; tbf's burst must hold at least one timer tick of traffic.
+std::string tbf(double bytes_per_s) {
+  long bits = static_cast<long>(bytes_per_s * 8);
+  long burst = std::max<long>(32 * 1024, static_cast<long>(bytes_per_s / 250));
+  return "tbf rate " + std::to_string(bits) + "bit burst " + std::to_string(burst) + " latency 50ms";
+}
+
+std::string in_ns(const std::string& ns, const std::string& cmd) { return "ip netns exec " + ns + " " + cmd; }
+
+}  // namespace
+
+std::string emulation_unavailable() {
+  if (::geteuid() != 0) return "the emulated cluster needs root (network namespaces and tc)";
+  if (std::system("ip netns list > /dev/null 2>&1") != 0) return "'ip netns' is not available";
+  if (std::system("tc -V > /dev/null 2>&1") != 0) return "'tc' is not available";
+  return "";
+}
+
+std::vector<std::string> emulation_leftovers() {
+  std::vector<std::string> left;
+  std::string list;
+  try {
+    list = sh("ip netns list");
+  } catch (...) {
+    return left;
+  }
+  std::size_t pos = 0;
+  while (pos < list.size()) {
+    std::size_t end = list.find('\n', pos);
+    std::string line = list.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    std::string name = line.substr(0, line.find(' '));
+    if (name.rfind("so-", 0) == 0) left.push_back(name);
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return left;
+}
+
+void cluster_down() {
+  for (const auto& ns : emulation_leftovers()) std::system(("ip netns delete " + ns + " > /dev/null 2>&1").c_str());
+  std::error_code ec;
+  fs::remove(kStateFile, ec);
+}
+
+EmulatedCluster cluster_up(const core::Topology& topo) {
+  std::string why = emulation_unavailable();
+  if (!why.empty()) throw std::runtime_error(why);
+  cluster_down();  // start from nothing
+  EmulatedCluster cluster;
+  try {
+    sh("ip netns add " + std::string(kSwitchNs));
+    sh(in_ns(kSwitchNs, "ip link set lo up"));
+    // Each switch is a bridge in the switches' namespace.
+    std::map<int, std::string> bridge_of;
+    int b = 0;
+    for (int sv : topo.switch_vertices()) {
+      std::string br = "sobr" + std::to_string(b++);
+      sh(in_ns(kSwitchNs, "ip link add " + br + " type bridge"));
+      sh(in_ns(kSwitchNs, "ip link set " + br + " up"));
+      bridge_of[sv] = br;
+    }
+    for (int n = 0; n < topo.num_nodes(); ++n) {
+      std::string ns = "so-n" + std::to_string(n);
+      std::string ip = "10.77." + std::to_string(n / 250) + "." + std::to_string(n % 250 + 1);
+      sh("ip netns add " + ns);
+      sh(in_ns(ns, "ip link set lo up"));
+      cluster.node_netns.push_back(ns);
+      cluster.node_ip.push_back(ip);
+    }
+    int v = 0;
+    for (const auto& link : topo.links()) {
+      if (link.cls == core::LinkClass::kIntraNode) continue;  // devices of a node share its namespace
+      const auto& a = topo.vertex(link.a);
+      const auto& bv = topo.vertex(link.b);
+      std::string end_a = "sov" + std::to_string(v) + "a", end_b = "sov" + std::to_string(v) + "b";
+      ++v;
+      sh("ip link add " + end_a + " type veth peer name " + end_b);
+      // Endpoint a: a node (its NIC) or a switch; endpoint b: a switch here (two_tier, switch).
+      auto place = [&](const core::TopoVertex& vertex, int vid, const std::string& dev) {
+        if (vertex.kind == core::VertexKind::kGateway) {
+          std::string ns = cluster.node_netns[vertex.node];
+          sh("ip link set " + dev + " netns " + ns);
+          sh(in_ns(ns, "ip addr add " + cluster.node_ip[vertex.node] + "/16 dev " + dev));
+          sh(in_ns(ns, "ip link set " + dev + " up"));
+          sh(in_ns(ns, "tc qdisc add dev " + dev + " root " + tbf(link.bandwidth)));
+        } else {
+          sh("ip link set " + dev + " netns " + kSwitchNs);
+          sh(in_ns(kSwitchNs, "ip link set " + dev + " master " + bridge_of.at(vid)));
+          sh(in_ns(kSwitchNs, "ip link set " + dev + " up"));
+          sh(in_ns(kSwitchNs, "tc qdisc add dev " + dev + " root " + tbf(link.bandwidth)));
+        }
+      };
+      if (a.kind == core::VertexKind::kGateway && bv.kind == core::VertexKind::kGateway)
+        throw std::runtime_error("emulated cluster: node-to-node links (torus) are not supported; use a switch or two_tier network");
+      place(a, link.a, end_a);
+      place(bv, link.b, end_b);
+    }
+    nlohmann::json state = {{"node_netns", cluster.node_netns}, {"node_ip", cluster.node_ip}};
+    core::write_file_atomic(kStateFile, state.dump());
+  } catch (...) {
+    cluster_down();
+    throw;
+  }
+  return cluster;
+}
+
+std::optional<EmulatedCluster> current_cluster() {
+  std::ifstream in(kStateFile);
+  if (!in) return std::nullopt;
+  nlohmann::json state = nlohmann::json::parse(in, nullptr, false);
+  if (state.is_discarded()) return std::nullopt;
+  EmulatedCluster c{state.value("node_netns", std::vector<std::string>{}), state.value("node_ip", std::vector<std::string>{})};
+  for (const auto& ns : c.node_netns)
+    if (!fs::exists("/var/run/netns/" + ns)) return std::nullopt;
+  return c;
+}
+
+}  // namespace scaleout::exec

@@ -1,0 +1,99 @@
+// The emulated cluster: network namespaces, bridges and tc rate limits on this machine. These
+// tests need root (CI is root); elsewhere they skip and say why.
+#include "exec/emulated_cluster.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/plan_loader.hpp"
+#include "exec/local_run.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::exec {
+namespace {
+
+constexpr double kLineRate = 25e6;  // 200 Mb/s in bytes/s
+
+class Emulated : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why = emulation_unavailable();
+    if (!why.empty()) GTEST_SKIP() << "skipped: " << why;
+    cluster_down();
+  }
+  void TearDown() override {
+    if (emulation_unavailable().empty()) cluster_down();
+  }
+
+  core::Plan plan(core::StrategyKind kind, int workers, double parameters) {
+    core::Plan p;
+    p.file = "emulated-test";
+    p.cluster = core::load_cluster(testing::source_path("topologies/emulated-4x200mbit.yaml"));
+    p.workload.name = "gradient";
+    p.workload.parameters = parameters;
+    p.workload.flops_per_sample = 1e6;
+    p.strategy.kind = kind;
+    p.strategy.chunk = 256 * 1024;
+    p.training.workers = workers;
+    p.training.batch_per_worker = 1;
+    p.training.steps = 4;
+    return p;
+  }
+
+  ExecOptions on_cluster(const EmulatedCluster& c) {
+    ExecOptions o;
+    o.baselines = false;
+    o.timeout = std::chrono::milliseconds(20000);
+    o.node_netns = c.node_netns;
+    o.node_ip = c.node_ip;
+    return o;
+  }
+
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+};
+
+TEST_F(Emulated, RingReachesNinetyPercentOfTheLineRate) {
+  core::Plan p = plan(core::StrategyKind::kRing, 4, 4e6);
+  EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 4));
+  core::RunResult r = run_local(p, on_cluster(c));
+  EXPECT_EQ(r.wrong, 0);
+  std::vector<double> steps;
+  for (const auto& s : r.steps) steps.push_back(s.time_s);
+  double busbw = r.bytes * 2.0 * 3 / 4 / median(steps);  // compute is negligible here
+  EXPECT_GE(busbw, 0.9 * kLineRate) << "median step " << median(steps) << " s";
+}
+
+TEST_F(Emulated, OneServerPsIsBoundByTheServerLink) {
+  // Three workers and a dedicated server: each exchange moves 3 gradients through the server's
+  // link, so push + pull take 2 x 3 x S / B (TCP payload through tbf: ~95.6% of the rate).
+  core::Plan p = plan(core::StrategyKind::kPs, 3, 2e6);
+  p.training.steps = 3;
+  EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 4));
+  core::RunResult r = run_local(p, on_cluster(c));
+  EXPECT_EQ(r.wrong, 0);
+  std::vector<double> steps;
+  for (const auto& s : r.steps) steps.push_back(s.time_s);
+  double bound = 2 * 3 * r.bytes / (0.956 * kLineRate);
+  EXPECT_NEAR(median(steps) / bound, 1.0, 0.15) << "median step " << median(steps) << " s, bound " << bound << " s";
+}
+
+TEST_F(Emulated, DownLeavesNothingAlsoAfterAFailedRun) {
+  core::Plan p = plan(core::StrategyKind::kRing, 4, 1e5);
+  EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 4));
+  EXPECT_EQ(emulation_leftovers().size(), 5u);  // four hosts and the switches
+  ExecOptions o = on_cluster(c);
+  o.kill_rank = 2;
+  o.kill_step = 1;
+  o.timeout = std::chrono::milliseconds(3000);
+  EXPECT_THROW(run_local(p, o), RunFailed);
+  cluster_down();
+  EXPECT_TRUE(emulation_leftovers().empty());
+  EXPECT_FALSE(current_cluster().has_value());
+}
+
+}  // namespace
+}  // namespace scaleout::exec
