@@ -41,19 +41,20 @@ std::string read_file(const fs::path& p) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the launcher
   int code = 0;
   try {
-    nlohmann::json report = run_rank(plan, options, setup);
-    core::write_file_atomic((dir / ("rank-" + std::to_string(setup.rank) + ".json")).string(), report.dump());
-    // Exiting closes this rank's connections; a peer still finishing the last barrier would see
-    // them drop. So leave only once every rank has reported (or the deadline passed).
-    auto until = std::chrono::steady_clock::now() + options.timeout;
-    for (int r = 0; r < setup.size && std::chrono::steady_clock::now() < until;) {
-      std::string name = "rank-" + std::to_string(r);
-      if (fs::exists(dir / (name + ".json")) || fs::exists(dir / (name + ".err"))) {
-        ++r;
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    run_rank(plan, options, setup, [&](const nlohmann::json& report) {
+      core::write_file_atomic((dir / ("rank-" + std::to_string(setup.rank) + ".json")).string(), report.dump());
+      // Closing this rank's connections while a peer still finishes the last barrier would fail
+      // that peer: keep them open until every rank has reported (or the deadline passed).
+      auto until = std::chrono::steady_clock::now() + options.timeout;
+      for (int r = 0; r < setup.size && std::chrono::steady_clock::now() < until;) {
+        std::string name = "rank-" + std::to_string(r);
+        if (fs::exists(dir / (name + ".json")) || fs::exists(dir / (name + ".err"))) {
+          ++r;
+        } else {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
       }
-    }
+    });
   } catch (const std::exception& e) {
     std::ofstream(dir / ("rank-" + std::to_string(setup.rank) + ".err")) << e.what();
     code = 1;

@@ -64,7 +64,8 @@ nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, cons
 
 }  // namespace
 
-nlohmann::json run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup) {
+void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
+              const std::function<void(const nlohmann::json&)>& finish) {
   if (!setup.netns.empty()) {
     int fd = ::open(("/var/run/netns/" + setup.netns).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0)
@@ -109,19 +110,18 @@ nlohmann::json run_rank(const core::Plan& plan, const ExecOptions& options, cons
   }
 
   nlohmann::json baselines = nlohmann::json::array();
+  gloo::rendezvous::PrefixStore theirs("gloo", store);
+  std::shared_ptr<gloo::Context> gloo_context;  // lives as long as the others (see finish)
   if (options.baselines && layout.servers == 0 && workers > 1) {
     // Gloo's own algorithms, on connections of their own.
-    gloo::rendezvous::PrefixStore theirs("gloo", store);
-    auto gloo_context = connect(theirs, setup, options.timeout);
+    gloo_context = connect(theirs, setup, options.timeout);
     baselines.push_back(time_baseline<gloo::AllreduceRingChunked<float>>(gloo_context, sync, "gloo_ring_chunked",
                                                                           setup.rank, workers, model.elements));
     baselines.push_back(time_baseline<gloo::AllreduceHalvingDoubling<float>>(
         gloo_context, sync, "gloo_halving_doubling", setup.rank, workers, model.elements));
-    gloo::BarrierAllToAll(gloo_context).run();  // nobody closes connections others still use
   }
-  // The same before leaving: a rank that exits closes its connections.
   gloo::BarrierAllToAll(sync).run();
-  return {{"rank", setup.rank}, {"steps", steps}, {"baselines", baselines}};
+  finish({{"rank", setup.rank}, {"steps", steps}, {"baselines", baselines}});
 }
 
 }  // namespace scaleout::exec

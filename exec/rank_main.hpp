@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 #include "core/plan.hpp"
@@ -19,8 +20,10 @@ struct RankSetup {
   std::string netns;  // network namespace to enter first ("" for none)
 };
 
-// Returns the rank's report: per step {start, compute_end, end, wrong}, and baselines.
-// Throws on any failure (the launcher reports it with the rank).
-nlohmann::json run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup);
+// Runs the rank and hands its report (per step {start, compute_end, end, wrong}, and baselines) to
+// `finish`, which is called while the rank's connections are still open: closing them while a peer
+// still waits on them would fail that peer. Throws on any failure (the launcher names the rank).
+void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
+              const std::function<void(const nlohmann::json&)>& finish);
 
 }  // namespace scaleout::exec

@@ -60,6 +60,7 @@ struct Run {
   std::vector<int> rank_track;
   int workers = 0;
   int steps = 0;
+  int actors = 0, finished_actors = 0;  // a deadlock leaves actors blocked when the engine stops
 };
 
 // Exchanges every bucket of one step, each as soon as it is ready; returns the comm time.
@@ -110,6 +111,7 @@ void worker_without_overlap(Run* run, int rank) {
     rec.end = sg4::Engine::get_clock();
     rec.done = true;
   }
+  ++run->finished_actors;
 }
 
 // With overlap a worker is two actors on one device: compute and communication, joined by
@@ -119,6 +121,7 @@ void worker_compute(Run* run, int rank, sg4::SemaphorePtr ready, sg4::SemaphoreP
     compute_step(*run, rank, s, run->records[rank][s], ready);
     step_done->acquire();
   }
+  ++run->finished_actors;
 }
 
 void worker_comm(Run* run, int rank, sg4::SemaphorePtr ready, sg4::SemaphorePtr step_done) {
@@ -129,10 +132,12 @@ void worker_comm(Run* run, int rank, sg4::SemaphorePtr ready, sg4::SemaphorePtr 
     rec.done = true;
     step_done->release();
   }
+  ++run->finished_actors;
 }
 
 void collective_server(Run* run, int rank) {
   for (int s = 0; s < run->steps; ++s) exchange_buckets(*run, rank, s, nullptr);
+  ++run->finished_actors;
 }
 
 // Collects what the PS training program reports.
@@ -169,7 +174,10 @@ class Recorder : public core::TrainingObserver {
   Run& run_;
 };
 
-void ps_rank(Run* run, Recorder* recorder, int rank) { run->ps_training->run(*run->fabrics[rank], *recorder); }
+void ps_rank(Run* run, Recorder* recorder, int rank) {
+  run->ps_training->run(*run->fabrics[rank], *recorder);
+  ++run->finished_actors;
+}
 
 // Workers of nodes that fail, when an asynchronous PS goes on without them (servers unaffected).
 bool continue_without_failed(const Plan& plan, const core::Topology& topo, const core::Placement& placement) {
@@ -274,7 +282,11 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
     for (int r = run.workers; r < ranks; ++r)
       sg4::Actor::create("server" + std::to_string(r - run.workers), run.world.rank_host[r], collective_server, &run, r);
   }
+  run.actors = static_cast<int>(sg4::Engine::get_instance()->get_actor_count());
   engine.run();
+  if (run.finished_actors != run.actors)
+    throw std::runtime_error("the simulation stopped with " + std::to_string(run.actors - run.finished_actors) +
+                             " of " + std::to_string(run.actors) + " ranks still waiting (a deadlock in the strategy)");
 
   RunResult result;
   result.engine = "sim";

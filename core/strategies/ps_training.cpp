@@ -93,9 +93,11 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     double start = fabric.now();
     fabric.mark_step(step);
     for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPull, step, 0, {}});
+    // Replies come from every shard; a STOP from any one ends this worker's work (the others,
+    // which may have replied or may still hold the pull back, are told it is done).
     std::vector<bool> stopped_by(servers_, false);
     bool stop = false;
-    for (int j = 0; j < servers_; ++j) {
+    for (int j = 0; j < servers_ && !stop; ++j) {
       Message m = fabric.receive_message();
       if (m.kind == kStop) {
         stop = stopped_by[m.from - workers_] = true;
@@ -104,7 +106,7 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
       fabric.accept_data(Combine::kReplace);
       pulled[m.from - workers_] = m.a;
     }
-    if (stop) {  // a shard reached its last version: this worker's work is over; tell the others
+    if (stop) {
       for (int j = 0; j < servers_; ++j)
         if (!stopped_by[j]) fabric.send_message(workers_ + j, {w, kDone, 0, 0, {}});
       return;
@@ -162,11 +164,16 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
   // Synchronous modes end at a version: `steps` updates (n-softsync: as many gradients as sync).
   std::int64_t last_version = rules_.blocking_pulls ? last_version_ : std::numeric_limits<std::int64_t>::max();
   int stopped = 0;
+  std::vector<bool> is_stopped(workers_, false);
+  auto mark_stopped = [&](int w) {
+    if (!is_stopped[w]) ++stopped;
+    is_stopped[w] = true;
+  };
   auto finished = [&] { return rules_.blocking_pulls ? stopped == workers_ : received >= expected; };
   auto stop_deferred = [&] {
     for (const auto& d : deferred) {
-      fabric.send_message(d.first, {fabric.rank(), kStop, version, 0, {}});
-      ++stopped;
+      if (!is_stopped[d.first]) fabric.send_message(d.first, {fabric.rank(), kStop, version, 0, {}});
+      mark_stopped(d.first);
     }
     deferred.clear();
   };
@@ -174,13 +181,15 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
   while (!finished()) {
     Message m = fabric.receive_message();
     if (m.kind == kPull && version >= last_version) {
-      fabric.send_message(m.from, {fabric.rank(), kStop, version, 0, {}});
-      ++stopped;
+      if (!is_stopped[m.from]) fabric.send_message(m.from, {fabric.rank(), kStop, version, 0, {}});
+      mark_stopped(m.from);
       continue;
     }
     if (m.kind == kPush && version >= last_version) continue;  // computed too late to matter
-    if (m.kind == kDone) {  // another shard stopped this worker
-      ++stopped;
+    if (m.kind == kDone) {  // another shard stopped this worker: forget its pull, if held back
+      mark_stopped(m.from);
+      deferred.erase(std::remove_if(deferred.begin(), deferred.end(), [&](const auto& d) { return d.first == m.from; }),
+                     deferred.end());
       continue;
     }
     if (m.kind == kPull) {
