@@ -15,5 +15,6 @@ Action add_sweep_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
 Action add_cluster_command(CLI::App& app);
+Action add_validate_command(CLI::App& app);
 
 }  // namespace scaleout::cli

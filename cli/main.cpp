@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   scaleout::cli::Action run = scaleout::cli::add_run_command(app);
   scaleout::cli::Action compare = scaleout::cli::add_compare_command(app);
   scaleout::cli::Action cluster = scaleout::cli::add_cluster_command(app);
+  scaleout::cli::Action validate = scaleout::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("cluster")) return cluster();
+    if (app.got_subcommand("validate")) return validate();
   } catch (const scaleout::core::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -23,12 +23,6 @@ GlooFabric::GlooFabric(std::shared_ptr<gloo::Context> context, std::vector<float
 void GlooFabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
   std::vector<core::ExchangeStep> steps;
   for (int i = 0; i < count; ++i) steps.push_back(step_at(i));
-  bool chained = chunk_elements_ > 0 && count > 1;
-  for (int i = 1; i < count && chained; ++i) chained = steps[i].send == steps[i - 1].recv;
-  if (!chained) {
-    core::Fabric::exchange_steps(to, from, count, step_at);
-    return;
-  }
   auto chunks_of = [&](core::Span span) {
     int n = static_cast<int>(std::max<std::int64_t>(1, (span.count + chunk_elements_ - 1) / chunk_elements_));
     std::vector<core::Span> out;
@@ -40,6 +34,23 @@ void GlooFabric::exchange_steps(int to, int from, int count, const StepFn& step_
     }
     return out;
   };
+  bool chained = chunk_elements_ > 0 && count > 1;
+  for (int i = 1; i < count && chained; ++i) chained = steps[i].send == steps[i - 1].recv;
+  if (!chained) {
+    // Step by step, each step in chunks: a pair exchanging both ways over one connection moves
+    // many small messages in each direction rather than one large one after the other.
+    for (const auto& st : steps) {
+      std::vector<Handle> handles;
+      auto sends = chunk_elements_ > 0 ? chunks_of(st.send) : std::vector<core::Span>{st.send};
+      auto recvs = chunk_elements_ > 0 ? chunks_of(st.recv) : std::vector<core::Span>{st.recv};
+      for (std::size_t c = 0; c < std::max(sends.size(), recvs.size()); ++c) {
+        if (c < recvs.size() && recvs[c].count > 0) handles.push_back(post_recv(from, recvs[c], st.combine));
+        if (c < sends.size() && sends[c].count > 0) handles.push_back(post_send(to, sends[c]));
+      }
+      wait_all(handles);
+    }
+    return;
+  }
   std::vector<Handle> sends, previous_recvs;
   auto post_recvs = [&](const core::ExchangeStep& st) {
     std::vector<Handle> handles;

@@ -1,0 +1,104 @@
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "exec/emulated_cluster.hpp"
+#include "exec/local_run.hpp"
+#include "sim/simulator.hpp"
+
+namespace scaleout::cli {
+
+namespace {
+
+struct ValidateArgs {
+  std::string plan;
+  std::string cluster = "local";
+  int workers = 0;
+  std::string strategy;
+  double tolerance = 0.10;
+  std::string output;
+};
+
+double median_step(const core::RunResult& r) {
+  std::vector<double> t;
+  for (const auto& s : r.steps) t.push_back(s.time_s);
+  std::sort(t.begin(), t.end());
+  return t.empty() ? 0 : t[t.size() / 2];
+}
+
+}  // namespace
+
+Action add_validate_command(CLI::App& app) {
+  auto args = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "Simulate a plan, run it for real, compare: exits 1 when the step-time error passes the tolerance.\n"
+      "It checks the communication: compute is left out of both (this CPU is not the device the topology\n"
+      "describes). On an emulated cluster the topology's rates are what tc enforces.\n"
+      "Example: scaleout cluster up topologies/emulated-4x200mbit.yaml && "
+      "scaleout validate experiments/emulated-ring.yaml --cluster emulated");
+  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  cmd->add_option("--cluster", args->cluster, "local or emulated")->check(CLI::IsMember({"local", "emulated"}));
+  cmd->add_option("--workers", args->workers, "override training.workers")->check(CLI::PositiveNumber);
+  cmd->add_option("--strategy", args->strategy, "override strategy.kind");
+  cmd->add_option("--tolerance", args->tolerance, "largest relative step-time error accepted (default 0.10)")
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("-o,--output", args->output, "write {predicted, measured, error} as JSON here");
+  return [args]() {
+    core::PlanOverrides overrides;
+    if (args->workers > 0) overrides.workers = args->workers;
+    if (!args->strategy.empty()) {
+      overrides.strategy = core::parse_strategy_kind(args->strategy);
+      if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args->strategy + "'");
+    }
+    core::Plan plan = core::load_plan(args->plan, overrides);
+    plan.workload.flops_per_sample = 1;  // communication only, in both engines
+    plan.workload.layers.clear();
+    plan.training.overlap = false;
+    exec::ExecOptions options;
+    options.compute_scale = 0;
+    options.baselines = false;
+    if (args->cluster == "emulated") {
+      auto cluster = exec::current_cluster();
+      if (!cluster)
+        throw core::InputError("", 0, "--cluster", "no emulated cluster is up: run 'scaleout cluster up TOPOLOGY' first");
+      options.node_netns = cluster->node_netns;
+      options.node_ip = cluster->node_ip;
+    }
+    core::RunResult predicted = sim::simulate(plan);
+    core::RunResult measured;
+    try {
+      measured = exec::run_local(plan, options);
+    } catch (const exec::RunFailed& e) {
+      std::fprintf(stderr, "error: the run failed: %s\n", e.what());
+      return 1;
+    }
+    // The median step: robust to one step disturbed by the shared machine.
+    double measured_step = median_step(measured);
+    double error = measured_step > 0 ? (predicted.step_time_s - measured_step) / measured_step : 0;
+    print_comparison(stdout, predicted, measured);
+    std::printf("step time: predicted %.3f ms, measured %.3f ms (median of %zu steps): error %+.1f%%, tolerance %.1f%%\n",
+                predicted.step_time_s * 1e3, measured_step * 1e3, measured.steps.size(), error * 100,
+                args->tolerance * 100);
+    if (!args->output.empty()) {
+      nlohmann::json out = {{"predicted", core::to_json(predicted)}, {"measured", core::to_json(measured)},
+                            {"step_time_error", error}, {"tolerance", args->tolerance}};
+      core::write_file_atomic(args->output, out.dump(2) + "\n");
+    }
+    if (measured.wrong > 0) {
+      std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", measured.wrong);
+      return 1;
+    }
+    return std::fabs(error) <= args->tolerance ? 0 : 1;
+  };
+}
+
+}  // namespace scaleout::cli

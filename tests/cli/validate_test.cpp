@@ -1,0 +1,67 @@
+// `scaleout validate` on the emulated cluster: predicted step time within 10% of measured for
+// ring, torus2d and PS at 4 and 8 ranks. Needs root (CI is root); elsewhere it skips and says why.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "tests/support/test_plans.hpp"
+
+namespace {
+
+using scaleout::testing::source_path;
+
+struct Output {
+  int code = -1;
+  std::string text;
+};
+
+Output scaleout(const std::string& args) {
+  std::string cmd = std::string(SCALEOUT_BINARY) + " " + args + " 2>&1";
+  Output out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.text.append(buf.data(), n);
+  int status = pclose(pipe);
+  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+class Validate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "skipped: the emulated cluster needs root (network namespaces, tc)";
+  }
+  void TearDown() override { scaleout("cluster down"); }
+
+  void expect_within_tolerance(const std::string& plan, const std::string& extra) {
+    Output o = scaleout("validate " + source_path(plan) + " --cluster emulated --tolerance 0.10 " + extra);
+    EXPECT_EQ(o.code, 0) << extra << "\n" << o.text;
+    EXPECT_NE(o.text.find("tolerance 10.0%"), std::string::npos) << o.text;
+  }
+};
+
+TEST_F(Validate, FourRanksOnOneSwitch) {
+  ASSERT_EQ(scaleout("cluster up " + source_path("topologies/emulated-4x200mbit.yaml")).code, 0);
+  expect_within_tolerance("experiments/emulated/ring-4.yaml", "--strategy ring");
+  expect_within_tolerance("experiments/emulated/ring-4.yaml", "--strategy torus2d");
+  expect_within_tolerance("experiments/emulated/ring-4.yaml", "--strategy ps --workers 3");  // + 1 server
+}
+
+TEST_F(Validate, EightRanksInTwoRacks) {
+  ASSERT_EQ(scaleout("cluster up " + source_path("topologies/emulated-2racks-200mbit.yaml")).code, 0);
+  expect_within_tolerance("experiments/emulated/ring-8-two-racks.yaml", "--strategy ring");
+  expect_within_tolerance("experiments/emulated/ring-8-two-racks.yaml", "--strategy torus2d");
+}
+
+TEST_F(Validate, ExitsOneWhenTheErrorPassesTheTolerance) {
+  ASSERT_EQ(scaleout("cluster up " + source_path("topologies/emulated-4x200mbit.yaml")).code, 0);
+  Output o = scaleout("validate " + source_path("experiments/emulated/ring-4.yaml") +
+                      " --cluster emulated --tolerance 0.0001 --strategy ring");
+  EXPECT_EQ(o.code, 1) << o.text;
+}
+
+}  // namespace
