@@ -100,8 +100,13 @@ core::Fabric::Handle GlooFabric::post_recv(int peer, core::Span span, core::Comb
   p.peer = peer;
   p.span = span;
   p.combine = combine;
-  p.scratch.resize(span.count);
-  p.buffer = context_->createUnboundBuffer(p.scratch.data(), span.count * sizeof(float));
+  // An overwrite lands in place; an addition needs the incoming values beside the local ones.
+  float* target = data_.data() + span.begin;
+  if (combine == core::Combine::kAdd) {
+    p.scratch.reset(new float[span.count]);
+    target = p.scratch.get();
+  }
+  p.buffer = context_->createUnboundBuffer(target, span.count * sizeof(float));
   p.buffer->recv(peer, kDataSlot);
   pending_.push_back(std::move(p));
   return static_cast<Handle>(pending_.size() - 1);
@@ -117,14 +122,11 @@ void GlooFabric::wait_one(Pending& p) {
                     " rank " + std::to_string(p.peer) + " within " + std::to_string(timeout_.count()) +
                     " ms (" + e.what() + ")");
   }
-  if (!p.send) {
+  if (!p.send && p.combine == core::Combine::kAdd && p.scratch) {
     float* dst = data_.data() + p.span.begin;
-    if (p.combine == core::Combine::kAdd) {
-      for (std::int64_t i = 0; i < p.span.count; ++i) dst[i] += p.scratch[i];
-    } else {
-      std::copy(p.scratch.begin(), p.scratch.end(), dst);
-    }
-    std::vector<float>().swap(p.scratch);  // combined: free it now, not at the bucket's end
+    const float* in = p.scratch.get();
+    for (std::int64_t i = 0; i < p.span.count; ++i) dst[i] += in[i];
+    p.scratch.reset();  // combined: free it now, not at the bucket's end
   }
   p.buffer.reset();
   p.done = true;
@@ -152,8 +154,9 @@ void GlooFabric::send_message(int peer, const core::Message& m) {
     auto d = std::make_unique<Pending>();
     d->peer = peer;
     d->send = true;
-    d->scratch.assign(data_.begin() + m.data.begin, data_.begin() + m.data.end());
-    d->buffer = context_->createUnboundBuffer(d->scratch.data(), d->scratch.size() * sizeof(float));
+    d->scratch.reset(new float[m.data.count]);
+    std::copy(data_.begin() + m.data.begin, data_.begin() + m.data.end(), d->scratch.get());
+    d->buffer = context_->createUnboundBuffer(d->scratch.get(), m.data.count * sizeof(float));
     d->buffer->send(peer, kMessageDataSlot);
     message_sends_.push_back(std::move(d));
   }
@@ -191,7 +194,7 @@ core::Message GlooFabric::receive_message() {
     Pending p;
     p.peer = m.from;
     p.buffer = std::move(data);
-    p.span = {0, 0};  // nothing to combine yet: accept_data() decides
+    p.combine = core::Combine::kReplace;  // lands in held_; accept_data() decides what to do with it
     wait_one(p);
   }
   return m;

@@ -57,7 +57,7 @@ class GlooFabric : public core::Fabric {
     bool done = false;
     core::Span span;
     core::Combine combine = core::Combine::kReplace;
-    std::vector<float> scratch;  // receives land here, then combine into the gradient
+    std::unique_ptr<float[]> scratch;  // additions land here first (uninitialised: no zeroing)
   };
   void wait_one(Pending& p);
   void reap_message_sends(bool all);
