@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/plan_args.hpp"
 #include "cli/report.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
@@ -17,11 +18,9 @@ namespace scaleout::cli {
 namespace {
 
 struct RunArgs {
-  std::string plan;
+  PlanArgs plan;
   std::string backend = "cpu";
   std::string cluster = "local";
-  int workers = 0;
-  std::string strategy;
   std::string output;
   std::string trace;
   double compute_scale = 1e-4;
@@ -38,12 +37,10 @@ Action add_run_command(CLI::App& app) {
       "run",
       "Execute a plan for real: one process per rank, the same strategy code, real gradients, checked sums.\n"
       "Example: scaleout run experiments/quickstart.yaml --workers 4 --strategy ring -o measured.json");
-  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  add_plan_options(cmd, args->plan);
   cmd->add_option("--backend", args->backend, "cpu (Gloo over TCP) or cuda (NCCL)")->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_option("--cluster", args->cluster, "local (this machine, loopback) or emulated")
       ->check(CLI::IsMember({"local", "emulated"}));
-  cmd->add_option("--workers", args->workers, "override training.workers")->check(CLI::PositiveNumber);
-  cmd->add_option("--strategy", args->strategy, "override strategy.kind");
   cmd->add_option("-o,--output", args->output, "write the measured result JSON here");
   cmd->add_option("--trace", args->trace, "write a Chrome trace of the run here");
   cmd->add_option("--compute-scale", args->compute_scale,
@@ -57,24 +54,14 @@ Action add_run_command(CLI::App& app) {
   return [args]() {
     if (args->backend == "cuda")
       throw core::InputError("", 0, "--backend", "this build has no CUDA backend yet; use --backend cpu");
-    core::PlanOverrides overrides;
-    if (args->workers > 0) overrides.workers = args->workers;
-    if (!args->strategy.empty()) {
-      overrides.strategy = core::parse_strategy_kind(args->strategy);
-      if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args->strategy + "'");
-    }
-    core::Plan plan = core::load_plan(args->plan, overrides);
+    core::Plan plan = load_plan_args(args->plan);
     exec::ExecOptions options;
     options.compute_scale = args->compute_scale;
     options.timeout = std::chrono::milliseconds(static_cast<long>(args->timeout_s * 1000));
     options.baselines = !args->no_baselines;
     options.trace_path = args->trace;
     if (args->cluster == "emulated") {
-      auto cluster = exec::current_cluster();
-      if (!cluster)
-        throw core::InputError("", 0, "--cluster", "no emulated cluster is up: run 'scaleout cluster up TOPOLOGY' first");
-      options.node_netns = cluster->node_netns;
-      options.node_ip = cluster->node_ip;
+      use_emulated_cluster(options);
     }
     // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step.
     if (const char* kill = std::getenv("SCALEOUT_KILL_RANK")) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/plan_args.hpp"
 #include "cli/report.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
@@ -17,11 +18,9 @@ namespace scaleout::cli {
 namespace {
 
 struct SimulateArgs {
-  std::string plan;
+  PlanArgs plan;
   std::string engine = "sim";
   std::string fidelity = "fast";
-  int workers = 0;
-  std::string strategy;
   std::string output;
   std::string trace;
   bool json = false;
@@ -35,26 +34,18 @@ Action add_simulate_command(CLI::App& app) {
       "simulate",
       "Predict one training configuration.\n"
       "Example: scaleout simulate experiments/quickstart.yaml --workers 64 --strategy ring -o result.json");
-  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  add_plan_options(cmd, args->plan);
   cmd->add_option("--engine", args->engine, "sim (SimGrid) or analytic (closed form)")
       ->check(CLI::IsMember({"sim", "analytic"}));
   cmd->add_option("--fidelity", args->fidelity,
                   "sim: fast (fixed-peer steps travel as one message) or step (every step simulated)")
       ->check(CLI::IsMember({"fast", "step"}));
-  cmd->add_option("--workers", args->workers, "override training.workers")->check(CLI::PositiveNumber);
-  cmd->add_option("--strategy", args->strategy, "override strategy.kind");
   cmd->add_option("-o,--output", args->output, "write the result JSON here");
   cmd->add_option("--trace", args->trace, "write a Chrome trace (sim engine) here");
   cmd->add_flag("--json", args->json, "print the result JSON on stdout");
 
   return [args]() {
-    core::PlanOverrides overrides;
-    if (args->workers > 0) overrides.workers = args->workers;
-    if (!args->strategy.empty()) {
-      overrides.strategy = core::parse_strategy_kind(args->strategy);
-      if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args->strategy + "'");
-    }
-    core::Plan plan = core::load_plan(args->plan, overrides);
+    core::Plan plan = load_plan_args(args->plan);
     core::RunResult result;
     if (args->engine == "analytic") {
       if (!args->trace.empty()) throw core::InputError("", 0, "--trace", "the analytic engine has no timeline; use --engine sim");

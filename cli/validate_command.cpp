@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/plan_args.hpp"
 #include "cli/report.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
@@ -19,10 +20,8 @@ namespace scaleout::cli {
 namespace {
 
 struct ValidateArgs {
-  std::string plan;
+  PlanArgs plan;
   std::string cluster = "local";
-  int workers = 0;
-  std::string strategy;
   double tolerance = 0.10;
   std::string output;
 };
@@ -45,21 +44,13 @@ Action add_validate_command(CLI::App& app) {
       "describes). On an emulated cluster the topology's rates are what tc enforces.\n"
       "Example: scaleout cluster up topologies/emulated-4x200mbit.yaml && "
       "scaleout validate experiments/emulated-ring.yaml --cluster emulated");
-  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  add_plan_options(cmd, args->plan);
   cmd->add_option("--cluster", args->cluster, "local or emulated")->check(CLI::IsMember({"local", "emulated"}));
-  cmd->add_option("--workers", args->workers, "override training.workers")->check(CLI::PositiveNumber);
-  cmd->add_option("--strategy", args->strategy, "override strategy.kind");
   cmd->add_option("--tolerance", args->tolerance, "largest relative step-time error accepted (default 0.10)")
       ->check(CLI::Range(0.0, 10.0));
   cmd->add_option("-o,--output", args->output, "write {predicted, measured, error} as JSON here");
   return [args]() {
-    core::PlanOverrides overrides;
-    if (args->workers > 0) overrides.workers = args->workers;
-    if (!args->strategy.empty()) {
-      overrides.strategy = core::parse_strategy_kind(args->strategy);
-      if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args->strategy + "'");
-    }
-    core::Plan plan = core::load_plan(args->plan, overrides);
+    core::Plan plan = load_plan_args(args->plan);
     plan.workload.flops_per_sample = 1;  // communication only, in both engines
     plan.workload.layers.clear();
     plan.training.overlap = false;
@@ -67,11 +58,7 @@ Action add_validate_command(CLI::App& app) {
     options.compute_scale = 0;
     options.baselines = false;
     if (args->cluster == "emulated") {
-      auto cluster = exec::current_cluster();
-      if (!cluster)
-        throw core::InputError("", 0, "--cluster", "no emulated cluster is up: run 'scaleout cluster up TOPOLOGY' first");
-      options.node_netns = cluster->node_netns;
-      options.node_ip = cluster->node_ip;
+      use_emulated_cluster(options);
     }
     core::RunResult predicted = sim::simulate(plan);
     core::RunResult measured;

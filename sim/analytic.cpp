@@ -226,6 +226,38 @@ double mean_stretch(const Plan& plan) {
 
 }  // namespace
 
+// The keys every analytic result shares, from a step time that holds for every step; `applied`
+// gradients of `batch` samples train the model each step.
+RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, double step, double comm,
+                                  int applied_per_step) const {
+  RunResult r;
+  r.engine = "analytic";
+  r.strategy = core::strategy_name(plan.strategy.kind);
+  r.plan = plan.file;
+  r.cluster = cluster_.name;
+  r.workload = plan.workload.name;
+  r.network_model = cluster_.network_model;
+  r.workers = plan.training.workers;
+  r.servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
+  r.bytes = m.gradient_bytes();
+  r.phases.compute_s = m.compute_flops() / cluster_.device.flops;  // nominal, as the simulator
+  r.phases.comm_s = comm;
+  r.step_time_s = step;
+  r.phases.exposed_comm_s = std::max(0.0, step - r.phases.compute_s);
+  for (int s = 0; s < plan.training.steps; ++s) r.steps.push_back({s, step});
+  core::fill_derived(r, plan.training.batch_per_worker);
+  double share = static_cast<double>(applied_per_step) / r.workers;  // only applied gradients train
+  r.throughput_samples_per_s *= share;
+  r.scaling_efficiency *= share;
+  r.gradients.applied = static_cast<long>(applied_per_step) * plan.training.steps;
+  r.staleness = core::staleness_from_histogram({r.gradients.applied});
+  std::vector<double> times(plan.training.steps, step);
+  core::FailureOutcome f = core::restart_from_checkpoint(
+      times, plan.resilience, static_cast<double>(applied_per_step) * plan.training.batch_per_worker);
+  r.resilience = {f.policy, f.failures, f.wall_s, f.lost_work_s, f.restart_s, f.checkpoint_s, f.goodput_samples_per_s, {}};
+  return r;
+}
+
 RunResult AnalyticModel::predict(const Plan& plan) const {
   auto wall0 = std::chrono::steady_clock::now();
   if (core::devices_needed(plan) > topo_.num_devices())
@@ -249,33 +281,8 @@ RunResult AnalyticModel::predict(const Plan& plan) const {
     comm_free = std::max(comm_free, ready) + t;
     comm += t;
   }
-  RunResult r;
-  r.engine = "analytic";
-  r.strategy = core::strategy_name(plan.strategy.kind);
-  r.plan = plan.file;
-  r.cluster = cluster_.name;
-  r.workload = plan.workload.name;
-  r.network_model = cluster_.network_model;
-  r.workers = plan.training.workers;
-  r.servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
-  r.bytes = m.gradient_bytes();
-  r.phases.compute_s = m.compute_flops() / cluster_.device.flops;  // nominal, as the simulator
-  r.phases.comm_s = comm;
-  r.step_time_s = std::max(forward + backward, comm_free);
-  r.gradients.applied = static_cast<long>(k) * plan.training.steps;
+  RunResult r = assemble(plan, m, std::max(forward + backward, comm_free), comm, k);
   r.gradients.dropped = static_cast<long>(n - k) * plan.training.steps;
-  r.phases.exposed_comm_s = r.step_time_s - r.phases.compute_s;
-  for (int s = 0; s < plan.training.steps; ++s) r.steps.push_back({s, r.step_time_s});
-  core::fill_derived(r, plan.training.batch_per_worker);
-  if (k < n) {  // only the aggregated gradients train the model
-    r.throughput_samples_per_s *= static_cast<double>(k) / n;
-    r.scaling_efficiency *= static_cast<double>(k) / n;
-  }
-  r.staleness = core::staleness_from_histogram({r.gradients.applied});
-  std::vector<double> times(plan.training.steps, r.step_time_s);
-  core::FailureOutcome f = core::restart_from_checkpoint(times, plan.resilience,
-                                                         static_cast<double>(k) * plan.training.batch_per_worker);
-  r.resilience = {f.policy, f.failures, f.wall_s, f.lost_work_s, f.restart_s, f.checkpoint_s, f.goodput_samples_per_s, {}};
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }
@@ -285,38 +292,20 @@ RunResult AnalyticModel::predict_async_ps(const Plan& plan, const core::StepMode
   // worker's own pull + compute + push, unless the servers' links are the bottleneck: they carry
   // N shards of S/k each way per cycle. Each gradient then finds the N-1 others applied since its
   // pull (per shard), so mean staleness is N-1 (at most the bound, with one).
-  int n = plan.training.workers, k = plan.strategy.ps_servers;
+  int n = plan.training.workers;
   double bytes = m.gradient_bytes();
   double exchange = exchange_time(plan, bytes);  // push + pull of everything, all workers at once
   Plan one = plan;
   one.training.workers = 1;
   double compute = m.compute_flops() / flops * mean_stretch(plan);
   double cycle = std::max(compute + exchange_time(one, bytes), exchange);
-  RunResult r;
-  r.engine = "analytic";
-  r.strategy = core::strategy_name(plan.strategy.kind);
-  r.plan = plan.file;
-  r.cluster = cluster_.name;
-  r.workload = plan.workload.name;
-  r.network_model = cluster_.network_model;
-  r.workers = n;
-  r.servers = k;
-  r.bytes = bytes;
-  r.phases.compute_s = m.compute_flops() / cluster_.device.flops;
-  r.phases.comm_s = cycle - compute;
-  r.step_time_s = cycle;
-  r.phases.exposed_comm_s = r.step_time_s - r.phases.compute_s;
-  for (int s = 0; s < plan.training.steps; ++s) r.steps.push_back({s, cycle});
-  core::fill_derived(r, plan.training.batch_per_worker);
-  r.gradients.applied = static_cast<long>(n) * plan.training.steps;
+  RunResult r = assemble(plan, m, cycle, cycle - compute, n);
   double mean = n - 1;
   if (plan.strategy.staleness_bound >= 0) mean = std::min(mean, static_cast<double>(plan.strategy.staleness_bound));
+  r.staleness = {};  // the closed form gives the mean, not a histogram
   r.staleness.mean = mean;
   r.staleness.p50 = static_cast<int>(std::lround(mean));
   r.staleness.p99 = r.staleness.max = static_cast<int>(std::lround(mean));
-  std::vector<double> times(plan.training.steps, cycle);
-  core::FailureOutcome f = core::restart_from_checkpoint(times, plan.resilience, static_cast<double>(n) * plan.training.batch_per_worker);
-  r.resilience = {f.policy, f.failures, f.wall_s, f.lost_work_s, f.restart_s, f.checkpoint_s, f.goodput_samples_per_s, {}};
   return r;
 }
 

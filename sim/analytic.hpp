@@ -26,6 +26,8 @@ class AnalyticModel {
   double exchange_time(const core::Plan& plan, double bytes) const;
 
  private:
+  core::RunResult assemble(const core::Plan& plan, const core::StepModel& m, double step, double comm,
+                           int applied_per_step) const;
   core::RunResult predict_async_ps(const core::Plan& plan, const core::StepModel& m, double flops) const;
 
   core::Cluster cluster_;

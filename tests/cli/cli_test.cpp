@@ -1,13 +1,12 @@
 // Drives the `scaleout` binary as a user would: exit codes, messages, files.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace {
@@ -15,21 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 using scaleout::testing::source_path;
 
-struct Output {
-  int code = -1;
-  std::string text;  // stdout and stderr together
-};
-
-Output shell(const std::string& command) {
-  std::string cmd = command + " 2>&1";
-  Output out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.text.append(buf.data(), n);
-  int status = pclose(pipe);
-  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+using scaleout::testing::Output;
+using scaleout::testing::shell;
 
 Output run(const std::string& args) { return shell(std::string(SCALEOUT_BINARY) + " " + args); }
 

@@ -1,34 +1,20 @@
 // `scaleout validate` on the emulated cluster: predicted step time within 10% of measured for
 // ring, torus2d and PS at 4 and 8 ranks. Needs root (CI is root); elsewhere it skips and says why.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
 
+#include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace {
 
 using scaleout::testing::source_path;
 
-struct Output {
-  int code = -1;
-  std::string text;
-};
+using scaleout::testing::Output;
 
-Output scaleout(const std::string& args) {
-  std::string cmd = std::string(SCALEOUT_BINARY) + " " + args + " 2>&1";
-  Output out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.text.append(buf.data(), n);
-  int status = pclose(pipe);
-  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+Output scaleout(const std::string& args) { return scaleout::testing::shell(std::string(SCALEOUT_BINARY) + " " + args); }
 
 class Validate : public ::testing::Test {
  protected:

@@ -1,0 +1,33 @@
+#include "cli/plan_args.hpp"
+
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "exec/emulated_cluster.hpp"
+
+namespace scaleout::cli {
+
+void add_plan_options(CLI::App* cmd, PlanArgs& args) {
+  cmd->add_option("plan", args.plan, "plan YAML file")->required();
+  cmd->add_option("--workers", args.workers, "override training.workers")->check(CLI::PositiveNumber);
+  cmd->add_option("--strategy", args.strategy, "override strategy.kind");
+}
+
+core::Plan load_plan_args(const PlanArgs& args) {
+  core::PlanOverrides overrides;
+  if (args.workers > 0) overrides.workers = args.workers;
+  if (!args.strategy.empty()) {
+    overrides.strategy = core::parse_strategy_kind(args.strategy);
+    if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args.strategy + "'");
+  }
+  return core::load_plan(args.plan, overrides);
+}
+
+void use_emulated_cluster(exec::ExecOptions& options) {
+  auto cluster = exec::current_cluster();
+  if (!cluster)
+    throw core::InputError("", 0, "--cluster", "no emulated cluster is up: run 'scaleout cluster up TOPOLOGY' first");
+  options.node_netns = cluster->node_netns;
+  options.node_ip = cluster->node_ip;
+}
+
+}  // namespace scaleout::cli

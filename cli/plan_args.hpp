@@ -1,0 +1,27 @@
+// Options shared by the commands that take a plan: the file and its command-line overrides, and
+// the emulated cluster a run may use.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "core/plan.hpp"
+#include "exec/local_run.hpp"
+
+namespace scaleout::cli {
+
+struct PlanArgs {
+  std::string plan;
+  int workers = 0;
+  std::string strategy;
+};
+
+// Adds PLAN, --workers and --strategy to `cmd`.
+void add_plan_options(CLI::App* cmd, PlanArgs& args);
+// Loads the plan with the overrides. Throws core::InputError naming the file, line and field.
+core::Plan load_plan_args(const PlanArgs& args);
+// Points `options` at the emulated cluster that is up; throws core::InputError when none is.
+void use_emulated_cluster(exec::ExecOptions& options);
+
+}  // namespace scaleout::cli
