@@ -53,6 +53,7 @@ Topology Topology::build(const Cluster& c, int devices_needed) {
   Topology t = build_graph(c, devices_needed);
   t.device_flops_.assign(t.num_devices(), c.device.flops);
   t.apply_heterogeneity(c);
+  for (double f : t.device_flops_) t.slowest_prefix_.push_back(t.slowest_prefix_.empty() ? f : std::min(t.slowest_prefix_.back(), f));
   return t;
 }
 

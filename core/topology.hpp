@@ -71,6 +71,8 @@ class Topology {
   const TopoGraph& graph() const { return graph_; }
   // Peak FLOP/s of a device, after the cluster's speed factors.
   double device_flops(int device) const { return device_flops_[device]; }
+  // The slowest of devices 0 .. count-1 (where `count` workers run), in O(1).
+  double slowest_device_flops(int count) const { return slowest_prefix_[std::max(1, count) - 1]; }
 
   // Shortest (fewest hops) path between two devices. Cached per node pair: cheap to call often.
   Path device_path(int from_device, int to_device) const;
@@ -104,6 +106,7 @@ class Topology {
   std::vector<int> node_nic_;     // tree routing: each node's NIC link
   std::vector<int> node_uplink_;  // tree routing: the uplink of each node's rack (-1: none)
   std::vector<double> device_flops_;
+  std::vector<double> slowest_prefix_;  // slowest_prefix_[i] = min of device_flops_[0..i]
   void apply_heterogeneity(const Cluster& cluster);
   const Path& node_path(int from_node, int to_node) const;
   // Switch and two-tier networks are trees: their node paths follow from the NIC and uplink links

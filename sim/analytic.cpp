@@ -265,8 +265,7 @@ RunResult AnalyticModel::predict(const Plan& plan) const {
                            "more workers than the cluster has devices");
   core::StepModel m = core::make_step_model(plan);
   int n = plan.training.workers;
-  double slowest = topo_.device_flops(0);
-  for (int d = 0; d < n; ++d) slowest = std::min(slowest, topo_.device_flops(d));
+  double slowest = topo_.slowest_device_flops(n);
   core::PsRules rules = core::ps_rules(plan);
   bool ps_program = core::uses_ps_training(plan);
   int k = ps_program && rules.drop_stale ? rules.aggregate : n;

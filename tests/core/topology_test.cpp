@@ -134,3 +134,25 @@ TEST(Topology, TreeRoutingEqualsBreadthFirstSearch) {
 
 }  // namespace
 }  // namespace scaleout::core
+
+namespace scaleout::core {
+namespace {
+
+TEST(Topology, HeterogeneitySlowsNamedDevicesAndLinks) {
+  Cluster c = testing::switch_cluster(2, 12.5e9, 1e-6);
+  c.heterogeneity.speed_factors = {{"node1", 0.5}, {"node0-dev1", 0.8}};
+  c.heterogeneity.link_bandwidth = {{"node2-nic", 1e9}};
+  Topology t = Topology::build(c, 6);
+  EXPECT_DOUBLE_EQ(t.device_flops(0), 100e12);
+  EXPECT_DOUBLE_EQ(t.device_flops(1), 80e12);
+  EXPECT_DOUBLE_EQ(t.device_flops(3), 50e12);
+  EXPECT_DOUBLE_EQ(t.slowest_device_flops(1), 100e12);
+  EXPECT_DOUBLE_EQ(t.slowest_device_flops(2), 80e12);
+  EXPECT_DOUBLE_EQ(t.slowest_device_flops(6), 50e12);
+  EXPECT_DOUBLE_EQ(t.device_cost(0, 4).bandwidth, 1e9);
+  c.heterogeneity.link_bandwidth = {{"nowhere", 1e9}};
+  EXPECT_THROW(Topology::build(c, 6), InputError);
+}
+
+}  // namespace
+}  // namespace scaleout::core
