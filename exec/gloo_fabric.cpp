@@ -163,8 +163,10 @@ void GlooFabric::send_message(int peer, const core::Message& m) {
 }
 
 void GlooFabric::reap_message_sends(bool all) {
-  // Message sends complete in order per peer; wait for finished ones (all of them at the end).
-  if (!all && message_sends_.size() < 64) return;
+  // Gloo's sends are rendezvous: one completes only once its receiver posted a receive. Waiting
+  // for sends while sending could deadlock two ranks that send to each other, so message sends
+  // are only waited for at the end.
+  if (!all) return;
   for (auto& p : message_sends_) wait_one(*p);
   message_sends_.clear();
   header_storage_.clear();

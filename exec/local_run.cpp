@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -37,8 +38,9 @@ std::string read_file(const fs::path& p) {
 
 // The child side: run the rank, write its report (or its error), exit without returning.
 [[noreturn]] void child(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
-                        const fs::path& dir) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the launcher
+                        const fs::path& dir, pid_t launcher) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);      // never outlive the launcher,
+  if (::getppid() != launcher) std::_Exit(1);  // not even one that died before the line above
   int code = 0;
   try {
     run_rank(plan, options, setup, [&](const nlohmann::json& report) {
@@ -176,6 +178,7 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   };
 
   std::fflush(nullptr);
+  pid_t launcher = ::getpid();
   std::map<pid_t, int> running;
   for (int r = 0; r < size; ++r) {
     pid_t pid = ::fork();
@@ -184,7 +187,7 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
       fs::remove_all(dir);
       throw RunFailed("cannot start rank " + std::to_string(r) + " (fork failed)");
     }
-    if (pid == 0) child(plan, options, setup_of(r), dir);
+    if (pid == 0) child(plan, options, setup_of(r), dir, launcher);
     running[pid] = r;
   }
 
@@ -196,6 +199,7 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   while (!running.empty() && failure.empty()) {
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid < 0 && errno == EINTR) continue;
     if (pid == 0) {
       if (std::chrono::steady_clock::now() > deadline) {
         failure = "the run passed its deadline; ranks still running: " + std::to_string(running.size());
@@ -229,7 +233,14 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
     throw RunFailed(failure);
   }
   std::vector<nlohmann::json> reports;
-  for (int r = 0; r < size; ++r) reports.push_back(nlohmann::json::parse(read_file(dir / ("rank-" + std::to_string(r) + ".json"))));
+  for (int r = 0; r < size; ++r) {
+    nlohmann::json report = nlohmann::json::parse(read_file(dir / ("rank-" + std::to_string(r) + ".json")), nullptr, false);
+    if (report.is_discarded()) {
+      fs::remove_all(dir);
+      throw RunFailed("rank " + std::to_string(r) + " ended without a report");
+    }
+    reports.push_back(std::move(report));
+  }
   fs::remove_all(dir);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   core::RunResult result = aggregate(plan, reports, servers, options, wall);

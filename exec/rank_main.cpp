@@ -68,9 +68,9 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
               const std::function<void(const nlohmann::json&)>& finish) {
   if (!setup.netns.empty()) {
     int fd = ::open(("/var/run/netns/" + setup.netns).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0)
-      throw std::runtime_error("cannot enter network namespace " + setup.netns + " (is the cluster up?)");
-    ::close(fd);
+    bool entered = fd >= 0 && ::setns(fd, CLONE_NEWNET) == 0;
+    if (fd >= 0) ::close(fd);
+    if (!entered) throw std::runtime_error("cannot enter network namespace " + setup.netns + " (is the cluster up?)");
   }
   int workers = plan.training.workers;
   core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));

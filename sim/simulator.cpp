@@ -153,14 +153,16 @@ class Recorder : public core::TrainingObserver {
       run_.trace->span(run_.rank_track[worker], "compute", "compute", pull_end, compute_end - pull_end);
     }
   }
-  void applied(int, int staleness, double time) override {
+  // Staleness is recorded on every shard; gradients are counted on shard 0 (each gradient reaches
+  // every shard as one piece), so that counts and throughput do not grow with the shards.
+  void applied(int shard, int staleness, double time) override {
     if (static_cast<std::size_t>(staleness) >= run_.staleness.size()) run_.staleness.resize(staleness + 1);
     ++run_.staleness[staleness];
-    ++run_.gradients.applied;
+    if (shard == 0) ++run_.gradients.applied;
     run_.last_apply = std::max(run_.last_apply, time);
   }
-  void dropped(int, double time) override {
-    ++run_.gradients.dropped;
+  void dropped(int shard, double time) override {
+    if (shard == 0) ++run_.gradients.dropped;
     run_.last_apply = std::max(run_.last_apply, time);
   }
   void left(int worker, int, double) override { run_.left_workers.push_back(worker); }
@@ -311,15 +313,14 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
     }
   if (ps_program && core::ps_rules(plan).blocking_pulls) {
     // Synchronous modes: step k ends when every shard reached its k-th share of the versions.
-    std::int64_t per_step = std::max<std::int64_t>(1, core::ps_last_version(plan) / run.steps);
+    std::int64_t last = core::ps_last_version(plan);
     for (int s = 0; s < run.steps; ++s) {
       step_end[s] = 0;
-      for (const auto& [shard, times] : run.version_times) {
-        std::size_t v = std::min<std::size_t>(times.size(), (s + 1) * per_step);
-        if (v > 0) step_end[s] = std::max(step_end[s], times[v - 1]);
-      }
+      auto v = static_cast<std::size_t>((s + 1) * last / run.steps);
+      for (const auto& [shard, times] : run.version_times)
+        if (v > 0 && !times.empty()) step_end[s] = std::max(step_end[s], times[std::min(v, times.size()) - 1]);
     }
-    run.last_apply = step_end.empty() ? 0 : step_end.back();
+    run.last_apply = std::max(run.last_apply, step_end.empty() ? 0.0 : step_end.back());
   }
   for (int s = 1; s < run.steps; ++s) step_end[s] = std::max(step_end[s], step_end[s - 1]);
   // With a PS program the run is over when the servers applied the last gradient.

@@ -108,7 +108,7 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     }
     if (stop) {
       for (int j = 0; j < servers_; ++j)
-        if (!stopped_by[j]) fabric.send_message(workers_ + j, {w, kDone, 0, 0, {}});
+        if (!stopped_by[j]) fabric.send_message(workers_ + j, {w, kDone, step, 0, {}});  // a: pushes sent
       return;
     }
     double pull_end = fabric.now();
@@ -178,18 +178,51 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
     deferred.clear();
   };
 
+  // A DONE may overtake the worker's last pushes (they travel separately): it counts once they
+  // arrived. done_after[w] = pushes the worker sent before it was done (-1: not done).
+  std::vector<long> done_after(workers_, -1);
+  auto settle_done = [&](int w) {
+    if (done_after[w] < 0 || pushes_from[w] < done_after[w]) return;
+    mark_stopped(w);
+    deferred.erase(std::remove_if(deferred.begin(), deferred.end(), [&](const auto& d) { return d.first == w; }),
+                   deferred.end());
+  };
+
+  // In the synchronous modes a version may need more gradients than can still come: every worker
+  // still running waits for it and has nothing in flight (e.g. the others were stopped by another
+  // shard). Then the version is applied with what there is, and the run goes on.
+  auto unblock = [&] {
+    if (!rules_.blocking_pulls || deferred.empty() || version >= last_version) return;
+    if (static_cast<int>(deferred.size()) != workers_ - stopped) return;
+    for (const auto& d : deferred)
+      if (pushes_from[d.first] < d.second) return;  // a push is still on its way
+    ++version;
+    accepted_in_version = 0;
+    observer.version_done(j, version, fabric.now());
+    if (version >= last_version) {
+      stop_deferred();
+    } else {
+      serve_deferred();
+    }
+  };
+
   while (!finished()) {
+    unblock();
+    if (finished()) break;
     Message m = fabric.receive_message();
+    if (m.kind == kPush) ++pushes_from[m.from];
     if (m.kind == kPull && version >= last_version) {
       if (!is_stopped[m.from]) fabric.send_message(m.from, {fabric.rank(), kStop, version, 0, {}});
       mark_stopped(m.from);
       continue;
     }
-    if (m.kind == kPush && version >= last_version) continue;  // computed too late to matter
+    if (m.kind == kPush && version >= last_version) {  // computed too late to matter
+      settle_done(m.from);
+      continue;
+    }
     if (m.kind == kDone) {  // another shard stopped this worker: forget its pull, if held back
-      mark_stopped(m.from);
-      deferred.erase(std::remove_if(deferred.begin(), deferred.end(), [&](const auto& d) { return d.first == m.from; }),
-                     deferred.end());
+      done_after[m.from] = m.a;
+      settle_done(m.from);
       continue;
     }
     if (m.kind == kPull) {
@@ -201,12 +234,12 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
       }
       continue;
     }
-    if (m.kind == kLeave) {
+    if (m.kind == kLeave) {  // the worker's node failed: it pulls and pushes no more
       expected -= m.a;
+      mark_stopped(m.from);
       continue;
     }
     ++received;
-    ++pushes_from[m.from];
     auto it = in_flight.find(m.from);
     if (it != in_flight.end()) {
       in_flight_versions.erase(in_flight_versions.find(it->second));
@@ -223,6 +256,7 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
         observer.version_done(j, version, fabric.now());
       }
     }
+    settle_done(m.from);
     if (version >= last_version) {
       stop_deferred();
     } else {
