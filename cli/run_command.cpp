@@ -21,6 +21,8 @@ struct RunArgs {
   PlanArgs plan;
   std::string backend = "cpu";
   std::string cluster = "local";
+  std::string launch = "local";
+  std::string store;
   std::string output;
   std::string trace;
   double compute_scale = 1e-4;
@@ -41,7 +43,12 @@ Action add_run_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend, "cpu (Gloo over TCP) or cuda (NCCL)")->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_option("--cluster", args->cluster, "local (this machine, loopback) or emulated")
       ->check(CLI::IsMember({"local", "emulated"}));
-  cmd->add_option("-o,--output", args->output, "write the measured result JSON here");
+  cmd->add_option("--launch", args->launch,
+                  "local: start every rank here; external: run the one rank that TF_CONFIG, mpirun "
+                  "(OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS) gives this process")
+      ->check(CLI::IsMember({"local", "external"}));
+  cmd->add_option("--store", args->store, "external: a directory every rank sees (shared across hosts)");
+  cmd->add_option("-o,--output", args->output, "write the measured result JSON here (rank 0)");
   cmd->add_option("--trace", args->trace, "write a Chrome trace of the run here");
   cmd->add_option("--compute-scale", args->compute_scale,
                   "share of the plan's FLOPs each step really computes (default 1e-4: CPU-sized)")
@@ -72,7 +79,22 @@ Action add_run_command(CLI::App& app) {
     }
     core::RunResult result;
     try {
-      result = exec::run_local(plan, options);
+      if (args->launch == "external") {
+        if (args->store.empty()) throw core::InputError("", 0, "--store", "--launch external needs a shared --store DIR");
+        auto me = exec::external_rank_from_environment();
+        if (!me)
+          throw core::InputError("", 0, "--launch",
+                                 "no rank found: set TF_CONFIG, or start under mpirun (OMPI_COMM_WORLD_RANK/SIZE, "
+                                 "PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS)");
+        auto mine = exec::run_external(plan, options, *me, args->store);
+        if (!mine) {
+          std::printf("rank %d of %d done (%s); rank 0 reports the run\n", me->rank, me->size, me->source.c_str());
+          return 0;
+        }
+        result = *mine;
+      } else {
+        result = exec::run_local(plan, options);
+      }
     } catch (const exec::RunFailed& e) {
       std::fprintf(stderr, "error: the run failed: %s\n", e.what());
       return 1;

@@ -36,6 +36,35 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
+// Writes this rank's report, then waits until every rank reported (or the deadline passed):
+// closing its connections while a peer still finishes the last barrier would fail that peer.
+void report_and_wait(const fs::path& dir, int rank, int size, std::chrono::milliseconds timeout,
+                     const nlohmann::json& report) {
+  core::write_file_atomic((dir / ("rank-" + std::to_string(rank) + ".json")).string(), report.dump());
+  auto until = std::chrono::steady_clock::now() + timeout;
+  for (int r = 0; r < size && std::chrono::steady_clock::now() < until;) {
+    std::string name = "rank-" + std::to_string(r);
+    if (fs::exists(dir / (name + ".json")) || fs::exists(dir / (name + ".err"))) {
+      ++r;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+}
+
+// Every rank's report from `dir`; throws RunFailed naming a rank that left none.
+std::vector<nlohmann::json> read_reports(const fs::path& dir, int size) {
+  std::vector<nlohmann::json> reports;
+  for (int r = 0; r < size; ++r) {
+    fs::path err = dir / ("rank-" + std::to_string(r) + ".err");
+    if (fs::exists(err)) throw RunFailed("rank " + std::to_string(r) + " failed: " + read_file(err));
+    nlohmann::json report = nlohmann::json::parse(read_file(dir / ("rank-" + std::to_string(r) + ".json")), nullptr, false);
+    if (report.is_discarded()) throw RunFailed("rank " + std::to_string(r) + " ended without a report");
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
 // The child side: run the rank, write its report (or its error), exit without returning.
 [[noreturn]] void child(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
                         const fs::path& dir, pid_t launcher) {
@@ -44,18 +73,7 @@ std::string read_file(const fs::path& p) {
   int code = 0;
   try {
     run_rank(plan, options, setup, [&](const nlohmann::json& report) {
-      core::write_file_atomic((dir / ("rank-" + std::to_string(setup.rank) + ".json")).string(), report.dump());
-      // Closing this rank's connections while a peer still finishes the last barrier would fail
-      // that peer: keep them open until every rank has reported (or the deadline passed).
-      auto until = std::chrono::steady_clock::now() + options.timeout;
-      for (int r = 0; r < setup.size && std::chrono::steady_clock::now() < until;) {
-        std::string name = "rank-" + std::to_string(r);
-        if (fs::exists(dir / (name + ".json")) || fs::exists(dir / (name + ".err"))) {
-          ++r;
-        } else {
-          std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        }
-      }
+      report_and_wait(dir, setup.rank, setup.size, options.timeout, report);
     });
   } catch (const std::exception& e) {
     std::ofstream(dir / ("rank-" + std::to_string(setup.rank) + ".err")) << e.what();
@@ -138,7 +156,7 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
 
 }  // namespace
 
-core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
+void check_executable(const core::Plan& plan) {
   if (core::uses_ps_training(plan))
     throw core::InputError(plan.file, plan.strategy.line, "strategy",
                            "scaleout run executes collectives and synchronous PS; asynchronous PS, backup "
@@ -147,6 +165,10 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
       !plan.stragglers.slow_workers.empty())
     throw core::InputError(plan.file, 0, "stragglers/failures",
                            "are simulated only; remove them to execute the plan");
+}
+
+core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
+  check_executable(plan);
   auto wall0 = std::chrono::steady_clock::now();
   int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
   int size = plan.training.workers + servers;
@@ -233,15 +255,54 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
     throw RunFailed(failure);
   }
   std::vector<nlohmann::json> reports;
-  for (int r = 0; r < size; ++r) {
-    nlohmann::json report = nlohmann::json::parse(read_file(dir / ("rank-" + std::to_string(r) + ".json")), nullptr, false);
-    if (report.is_discarded()) {
-      fs::remove_all(dir);
-      throw RunFailed("rank " + std::to_string(r) + " ended without a report");
-    }
-    reports.push_back(std::move(report));
+  try {
+    reports = read_reports(dir, size);
+  } catch (...) {
+    fs::remove_all(dir);
+    throw;
   }
   fs::remove_all(dir);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  core::RunResult result = aggregate(plan, reports, servers, options, wall);
+  result.wall_s = wall;
+  return result;
+}
+
+std::optional<core::RunResult> run_external(const core::Plan& plan, const ExecOptions& options,
+                                            const ExternalRank& me, const std::string& store_dir) {
+  check_executable(plan);
+  int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
+  int size = plan.training.workers + servers;
+  if (me.size != size || (me.servers >= 0 && me.servers != servers))
+    throw core::InputError(plan.file, plan.training.workers_line, "training.workers",
+                           me.source + " describes " + std::to_string(me.size) + " ranks" +
+                               (me.servers >= 0 ? " (" + std::to_string(me.servers) + " ps)" : "") + "; the plan has " +
+                               std::to_string(plan.training.workers) + " workers and " + std::to_string(servers) +
+                               " servers");
+  auto wall0 = std::chrono::steady_clock::now();
+  fs::path dir(store_dir);
+  fs::create_directories(dir / "store");
+  RankSetup setup;
+  setup.rank = me.rank;
+  setup.size = size;
+  setup.store_dir = (dir / "store").string();
+  if (!me.hostname.empty()) {
+    setup.hostname = me.hostname;
+  } else {
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    setup.hostname = host;
+  }
+  try {
+    run_rank(plan, options, setup, [&](const nlohmann::json& report) {
+      report_and_wait(dir, me.rank, size, options.timeout * (plan.training.steps + 3), report);
+    });
+  } catch (const std::exception& e) {
+    std::ofstream(dir / ("rank-" + std::to_string(me.rank) + ".err")) << e.what();
+    throw RunFailed("rank " + std::to_string(me.rank) + " failed: " + e.what());
+  }
+  if (me.rank != 0) return std::nullopt;
+  std::vector<nlohmann::json> reports = read_reports(dir, size);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   core::RunResult result = aggregate(plan, reports, servers, options, wall);
   result.wall_s = wall;

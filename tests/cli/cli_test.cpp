@@ -126,6 +126,44 @@ TEST(Cli, AKilledRankExitsOneNamingItAndLeavesNoProcess) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, ExternallyLaunchedRanksMeetThroughASharedStore) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-external";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::path plan = dir / "plan.yaml";
+  std::ofstream(plan) << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
+                      << "workload: { name: tiny, parameters: 100K, flops_per_sample: 1MFLOP }\n"
+                      << "strategy: { kind: ring, servers: 1 }\n"
+                      << "training: { workers: 3, steps: 2 }\n";
+  std::string bin = std::string(SCALEOUT_BINARY) + " run " + plan.string() + " --no-baselines --timeout 10 --launch external";
+  // As mpirun would start them: one process per rank, rank and size in the environment.
+  std::string mpi;
+  for (int r = 0; r < 3; ++r)
+    mpi += "OMPI_COMM_WORLD_RANK=" + std::to_string(r) + " OMPI_COMM_WORLD_SIZE=3 " + bin + " --store " +
+           (dir / "mpi").string() + " -o " + (dir / "mpi.json").string() + " > " + (dir / ("mpi" + std::to_string(r))).string() + " 2>&1 & ";
+  Output o = shell(mpi + "wait");
+  ASSERT_TRUE(fs::exists(dir / "mpi.json")) << shell("cat " + (dir / "mpi0").string()).text;
+  auto j = nlohmann::json::parse(std::ifstream(dir / "mpi.json"));
+  EXPECT_EQ(j["wrong"], 0);
+  EXPECT_EQ(j["workers"], 3);
+
+  // As TensorFlow's cluster spec describes them: a chief, a worker and a parameter server.
+  std::string tf;
+  const char* tasks[] = {"chief", "worker", "ps"};
+  for (const char* type : tasks)
+    tf += std::string("TF_CONFIG='{\"cluster\": {\"chief\": [\"127.0.0.1:1\"], \"worker\": [\"127.0.0.1:2\"], ") +
+          "\"ps\": [\"127.0.0.1:3\"]}, \"task\": {\"type\": \"" + type + "\", \"index\": 0}}' " + bin +
+          " --workers 2 --strategy ps --store " + (dir / "tf").string() + " -o " + (dir / "tf.json").string() + " > /dev/null 2>&1 & ";
+  shell(tf + "wait");
+  ASSERT_TRUE(fs::exists(dir / "tf.json"));
+  auto t = nlohmann::json::parse(std::ifstream(dir / "tf.json"));
+  EXPECT_EQ(t["wrong"], 0);
+  EXPECT_EQ(t["servers"], 1);
+
+  EXPECT_EQ(run("run " + plan.string() + " --launch external --store " + dir.string()).code, 2) << "no rank given";
+  fs::remove_all(dir);
+}
+
 TEST(Cli, HelpShowsAnExample) {
   for (const char* cmd : {"simulate --help", "sweep --help", "run --help", "compare --help"}) {
     Output o = run(cmd);
