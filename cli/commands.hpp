@@ -16,5 +16,6 @@ Action add_run_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
 Action add_cluster_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
+Action add_calibrate_command(CLI::App& app);
 
 }  // namespace scaleout::cli

@@ -12,7 +12,7 @@
 namespace scaleout::core {
 
 namespace {
-enum Kind { kPull = 1, kParams = 2, kPush = 3, kLeave = 4, kStop = 5, kDone = 6 };
+enum Kind { kPull = 1, kParams = 2, kPush = 3, kLeave = 4, kStop = 5 };
 }  // namespace
 
 PsRules ps_rules(const Plan& plan) {
@@ -76,6 +76,7 @@ void PsTraining::run(Fabric& fabric, TrainingObserver& observer) const {
 void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
   int w = fabric.rank();
   std::vector<std::int64_t> pulled(servers_, 0);
+  std::vector<bool> stopped_by(servers_, false);
   // Asynchronous workers start one after another, spread over one step's compute, as workers of a
   // real job do. Identical workers started at the same instant would stay in lockstep forever.
   if (!rules_.blocking_pulls) fabric.idle(start_offset_ * w / workers_);
@@ -92,29 +93,29 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     }
     double start = fabric.now();
     fabric.mark_step(step);
-    for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPull, step, 0, {}});
-    // Replies come from every shard; a STOP from any one ends this worker's work (the others,
-    // which may have replied or may still hold the pull back, are told it is done).
-    std::vector<bool> stopped_by(servers_, false);
-    bool stop = false;
-    for (int j = 0; j < servers_ && !stop; ++j) {
+    // A shard that reached its last version answers STOP and is left out from then on; the worker
+    // goes on for the others, so that every shard gets the gradients its versions need.
+    int asked = 0;
+    for (int j = 0; j < servers_; ++j)
+      if (!stopped_by[j]) {
+        fabric.send_message(workers_ + j, {w, kPull, step, 0, {}});
+        ++asked;
+      }
+    for (int i = 0; i < asked; ++i) {
       Message m = fabric.receive_message();
       if (m.kind == kStop) {
-        stop = stopped_by[m.from - workers_] = true;
+        stopped_by[m.from - workers_] = true;
         continue;
       }
       fabric.accept_data(Combine::kReplace);
       pulled[m.from - workers_] = m.a;
     }
-    if (stop) {
-      for (int j = 0; j < servers_; ++j)
-        if (!stopped_by[j]) fabric.send_message(workers_ + j, {w, kDone, step, 0, {}});  // a: pushes sent
-      return;
-    }
+    if (std::all_of(stopped_by.begin(), stopped_by.end(), [](bool b) { return b; })) return;
     double pull_end = fabric.now();
     fabric.compute(model_.compute_flops() * slowdown_.factor(w, step));
     double compute_end = fabric.now();
-    for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPush, pulled[j], step, shard(j)});
+    for (int j = 0; j < servers_; ++j)
+      if (!stopped_by[j]) fabric.send_message(workers_ + j, {w, kPush, pulled[j], step, shard(j)});
     observer.worker_step(w, step, start, pull_end, compute_end, fabric.now());
   }
 }
@@ -178,16 +179,6 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
     deferred.clear();
   };
 
-  // A DONE may overtake the worker's last pushes (they travel separately): it counts once they
-  // arrived. done_after[w] = pushes the worker sent before it was done (-1: not done).
-  std::vector<long> done_after(workers_, -1);
-  auto settle_done = [&](int w) {
-    if (done_after[w] < 0 || pushes_from[w] < done_after[w]) return;
-    mark_stopped(w);
-    deferred.erase(std::remove_if(deferred.begin(), deferred.end(), [&](const auto& d) { return d.first == w; }),
-                   deferred.end());
-  };
-
   // In the synchronous modes a version may need more gradients than can still come: every worker
   // still running waits for it and has nothing in flight (e.g. the others were stopped by another
   // shard). Then the version is applied with what there is, and the run goes on.
@@ -216,15 +207,7 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
       mark_stopped(m.from);
       continue;
     }
-    if (m.kind == kPush && version >= last_version) {  // computed too late to matter
-      settle_done(m.from);
-      continue;
-    }
-    if (m.kind == kDone) {  // another shard stopped this worker: forget its pull, if held back
-      done_after[m.from] = m.a;
-      settle_done(m.from);
-      continue;
-    }
+    if (m.kind == kPush && version >= last_version) continue;  // computed too late to matter
     if (m.kind == kPull) {
       fabric.mark_step(static_cast<int>(m.a));
       if (can_serve(m.from, m.a)) {
@@ -256,7 +239,6 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
         observer.version_done(j, version, fabric.now());
       }
     }
-    settle_done(m.from);
     if (version >= last_version) {
       stop_deferred();
     } else {

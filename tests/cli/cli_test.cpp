@@ -164,8 +164,27 @@ TEST(Cli, ExternallyLaunchedRanksMeetThroughASharedStore) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, CalibrateWritesATopologyThatLoads) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-calibrate";
+  fs::create_directories(dir);
+  fs::path out = dir / "calibrated.yaml";
+  Output o = run("calibrate " + source_path("topologies/emulated-4x200mbit.yaml") + " -o " + out.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::ofstream(dir / "plan.yaml") << "cluster: calibrated.yaml\n"
+                                   << "workload: { name: g, parameters: 1M, flops_per_sample: 1GFLOP }\n"
+                                   << "strategy: { kind: ring }\ntraining: { workers: 4 }\n";
+  Output sim = run("simulate " + (dir / "plan.yaml").string() + " --engine analytic --json");
+  ASSERT_EQ(sim.code, 0) << sim.text;
+  auto j = nlohmann::json::parse(sim.text);
+  EXPECT_EQ(j["cluster"], "emulated-4x200mbit-calibrated");
+  EXPECT_GT(j["step_time_s"].get<double>(), 0);
+  EXPECT_EQ(run("calibrate /nonexistent.yaml -o " + out.string()).code, 2);
+  fs::remove_all(dir);
+}
+
 TEST(Cli, HelpShowsAnExample) {
-  for (const char* cmd : {"simulate --help", "sweep --help", "run --help", "compare --help"}) {
+  for (const char* cmd : {"simulate --help", "sweep --help", "run --help", "compare --help", "validate --help",
+                          "calibrate --help", "cluster --help"}) {
     Output o = run(cmd);
     EXPECT_EQ(o.code, 0);
     EXPECT_NE(o.text.find("Example:"), std::string::npos) << cmd;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 
 #include "tests/support/command.hpp"
@@ -41,6 +42,18 @@ TEST_F(Validate, EightRanksInTwoRacks) {
   ASSERT_EQ(scaleout("cluster up " + source_path("topologies/emulated-2racks-200mbit.yaml")).code, 0);
   expect_within_tolerance("experiments/emulated/ring-8-two-racks.yaml", "--strategy ring");
   expect_within_tolerance("experiments/emulated/ring-8-two-racks.yaml", "--strategy torus2d");
+}
+
+TEST_F(Validate, CalibrateMeasuresTheEmulatedLinks) {
+  ASSERT_EQ(scaleout("cluster up " + source_path("topologies/emulated-4x200mbit.yaml")).code, 0);
+  Output o = scaleout("calibrate " + source_path("topologies/emulated-4x200mbit.yaml") +
+                      " --cluster emulated -o /tmp/scaleout-calibrated-test.yaml");
+  ASSERT_EQ(o.code, 0) << o.text;
+  // "inter-node  <latency> us  <bandwidth> MB/s": TCP through tbf carries ~95.6% of 25 MB/s.
+  double latency = 0, mbps = 0;
+  ASSERT_EQ(std::sscanf(o.text.c_str(), "inter-node %lf us %lf MB/s", &latency, &mbps), 2) << o.text;
+  EXPECT_GT(mbps, 0.9 * 25);
+  EXPECT_LT(mbps, 25.0);
 }
 
 TEST_F(Validate, ExitsOneWhenTheErrorPassesTheTolerance) {
