@@ -216,6 +216,7 @@ void GlooFabric::compute(double flops) {
   for (long it = 0; it < iterations; ++it)
     for (auto& x : work) x = x * a + b;
   sink_ = sink_ + work[static_cast<std::size_t>(iterations) % work.size()];
+  if (producer_) producer_(data_);
 }
 
 void GlooFabric::idle(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }

@@ -7,6 +7,7 @@
 #include <gloo/transport/unbound_buffer.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -46,6 +47,10 @@ class GlooFabric : public core::Fabric {
   void idle(double seconds) override;
   double now() override;
 
+  // Called at the end of every compute phase with the rank's buffer: how an executed worker
+  // produces its gradient (the values the exact-sum checks expect). None by default.
+  void set_gradient_producer(std::function<void(std::vector<float>&)> producer) { producer_ = std::move(producer); }
+
   // Forgets completed transfers. REQUIRES: every posted transfer was waited for.
   void reset();
 
@@ -72,7 +77,8 @@ class GlooFabric : public core::Fabric {
   std::vector<float> held_;
   core::Span held_span_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  volatile float sink_ = 0;  // keeps the compute loop from being optimised away
+  volatile float sink_ = 0;
+  std::function<void(std::vector<float>&)> producer_;  // keeps the compute loop from being optimised away
 };
 
 }  // namespace scaleout::exec

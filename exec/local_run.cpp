@@ -87,8 +87,64 @@ void kill_all(const std::map<pid_t, int>& running) {
   for (const auto& [pid, rank] : running) ::waitpid(pid, nullptr, 0);
 }
 
+// A parameter-server training run: workers report their steps on their own clocks, servers their
+// staleness, accepted gradients and the check of their sums.
+core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers) {
+  int workers = plan.training.workers;
+  core::StepModel model = core::make_step_model(plan);
+  core::RunResult r;
+  r.engine = "cpu";
+  r.strategy = core::strategy_name(plan.strategy.kind);
+  r.plan = plan.file;
+  r.cluster = plan.cluster.name;
+  r.workload = plan.workload.name;
+  r.network_model = "measured";
+  r.workers = workers;
+  r.servers = servers;
+  r.bytes = model.gradient_bytes();
+  double span = 0, compute = 0, comm = 0;
+  long steps = 0;
+  for (int w = 0; w < workers; ++w) {
+    const auto& st = reports[w]["ps_steps"];
+    if (st.empty()) continue;
+    span = std::max(span, st.back()["end"].get<double>() - st.front()["start"].get<double>());
+    for (const auto& s : st) {
+      compute += s["compute_end"].get<double>() - s["pull_end"].get<double>();
+      comm += (s["pull_end"].get<double>() - s["start"].get<double>()) + (s["end"].get<double>() - s["compute_end"].get<double>());
+      ++steps;
+    }
+  }
+  std::vector<long> histogram;
+  for (int j = 0; j < servers; ++j) {
+    const auto& rep = reports[workers + j];
+    std::vector<long> h = rep["staleness"].get<std::vector<long>>();
+    if (h.size() > histogram.size()) histogram.resize(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) histogram[i] += h[i];
+    r.wrong += rep["wrong"].get<long>();
+    if (j == 0) {  // each gradient reaches every shard as one piece: count it once
+      r.gradients.applied = rep["applied"].get<long>();
+      r.gradients.dropped = rep["dropped"].get<long>();
+    }
+  }
+  r.staleness = core::staleness_from_histogram(histogram);
+  int per_worker = plan.training.steps;
+  r.step_time_s = span / per_worker;
+  for (int s = 0; s < per_worker; ++s) r.steps.push_back({s, r.step_time_s});
+  r.phases.compute_s = steps ? compute / steps : 0;
+  r.phases.comm_s = steps ? comm / steps : 0;
+  r.phases.exposed_comm_s = std::max(0.0, r.step_time_s - r.phases.compute_s);
+  core::fill_derived(r, plan.training.batch_per_worker);
+  r.throughput_samples_per_s = span > 0 ? r.gradients.applied * plan.training.batch_per_worker / span : 0;
+  return r;
+}
+
 core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers,
                           const ExecOptions& options, double wall) {
+  if (core::uses_ps_training(plan)) {
+    core::RunResult r = aggregate_ps(plan, reports, servers);
+    r.resilience.wall_s = wall;
+    return r;
+  }
   int workers = plan.training.workers, steps = plan.training.steps;
   core::StepModel model = core::make_step_model(plan);
   core::RunResult r;
@@ -157,10 +213,6 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
 }  // namespace
 
 void check_executable(const core::Plan& plan) {
-  if (core::uses_ps_training(plan))
-    throw core::InputError(plan.file, plan.strategy.line, "strategy",
-                           "scaleout run executes collectives and synchronous PS; asynchronous PS, backup "
-                           "workers and softsync run in the simulator only for now");
   if (!plan.resilience.failures.empty() || plan.stragglers.random != core::SlowdownKind::kNone ||
       !plan.stragglers.slow_workers.empty())
     throw core::InputError(plan.file, 0, "stragglers/failures",

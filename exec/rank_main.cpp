@@ -16,6 +16,7 @@
 
 #include "core/input_error.hpp"
 #include "core/step_model.hpp"
+#include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
 #include "core/topology.hpp"
 #include "exec/gloo_fabric.hpp"
@@ -62,6 +63,60 @@ nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, cons
   return {{"name", name}, {"time_s", t}, {"wrong", count_wrong(data, workers)}};
 }
 
+// Records what the PS training program reports on this rank.
+class RankObserver : public core::TrainingObserver {
+ public:
+  explicit RankObserver(int workers) : applied_from(workers, 0) {}
+  void worker_step(int, int step, double start, double pull_end, double compute_end, double end) override {
+    steps.push_back({{"step", step}, {"start", start}, {"pull_end", pull_end}, {"compute_end", compute_end}, {"end", end}});
+  }
+  void applied(int, int worker, int staleness, double) override {
+    if (static_cast<std::size_t>(staleness) >= staleness_histogram.size()) staleness_histogram.resize(staleness + 1);
+    ++staleness_histogram[staleness];
+    ++applied_from[worker];
+  }
+  void dropped(int, double) override { ++dropped_count; }
+  void left(int, int, double) override {}
+  void version_done(int, std::int64_t, double) override {}
+
+  nlohmann::json steps = nlohmann::json::array();
+  std::vector<long> staleness_histogram;
+  std::vector<long> applied_from;
+  long dropped_count = 0;
+};
+
+// The parameter server as a training program (async, backup workers, softsync): workers produce
+// known gradients; each server ends holding the sum of the gradients it accepted, and checks it.
+nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
+                               GlooFabric& fabric, std::vector<float>& data, int servers) {
+  int workers = plan.training.workers;
+  core::StepModel model = core::make_step_model(plan);
+  // Executed, a step computes compute_scale of the plan's (real, not efficiency-adjusted) FLOPs.
+  double scale = plan.workload.efficiency * options.compute_scale;
+  model.forward_flops *= scale;
+  model.backward_flops *= scale;
+  core::PsTraining program(plan, model, workers, servers, {}, {});
+  bool worker = setup.rank < workers;
+  fill(data, setup.rank, false);
+  if (worker) fabric.set_gradient_producer([rank = setup.rank](std::vector<float>& d) { fill(d, rank, true); });
+  RankObserver observer(workers);
+  program.run(fabric, observer);
+  long wrong = 0;
+  if (!worker) {
+    core::Span mine = core::split_part(core::Span{0, model.elements}, servers, setup.rank - workers);
+    for (std::int64_t i = mine.begin; i < mine.end(); ++i) {
+      float expected = 0;
+      for (int w = 0; w < workers; ++w) expected += static_cast<float>(observer.applied_from[w]) * initial_value(w, i);
+      wrong += data[i] != expected;
+    }
+  }
+  long applied = 0;
+  for (long a : observer.applied_from) applied += a;
+  return {{"rank", setup.rank},  {"role", worker ? "worker" : "server"}, {"ps_steps", observer.steps},
+          {"staleness", observer.staleness_histogram}, {"applied", applied}, {"dropped", observer.dropped_count},
+          {"wrong", wrong}, {"steps", nlohmann::json::array()}, {"baselines", nlohmann::json::array()}};
+}
+
 }  // namespace
 
 void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
@@ -77,7 +132,7 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   core::Placement placement = core::place_ranks(plan, topo);
   core::RankLayout layout{workers, static_cast<int>(placement.server_device.size()), {}};
   for (int d : placement.worker_device) layout.worker_node.push_back(topo.node_of_device(d));
-  auto program = core::make_strategy(plan, layout);
+  auto program = core::uses_ps_training(plan) ? nullptr : core::make_strategy(plan, layout);
   core::StepModel model = core::make_step_model(plan);
 
   gloo::rendezvous::FileStore store(setup.store_dir);
@@ -91,6 +146,12 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   std::vector<float> data(model.elements);
   GlooFabric fabric(context, data, options.timeout,
                     static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
+  if (core::uses_ps_training(plan)) {
+    nlohmann::json report = run_ps_training(plan, options, setup, fabric, data, layout.servers);
+    gloo::BarrierAllToAll(sync).run();
+    finish(report);
+    return;
+  }
 
   nlohmann::json steps = nlohmann::json::array();
   for (int s = 0; s < plan.training.steps; ++s) {

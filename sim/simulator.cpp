@@ -150,7 +150,7 @@ class Recorder : public core::TrainingObserver {
   }
   // Staleness is recorded on every shard; gradients are counted on shard 0 (each gradient reaches
   // every shard as one piece), so that counts and throughput do not grow with the shards.
-  void applied(int shard, int staleness, double time) override {
+  void applied(int shard, int, int staleness, double time) override {
     if (static_cast<std::size_t>(staleness) >= run_.staleness.size()) run_.staleness.resize(staleness + 1);
     ++run_.staleness[staleness];
     if (shard == 0) ++run_.gradients.applied;

@@ -232,7 +232,7 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
       observer.dropped(j, fabric.now());
     } else {
       fabric.accept_data(Combine::kAdd);
-      observer.applied(j, static_cast<int>(version - m.a), fabric.now());
+      observer.applied(j, m.from, static_cast<int>(version - m.a), fabric.now());
       if (++accepted_in_version >= rules_.aggregate) {
         ++version;
         accepted_in_version = 0;

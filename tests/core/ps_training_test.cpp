@@ -17,7 +17,7 @@ namespace {
 class Counts : public TrainingObserver {
  public:
   void worker_step(int, int, double, double, double, double) override { ++steps; }
-  void applied(int, int staleness, double) override {
+  void applied(int, int, int staleness, double) override {
     ++applied_count;
     max_staleness = std::max(max_staleness.load(), staleness);
   }

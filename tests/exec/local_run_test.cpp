@@ -56,10 +56,48 @@ TEST(LocalRun, EveryStrategyEndsWithExactSums) {
     }
 }
 
-TEST(LocalRun, ParameterServerKnobsAreRefusedClearly) {
-  core::Plan plan = small_plan(core::StrategyKind::kPs, 2);
-  plan.strategy.ps_mode = core::PsMode::kAsync;
+TEST(LocalRun, SimulatedOnlyImperfectionsAreRefusedClearly) {
+  core::Plan plan = small_plan(core::StrategyKind::kRing, 2);
+  plan.stragglers.slow_workers = {1};
+  plan.stragglers.slow_factor = 2;
   EXPECT_THROW(run_local(plan, quick()), core::InputError);
+}
+
+TEST(LocalRun, ParameterServerModesRunForRealWithExactSums) {
+  struct Mode {
+    const char* name;
+    int servers;
+    core::PsMode mode;
+    int replicas, softsync, bound;
+  };
+  for (Mode m : {Mode{"async", 1, core::PsMode::kAsync, 0, 0, -1}, Mode{"async 2 shards", 2, core::PsMode::kAsync, 0, 0, -1},
+                 Mode{"backup workers", 2, core::PsMode::kSync, 2, 0, -1}, Mode{"softsync", 1, core::PsMode::kSync, 0, 3, -1},
+                 Mode{"bounded", 1, core::PsMode::kAsync, 0, 0, 1}}) {
+    SCOPED_TRACE(m.name);
+    core::Plan plan = small_plan(core::StrategyKind::kPs, 3);
+    plan.training.steps = 5;
+    plan.strategy.ps_servers = m.servers;
+    plan.strategy.ps_mode = m.mode;
+    plan.strategy.replicas_to_aggregate = m.replicas;
+    plan.strategy.softsync = m.softsync;
+    plan.strategy.staleness_bound = m.bound;
+    core::RunResult r;
+    try {
+      r = run_local(plan, quick());
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+      continue;
+    }
+    EXPECT_EQ(r.wrong, 0) << "servers hold exactly the sum of the gradients they accepted";
+    if (m.replicas > 0) {
+      EXPECT_EQ(r.gradients.applied, 2 * 5);  // 5 versions of 2 gradients
+      EXPECT_EQ(r.staleness.max, 0);
+    } else {
+      EXPECT_EQ(r.gradients.applied, 3 * 5);
+    }
+    if (m.bound >= 0) EXPECT_LE(r.staleness.max, m.bound);
+    if (m.mode == core::PsMode::kAsync && m.bound < 0) EXPECT_GT(r.staleness.mean, 0);
+  }
 }
 
 TEST(LocalRun, AKilledRankFailsTheRunNamingIt) {
