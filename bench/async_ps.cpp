@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
     plan.training.steps = steps;
     plan.training.overlap = false;
     bench::Measured m = bench::measure_simulation(plan, "fast");
-    // Per worker step: one pull request, one reply and one push per shard.
-    double messages = 3.0 * workers * steps * 4;
+    // Per worker step and shard: one push (carrying the next pull) and one reply.
+    double messages = 2.0 * workers * steps * 4;
     std::printf("%-26s %10.2f %10.1f %12.0f %14.1f %10.2f\n", topo, m.wall_s, m.peak_mb, messages / m.wall_s,
                 m.result.throughput_samples_per_s, m.result.staleness.mean);
     std::fflush(stdout);

@@ -12,7 +12,8 @@
 namespace scaleout::core {
 
 namespace {
-enum Kind { kPull = 1, kParams = 2, kPush = 3, kLeave = 4, kStop = 5 };
+// kPushPull: a push that also asks for the next step's parameters (one message instead of two).
+enum Kind { kPull = 1, kParams = 2, kPush = 3, kLeave = 4, kStop = 5, kPushPull = 6 };
 }  // namespace
 
 PsRules ps_rules(const Plan& plan) {
@@ -83,24 +84,19 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
   // Synchronous modes run until the servers applied their last version, however many local steps
   // that takes a worker (a straggler may do fewer); asynchronous workers each do `steps`.
   int local_steps = rules_.blocking_pulls ? std::numeric_limits<int>::max() : steps_;
+  // The first pull is a message of its own; every later one rides on the previous push.
+  if (leave_step_[w] == 0) {
+    for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kLeave, steps_, 0, {}});
+    observer.left(w, 0, fabric.now());
+    return;
+  }
+  for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPull, 0, 0, {}});
+  int asked = servers_;
   for (int step = 0; step < local_steps; ++step) {
-    bool leaving = (leave_step_[w] >= 0 && step >= leave_step_[w]) ||
-                   (leave_time_[w] >= 0 && fabric.now() >= leave_time_[w]);
-    if (leaving) {
-      for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kLeave, steps_ - step, 0, {}});
-      observer.left(w, step, fabric.now());
-      return;
-    }
     double start = fabric.now();
     fabric.mark_step(step);
     // A shard that reached its last version answers STOP and is left out from then on; the worker
     // goes on for the others, so that every shard gets the gradients its versions need.
-    int asked = 0;
-    for (int j = 0; j < servers_; ++j)
-      if (!stopped_by[j]) {
-        fabric.send_message(workers_ + j, {w, kPull, step, 0, {}});
-        ++asked;
-      }
     for (int i = 0; i < asked; ++i) {
       Message m = fabric.receive_message();
       if (m.kind == kStop) {
@@ -114,9 +110,22 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     double pull_end = fabric.now();
     fabric.compute(model_.compute_flops() * slowdown_.factor(w, step));
     double compute_end = fabric.now();
+    // Whether this worker goes on is known before it pushes (its node may fail before the next step).
+    bool leaving = (leave_step_[w] >= 0 && step + 1 >= leave_step_[w]) ||
+                   (leave_time_[w] >= 0 && fabric.now() >= leave_time_[w]);
+    bool more = step + 1 < local_steps && !leaving;
+    asked = 0;
     for (int j = 0; j < servers_; ++j)
-      if (!stopped_by[j]) fabric.send_message(workers_ + j, {w, kPush, pulled[j], step, shard(j)});
+      if (!stopped_by[j]) {
+        fabric.send_message(workers_ + j, {w, more ? kPushPull : kPush, pulled[j], step, shard(j)});
+        asked += more;
+      }
     observer.worker_step(w, step, start, pull_end, compute_end, fabric.now());
+    if (leaving && step + 1 < local_steps) {
+      for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kLeave, steps_ - step - 1, 0, {}});
+      observer.left(w, step + 1, fabric.now());
+      return;
+    }
   }
 }
 
@@ -197,31 +206,22 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
     }
   };
 
-  while (!finished()) {
-    unblock();
-    if (finished()) break;
-    Message m = fabric.receive_message();
-    if (m.kind == kPush) ++pushes_from[m.from];
-    if (m.kind == kPull && version >= last_version) {
-      if (!is_stopped[m.from]) fabric.send_message(m.from, {fabric.rank(), kStop, version, 0, {}});
-      mark_stopped(m.from);
-      continue;
+  auto on_pull = [&](int w, long step) {
+    if (version >= last_version) {
+      if (!is_stopped[w]) fabric.send_message(w, {fabric.rank(), kStop, version, 0, {}});
+      mark_stopped(w);
+      return;
     }
-    if (m.kind == kPush && version >= last_version) continue;  // computed too late to matter
-    if (m.kind == kPull) {
-      fabric.mark_step(static_cast<int>(m.a));
-      if (can_serve(m.from, m.a)) {
-        serve(m.from);
-      } else {
-        deferred.push_back({m.from, m.a});
-      }
-      continue;
+    fabric.mark_step(static_cast<int>(step));
+    if (can_serve(w, step)) {
+      serve(w);
+    } else {
+      deferred.push_back({w, step});
     }
-    if (m.kind == kLeave) {  // the worker's node failed: it pulls and pushes no more
-      expected -= m.a;
-      mark_stopped(m.from);
-      continue;
-    }
+  };
+  auto on_push = [&](const Message& m) {
+    ++pushes_from[m.from];
+    if (version >= last_version) return;  // computed too late to matter
     ++received;
     auto it = in_flight.find(m.from);
     if (it != in_flight.end()) {
@@ -243,6 +243,25 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
       stop_deferred();
     } else {
       serve_deferred();
+    }
+  };
+
+  while (!finished()) {
+    unblock();
+    if (finished()) break;
+    Message m = fabric.receive_message();
+    switch (m.kind) {
+      case kPull: on_pull(m.from, m.a); break;
+      case kPush: on_push(m); break;
+      case kPushPull:
+        on_push(m);
+        on_pull(m.from, m.b + 1);
+        break;
+      case kLeave:  // the worker's node failed: it pulls and pushes no more
+        expected -= m.a;
+        mark_stopped(m.from);
+        break;
+      default: break;
     }
   }
 }
