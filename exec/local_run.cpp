@@ -87,11 +87,8 @@ void kill_all(const std::map<pid_t, int>& running) {
   for (const auto& [pid, rank] : running) ::waitpid(pid, nullptr, 0);
 }
 
-// A parameter-server training run: workers report their steps on their own clocks, servers their
-// staleness, accepted gradients and the check of their sums.
-core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers) {
-  int workers = plan.training.workers;
-  core::StepModel model = core::make_step_model(plan);
+// The keys every executed result starts from.
+core::RunResult measured_result(const core::Plan& plan, int servers, const core::StepModel& model) {
   core::RunResult r;
   r.engine = "cpu";
   r.strategy = core::strategy_name(plan.strategy.kind);
@@ -99,9 +96,18 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
   r.cluster = plan.cluster.name;
   r.workload = plan.workload.name;
   r.network_model = "measured";
-  r.workers = workers;
+  r.workers = plan.training.workers;
   r.servers = servers;
   r.bytes = model.gradient_bytes();
+  return r;
+}
+
+// A parameter-server training run: workers report their steps on their own clocks, servers their
+// staleness, accepted gradients and the check of their sums.
+core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers) {
+  int workers = plan.training.workers;
+  core::StepModel model = core::make_step_model(plan);
+  core::RunResult r = measured_result(plan, servers, model);
   double span = 0, compute = 0, comm = 0;
   long steps = 0;
   for (int w = 0; w < workers; ++w) {
@@ -147,16 +153,7 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
   }
   int workers = plan.training.workers, steps = plan.training.steps;
   core::StepModel model = core::make_step_model(plan);
-  core::RunResult r;
-  r.engine = "cpu";
-  r.strategy = core::strategy_name(plan.strategy.kind);
-  r.plan = plan.file;
-  r.cluster = plan.cluster.name;
-  r.workload = plan.workload.name;
-  r.network_model = "measured";
-  r.workers = workers;
-  r.servers = servers;
-  r.bytes = model.gradient_bytes();
+  core::RunResult r = measured_result(plan, servers, model);
   double step_sum = 0, compute_sum = 0, comm_sum = 0;
   core::Trace trace;
   for (int s = 0; s < steps; ++s) {

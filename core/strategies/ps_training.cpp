@@ -188,6 +188,20 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
     deferred.clear();
   };
 
+  auto next_version = [&] {
+    ++version;
+    accepted_in_version = 0;
+    observer.version_done(j, version, fabric.now());
+  };
+  // Held-back pulls: served when they now may be, or stopped once the last version is reached.
+  auto answer_deferred = [&] {
+    if (version >= last_version) {
+      stop_deferred();
+    } else {
+      serve_deferred();
+    }
+  };
+
   // In the synchronous modes a version may need more gradients than can still come: every worker
   // still running waits for it and has nothing in flight (e.g. the others were stopped by another
   // shard). Then the version is applied with what there is, and the run goes on.
@@ -196,14 +210,8 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
     if (static_cast<int>(deferred.size()) != workers_ - stopped) return;
     for (const auto& d : deferred)
       if (pushes_from[d.first] < d.second) return;  // a push is still on its way
-    ++version;
-    accepted_in_version = 0;
-    observer.version_done(j, version, fabric.now());
-    if (version >= last_version) {
-      stop_deferred();
-    } else {
-      serve_deferred();
-    }
+    next_version();
+    answer_deferred();
   };
 
   auto on_pull = [&](int w, long step) {
@@ -233,17 +241,9 @@ void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
     } else {
       fabric.accept_data(Combine::kAdd);
       observer.applied(j, m.from, static_cast<int>(version - m.a), fabric.now());
-      if (++accepted_in_version >= rules_.aggregate) {
-        ++version;
-        accepted_in_version = 0;
-        observer.version_done(j, version, fabric.now());
-      }
+      if (++accepted_in_version >= rules_.aggregate) next_version();
     }
-    if (version >= last_version) {
-      stop_deferred();
-    } else {
-      serve_deferred();
-    }
+    answer_deferred();
   };
 
   while (!finished()) {
