@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/atomic_file.hpp"
+
 namespace scaleout::cli {
 
 void print_summary(std::FILE* out, const core::RunResult& r) {
@@ -22,6 +24,17 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
                  busiest->utilization * 100);
   }
   if (r.wall_s > 0) std::fprintf(out, "  (%s engine took %.3f s)\n", r.engine.c_str(), r.wall_s);
+}
+
+bool emit_result(const core::RunResult& r, const std::string& path, bool json) {
+  std::string text = core::to_json(r).dump(2) + "\n";
+  if (!path.empty()) core::write_file_atomic(path, text);
+  if (json) {
+    std::fputs(text.c_str(), stdout);
+    return true;
+  }
+  print_summary(stdout, r);
+  return false;
 }
 
 void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows) {

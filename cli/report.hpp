@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/result.hpp"
@@ -9,6 +10,9 @@
 namespace scaleout::cli {
 
 void print_summary(std::FILE* out, const core::RunResult& r);
+// Writes the result JSON to `path` (atomically; none when empty) and prints it on stdout with
+// `json`, else prints the summary. Returns false when the summary was printed (callers may add).
+bool emit_result(const core::RunResult& r, const std::string& path, bool json);
 void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows);
 // nccl-tests' table for an executed collective run: ours, then Gloo's own algorithms.
 void print_collective_table(std::FILE* out, const core::RunResult& r);

@@ -99,14 +99,7 @@ Action add_run_command(CLI::App& app) {
       std::fprintf(stderr, "error: the run failed: %s\n", e.what());
       return 1;
     }
-    std::string text = core::to_json(result).dump(2) + "\n";
-    if (!args->output.empty()) core::write_file_atomic(args->output, text);
-    if (args->json) {
-      std::fputs(text.c_str(), stdout);
-    } else {
-      print_summary(stdout, result);
-      print_collective_table(stdout, result);
-    }
+    if (!emit_result(result, args->output, args->json)) print_collective_table(stdout, result);
     if (result.wrong > 0) {
       std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", result.wrong);
       return 1;

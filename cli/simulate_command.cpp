@@ -53,13 +53,7 @@ Action add_simulate_command(CLI::App& app) {
     } else {
       result = sim::simulate(plan, {args->fidelity, args->trace});
     }
-    std::string text = core::to_json(result).dump(2) + "\n";
-    if (!args->output.empty()) core::write_file_atomic(args->output, text);
-    if (args->json) {
-      std::fputs(text.c_str(), stdout);
-    } else {
-      print_summary(stdout, result);
-    }
+    emit_result(result, args->output, args->json);
     return 0;
   };
 }
