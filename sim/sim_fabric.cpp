@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+
 namespace scaleout::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -30,35 +31,100 @@ void SimFabric::count_bytes(int peer, double bytes) {
   ++world_.messages;
 }
 
+// A message is a header, which arrives after its route's latency (its few bytes would add a flow
+// to every link it crosses), and data, which moves when the receiver takes the message, as a
+// rendezvous transfer does (the executed fabric's Gloo transfers are rendezvous too).
 namespace {
 constexpr double kMessageHeaderBytes = 64;
-// Messages travel on two channels per receiver: small control messages and those carrying data.
-// A receiver waits on both, so a request is never stuck behind a large transfer still under way
-// (as with a server that handles its connections concurrently).
-std::string message_box(int rank, bool data) { return (data ? "data>" : "ctl>") + std::to_string(rank); }
+
+// Creating them yields to other actors, which may get here meanwhile: both are published at once.
+void make_sync(sg4::MutexPtr& mutex, sg4::ConditionVariablePtr& cv) {
+  if (cv) return;
+  auto m = sg4::Mutex::create();
+  auto c = sg4::ConditionVariable::create();
+  if (cv) return;
+  mutex = m;
+  cv = c;
+}
 }  // namespace
 
-void SimFabric::listen(sg4::ActorPtr actor) {
-  for (bool data : {false, true}) sg4::Mailbox::by_name(message_box(rank_, data))->set_receiver(actor);
+MessageBox& SimFabric::message_box(int rank) {
+  MessageBox& box = world_.message_boxes[rank];
+  make_sync(box.mutex, box.posted);
+  return box;
+}
+
+double SimFabric::message_bytes(const core::Message& m) const {
+  return m.data.count > 0 ? kMessageHeaderBytes + static_cast<double>(m.data.count) * world_.bytes_per_element : 0;
 }
 
 void SimFabric::send_message(int peer, const core::Message& m) {
-  auto* payload = new core::Message(m);
-  payload->from = rank_;
-  // Control messages are latency only (their few bytes would add a flow to every link they cross).
-  double bytes = m.data.count > 0 ? kMessageHeaderBytes + static_cast<double>(m.data.count) * world_.bytes_per_element : 0;
-  count_bytes(peer, bytes);
-  sg4::Mailbox::by_name(message_box(peer, m.data.count > 0))->put_init(payload, static_cast<std::uint64_t>(bytes))->detach();
+  count_bytes(peer, message_bytes(m));
+  MessageBox& box = message_box(peer);
+  core::Message header = m;
+  header.from = rank_;
+  box.in_flight.emplace(now() + route_latency(rank_, peer) * world_.latency_factor, header);
+  box.posted->notify_all();
+}
+
+// Moves the headers that have arrived into arrived_; waits for the first when none has.
+void SimFabric::collect_arrived() {
+  MessageBox& box = message_box(rank_);
+  std::unique_lock<sg4::Mutex> lock(*box.mutex);
+  while (true) {
+    auto it = box.in_flight.begin();
+    for (; it != box.in_flight.end() && it->first <= now(); ++it) {
+      arrived_[it->second.from].push_back(*it);
+      ++arrived_count_;
+    }
+    box.in_flight.erase(box.in_flight.begin(), it);
+    if (arrived_count_ > 0) return;
+    if (box.in_flight.empty()) {
+      box.posted->wait(lock);
+    } else {
+      box.posted->wait_until(lock, box.in_flight.begin()->first);
+    }
+  }
+}
+
+// Messages without data come first. Of those carrying data, the one that arrived first among
+// senders not sending other data now; when all are, the first to arrive. (First come, first
+// served alone would make servers that receive from the same workers all pick the same worker at
+// the same moment, sharing its link, in lockstep for ever; on a real network the connection of an
+// idle sender is the one whose data is there first.)
+int SimFabric::pick_sender() {
+  int control = -1, idle = -1, any = -1;
+  double idle_at = 0, any_at = 0;
+  for (const auto& [from, queue] : arrived_) {
+    if (queue.empty()) continue;
+    const auto& [at, m] = queue.front();
+    if (m.data.count == 0) {
+      if (control < 0 || from < control) control = from;
+    } else {
+      auto key = std::make_pair(at, from);
+      if (any < 0 || key < std::make_pair(any_at, any)) any = from, any_at = at;
+      if (world_.uploading[from] == 0 && (idle < 0 || key < std::make_pair(idle_at, idle))) idle = from, idle_at = at;
+    }
+  }
+  return control >= 0 ? control : idle >= 0 ? idle : any;
+}
+
+// The data moves now, from the sender's host to this one (the sender need not take part: it
+// handed the data over when it sent the message).
+void SimFabric::take_data(int from, double bytes) {
+  ++world_.uploading[from];
+  sg4::Comm::sendto(world_.rank_host[from], world_.rank_host[rank_], static_cast<std::uint64_t>(bytes));
+  --world_.uploading[from];
 }
 
 core::Message SimFabric::receive_message() {
-  for (int c = 0; c < 2; ++c)
-    if (!channel_get_[c]) channel_get_[c] = sg4::Mailbox::by_name(message_box(rank_, c == 1))->get_async(&channel_slot_[c]);
-  ssize_t i = sg4::Comm::wait_any({channel_get_[0], channel_get_[1]});
-  auto* payload = static_cast<core::Message*>(channel_slot_[i]);
-  channel_get_[i] = nullptr;
-  core::Message m = *payload;
-  delete payload;
+  collect_arrived();
+  int from = pick_sender();
+  auto& queue = arrived_[from];
+  core::Message m = queue.front().second;
+  queue.pop_front();
+  --arrived_count_;
+  if (m.data.count > 0) take_data(from, message_bytes(m));
   return m;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -13,6 +14,14 @@
 #include "core/topology.hpp"
 
 namespace scaleout::sim {
+
+// Message headers on their way to one rank, by arrival time (equal times keep their sending
+// order). A header costs its route's latency and nothing else, so it needs no network transfer.
+struct MessageBox {
+  std::multimap<double, core::Message> in_flight;
+  simgrid::s4u::MutexPtr mutex;
+  simgrid::s4u::ConditionVariablePtr posted;
+};
 
 // What all simulated ranks share: where each runs, and the bytes each pair of ranks exchanged.
 struct SimWorld {
@@ -28,6 +37,10 @@ struct SimWorld {
   // bytes[step][(from << 32) | to]: bytes sent, for link loads.
   std::vector<std::unordered_map<std::uint64_t, double>> pair_bytes;
   std::uint64_t messages = 0;
+  std::unordered_map<int, MessageBox> message_boxes;  // by receiving rank, made on first use
+  // Message data on its way, by sending rank: receivers prefer the data of senders not sending
+  // other data at the moment, as the fastest flowing connection is the one read first.
+  std::unordered_map<int, int> uploading;
 };
 
 class SimFabric : public core::Fabric {
@@ -48,9 +61,6 @@ class SimFabric : public core::Fabric {
   void idle(double seconds) override;
   double now() override;
 
-  // Makes `actor` the permanent receiver of this rank's messages: senders then transfer at once
-  // (eagerly), as a server's many incoming connections do, instead of waiting to be received.
-  void listen(simgrid::s4u::ActorPtr actor);
   // The step whose traffic is being recorded.
   void set_step(int step) { step_ = step; }
   // Forgets finished transfers. REQUIRES: every posted transfer was waited for.
@@ -70,8 +80,15 @@ class SimFabric : public core::Fabric {
   std::vector<simgrid::s4u::CommPtr> comms_;
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
-  simgrid::s4u::CommPtr channel_get_[2];  // pending receives: control, data
-  void* channel_slot_[2] = {nullptr, nullptr};
+  MessageBox& message_box(int rank);
+  void collect_arrived();
+  int pick_sender();
+  void take_data(int from, double bytes);
+  double message_bytes(const core::Message& m) const;
+  // Message headers that arrived (with their arrival times), per sender, in the order sent; the
+  // receiver takes them one at a time.
+  std::unordered_map<int, std::deque<std::pair<double, core::Message>>> arrived_;
+  long arrived_count_ = 0;
 };
 
 }  // namespace scaleout::sim

@@ -262,7 +262,7 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   if (ps_program) {
     for (int r = 0; r < ranks; ++r) {
       std::string name = r < run.workers ? "worker" + std::to_string(r) : "server" + std::to_string(r - run.workers);
-      run.fabrics[r]->listen(sg4::Actor::create(name, run.world.rank_host[r], ps_rank, &run, &recorder, r));
+      sg4::Actor::create(name, run.world.rank_host[r], ps_rank, &run, &recorder, r);
     }
   } else {
     bool overlap = plan.training.overlap;
