@@ -61,6 +61,8 @@ Action add_validate_command(CLI::App& app) {
       use_emulated_cluster(options);
     }
     core::RunResult predicted = sim::simulate(plan);
+    // A transfer may wait for a few steps of the others (a PS worker for its turn at the server).
+    options.timeout = std::max(options.timeout, std::chrono::milliseconds(static_cast<long>(5e3 * predicted.step_time_s)));
     core::RunResult measured;
     try {
       measured = exec::run_local(plan, options);

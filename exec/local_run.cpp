@@ -264,7 +264,7 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
 
   // Wait for every rank; the first one that fails ends the run. Every transfer has its own
   // deadline, so a rank that waits on a dead peer fails by itself; the overall deadline is a guard.
-  auto deadline = std::chrono::steady_clock::now() + options.timeout * (plan.training.steps + 3) +
+  auto deadline = std::chrono::steady_clock::now() + options.run_timeout(plan.training.steps) +
                   std::chrono::seconds(30);
   std::string failure;
   while (!running.empty() && failure.empty()) {
@@ -344,7 +344,7 @@ std::optional<core::RunResult> run_external(const core::Plan& plan, const ExecOp
   }
   try {
     run_rank(plan, options, setup, [&](const nlohmann::json& report) {
-      report_and_wait(dir, me.rank, size, options.timeout * (plan.training.steps + 3), report);
+      report_and_wait(dir, me.rank, size, options.run_timeout(plan.training.steps), report);
     });
   } catch (const std::exception& e) {
     std::ofstream(dir / ("rank-" + std::to_string(me.rank) + ".err")) << e.what();

@@ -27,6 +27,9 @@ struct ExecOptions {
   // Fault injection for tests: this rank kills itself (SIGKILL) at the start of this step.
   int kill_rank = -1;
   int kill_step = 0;
+
+  // The longest a whole run of `steps` may take: a few transfer deadlines per step.
+  std::chrono::milliseconds run_timeout(int steps) const { return timeout * (steps + 3); }
 };
 
 // The run failed: a rank died, timed out or found wrong sums. what() names the rank.

@@ -148,6 +148,9 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
                     static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
   if (core::uses_ps_training(plan)) {
     nlohmann::json report = run_ps_training(plan, options, setup, fabric, data, layout.servers);
+    // Asynchronous workers finish at their own pace: one done early waits for the slowest as long
+    // as the whole run may take, not one transfer's deadline.
+    sync->setTimeout(options.run_timeout(plan.training.steps));
     gloo::BarrierAllToAll(sync).run();
     finish(report);
     return;
