@@ -1,6 +1,6 @@
 // Our ring and halving-doubling against Gloo's AllreduceRingChunked and AllreduceHalvingDoubling,
 // side by side in one run: busbw of each and the ratio, on loopback and (as root) on the emulated
-// 4 x 200 Mb/s cluster. 4 ranks, 4M floats (16 MB), medians over the measured steps.
+// 4 x 200 Mb/s cluster. 4 ranks, 4M floats (16 MB), medians over 20 steps (Gloo: 20 runs).
 //
 //   build/bench/bench_exec_vs_gloo [steps]
 #include <algorithm>
@@ -43,7 +43,7 @@ void compare(const char* where, core::Plan plan, exec::ExecOptions options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = argc > 1 ? std::atoi(argv[1]) : 5;
+  int steps = argc > 1 ? std::atoi(argv[1]) : 20;
   std::string root = SCALEOUT_SOURCE_DIR;
   core::Plan plan = core::load_plan(root + "/experiments/quickstart.yaml");
   plan.cluster = core::load_cluster(root + "/topologies/emulated-4x200mbit.yaml");

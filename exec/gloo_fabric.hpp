@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -63,8 +64,13 @@ class GlooFabric : public core::Fabric {
     core::Span span;
     core::Combine combine = core::Combine::kReplace;
     std::unique_ptr<float[]> scratch;  // additions land here first (uninitialised: no zeroing)
+    std::int64_t scratch_capacity = 0;
   };
   void wait_one(Pending& p);
+  // Scratch buffers are reused: a fresh chunk-sized allocation is an mmap plus a page fault per
+  // page, which on loopback costs as much as the transfer.
+  void take_scratch(Pending& p, std::int64_t count);
+  void give_back_scratch(Pending& p);
   void reap_message_sends(bool all);
 
   std::shared_ptr<gloo::Context> context_;
@@ -72,6 +78,7 @@ class GlooFabric : public core::Fabric {
   std::chrono::milliseconds timeout_;
   std::int64_t chunk_elements_;
   std::vector<Pending> pending_;
+  std::multimap<std::int64_t, std::unique_ptr<float[]>> spare_scratch_;  // by capacity
   std::vector<std::unique_ptr<Pending>> message_sends_;  // headers and data in flight
   std::vector<std::unique_ptr<std::vector<std::int64_t>>> header_storage_;
   std::vector<float> held_;

@@ -135,7 +135,24 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
   r.staleness = core::staleness_from_histogram(histogram);
   int per_worker = plan.training.steps;
   r.step_time_s = span / per_worker;
-  for (int s = 0; s < per_worker; ++s) r.steps.push_back({s, r.step_time_s});
+  // As the simulator counts them: step s ends when the last worker is through its step s, each
+  // worker's times taken from its own start (ranks on several hosts have their own clocks).
+  std::vector<double> step_end(per_worker, 0.0);
+  for (int w = 0; w < workers; ++w) {
+    const auto& st = reports[w]["ps_steps"];
+    if (st.empty()) continue;
+    double start = st.front()["start"].get<double>();
+    for (const auto& s : st) {
+      int k = s["step"].get<int>();
+      if (k < per_worker) step_end[k] = std::max(step_end[k], s["end"].get<double>() - start);
+    }
+  }
+  double previous = 0;
+  for (int s = 0; s < per_worker; ++s) {
+    step_end[s] = std::max(step_end[s], previous);
+    r.steps.push_back({s, step_end[s] - previous});
+    previous = step_end[s];
+  }
   r.phases.compute_s = steps ? compute / steps : 0;
   r.phases.comm_s = steps ? comm / steps : 0;
   r.phases.exposed_comm_s = std::max(0.0, r.step_time_s - r.phases.compute_s);
@@ -191,15 +208,19 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
   r.gradients.applied = static_cast<long>(workers) * steps;
   r.staleness = core::staleness_from_histogram({r.gradients.applied});
   r.resilience.wall_s = wall;
-  // Gloo's algorithms: slowest rank's time, per algorithm.
+  // Gloo's algorithms: a run lasts as long as its slowest rank; the median run, per algorithm.
   const auto& first = reports[0]["baselines"];
   for (std::size_t b = 0; b < first.size(); ++b) {
     core::Baseline base;
     base.name = first[b]["name"];
+    std::vector<double> runs(first[b]["times_s"].size(), 0.0);
     for (int w = 0; w < workers; ++w) {
-      base.time_s = std::max(base.time_s, reports[w]["baselines"][b]["time_s"].get<double>());
-      base.wrong += reports[w]["baselines"][b]["wrong"].get<long>();
+      const auto& mine = reports[w]["baselines"][b];
+      for (std::size_t i = 0; i < runs.size(); ++i) runs[i] = std::max(runs[i], mine["times_s"][i].get<double>());
+      base.wrong += mine["wrong"].get<long>();
     }
+    std::sort(runs.begin(), runs.end());
+    base.time_s = runs.empty() ? 0 : runs[runs.size() / 2];
     base.algbw_Bps = r.bytes / base.time_s;
     base.busbw_Bps = base.algbw_Bps * 2.0 * (workers - 1) / workers;
     r.baselines.push_back(base);
