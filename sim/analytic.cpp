@@ -289,11 +289,12 @@ RunResult AnalyticModel::predict(const Plan& plan) const {
 RunResult AnalyticModel::predict_async_ps(const Plan& plan, const core::StepModel& m, double flops) const {
   // Identical workers loop pull, compute, push without waiting for each other. A cycle takes the
   // worker's own pull + compute + push, unless the servers' links are the bottleneck: they carry
-  // N shards of S/k each way per cycle. Each gradient then finds the N-1 others applied since its
-  // pull (per shard), so mean staleness is N-1 (at most the bound, with one).
+  // N shards of S/k each way per cycle, pushes in while pulls go out (the links are full duplex
+  // and the workers out of step). Each gradient then finds the N-1 others applied since its pull
+  // (per shard), so mean staleness is N-1 (at most the bound, with one).
   int n = plan.training.workers;
   double bytes = m.gradient_bytes();
-  double exchange = exchange_time(plan, bytes);  // push + pull of everything, all workers at once
+  double exchange = exchange_time(plan, bytes) / 2;  // synchronous PS: push, then pull; here at once
   Plan one = plan;
   one.training.workers = 1;
   double compute = m.compute_flops() / flops * mean_stretch(plan);
