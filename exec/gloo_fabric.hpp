@@ -54,6 +54,8 @@ class GlooFabric : public core::Fabric {
 
   // Forgets completed transfers. REQUIRES: every posted transfer was waited for.
   void reset();
+  // Waits until every message sent has been received.
+  void flush_messages() { reap_message_sends(true); }
 
  private:
   struct Pending {

@@ -113,7 +113,7 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
   for (int w = 0; w < workers; ++w) {
     const auto& st = reports[w]["ps_steps"];
     if (st.empty()) continue;
-    span = std::max(span, st.back()["end"].get<double>() - st.front()["start"].get<double>());
+    span = std::max(span, reports[w]["done"].get<double>() - st.front()["start"].get<double>());
     for (const auto& s : st) {
       compute += s["compute_end"].get<double>() - s["pull_end"].get<double>();
       comm += (s["pull_end"].get<double>() - s["start"].get<double>()) + (s["end"].get<double>() - s["compute_end"].get<double>());
@@ -147,6 +147,7 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
       if (k < per_worker) step_end[k] = std::max(step_end[k], s["end"].get<double>() - start);
     }
   }
+  if (per_worker > 0) step_end.back() = std::max(step_end.back(), span);  // through the last push
   double previous = 0;
   for (int s = 0; s < per_worker; ++s) {
     step_end[s] = std::max(step_end[s], previous);

@@ -109,6 +109,10 @@ nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& option
   if (worker) fabric.set_gradient_producer([rank = setup.rank](std::vector<float>& d) { fill(d, rank, true); });
   RankObserver observer(workers);
   program.run(fabric, observer);
+  // A worker is through when its last push has arrived (the server applies it at once), as the
+  // simulator ends the run at the last gradient applied.
+  fabric.flush_messages();
+  double done = fabric.now();
   long wrong = 0;
   if (!worker) {
     core::Span mine = core::split_part(core::Span{0, model.elements}, servers, setup.rank - workers);
@@ -120,7 +124,7 @@ nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& option
   }
   long applied = 0;
   for (long a : observer.applied_from) applied += a;
-  return {{"rank", setup.rank},  {"role", worker ? "worker" : "server"}, {"ps_steps", observer.steps},
+  return {{"rank", setup.rank},  {"role", worker ? "worker" : "server"}, {"ps_steps", observer.steps}, {"done", done},
           {"staleness", observer.staleness_histogram}, {"applied", applied}, {"dropped", observer.dropped_count},
           {"wrong", wrong}, {"steps", nlohmann::json::array()}, {"baselines", nlohmann::json::array()}};
 }
