@@ -1,5 +1,6 @@
 // `scaleout validate` on the emulated cluster: predicted step time within 10% of measured for
-// ring, torus2d, PS and asynchronous PS at 4 ranks, ring and torus2d at 8. Needs root (CI is root); elsewhere it skips and says why.
+// ring, torus2d, PS and asynchronous PS at 4 ranks, ring and torus2d at 8. Needs root (CI is
+// root); elsewhere it skips and says why.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
