@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-
 namespace scaleout::sim {
 
 namespace sg4 = simgrid::s4u;

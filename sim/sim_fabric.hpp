@@ -1,5 +1,6 @@
 // The simulated fabric: each rank is a SimGrid actor; a send is a mailbox message of that many
 // bytes on the platform, a compute phase is an execution of that many FLOPs. No gradient exists.
+// Messages (send_message) are a header that costs its latency and data the receiver takes.
 #pragma once
 
 #include <simgrid/s4u.hpp>
@@ -73,6 +74,11 @@ class SimFabric : public core::Fabric {
   Handle recv_bytes(int peer);
   double route_latency(int from, int to) const;
   void count_bytes(int peer, double bytes);
+  MessageBox& message_box(int rank);
+  void collect_arrived();
+  int pick_sender();
+  void take_data(int from, double bytes);
+  double message_bytes(const core::Message& m) const;
 
   SimWorld& world_;
   int rank_;
@@ -80,11 +86,6 @@ class SimFabric : public core::Fabric {
   std::vector<simgrid::s4u::CommPtr> comms_;
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
-  MessageBox& message_box(int rank);
-  void collect_arrived();
-  int pick_sender();
-  void take_data(int from, double bytes);
-  double message_bytes(const core::Message& m) const;
   // Message headers that arrived (with their arrival times), per sender, in the order sent; the
   // receiver takes them one at a time.
   std::unordered_map<int, std::deque<std::pair<double, core::Message>>> arrived_;
