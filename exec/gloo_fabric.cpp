@@ -42,16 +42,13 @@ void GlooFabric::exchange_steps(int to, int from, int count, const StepFn& step_
   bool chained = chunk_elements_ > 0 && count > 1;
   for (int i = 1; i < count && chained; ++i) chained = steps[i].send == steps[i - 1].recv;
   if (!chained) {
-    // Step by step, each step in chunks: a pair exchanging both ways over one connection moves
-    // many small messages in each direction rather than one large one after the other.
+    // Step by step, each step's ranges whole: nothing to pipeline, and on loopback, where copies
+    // are the cost, chunks only add messages (halving-doubling: 0.94 of Gloo's busbw in 2 MB
+    // chunks, 1.15 whole; the same on the emulated cluster either way).
     for (const auto& st : steps) {
       std::vector<Handle> handles;
-      auto sends = chunk_elements_ > 0 ? chunks_of(st.send) : std::vector<core::Span>{st.send};
-      auto recvs = chunk_elements_ > 0 ? chunks_of(st.recv) : std::vector<core::Span>{st.recv};
-      for (std::size_t c = 0; c < std::max(sends.size(), recvs.size()); ++c) {
-        if (c < recvs.size() && recvs[c].count > 0) handles.push_back(post_recv(from, recvs[c], st.combine));
-        if (c < sends.size() && sends[c].count > 0) handles.push_back(post_send(to, sends[c]));
-      }
+      if (st.recv.count > 0) handles.push_back(post_recv(from, st.recv, st.combine));
+      if (st.send.count > 0) handles.push_back(post_send(to, st.send));
       wait_all(handles);
     }
     return;
