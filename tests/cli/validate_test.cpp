@@ -1,6 +1,6 @@
 // `scaleout validate` on the emulated cluster: predicted step time within 10% of measured for
-// ring, torus2d, PS and asynchronous PS at 4 ranks, ring and torus2d at 8. Needs root (CI is
-// root); elsewhere it skips and says why.
+// ring, torus2d, PS and asynchronous PS at 4 ranks, ring and torus2d at 8; within 12% for PS and
+// asynchronous PS at 8 (two racks). Needs root (CI is root); elsewhere it skips and says why.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -25,10 +25,13 @@ class Validate : public ::testing::Test {
   }
   void TearDown() override { scaleout("cluster down"); }
 
-  void expect_within_tolerance(const std::string& plan, const std::string& extra) {
-    Output o = scaleout("validate " + source_path(plan) + " --cluster emulated --tolerance 0.10 " + extra);
+  void expect_within_tolerance(const std::string& plan, const std::string& extra, double tolerance = 0.10) {
+    char printed[64];
+    std::snprintf(printed, sizeof printed, "tolerance %.1f%%", tolerance * 100);
+    Output o = scaleout("validate " + source_path(plan) + " --cluster emulated --tolerance " +
+                        std::to_string(tolerance) + " " + extra);
     EXPECT_EQ(o.code, 0) << extra << "\n" << o.text;
-    EXPECT_NE(o.text.find("tolerance 10.0%"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find(printed), std::string::npos) << o.text;
   }
 };
 
@@ -44,6 +47,10 @@ TEST_F(Validate, EightRanksInTwoRacks) {
   ASSERT_EQ(scaleout("cluster up " + source_path("topologies/emulated-2racks-200mbit.yaml")).code, 0);
   expect_within_tolerance("experiments/emulated/ring-8-two-racks.yaml", "--strategy ring");
   expect_within_tolerance("experiments/emulated/ring-8-two-racks.yaml", "--strategy torus2d");
+  // Parameter servers across the racks: 12%. Measured +8% to +9% (synchronous: SimGrid shares a
+  // link by route latency, so rack-crossing pushes get less) and -2% to -8% (asynchronous).
+  expect_within_tolerance("experiments/emulated/ring-8-two-racks.yaml", "--strategy ps --workers 7", 0.12);
+  expect_within_tolerance("experiments/emulated/async-ps-8-two-racks.yaml", "", 0.12);
 }
 
 TEST_F(Validate, CalibrateMeasuresTheEmulatedLinks) {
