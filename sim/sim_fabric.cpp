@@ -72,7 +72,8 @@ void SimFabric::collect_arrived() {
   std::unique_lock<sg4::Mutex> lock(*box.mutex);
   while (true) {
     auto it = box.in_flight.begin();
-    for (; it != box.in_flight.end() && it->first <= now(); ++it) {
+    // A timer may wake the receiver a rounding error before the arrival it was set for.
+    for (; it != box.in_flight.end() && it->first <= now() + 1e-12; ++it) {
       arrived_[it->second.from].push_back(*it);
       ++arrived_count_;
     }
