@@ -112,9 +112,11 @@ int SimFabric::pick_sender() {
 // The data moves now, from the sender's host to this one (the sender need not take part: it
 // handed the data over when it sent the message).
 void SimFabric::take_data(int from, double bytes) {
+  double start = now();
   ++world_.uploading[from];
   sg4::Comm::sendto(world_.rank_host[from], world_.rank_host[rank_], static_cast<std::uint64_t>(bytes));
   --world_.uploading[from];
+  if (world_.data_taken) world_.data_taken(from, rank_, start, now());
 }
 
 core::Message SimFabric::receive_message() {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -42,6 +43,8 @@ struct SimWorld {
   // Message data on its way, by sending rank: receivers prefer the data of senders not sending
   // other data at the moment, as the fastest flowing connection is the one read first.
   std::unordered_map<int, int> uploading;
+  // Told of every message's data once it arrived (for the trace); may be empty.
+  std::function<void(int from, int to, double start_s, double end_s)> data_taken;
 };
 
 class SimFabric : public core::Fabric {

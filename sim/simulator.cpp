@@ -259,6 +259,14 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   }
 
   Recorder recorder(run);
+  if (ps_program && run.trace) {
+    // A push lies on its server's track while it arrives; parameters inside the worker's pull.
+    run.world.data_taken = [&run](int from, int to, double start, double end) {
+      std::string name = to >= run.workers ? "push from worker " + std::to_string(from)
+                                           : "parameters from server " + std::to_string(from - run.workers);
+      run.trace->span(run.rank_track[to], name, "comm", start, end - start);
+    };
+  }
   if (ps_program) {
     for (int r = 0; r < ranks; ++r) {
       std::string name = r < run.workers ? "worker" + std::to_string(r) : "server" + std::to_string(r - run.workers);

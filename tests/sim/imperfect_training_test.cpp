@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/analytic.hpp"
 #include "sim/simulator.hpp"
@@ -44,6 +48,26 @@ TEST(Staleness, AsyncPsWithIdenticalWorkersIsAboutNMinusOneStale) {
     EXPECT_NEAR(r.staleness.mean, n - 1, 0.1 * (n - 1)) << n << " workers";
     EXPECT_EQ(r.gradients.applied, n * 30);
   }
+}
+
+TEST(Staleness, TheTraceShowsPullsAndPushes) {
+  core::Plan p = async_ps(4, 3);
+  p.strategy.ps_servers = 2;
+  std::string path = (std::filesystem::temp_directory_path() / "scaleout-async-trace.json").string();
+  simulate(p, {"fast", path});
+  auto trace = nlohmann::json::parse(std::ifstream(path));
+  int pulls = 0, pushes = 0, parameters = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") != "X") continue;
+    std::string name = e["name"];
+    pulls += name == "pull";
+    pushes += name.rfind("push from worker ", 0) == 0;
+    parameters += name.rfind("parameters from server ", 0) == 0;
+  }
+  EXPECT_EQ(pulls, 4 * 3);
+  EXPECT_EQ(pushes, 4 * 3 * 2) << "every step's gradient reaches both shards";
+  EXPECT_EQ(parameters, 4 * 3 * 2) << "every step pulls both shards";
+  std::filesystem::remove(path);
 }
 
 TEST(Staleness, BoundedStalenessNeverExceedsItsBound) {
