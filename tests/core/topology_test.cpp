@@ -106,11 +106,6 @@ TEST(Placement, DedicatedServersTakeNodesAfterTheWorkers) {
   EXPECT_EQ(co.server_device, (std::vector<int>{0, 3}));
 }
 
-}  // namespace
-}  // namespace scaleout::core
-
-namespace scaleout::core {
-namespace {
 
 TEST(Topology, TreeRoutingEqualsBreadthFirstSearch) {
   Cluster c = testing::switch_cluster(2, 12.5e9, 1e-6);
@@ -132,11 +127,6 @@ TEST(Topology, TreeRoutingEqualsBreadthFirstSearch) {
   }
 }
 
-}  // namespace
-}  // namespace scaleout::core
-
-namespace scaleout::core {
-namespace {
 
 TEST(Topology, HeterogeneitySlowsNamedDevicesAndLinks) {
   Cluster c = testing::switch_cluster(2, 12.5e9, 1e-6);

@@ -23,6 +23,14 @@ std::vector<std::string> lines_of(const fs::path& p) {
   return out;
 }
 
+// The first `n` comma-separated fields of a CSV row.
+std::vector<std::string> fields_of(const std::string& line, int n) {
+  std::stringstream in(line);
+  std::vector<std::string> out(n);
+  for (auto& f : out) std::getline(in, f, ',');
+  return out;
+}
+
 TEST(WorkerList, RangesAndLists) {
   EXPECT_EQ(parse_worker_list("8:64:x2"), (std::vector<int>{8, 16, 32, 64}));
   EXPECT_EQ(parse_worker_list("8:30:+8"), (std::vector<int>{8, 16, 24}));
@@ -50,13 +58,9 @@ TEST(Sweep, CsvHasTheDocumentedColumnsAndOneRowPerPoint) {
   EXPECT_EQ(lines[0].rfind("engine,strategy,workers,step_time_s,throughput_samples_per_s,scaling_efficiency,busbw_Bps,staleness_mean", 0), 0u);
   std::set<std::string> keys;
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    std::stringstream in(lines[i]);
-    std::string engine, strategy, workers;
-    std::getline(in, engine, ',');
-    std::getline(in, strategy, ',');
-    std::getline(in, workers, ',');
-    EXPECT_EQ(engine, "sim");
-    keys.insert(strategy + "/" + workers);
+    auto f = fields_of(lines[i], 3);  // engine, strategy, workers
+    EXPECT_EQ(f[0], "sim");
+    keys.insert(f[1] + "/" + f[2]);
   }
   EXPECT_EQ(keys.size(), 6u);
   fs::remove(csv);
@@ -88,12 +92,8 @@ TEST(Sweep, ResumeAfterAnInterruptionCompletesWithoutDuplicates) {
   ASSERT_EQ(resumed.size(), full.size());
   std::set<std::string> keys;
   for (std::size_t i = 1; i < resumed.size(); ++i) {
-    std::stringstream in(resumed[i]);
-    std::string engine, strategy, workers;
-    std::getline(in, engine, ',');
-    std::getline(in, strategy, ',');
-    std::getline(in, workers, ',');
-    keys.insert(strategy + "/" + workers);
+    auto f = fields_of(resumed[i], 3);  // engine, strategy, workers
+    keys.insert(f[1] + "/" + f[2]);
   }
   EXPECT_EQ(keys.size(), 14u);
   fs::remove(csv);
