@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
+#include "core/compare.hpp"
 #include "core/input_error.hpp"
 
 namespace scaleout::cli {
@@ -23,8 +24,6 @@ core::RunResult load_result(const std::string& path) {
   }
 }
 
-double relative(double predicted, double measured) { return measured != 0 ? (predicted - measured) / measured : 0; }
-
 }  // namespace
 
 Action add_compare_command(CLI::App& app) {
@@ -40,13 +39,9 @@ Action add_compare_command(CLI::App& app) {
   return [=]() {
     core::RunResult p = load_result(*predicted), m = load_result(*measured);
     if (*json) {
-      nlohmann::json out = {
-          {"predicted", *predicted},
-          {"measured", *measured},
-          {"step_time_s", {{"predicted", p.step_time_s}, {"measured", m.step_time_s}, {"relative_error", relative(p.step_time_s, m.step_time_s)}}},
-          {"throughput_samples_per_s", {{"predicted", p.throughput_samples_per_s}, {"measured", m.throughput_samples_per_s}, {"relative_error", relative(p.throughput_samples_per_s, m.throughput_samples_per_s)}}},
-          {"busbw_Bps", {{"predicted", p.busbw_Bps}, {"measured", m.busbw_Bps}, {"relative_error", relative(p.busbw_Bps, m.busbw_Bps)}}},
-          {"staleness_mean", {{"predicted", p.staleness.mean}, {"measured", m.staleness.mean}}}};
+      nlohmann::json out = core::comparison_json(core::compare_results(p, m));
+      out["predicted"] = *predicted;
+      out["measured"] = *measured;
       std::printf("%s\n", out.dump(2).c_str());
     } else {
       print_comparison(stdout, p, m);

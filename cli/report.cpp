@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/atomic_file.hpp"
+#include "core/compare.hpp"
 
 namespace scaleout::cli {
 
@@ -46,13 +47,15 @@ void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows)
 }
 
 void print_collective_table(std::FILE* out, const core::RunResult& r) {
-  double count = r.bytes / 4;
-  std::fprintf(out, "#%13s %12s %6s %6s %-22s %10s %8s %8s %7s\n", "size", "count", "type", "redop", "algorithm",
+  // As nccl-tests names the element types.
+  const char* type = r.precision == "fp16" ? "half" : r.precision == "bf16" ? "bfloat16" : "float";
+  double count = r.bytes / (r.precision == "fp32" ? 4 : 2);
+  std::fprintf(out, "#%13s %12s %8s %6s %-22s %10s %8s %8s %7s\n", "size", "count", "type", "redop", "algorithm",
                "time(us)", "algbw", "busbw", "#wrong");
-  std::fprintf(out, "#%13s %12s %6s %6s %-22s %10s %8s %8s %7s\n", "(B)", "(elements)", "", "", "", "", "(GB/s)",
+  std::fprintf(out, "#%13s %12s %8s %6s %-22s %10s %8s %8s %7s\n", "(B)", "(elements)", "", "", "", "", "(GB/s)",
                "(GB/s)", "");
   auto row = [&](const std::string& name, double time, double algbw, double busbw, long wrong) {
-    std::fprintf(out, " %13.0f %12.0f %6s %6s %-22s %10.1f %8.3f %8.3f %7ld\n", r.bytes, count, "float", "sum",
+    std::fprintf(out, " %13.0f %12.0f %8s %6s %-22s %10.1f %8.3f %8.3f %7ld\n", r.bytes, count, type, "sum",
                  name.c_str(), time * 1e6, algbw / 1e9, busbw / 1e9, wrong);
   };
   row("scaleout " + r.strategy, r.phases.comm_s, r.algbw_Bps, r.busbw_Bps, r.wrong);
@@ -65,17 +68,19 @@ void print_collective_table(std::FILE* out, const core::RunResult& r) {
 }
 
 void print_comparison(std::FILE* out, const core::RunResult& p, const core::RunResult& m) {
-  std::fprintf(out, "%-22s %14s %14s %10s\n", "", ("predicted (" + p.engine + ")").c_str(),
+  std::fprintf(out, "%-22s %16s %16s %10s\n", "", ("predicted (" + p.engine + ")").c_str(),
                ("measured (" + m.engine + ")").c_str(), "error");
-  auto row = [&](const char* name, double pv, double mv, double scale, const char* unit) {
-    double err = mv != 0 ? (pv - mv) / mv * 100 : 0;
-    std::fprintf(out, "%-22s %12.3f%-2s %12.3f%-2s %9.1f%%\n", name, pv * scale, unit, mv * scale, unit, err);
-  };
-  row("step time", p.step_time_s, m.step_time_s, 1e3, "ms");
-  row("throughput", p.throughput_samples_per_s, m.throughput_samples_per_s, 1, "/s");
-  row("communication", p.phases.comm_s, m.phases.comm_s, 1e3, "ms");
-  row("busbw", p.busbw_Bps, m.busbw_Bps, 1e-9, "GB");
-  row("staleness (mean)", p.staleness.mean, m.staleness.mean, 1, "");
+  for (const auto& v : core::compare_results(p, m)) {
+    // Times in ms, bandwidth in GB/s, the rest as they are.
+    bool time = v.name.size() > 2 && v.name.substr(v.name.size() - 2) == "_s";
+    bool bandwidth = v.name == "busbw_Bps";
+    double scale = time ? 1e3 : bandwidth ? 1e-9 : 1;
+    const char* unit = time ? "ms" : bandwidth ? "GB/s" : v.name == "throughput_samples_per_s" ? "/s" : "";
+    std::fprintf(out, "%-22s %12.3f%-4s %12.3f%-4s", v.label.c_str(), v.predicted * scale, unit, v.measured * scale,
+                 unit);
+    if (v.has_error) std::fprintf(out, " %9.1f%%", v.relative_error * 100);
+    std::fprintf(out, "\n");
+  }
 }
 
 }  // namespace scaleout::cli
