@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   int rows = argc > 1 ? std::atoi(argv[1]) : 100000;
   core::Plan plan = core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
   sim::SweepOptions o;
-  o.engine = "analytic";
+  o.engine = sim::Engine::kAnalytic;
   o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kPs};
   int per_strategy = (rows + 2) / 3;
   for (int n = 8; n < 8 + per_strategy; ++n) o.workers.push_back(n);

@@ -19,7 +19,7 @@ struct Measured {
 
 inline Measured measure_simulation(const core::Plan& plan, const std::string& fidelity) {
   auto t0 = std::chrono::steady_clock::now();
-  sim::SimChild child = sim::start_simulation(plan, {fidelity, ""});
+  sim::SimChild child = sim::start_simulation(plan, {sim::parse_fidelity(fidelity), ""});
   int status = 0;
   rusage usage{};
   ::wait4(child.pid, &status, 0, &usage);

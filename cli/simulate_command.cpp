@@ -51,7 +51,7 @@ Action add_simulate_command(CLI::App& app) {
       if (!args->trace.empty()) throw core::InputError("", 0, "--trace", "the analytic engine has no timeline; use --engine sim");
       result = sim::predict_analytic(plan);
     } else {
-      result = sim::simulate(plan, {args->fidelity, args->trace});
+      result = sim::simulate(plan, {sim::parse_fidelity(args->fidelity, "--fidelity"), args->trace});
     }
     emit_result(result, args->output, args->json);
     return 0;

@@ -1,6 +1,8 @@
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -27,6 +29,19 @@ struct SweepArgs {
   bool quiet = false;
 };
 
+// Rows done, rate and time left on one terminal line.
+std::function<void(std::size_t, std::size_t)> print_progress() {
+  auto start = std::chrono::steady_clock::now();
+  return [start](std::size_t done, std::size_t total) {
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double rate = elapsed > 0 ? done / elapsed : 0;
+    double left = rate > 0 ? (total - done) / rate : 0;
+    std::fprintf(stderr, "\r  %zu/%zu rows, %.1f rows/s, %.0f s left   ", done, total, rate, left);
+    if (done == total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  };
+}
+
 }  // namespace
 
 Action add_sweep_command(CLI::App& app) {
@@ -50,7 +65,7 @@ Action add_sweep_command(CLI::App& app) {
     core::Plan plan = core::load_plan(args->plan);
     sim::SweepOptions options;
     options.workers = args->workers.empty() ? std::vector<int>{plan.training.workers}
-                                            : sim::parse_worker_list(args->workers);
+                                            : sim::parse_worker_list(args->workers, "--workers");
     if (args->strategies.empty()) {
       options.strategies = {plan.strategy.kind};
     } else {
@@ -62,12 +77,12 @@ Action add_sweep_command(CLI::App& app) {
         options.strategies.push_back(*kind);
       }
     }
-    options.engine = args->engine;
-    options.fidelity = args->fidelity;
+    options.engine = sim::parse_engine(args->engine, "--engine");
+    options.fidelity = sim::parse_fidelity(args->fidelity, "--fidelity");
     options.jobs = args->jobs;
     options.resume = args->resume;
     options.csv_path = args->output;
-    options.progress = !args->quiet && ::isatty(STDERR_FILENO);
+    if (!args->quiet && ::isatty(STDERR_FILENO)) options.on_progress = print_progress();
     sim::SweepSummary summary = sim::run_sweep(plan, options);
     for (const auto& e : summary.errors) std::fprintf(stderr, "skipped %s\n", e.c_str());
     if (!args->quiet) {

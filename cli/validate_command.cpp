@@ -4,14 +4,17 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "cli/report.hpp"
 #include "core/atomic_file.hpp"
+#include "core/compare.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/strategies/ps_training.hpp"
+#include "exec/compute_kernel.hpp"
 #include "exec/emulated_cluster.hpp"
 #include "exec/local_run.hpp"
 #include "sim/simulator.hpp"
@@ -27,11 +30,14 @@ struct ValidateArgs {
   std::string output;
 };
 
-double median_step(const core::RunResult& r) {
-  std::vector<double> t;
-  for (const auto& s : r.steps) t.push_back(s.time_s);
-  std::sort(t.begin(), t.end());
-  return t.empty() ? 0 : t[t.size() / 2];
+// With overlap, compute is what the exchange hides behind: each worker computes about as long as
+// the exchange takes, at the rate the executed kernel reaches on this machine (its cores shared
+// by the ranks), and the simulated device is given that rate.
+void size_compute_to_exchange(core::Plan& plan, double exchange_s, int ranks) {
+  double cores = std::max(1u, std::thread::hardware_concurrency());
+  double rate = exec::measure_kernel_rate() * std::min(1.0, cores / ranks);
+  plan.workload.flops_per_sample = exchange_s * rate / plan.training.batch_per_worker;
+  plan.cluster.device.flops = rate / plan.workload.efficiency;
 }
 
 }  // namespace
@@ -54,7 +60,6 @@ Action add_validate_command(CLI::App& app) {
     core::Plan plan = load_plan_args(args->plan);
     plan.workload.flops_per_sample = 1;  // communication only, in both engines
     plan.workload.layers.clear();
-    plan.training.overlap = false;
     exec::ExecOptions options;
     options.compute_scale = 0;
     options.baselines = false;
@@ -62,6 +67,12 @@ Action add_validate_command(CLI::App& app) {
       use_emulated_cluster(options);
     }
     core::RunResult predicted = sim::simulate(plan);
+    if (plan.training.overlap) {
+      int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
+      size_compute_to_exchange(plan, predicted.phases.comm_s, plan.training.workers + servers);
+      options.compute_scale = 1;
+      predicted = sim::simulate(plan);
+    }
     // A transfer may wait for a few steps of the others (a PS worker for its turn at the server).
     options.timeout = std::max(options.timeout, std::chrono::milliseconds(static_cast<long>(5e3 * predicted.step_time_s)));
     core::RunResult measured;
@@ -75,9 +86,8 @@ Action add_validate_command(CLI::App& app) {
     // shared machine. A parameter-server training program's steps are not (a step ends when its
     // slowest worker is through it, and workers drift apart): the mean over the whole run.
     bool alike = !core::uses_ps_training(plan);
-    double predicted_step = alike ? median_step(predicted) : predicted.step_time_s;
-    double measured_step = alike ? median_step(measured) : measured.step_time_s;
-    double error = measured_step > 0 ? (predicted_step - measured_step) / measured_step : 0;
+    double predicted_step = core::judged_step(predicted, alike), measured_step = core::judged_step(measured, alike);
+    double error = core::relative_error(predicted_step, measured_step);
     print_comparison(stdout, predicted, measured);
     std::string over = alike ? "median of " + std::to_string(measured.steps.size()) + " steps each" : "mean over the run";
     std::printf("step time: predicted %.3f ms, measured %.3f ms (%s): error %+.1f%%, tolerance %.1f%%\n",

@@ -12,4 +12,12 @@ void Fabric::exchange_steps(int to, int from, int count, const StepFn& step_at) 
   }
 }
 
+Fabric::ComputeTicket Fabric::compute_async(double flops) {
+  compute(flops);
+  done_at_.push_back(now());
+  return static_cast<ComputeTicket>(done_at_.size() - 1);
+}
+
+double Fabric::wait_compute(ComputeTicket ticket) { return done_at_.at(static_cast<std::size_t>(ticket)); }
+
 }  // namespace scaleout::core

@@ -74,8 +74,23 @@ class Fabric {
   // Combines the data of the last received message into this rank's buffer at its range.
   virtual void accept_data(Combine combine) = 0;
 
+  // --- What the training programs call around the strategy (every engine) ---
+
   // Tells the fabric which training step the rank's traffic belongs to (for per-step accounting).
   virtual void mark_step(int /*step*/) {}
+
+  // A bucket's exchange is over: the fabric may forget its finished transfers.
+  // REQUIRES: every transfer posted since the last call was waited for.
+  virtual void end_bucket() {}
+
+  // This worker's backward pass wrote its gradient of `span`. Executed fabrics fill the range
+  // with the rank's known values (gradient_value() in core/check_values.hpp), which is what
+  // their exact-sum checks expect; simulated fabrics hold no data and do nothing.
+  virtual void produce_gradient(Span /*span*/) {}
+
+  // Waits until every message this rank sent was taken by its receiver (executed fabrics; in a
+  // simulation a sent message cannot be lost, so nothing to wait for).
+  virtual void flush_messages() {}
 
   // Lets `seconds` pass without using the network or the device.
   virtual void idle(double seconds) = 0;
@@ -83,8 +98,20 @@ class Fabric {
   // A compute phase of `flops` floating-point operations (at the device's effective rate).
   virtual void compute(double flops) = 0;
 
+  // Compute beside communication, as on a device stream: queues `flops` to run after everything
+  // queued before, while this rank goes on (e.g. exchanging the buckets backward already made).
+  // Returns a ticket for wait_compute(). The default computes at once, in the caller.
+  using ComputeTicket = int;
+  virtual ComputeTicket compute_async(double flops);
+  // Blocks until the ticket's compute is done; returns the time (now()) it finished.
+  // REQUIRES: tickets are waited for in the order they were issued (each at most once).
+  virtual double wait_compute(ComputeTicket ticket);
+
   // Seconds since the run started.
   virtual double now() = 0;
+
+ private:
+  std::vector<double> done_at_;  // default compute_async: when each ticket's compute finished
 };
 
 }  // namespace scaleout::core

@@ -2,9 +2,9 @@
 
 namespace scaleout::core {
 
-FailureOutcome restart_from_checkpoint(const std::vector<double>& step_times, const Resilience& r,
+ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times, const Resilience& r,
                                        double samples_per_step) {
-  FailureOutcome out;
+  ResilienceOutcome out;
   out.policy = r.failures.empty() ? "none" : "restart_from_checkpoint";
   std::vector<bool> fired(r.failures.size(), false);
   int steps = static_cast<int>(step_times.size());

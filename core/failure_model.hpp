@@ -8,21 +8,13 @@
 #include <vector>
 
 #include "core/plan.hpp"
+#include "core/result.hpp"
 
 namespace scaleout::core {
 
-struct FailureOutcome {
-  std::string policy = "none";  // none | restart_from_checkpoint | continue_without_failed_workers
-  int failures = 0;
-  double wall_s = 0;          // time to finish every step
-  double lost_work_s = 0;     // work thrown away (redone after restarts)
-  double restart_s = 0;       // total restart time
-  double checkpoint_s = 0;    // total checkpointing stall
-  double goodput_samples_per_s = 0;  // useful samples over wall time
-  std::vector<int> left_workers;     // continue policy: workers that left
-};
-
-FailureOutcome restart_from_checkpoint(const std::vector<double>& step_times, const Resilience& resilience,
-                                       double samples_per_step);
+// The outcome in the result schema's own type (wall_s: time to finish every step; lost_work_s: work
+// thrown away and redone; goodput: useful samples over wall time).
+ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times, const Resilience& resilience,
+                                          double samples_per_step);
 
 }  // namespace scaleout::core

@@ -26,6 +26,7 @@ json to_json(const RunResult& r) {
               {"network_model", r.network_model},
               {"workers", r.workers},
               {"servers", r.servers},
+              {"precision", r.precision},
               {"bytes", r.bytes},
               {"step_time_s", r.step_time_s},
               {"throughput_samples_per_s", r.throughput_samples_per_s},
@@ -77,6 +78,7 @@ RunResult result_from_json(const json& j) {
   r.network_model = j.value("network_model", "");
   r.workers = need(j, "workers").get<int>();
   r.servers = j.value("servers", 0);
+  r.precision = j.value("precision", "fp32");
   r.bytes = need(j, "bytes").get<double>();
   r.step_time_s = need(j, "step_time_s").get<double>();
   r.throughput_samples_per_s = need(j, "throughput_samples_per_s").get<double>();

@@ -66,7 +66,8 @@ struct RunResult {
   std::string network_model;
   int workers = 0;
   int servers = 0;
-  double bytes = 0;  // gradient bytes per step
+  std::string precision = "fp32";  // the gradient's element type: fp32 | fp16 | bf16
+  double bytes = 0;  // gradient bytes per step (elements x the precision's bytes: what moves)
   double step_time_s = 0;
   double throughput_samples_per_s = 0;
   double scaling_efficiency = 0;

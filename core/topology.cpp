@@ -272,7 +272,7 @@ const Path& Topology::node_path(int a, int b) const {
   return it->second;
 }
 
-int Topology::intra_link(int device) const {
+int Topology::device_link(int device) const {
   // A device's only edge is its link to the node gateway.
   auto [e, end] = boost::out_edges(devices_[device], graph_);
   assert(e != end);
@@ -285,7 +285,7 @@ Path Topology::device_path(int from_device, int to_device) const {
   if (from_device == to_device) return out;
   const Path& middle = node_path(device_node_[from_device], device_node_[to_device]);
   // device -> gateway over its intra-node link, the gateways' path, gateway -> device.
-  int up = intra_link(from_device), down = intra_link(to_device);
+  int up = device_link(from_device), down = device_link(to_device);
   out.hops.push_back(Hop{up, true});
   out.hops.insert(out.hops.end(), middle.hops.begin(), middle.hops.end());
   out.hops.push_back(Hop{down, false});
@@ -296,8 +296,8 @@ Path Topology::device_path(int from_device, int to_device) const {
 
 Topology::Cost Topology::device_cost(int from_device, int to_device) const {
   if (from_device == to_device) return {0, kInfinite};
-  const LinkInfo& up = links_[intra_link(from_device)];
-  const LinkInfo& down = links_[intra_link(to_device)];
+  const LinkInfo& up = links_[device_link(from_device)];
+  const LinkInfo& down = links_[device_link(to_device)];
   Cost out{up.latency + down.latency, std::min(up.bandwidth, down.bandwidth)};
   int a = device_node_[from_device], b = device_node_[to_device];
   if (a == b) return out;

@@ -68,7 +68,8 @@ class Topology {
   const TopoVertex& vertex(int v) const { return graph_[v]; }
   int num_vertices() const { return static_cast<int>(boost::num_vertices(graph_)); }
   const std::vector<LinkInfo>& links() const { return links_; }
-  const TopoGraph& graph() const { return graph_; }
+  // The index into links() of a device's link into its node (its only link).
+  int device_link(int device) const;
   // Peak FLOP/s of a device, after the cluster's speed factors.
   double device_flops(int device) const { return device_flops_[device]; }
   // The slowest of devices 0 .. count-1 (where `count` workers run), in O(1).
@@ -112,7 +113,6 @@ class Topology {
   // Switch and two-tier networks are trees: their node paths follow from the NIC and uplink links
   // without a search (a test checks they equal the breadth-first paths).
   Path tree_node_path(int from_node, int to_node) const;
-  int intra_link(int device) const;
 
   // Breadth-first tree of `from`: for each vertex, the link that first reached it (-1: none).
   const std::vector<int>& bfs_tree(int from) const;

@@ -20,6 +20,8 @@
 #include <stdexcept>
 
 #include "core/units.hpp"
+#include "exec/compute_kernel.hpp"
+#include "exec/gradient_buffer.hpp"
 
 namespace scaleout::exec {
 
@@ -133,22 +135,13 @@ LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const s
   return m;
 }
 
-double measure_flops() {
-  std::vector<float> work(4096, 1.0f);
-  const long iterations = 20000;
-  auto t0 = Clock::now();
-  for (long it = 0; it < iterations; ++it)
-    for (auto& x : work) x = x * 0.999f + 0.001f;
-  volatile float sink = work[7];
-  (void)sink;
-  return 2.0 * iterations * work.size() / seconds_since(t0);
-}
-
+// The additions executed ranks run on received fp32 ranges (gradient_buffer.hpp), timed.
 double measure_reduction() {
   std::vector<float> a(8 << 20, 1.0f), b(8 << 20, 2.0f);
   auto t0 = Clock::now();
   for (int rep = 0; rep < 4; ++rep)
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+    add_elements(ElementType::kFp32, reinterpret_cast<std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data()),
+                 static_cast<std::int64_t>(a.size()));
   volatile float sink = a[11];
   (void)sink;
   return 4.0 * a.size() * sizeof(float) / seconds_since(t0);
@@ -164,7 +157,7 @@ std::string link_yaml(const LinkMeasure& m) {
 
 Calibration calibrate(const CalibrateOptions& o) {
   Calibration c;
-  c.device_flops = measure_flops();
+  c.device_flops = measure_kernel_rate();  // the kernel executed ranks run
   c.reduction_Bps = measure_reduction();
   if (o.node_netns.size() >= 2) {
     c.intra_node = measure_link(o.node_netns[0], o.node_netns[0], "127.0.0.1", "127.0.0.1", o);

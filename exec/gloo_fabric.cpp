@@ -3,17 +3,16 @@
 #include <gloo/common/error.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <thread>
+
+#include "core/strategy.hpp"
+#include "exec/compute_kernel.hpp"
 
 namespace scaleout::exec {
 
 namespace {
-// Restrict lets the compiler vectorize the sum without checking for overlap at run time.
-void add_into(float* __restrict dst, const float* __restrict in, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) dst[i] += in[i];
-}
-
 // Gloo matches transfers between two ranks by slot, in posting order.
 constexpr std::uint64_t kDataSlot = 1;
 constexpr std::uint64_t kHeaderSlot = 2;
@@ -21,9 +20,9 @@ constexpr std::uint64_t kMessageDataSlot = 3;
 constexpr int kHeaderWords = 6;  // kind, a, b, data.begin, data.count, from
 }  // namespace
 
-GlooFabric::GlooFabric(std::shared_ptr<gloo::Context> context, std::vector<float>& data,
+GlooFabric::GlooFabric(std::shared_ptr<gloo::Context> context, GradientBuffer& data, const core::CheckValues& values,
                        std::chrono::milliseconds timeout, std::int64_t chunk_elements)
-    : context_(std::move(context)), data_(data), timeout_(timeout), chunk_elements_(chunk_elements) {}
+    : context_(std::move(context)), data_(data), values_(values), timeout_(timeout), chunk_elements_(chunk_elements) {}
 
 void GlooFabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
   std::vector<core::ExchangeStep> steps;
@@ -31,12 +30,7 @@ void GlooFabric::exchange_steps(int to, int from, int count, const StepFn& step_
   auto chunks_of = [&](core::Span span) {
     int n = static_cast<int>(std::max<std::int64_t>(1, (span.count + chunk_elements_ - 1) / chunk_elements_));
     std::vector<core::Span> out;
-    std::int64_t base = span.count / n, rest = span.count % n, begin = span.begin;
-    for (int c = 0; c < n; ++c) {
-      std::int64_t len = base + (c < rest ? 1 : 0);
-      out.push_back({begin, len});
-      begin += len;
-    }
+    for (int c = 0; c < n; ++c) out.push_back(core::split_part(span, n, c));
     return out;
   };
   bool chained = chunk_elements_ > 0 && count > 1;
@@ -91,7 +85,7 @@ core::Fabric::Handle GlooFabric::post_send(int peer, core::Span span) {
   p.peer = peer;
   p.send = true;
   p.span = span;
-  p.buffer = context_->createUnboundBuffer(data_.data() + span.begin, span.count * sizeof(float));
+  p.buffer = context_->createUnboundBuffer(data_.at(span.begin), data_.bytes(span.count));
   p.buffer->send(peer, kDataSlot);
   pending_.push_back(std::move(p));
   return static_cast<Handle>(pending_.size() - 1);
@@ -103,12 +97,12 @@ core::Fabric::Handle GlooFabric::post_recv(int peer, core::Span span, core::Comb
   p.span = span;
   p.combine = combine;
   // An overwrite lands in place; an addition needs the incoming values beside the local ones.
-  float* target = data_.data() + span.begin;
+  std::byte* target = data_.at(span.begin);
   if (combine == core::Combine::kAdd) {
-    take_scratch(p, span.count);
+    take_scratch(p, data_.bytes(span.count));
     target = p.scratch.get();
   }
-  p.buffer = context_->createUnboundBuffer(target, span.count * sizeof(float));
+  p.buffer = context_->createUnboundBuffer(target, data_.bytes(span.count));
   p.buffer->recv(peer, kDataSlot);
   pending_.push_back(std::move(p));
   return static_cast<Handle>(pending_.size() - 1);
@@ -125,22 +119,22 @@ void GlooFabric::wait_one(Pending& p) {
                     " ms (" + e.what() + ")");
   }
   if (!p.send && p.combine == core::Combine::kAdd && p.scratch) {
-    add_into(data_.data() + p.span.begin, p.scratch.get(), p.span.count);
+    data_.add(p.span, p.scratch.get());
     give_back_scratch(p);  // combined: reusable now, not at the bucket's end
   }
   p.buffer.reset();
   p.done = true;
 }
 
-void GlooFabric::take_scratch(Pending& p, std::int64_t count) {
-  auto it = spare_scratch_.lower_bound(count);
+void GlooFabric::take_scratch(Pending& p, std::size_t bytes) {
+  auto it = spare_scratch_.lower_bound(bytes);
   if (it != spare_scratch_.end()) {
     p.scratch_capacity = it->first;
     p.scratch = std::move(it->second);
     spare_scratch_.erase(it);
   } else {
-    p.scratch.reset(new float[count]);
-    p.scratch_capacity = count;
+    p.scratch.reset(new std::byte[bytes]);
+    p.scratch_capacity = bytes;
   }
 }
 
@@ -153,7 +147,7 @@ void GlooFabric::wait_all(const std::vector<Handle>& handles) {
   for (Handle h : handles) wait_one(pending_[h]);
 }
 
-void GlooFabric::reset() { pending_.clear(); }
+void GlooFabric::end_bucket() { pending_.clear(); }
 
 void GlooFabric::send_message(int peer, const core::Message& m) {
   reap_message_sends(false);
@@ -171,9 +165,10 @@ void GlooFabric::send_message(int peer, const core::Message& m) {
     auto d = std::make_unique<Pending>();
     d->peer = peer;
     d->send = true;
-    d->scratch.reset(new float[m.data.count]);
-    std::copy(data_.begin() + m.data.begin, data_.begin() + m.data.end(), d->scratch.get());
-    d->buffer = context_->createUnboundBuffer(d->scratch.get(), m.data.count * sizeof(float));
+    std::size_t bytes = data_.bytes(m.data.count);
+    d->scratch.reset(new std::byte[bytes]);
+    std::memcpy(d->scratch.get(), data_.at(m.data.begin), bytes);
+    d->buffer = context_->createUnboundBuffer(d->scratch.get(), bytes);
     d->buffer->send(peer, kMessageDataSlot);
     message_sends_.push_back(std::move(d));
   }
@@ -205,10 +200,10 @@ core::Message GlooFabric::receive_message() {
   }
   core::Message m{static_cast<int>(header[5]), static_cast<int>(header[0]), header[1], header[2],
                   core::Span{header[3], header[4]}};
-  held_.assign(m.data.count, 0.0f);
+  held_.resize(data_.bytes(m.data.count));
   held_span_ = m.data;
   if (m.data.count > 0) {
-    auto data = context_->createUnboundBuffer(held_.data(), held_.size() * sizeof(float));
+    auto data = context_->createUnboundBuffer(held_.data(), held_.size());
     data->recv(m.from, kMessageDataSlot);
     Pending p;
     p.peer = m.from;
@@ -220,21 +215,29 @@ core::Message GlooFabric::receive_message() {
 }
 
 void GlooFabric::accept_data(core::Combine combine) {
-  float* dst = data_.data() + held_span_.begin;
-  for (std::int64_t i = 0; i < held_span_.count; ++i)
-    dst[i] = combine == core::Combine::kAdd ? dst[i] + held_[i] : held_[i];
+  if (combine == core::Combine::kAdd) {
+    data_.add(held_span_, held_.data());
+  } else {
+    data_.copy_in(held_span_, held_.data());
+  }
 }
 
-void GlooFabric::compute(double flops) {
-  // Real arithmetic: multiply-adds over a cache-resident array, two FLOP each.
-  static thread_local std::vector<float> work(4096, 1.0f);
-  long iterations = static_cast<long>(flops / 2 / work.size());
-  float a = 0.999f, b = 0.001f;
-  for (long it = 0; it < iterations; ++it)
-    for (auto& x : work) x = x * a + b;
-  sink_ = sink_ + work[static_cast<std::size_t>(iterations) % work.size()];
-  if (producer_) producer_(data_);
+void GlooFabric::produce_gradient(core::Span span) {
+  if (!produced_) {
+    produced_ = std::make_unique<GradientBuffer>(data_.type(), data_.size());
+    for (std::int64_t i = 0; i < data_.size(); ++i) produced_->set(i, values_.value(rank(), i));
+  }
+  data_.copy_in(span, produced_->at(span.begin));
 }
+
+void GlooFabric::compute(double flops) { run_flops(flops); }
+
+core::Fabric::ComputeTicket GlooFabric::compute_async(double flops) {
+  if (!stream_) stream_ = std::make_unique<ComputeStream>(run_flops, [this] { return now(); });
+  return stream_->enqueue(flops);
+}
+
+double GlooFabric::wait_compute(ComputeTicket ticket) { return stream_->wait(ticket); }
 
 void GlooFabric::idle(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
 

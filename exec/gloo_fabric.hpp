@@ -1,6 +1,7 @@
 // The executed fabric over Gloo's TCP transport: each rank is a process holding a real gradient
-// buffer of floats; sends and receives move ranges of it, receives add or overwrite. Every wait has
-// a deadline, so a dead or stuck peer ends the run with an error naming it, never a hang.
+// buffer in the plan's precision; sends and receives move ranges of it, receives add or overwrite.
+// Every wait has a deadline, so a dead or stuck peer ends the run with an error naming it, never a
+// hang. Compute queued with compute_async runs on a thread of its own beside the exchanges.
 #pragma once
 
 #include <gloo/context.h>
@@ -13,7 +14,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/check_values.hpp"
 #include "core/fabric.hpp"
+#include "exec/compute_stream.hpp"
+#include "exec/gradient_buffer.hpp"
 
 namespace scaleout::exec {
 
@@ -25,10 +29,10 @@ class PeerError : public std::runtime_error {
 
 class GlooFabric : public core::Fabric {
  public:
-  // `data` is this rank's gradient buffer; it must outlive the fabric.
-  // `chunk_elements`: pipeline granularity of exchange_steps (0: no pipelining).
-  GlooFabric(std::shared_ptr<gloo::Context> context, std::vector<float>& data, std::chrono::milliseconds timeout,
-             std::int64_t chunk_elements = 0);
+  // `data` is this rank's gradient buffer and `values` the known values workers produce; both must
+  // outlive the fabric. `chunk_elements`: pipeline granularity of exchange_steps (0: none).
+  GlooFabric(std::shared_ptr<gloo::Context> context, GradientBuffer& data, const core::CheckValues& values,
+             std::chrono::milliseconds timeout, std::int64_t chunk_elements = 0);
   ~GlooFabric() override;
 
   int rank() const override { return context_->rank; }
@@ -44,18 +48,15 @@ class GlooFabric : public core::Fabric {
   void send_message(int peer, const core::Message& m) override;
   core::Message receive_message() override;
   void accept_data(core::Combine combine) override;
+  void end_bucket() override;
+  // Writes this rank's known values (values.value(rank, i)) into the span.
+  void produce_gradient(core::Span span) override;
+  void flush_messages() override { reap_message_sends(true); }
   void compute(double flops) override;
+  ComputeTicket compute_async(double flops) override;
+  double wait_compute(ComputeTicket ticket) override;
   void idle(double seconds) override;
   double now() override;
-
-  // Called at the end of every compute phase with the rank's buffer: how an executed worker
-  // produces its gradient (the values the exact-sum checks expect). None by default.
-  void set_gradient_producer(std::function<void(std::vector<float>&)> producer) { producer_ = std::move(producer); }
-
-  // Forgets completed transfers. REQUIRES: every posted transfer was waited for.
-  void reset();
-  // Waits until every message sent has been received.
-  void flush_messages() { reap_message_sends(true); }
 
  private:
   struct Pending {
@@ -65,29 +66,30 @@ class GlooFabric : public core::Fabric {
     bool done = false;
     core::Span span;
     core::Combine combine = core::Combine::kReplace;
-    std::unique_ptr<float[]> scratch;  // additions land here first (uninitialised: no zeroing)
-    std::int64_t scratch_capacity = 0;
+    std::unique_ptr<std::byte[]> scratch;  // additions land here first (uninitialised: no zeroing)
+    std::size_t scratch_capacity = 0;      // bytes
   };
   void wait_one(Pending& p);
   // Scratch buffers are reused: a fresh chunk-sized allocation is an mmap plus a page fault per
   // page, which on loopback costs as much as the transfer.
-  void take_scratch(Pending& p, std::int64_t count);
+  void take_scratch(Pending& p, std::size_t bytes);
   void give_back_scratch(Pending& p);
   void reap_message_sends(bool all);
 
   std::shared_ptr<gloo::Context> context_;
-  std::vector<float>& data_;
+  GradientBuffer& data_;
+  const core::CheckValues& values_;
   std::chrono::milliseconds timeout_;
   std::int64_t chunk_elements_;
   std::vector<Pending> pending_;
-  std::multimap<std::int64_t, std::unique_ptr<float[]>> spare_scratch_;  // by capacity
+  std::multimap<std::size_t, std::unique_ptr<std::byte[]>> spare_scratch_;  // by capacity
   std::vector<std::unique_ptr<Pending>> message_sends_;  // headers and data in flight
   std::vector<std::unique_ptr<std::vector<std::int64_t>>> header_storage_;
-  std::vector<float> held_;
+  std::vector<std::byte> held_;
   core::Span held_span_;
+  std::unique_ptr<GradientBuffer> produced_;  // this rank's known values, made on first use
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  volatile float sink_ = 0;
-  std::function<void(std::vector<float>&)> producer_;  // keeps the compute loop from being optimised away
+  std::unique_ptr<ComputeStream> stream_;  // made on first compute_async
 };
 
 }  // namespace scaleout::exec

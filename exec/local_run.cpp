@@ -17,7 +17,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
-#include "core/step_model.hpp"
+#include "core/rank_plan.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/topology.hpp"
 #include "core/trace.hpp"
@@ -88,26 +88,43 @@ void kill_all(const std::map<pid_t, int>& running) {
 }
 
 // The keys every executed result starts from.
-core::RunResult measured_result(const core::Plan& plan, int servers, const core::StepModel& model) {
-  core::RunResult r;
-  r.engine = "cpu";
-  r.strategy = core::strategy_name(plan.strategy.kind);
-  r.plan = plan.file;
-  r.cluster = plan.cluster.name;
-  r.workload = plan.workload.name;
-  r.network_model = "measured";
-  r.workers = plan.training.workers;
-  r.servers = servers;
-  r.bytes = model.gradient_bytes();
-  return r;
+core::RunResult measured_result(const core::Plan& plan, int servers) {
+  return core::result_header(plan, "cpu", "measured", servers);
+}
+
+// Each rank's clock starts when its process does; within one rank the spans are exact.
+void write_ps_trace(const core::Plan& plan, const std::vector<nlohmann::json>& reports, const std::string& path) {
+  core::Trace trace;
+  for (int w = 0; w < plan.training.workers; ++w) {
+    int track = trace.add_track("worker " + std::to_string(w));
+    for (const auto& s : reports[w]["ps_steps"]) {
+      double start = s["start"], pull_end = s["pull_end"], compute_end = s["compute_end"], end = s["end"];
+      trace.span(track, "pull", "comm", start, pull_end - start);
+      trace.span(track, "compute", "compute", pull_end, compute_end - pull_end);
+      trace.span(track, "push", "comm", compute_end, end - compute_end);
+    }
+  }
+  trace.write(path, std::string("cpu ps, ") + std::to_string(plan.training.workers) + " workers");
+}
+
+void write_collective_trace(const core::Plan& plan, const std::vector<nlohmann::json>& reports,
+                            const std::string& path) {
+  core::Trace trace;
+  for (std::size_t r = 0; r < reports.size(); ++r) {
+    int w = static_cast<int>(r);
+    int track = trace.add_track(w < plan.training.workers ? "worker " + std::to_string(w)
+                                                          : "server " + std::to_string(w - plan.training.workers));
+    for (const auto& p : reports[r]["phases"]) trace.span(track, p[0], p[1], p[2], p[3].get<double>() - p[2].get<double>());
+  }
+  trace.write(path, "cpu " + std::string(core::strategy_name(plan.strategy.kind)) + ", " +
+                        std::to_string(plan.training.workers) + " workers");
 }
 
 // A parameter-server training run: workers report their steps on their own clocks, servers their
 // staleness, accepted gradients and the check of their sums.
 core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers) {
   int workers = plan.training.workers;
-  core::StepModel model = core::make_step_model(plan);
-  core::RunResult r = measured_result(plan, servers, model);
+  core::RunResult r = measured_result(plan, servers);
   double span = 0, compute = 0, comm = 0;
   long steps = 0;
   for (int w = 0; w < workers; ++w) {
@@ -166,21 +183,20 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
                           const ExecOptions& options, double wall) {
   if (core::uses_ps_training(plan)) {
     core::RunResult r = aggregate_ps(plan, reports, servers);
+    if (!options.trace_path.empty()) write_ps_trace(plan, reports, options.trace_path);
     r.resilience.wall_s = wall;
     return r;
   }
   int workers = plan.training.workers, steps = plan.training.steps;
-  core::StepModel model = core::make_step_model(plan);
-  core::RunResult r = measured_result(plan, servers, model);
+  core::RunResult r = measured_result(plan, servers);
   double step_sum = 0, compute_sum = 0, comm_sum = 0;
-  core::Trace trace;
   for (int s = 0; s < steps; ++s) {
     double step = 0, comm = 0, compute = 0;
     for (int w = 0; w < workers; ++w) {
       const auto& st = reports[w]["steps"][s];
       double start = st["start"], compute_end = st["compute_end"], end = st["end"];
       step = std::max(step, end - start);
-      comm = std::max(comm, end - compute_end);
+      comm = std::max(comm, st["comm_s"].get<double>());
       compute += (compute_end - start) / workers;
       r.wrong += st["wrong"].get<long>();
     }
@@ -189,18 +205,7 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
     compute_sum += compute;
     comm_sum += comm;
   }
-  if (!options.trace_path.empty()) {
-    // Each rank's clock starts when its process does; within one rank the spans are exact.
-    for (int w = 0; w < workers; ++w) {
-      int track = trace.add_track("worker " + std::to_string(w));
-      for (const auto& st : reports[w]["steps"]) {
-        double start = st["start"], compute_end = st["compute_end"], end = st["end"];
-        trace.span(track, "compute", "compute", start, compute_end - start);
-        trace.span(track, "exchange", "comm", compute_end, end - compute_end);
-      }
-    }
-    trace.write(options.trace_path, "cpu " + r.strategy + ", " + std::to_string(workers) + " workers");
-  }
+  if (!options.trace_path.empty()) write_collective_trace(plan, reports, options.trace_path);
   r.step_time_s = step_sum / steps;
   r.phases.compute_s = compute_sum / steps;
   r.phases.comm_s = comm_sum / steps;
@@ -244,13 +249,10 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
   int size = plan.training.workers + servers;
   // Where each rank runs: its node's namespace and address on an emulated cluster.
-  core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
-  core::Placement placement = core::place_ranks(plan, topo);
-  std::vector<int> rank_device = placement.worker_device;
-  rank_device.insert(rank_device.end(), placement.server_device.begin(), placement.server_device.end());
-  if (!options.node_netns.empty() && topo.num_nodes() > static_cast<int>(options.node_netns.size()))
+  core::RankPlan ranks = core::plan_ranks(plan);
+  if (!options.node_netns.empty() && ranks.topology.num_nodes() > static_cast<int>(options.node_netns.size()))
     throw core::InputError(plan.file, plan.training.workers_line, "training.workers",
-                           "the plan needs " + std::to_string(topo.num_nodes()) + " nodes; the emulated cluster has " +
+                           "the plan needs " + std::to_string(ranks.topology.num_nodes()) + " nodes; the emulated cluster has " +
                                std::to_string(options.node_netns.size()));
   char tmpl[] = "/tmp/scaleout-run-XXXXXX";
   if (!::mkdtemp(tmpl)) throw RunFailed("cannot create a run directory in /tmp");
@@ -263,7 +265,7 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
     s.size = size;
     s.store_dir = (dir / "store").string();
     if (!options.node_netns.empty()) {
-      int node = topo.node_of_device(rank_device[r]);
+      int node = ranks.node_of_rank(r);
       s.netns = options.node_netns[node];
       s.hostname = options.node_ip[node];
     }

@@ -7,6 +7,7 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <gloo/types.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,30 +15,35 @@
 
 #include <chrono>
 
+#include "core/check_values.hpp"
 #include "core/input_error.hpp"
+#include "core/rank_plan.hpp"
 #include "core/step_model.hpp"
+#include "core/strategies/collective_training.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
-#include "core/topology.hpp"
 #include "exec/gloo_fabric.hpp"
 
 namespace scaleout::exec {
 
 namespace {
 
-// Small integers: sums over thousands of ranks stay exact in float.
-float initial_value(int rank, std::int64_t i) { return static_cast<float>((rank + 1) * (i % 5 + 1)); }
-
-long count_wrong(const std::vector<float>& data, int workers) {
-  long wrong = 0;
-  float ranks_sum = static_cast<float>(workers) * (workers + 1) / 2;
-  for (std::size_t i = 0; i < data.size(); ++i)
-    if (data[i] != ranks_sum * static_cast<float>(i % 5 + 1)) ++wrong;
-  return wrong;
+// The value a baseline's element type holds, and back, for the exact-sum check.
+float as_float(float v) { return v; }
+float as_float(gloo::float16 v) { return gloo::cpu_half2float(v); }
+template <typename T>
+T from_float(float v) {
+  return T(static_cast<double>(v));
+}
+template <>
+float from_float<float>(float v) {
+  return v;
 }
 
-void fill(std::vector<float>& data, int rank, bool worker) {
-  for (std::size_t i = 0; i < data.size(); ++i) data[i] = worker ? initial_value(rank, i) : 0.0f;
+long count_wrong(const GradientBuffer& data, const core::CheckValues& values) {
+  long wrong = 0;
+  for (std::int64_t i = 0; i < data.size(); ++i) wrong += data.get(i) != values.sum(i);
+  return wrong;
 }
 
 std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const RankSetup& setup,
@@ -52,23 +58,35 @@ std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const Ran
 
 // Times Gloo's algorithm `repeats` times on fresh inputs, each run started together after a
 // barrier, as our steps are; the wrong elements are counted after every run.
-template <typename Algorithm>
+template <template <typename> class Algorithm, typename T>
 nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, const std::shared_ptr<gloo::Context>& sync,
-                             const char* name, int rank, int workers, std::int64_t elements, int repeats) {
-  std::vector<float> data(elements);
-  Algorithm algorithm(context, {data.data()}, static_cast<int>(elements));
+                             const char* name, int rank, const core::CheckValues& values, std::int64_t elements,
+                             int repeats) {
+  std::vector<T> data(elements);
+  Algorithm<T> algorithm(context, {data.data()}, static_cast<int>(elements));
   nlohmann::json times = nlohmann::json::array();
   long wrong = 0;
   for (int i = 0; i < repeats; ++i) {
-    fill(data, rank, true);
+    for (std::int64_t e = 0; e < elements; ++e) data[e] = from_float<T>(values.value(rank, e));
     gloo::BarrierAllToAll(sync).run();
     auto t0 = std::chrono::steady_clock::now();
     algorithm.run();
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     gloo::BarrierAllToAll(sync).run();  // as for our steps: check once all are through
-    wrong += count_wrong(data, workers);
+    for (std::int64_t e = 0; e < elements; ++e) wrong += as_float(data[e]) != values.sum(e);
   }
   return {{"name", name}, {"times_s", times}, {"wrong", wrong}};
+}
+
+// Gloo's own all-reduces on the same data, in the gradient's type (Gloo has no bfloat16).
+template <typename T>
+void time_baselines(nlohmann::json& out, const std::shared_ptr<gloo::Context>& context,
+                    const std::shared_ptr<gloo::Context>& sync, int rank, const core::CheckValues& values,
+                    std::int64_t elements, int repeats) {
+  out.push_back(time_baseline<gloo::AllreduceRingChunked, T>(context, sync, "gloo_ring_chunked", rank, values, elements,
+                                                             repeats));
+  out.push_back(time_baseline<gloo::AllreduceHalvingDoubling, T>(context, sync, "gloo_halving_doubling", rank, values,
+                                                                 elements, repeats));
 }
 
 // Records what the PS training program reports on this rank.
@@ -93,20 +111,58 @@ class RankObserver : public core::TrainingObserver {
   long dropped_count = 0;
 };
 
-// The parameter server as a training program (async, backup workers, softsync): workers produce
-// known gradients; each server ends holding the sum of the gradients it accepted, and checks it.
-nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
-                               GlooFabric& fabric, std::vector<float>& data, int servers) {
-  int workers = plan.training.workers;
+// Lines the ranks up before each collective step (as nccl-tests times them), checks the sums once
+// every rank is through, and keeps the step's times and phases for the report.
+class StepObserver : public core::CollectiveObserver {
+ public:
+  StepObserver(const ExecOptions& options, const std::shared_ptr<gloo::Context>& sync, const GradientBuffer& data,
+               const core::CheckValues& values)
+      : options_(options), sync_(sync), data_(data), values_(values) {}
+  void step_starting(int rank, int step) override {
+    if (rank == options_.kill_rank && step == options_.kill_step) ::kill(::getpid(), SIGKILL);
+    gloo::BarrierAllToAll(sync_).run();
+  }
+  void step_done(int, const core::StepTimes& t) override {
+    // Checked once every rank is through: on a machine with fewer cores than ranks, a rank checking
+    // early would take CPU from those still reducing.
+    gloo::BarrierAllToAll(sync_).run();
+    long wrong = t.worker ? count_wrong(data_, values_) : 0;
+    steps.push_back({{"start", t.start}, {"compute_end", t.compute_end}, {"comm_s", t.comm_s}, {"end", t.end},
+                     {"wrong", wrong}});
+  }
+  void phase(int, const std::string& name, const char* category, double start, double end) override {
+    if (!options_.trace_path.empty()) phases.push_back({name, category, start, end});
+  }
+
+  nlohmann::json steps = nlohmann::json::array();
+  nlohmann::json phases = nlohmann::json::array();  // [name, category, start, end], when tracing
+
+ private:
+  const ExecOptions& options_;
+  std::shared_ptr<gloo::Context> sync_;
+  const GradientBuffer& data_;
+  const core::CheckValues& values_;
+};
+
+// The step model as an executed rank computes it: compute_scale of the plan's real FLOPs (the
+// model's are efficiency-adjusted; a CPU computes them at its own rate).
+core::StepModel executed_model(const core::Plan& plan, const ExecOptions& options) {
   core::StepModel model = core::make_step_model(plan);
-  // Executed, a step computes compute_scale of the plan's (real, not efficiency-adjusted) FLOPs.
   double scale = plan.workload.efficiency * options.compute_scale;
   model.forward_flops *= scale;
   model.backward_flops *= scale;
+  return model;
+}
+
+// The parameter server as a training program (async, backup workers, softsync): workers produce
+// known gradients; each server ends holding the sum of the gradients it accepted, and checks it.
+nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
+                               GlooFabric& fabric, const GradientBuffer& data, const core::CheckValues& values,
+                               int servers) {
+  int workers = plan.training.workers;
+  core::StepModel model = executed_model(plan, options);
   core::PsTraining program(plan, model, workers, servers, {}, {});
   bool worker = setup.rank < workers;
-  fill(data, setup.rank, false);
-  if (worker) fabric.set_gradient_producer([rank = setup.rank](std::vector<float>& d) { fill(d, rank, true); });
   RankObserver observer(workers);
   program.run(fabric, observer);
   // A worker is through when its last push has arrived (the server applies it at once), as the
@@ -118,8 +174,8 @@ nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& option
     core::Span mine = core::split_part(core::Span{0, model.elements}, servers, setup.rank - workers);
     for (std::int64_t i = mine.begin; i < mine.end(); ++i) {
       float expected = 0;
-      for (int w = 0; w < workers; ++w) expected += static_cast<float>(observer.applied_from[w]) * initial_value(w, i);
-      wrong += data[i] != expected;
+      for (int w = 0; w < workers; ++w) expected += static_cast<float>(observer.applied_from[w]) * values.value(w, i);
+      wrong += data.get(i) != expected;
     }
   }
   long applied = 0;
@@ -129,23 +185,25 @@ nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& option
           {"wrong", wrong}, {"steps", nlohmann::json::array()}, {"baselines", nlohmann::json::array()}};
 }
 
+void enter_netns(const std::string& netns) {
+  if (netns.empty()) return;
+  int fd = ::open(("/var/run/netns/" + netns).c_str(), O_RDONLY | O_CLOEXEC);
+  bool entered = fd >= 0 && ::setns(fd, CLONE_NEWNET) == 0;
+  if (fd >= 0) ::close(fd);
+  if (!entered) throw std::runtime_error("cannot enter network namespace " + netns + " (is the cluster up?)");
+}
+
 }  // namespace
 
 void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
               const std::function<void(const nlohmann::json&)>& finish) {
-  if (!setup.netns.empty()) {
-    int fd = ::open(("/var/run/netns/" + setup.netns).c_str(), O_RDONLY | O_CLOEXEC);
-    bool entered = fd >= 0 && ::setns(fd, CLONE_NEWNET) == 0;
-    if (fd >= 0) ::close(fd);
-    if (!entered) throw std::runtime_error("cannot enter network namespace " + setup.netns + " (is the cluster up?)");
-  }
+  enter_netns(setup.netns);
   int workers = plan.training.workers;
-  core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
-  core::Placement placement = core::place_ranks(plan, topo);
-  core::RankLayout layout{workers, static_cast<int>(placement.server_device.size()), {}};
-  for (int d : placement.worker_device) layout.worker_node.push_back(topo.node_of_device(d));
-  auto program = core::uses_ps_training(plan) ? nullptr : core::make_strategy(plan, layout);
-  core::StepModel model = core::make_step_model(plan);
+  core::RankPlan ranks = core::plan_ranks(plan);
+  bool ps_training = core::uses_ps_training(plan);
+  core::CheckValues values(workers, ps_training ? plan.training.steps + 1 : 1, plan.training.gradient_precision,
+                           plan.file);
+  core::StepModel model = executed_model(plan, options);
 
   gloo::rendezvous::FileStore store(setup.store_dir);
   gloo::rendezvous::PrefixStore ours("strategy", store);
@@ -154,12 +212,11 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   // own (Gloo's barrier shrinks its connections' send buffers, which would slow bulk transfers).
   gloo::rendezvous::PrefixStore sync_store("sync", store);
   auto sync = connect(sync_store, setup, options.timeout);
-  bool worker = setup.rank < workers;
-  std::vector<float> data(model.elements);
-  GlooFabric fabric(context, data, options.timeout,
+  GradientBuffer data(element_type(plan.training.gradient_precision), model.elements);
+  GlooFabric fabric(context, data, values, options.timeout,
                     static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
-  if (core::uses_ps_training(plan)) {
-    nlohmann::json report = run_ps_training(plan, options, setup, fabric, data, layout.servers);
+  if (ps_training) {
+    nlohmann::json report = run_ps_training(plan, options, setup, fabric, data, values, ranks.layout.servers);
     // Asynchronous workers finish at their own pace: one done early waits for the slowest as long
     // as the whole run may take, not one transfer's deadline.
     sync->setTimeout(options.run_timeout(plan.training.steps));
@@ -168,40 +225,28 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
     return;
   }
 
-  nlohmann::json steps = nlohmann::json::array();
-  for (int s = 0; s < plan.training.steps; ++s) {
-    if (setup.rank == options.kill_rank && s == options.kill_step) ::kill(::getpid(), SIGKILL);
-    fill(data, setup.rank, worker);
-    gloo::BarrierAllToAll(sync).run();
-    double start = fabric.now();
-    if (worker) fabric.compute(model.compute_flops() * plan.workload.efficiency * options.compute_scale);
-    double compute_end = fabric.now();
-    for (const auto& bucket : model.buckets) {
-      program->run(fabric, bucket.span);
-      fabric.reset();
-    }
-    double end = fabric.now();
-    // Checked once every rank is through: on a machine with fewer cores than ranks, a rank checking
-    // early would take CPU from those still reducing.
-    gloo::BarrierAllToAll(sync).run();
-    long wrong = worker ? count_wrong(data, workers) : 0;
-    steps.push_back({{"start", start}, {"compute_end", compute_end}, {"end", end}, {"wrong", wrong}});
-  }
+  auto program = core::make_strategy(plan, ranks.layout);
+  StepObserver observer(options, sync, data, values);
+  core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers, plan.training.steps,
+                           plan.training.overlap)
+      .run(fabric, observer);
 
   nlohmann::json baselines = nlohmann::json::array();
   gloo::rendezvous::PrefixStore theirs("gloo", store);
   std::shared_ptr<gloo::Context> gloo_context;  // lives as long as the others (see finish)
-  if (options.baselines && layout.servers == 0 && workers > 1) {
+  ElementType type = data.type();
+  if (options.baselines && ranks.layout.servers == 0 && workers > 1 && type != ElementType::kBf16) {
     // Gloo's own algorithms, on connections of their own.
     gloo_context = connect(theirs, setup, options.timeout);
-    baselines.push_back(time_baseline<gloo::AllreduceRingChunked<float>>(gloo_context, sync, "gloo_ring_chunked",
-                                                                          setup.rank, workers, model.elements,
-                                                                          plan.training.steps));
-    baselines.push_back(time_baseline<gloo::AllreduceHalvingDoubling<float>>(
-        gloo_context, sync, "gloo_halving_doubling", setup.rank, workers, model.elements, plan.training.steps));
+    if (type == ElementType::kFp16) {
+      time_baselines<gloo::float16>(baselines, gloo_context, sync, setup.rank, values, model.elements,
+                                    plan.training.steps);
+    } else {
+      time_baselines<float>(baselines, gloo_context, sync, setup.rank, values, model.elements, plan.training.steps);
+    }
   }
   gloo::BarrierAllToAll(sync).run();
-  finish({{"rank", setup.rank}, {"steps", steps}, {"baselines", baselines}});
+  finish({{"rank", setup.rank}, {"steps", observer.steps}, {"phases", observer.phases}, {"baselines", baselines}});
 }
 
 }  // namespace scaleout::exec

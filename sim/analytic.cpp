@@ -9,6 +9,7 @@
 #include "core/input_error.hpp"
 #include "core/step_model.hpp"
 #include "core/failure_model.hpp"
+#include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
@@ -230,16 +231,8 @@ double mean_stretch(const Plan& plan) {
 // gradients of `batch` samples train the model each step.
 RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, double step, double comm,
                                   int applied_per_step) const {
-  RunResult r;
-  r.engine = "analytic";
-  r.strategy = core::strategy_name(plan.strategy.kind);
-  r.plan = plan.file;
-  r.cluster = cluster_.name;
-  r.workload = plan.workload.name;
-  r.network_model = cluster_.network_model;
-  r.workers = plan.training.workers;
-  r.servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
-  r.bytes = m.gradient_bytes();
+  RunResult r = core::result_header(plan, "analytic", cluster_.network_model,
+                                    plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0);
   r.phases.compute_s = m.compute_flops() / cluster_.device.flops;  // nominal, as the simulator
   r.phases.comm_s = comm;
   r.step_time_s = step;
@@ -252,9 +245,8 @@ RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, do
   r.gradients.applied = static_cast<long>(applied_per_step) * plan.training.steps;
   r.staleness = core::staleness_from_histogram({r.gradients.applied});
   std::vector<double> times(plan.training.steps, step);
-  core::FailureOutcome f = core::restart_from_checkpoint(
+  r.resilience = core::restart_from_checkpoint(
       times, plan.resilience, static_cast<double>(applied_per_step) * plan.training.batch_per_worker);
-  r.resilience = {f.policy, f.failures, f.wall_s, f.lost_work_s, f.restart_s, f.checkpoint_s, f.goodput_samples_per_s, {}};
   return r;
 }
 

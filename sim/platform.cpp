@@ -53,10 +53,7 @@ SimPlatform build_platform(const core::Topology& topo) {
     for (int d = topo.first_device(n); d < topo.first_device(n) + topo.devices_on_node(n); ++d) {
       int dv = topo.device_vertex(d);
       auto* host = zone->create_host(topo.vertex(dv).name, topo.device_flops(d));
-      // The device's only edge is its intra-node link.
-      auto [e, end] = boost::out_edges(dv, topo.graph());
-      assert(e != end);
-      const core::LinkInfo& link = links[topo.graph()[*e].id];
+      const core::LinkInfo& link = links[topo.device_link(d)];
       auto* l = zone->create_split_duplex_link(link.name, link.bandwidth)->set_latency(link.latency)->seal();
       zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                       {sg4::LinkInRoute(l, sg4::LinkInRoute::Direction::UP)}, true);

@@ -188,9 +188,40 @@ void SimFabric::idle(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
 double SimFabric::now() { return sg4::Engine::get_clock(); }
 
-void SimFabric::reset() {
+void SimFabric::end_bucket() {
   comms_.clear();
   slots_.clear();
+}
+
+void SimFabric::run_stream(std::shared_ptr<ComputeStream> stream) {
+  while (true) {
+    stream->posted->acquire();
+    double flops = stream->queued.front();
+    stream->queued.pop_front();
+    if (flops > 0) sg4::this_actor::execute(flops);
+    stream->done_at.push_back(sg4::Engine::get_clock());
+    stream->finished->release();
+  }
+}
+
+core::Fabric::ComputeTicket SimFabric::compute_async(double flops) {
+  if (!stream_) {
+    stream_ = std::make_shared<ComputeStream>();
+    stream_->posted = sg4::Semaphore::create(0);
+    stream_->finished = sg4::Semaphore::create(0);
+    sg4::Actor::create("compute" + std::to_string(rank_), world_.rank_host[rank_], run_stream, stream_)->daemonize();
+  }
+  stream_->queued.push_back(flops);
+  stream_->posted->release();
+  return tickets_++;
+}
+
+double SimFabric::wait_compute(ComputeTicket ticket) {
+  while (collected_ <= ticket) {
+    stream_->finished->acquire();
+    ++collected_;
+  }
+  return stream_->done_at.at(static_cast<std::size_t>(ticket));
 }
 
 }  // namespace scaleout::sim

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -60,15 +61,15 @@ class SimFabric : public core::Fabric {
   void send_message(int peer, const core::Message& m) override;
   core::Message receive_message() override;
   void accept_data(core::Combine) override {}  // no data in a simulation
-  void mark_step(int step) override { set_step(step); }
+  void mark_step(int step) override { step_ = step; }
+  void end_bucket() override;
   void compute(double flops) override;
+  // A second actor on the rank's host runs the queued compute in order (the device's stream);
+  // created on first use, it ends with the simulation (a daemon).
+  ComputeTicket compute_async(double flops) override;
+  double wait_compute(ComputeTicket ticket) override;
   void idle(double seconds) override;
   double now() override;
-
-  // The step whose traffic is being recorded.
-  void set_step(int step) { step_ = step; }
-  // Forgets finished transfers. REQUIRES: every posted transfer was waited for.
-  void reset();
 
  private:
   simgrid::s4u::Mailbox* outbox(int peer);
@@ -83,8 +84,18 @@ class SimFabric : public core::Fabric {
   void take_data(int from, double bytes);
   double message_bytes(const core::Message& m) const;
 
+  // Compute queued beside communication, shared with the actor that runs it.
+  struct ComputeStream {
+    std::deque<double> queued;  // FLOPs of each job not yet started
+    std::vector<double> done_at;
+    simgrid::s4u::SemaphorePtr posted, finished;
+  };
+  static void run_stream(std::shared_ptr<ComputeStream> stream);
+
   SimWorld& world_;
   int rank_;
+  std::shared_ptr<ComputeStream> stream_;
+  int tickets_ = 0, collected_ = 0;
   int step_ = 0;
   std::vector<simgrid::s4u::CommPtr> comms_;
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable

@@ -12,9 +12,17 @@
 
 namespace scaleout::sim {
 
+// fast: a run of ring steps with fixed peers is one message per direction plus the steps'
+// latencies (see SimWorld::coalesce); step: every step is its own message.
+enum class Fidelity { kFast, kStep };
+
+// "fast" | "step"; throws core::InputError naming `field` for anything else.
+Fidelity parse_fidelity(const std::string& text, const std::string& field = "fidelity");
+const char* fidelity_name(Fidelity fidelity);
+
 struct SimOptions {
-  std::string fidelity = "fast";  // fast | step (see SimWorld::coalesce)
-  std::string trace_path;         // Chrome trace to write; empty for none
+  Fidelity fidelity = Fidelity::kFast;
+  std::string trace_path;  // Chrome trace to write; empty for none
 };
 
 // Runs the simulation in this process. REQUIRES: called at most once per process (SimGrid keeps

@@ -1,9 +1,11 @@
 #include "sim/sweep.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +15,8 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <tuple>
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
@@ -24,15 +28,16 @@ namespace scaleout::sim {
 
 namespace {
 
-int parse_positive(const std::string& text, const std::string& whole) {
+int parse_positive(const std::string& text, const std::string& whole, const std::string& field) {
   try {
     std::size_t used = 0;
     long v = std::stol(text, &used);
     if (used == text.size() && v >= 1 && v <= 10'000'000) return static_cast<int>(v);
   } catch (...) {
   }
-  throw core::InputError("", 0, "--workers",
-                         "'" + whole + "' is not a worker list such as 8:1024:x2, 8:64:+8 or 8,16,100");
+  throw core::InputError("", 0, field,
+                         "'" + whole + "' is not a worker list such as 8:1024:x2, 8:64:+8 or 8,16,100 "
+                         "(counts from 1 to 10000000)");
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -114,23 +119,45 @@ class CsvAppender {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-class Progress {
+// Simulations in child processes, at most `slots` at a time. Reaps only its own children (a GUI
+// or a caller may have others) and kills what still runs when cancelled.
+class SimChildren {
  public:
-  Progress(bool enabled, std::size_t total) : enabled_(enabled), total_(total) {}
-  void tick(std::size_t done) {
-    if (!enabled_) return;
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    double rate = elapsed > 0 ? done / elapsed : 0;
-    double left = rate > 0 ? (total_ - done) / rate : 0;
-    std::fprintf(stderr, "\r  %zu/%zu rows, %.1f rows/s, %.0f s left   ", done, total_, rate, left);
-    if (done == total_) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
+  explicit SimChildren(int slots) : slots_(std::max(1, slots)) {}
+  ~SimChildren() { kill_all(); }
+  bool has_room() const { return static_cast<int>(running_.size()) < slots_; }
+  bool empty() const { return running_.empty(); }
+  void start(const core::Plan& plan, const SimOptions& options, std::size_t index) {
+    SimChild child = start_simulation(plan, options);
+    running_[child.pid] = {child, index};
+  }
+  // Waits until one child ended or `cancel` is set; returns the child, its index and wait status.
+  std::optional<std::tuple<SimChild, std::size_t, int>> wait_one(const std::atomic<bool>* cancel) {
+    while (!(cancel && cancel->load())) {
+      for (auto it = running_.begin(); it != running_.end(); ++it) {
+        int status = 0;
+        pid_t pid = ::waitpid(it->first, &status, WNOHANG);
+        if (pid == 0 || (pid < 0 && errno == EINTR)) continue;
+        auto [child, index] = it->second;
+        running_.erase(it);
+        return std::make_tuple(child, index, status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return std::nullopt;
+  }
+  void kill_all() {
+    for (auto& [pid, entry] : running_) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      std::remove(entry.first.result_file.c_str());
+    }
+    running_.clear();
   }
 
  private:
-  bool enabled_;
-  std::size_t total_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  int slots_;
+  std::map<pid_t, std::pair<SimChild, std::size_t>> running_;
 };
 
 }  // namespace
@@ -142,23 +169,31 @@ const std::vector<std::string>& sweep_columns() {
   return columns;
 }
 
-std::vector<int> parse_worker_list(const std::string& text) {
+std::vector<int> parse_worker_list(const std::string& text, const std::string& field) {
   std::vector<int> out;
+  auto number = [&](const std::string& part) { return parse_positive(part, text, field); };
   if (text.find(':') != std::string::npos) {
     auto parts = split(text, ':');
-    if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+'))
-      parse_positive("", text);  // throws
-    int start = parse_positive(parts[0], text), end = parse_positive(parts[1], text);
-    int step = parse_positive(parts[2].substr(1), text);
+    if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+')) number("");  // throws
+    int start = number(parts[0]), end = number(parts[1]);
+    int step = number(parts[2].substr(1));
     bool times = parts[2][0] == 'x';
-    if (times && step < 2) parse_positive("", text);
+    if (times && step < 2) number("");
     for (long n = start; n <= end; n = times ? n * step : n + step) out.push_back(static_cast<int>(n));
   } else {
-    for (const auto& p : split(text, ',')) out.push_back(parse_positive(p, text));
+    for (const auto& p : split(text, ',')) out.push_back(number(p));
   }
-  if (out.empty()) parse_positive("", text);
+  if (out.empty()) number("");
   return out;
 }
+
+Engine parse_engine(const std::string& text, const std::string& field) {
+  if (text == "sim") return Engine::kSim;
+  if (text == "analytic") return Engine::kAnalytic;
+  throw core::InputError("", 0, field, "unknown engine '" + text + "'; expected sim or analytic");
+}
+
+const char* engine_name(Engine engine) { return engine == Engine::kSim ? "sim" : "analytic"; }
 
 SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
   SweepSummary summary;
@@ -185,7 +220,7 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
     return plan;
   };
   auto key_of = [&](const Job& j) {
-    return options.engine + "," + core::strategy_name(j.kind) + "," + std::to_string(j.workers);
+    return std::string(engine_name(options.engine)) + "," + core::strategy_name(j.kind) + "," + std::to_string(j.workers);
   };
   std::vector<Job> jobs;
   for (auto kind : options.strategies)
@@ -205,25 +240,29 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
     }
 
   std::vector<std::optional<core::RunResult>> results(jobs.size());
-  Progress progress(options.progress, jobs.size());
   std::size_t finished = 0;
-  bool analytic = options.engine == "analytic";
+  bool analytic = options.engine == Engine::kAnalytic;
+  auto tick = [&] {
+    if (options.on_progress) options.on_progress(++finished, jobs.size());
+  };
   auto record = [&](std::size_t i, core::RunResult&& r) {
     csv.append(format_row(r), /*urgent=*/!analytic);
+    if (options.on_row) options.on_row(r);
     results[i] = std::move(r);
-    progress.tick(++finished);
+    tick();
   };
   auto fail = [&](std::size_t i, const std::string& why) {
     summary.errors.push_back(key_of(jobs[i]) + ": " + why);
-    progress.tick(++finished);
+    tick();
   };
+  auto cancelled = [&] { return options.cancel && options.cancel->load(); };
 
   if (analytic) {
     int max_devices = 1;
     for (const auto& j : jobs) max_devices = std::max(max_devices, core::devices_needed(plan_for(j)));
     std::optional<AnalyticModel> model;
     if (!jobs.empty()) model.emplace(base.cluster, max_devices);
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
+    for (std::size_t i = 0; i < jobs.size() && !cancelled(); ++i) {
       try {
         record(i, model->predict(plan_for(jobs[i])));
       } catch (const std::exception& e) {
@@ -233,20 +272,13 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
   } else {
     SimOptions sim_options;
     sim_options.fidelity = options.fidelity;
-    std::map<pid_t, std::pair<SimChild, std::size_t>> running;
+    SimChildren children(options.jobs);
     std::size_t next = 0;
-    int slots = std::max(1, options.jobs);
-    while (next < jobs.size() || !running.empty()) {
-      while (next < jobs.size() && static_cast<int>(running.size()) < slots) {
-        SimChild child = start_simulation(plan_for(jobs[next]), sim_options);
-        running[child.pid] = {child, next++};
-      }
-      int status = 0;
-      pid_t pid = ::waitpid(-1, &status, 0);
-      auto it = running.find(pid);
-      if (it == running.end()) continue;
-      auto [child, index] = it->second;
-      running.erase(it);
+    while ((next < jobs.size() || !children.empty()) && !cancelled()) {
+      for (; next < jobs.size() && children.has_room(); ++next) children.start(plan_for(jobs[next]), sim_options, next);
+      auto ended = children.wait_one(options.cancel);
+      if (!ended) break;
+      auto [child, index, status] = *ended;
       try {
         record(index, collect_simulation(child, status));
       } catch (const std::exception& e) {
@@ -254,6 +286,7 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
       }
     }
   }
+  summary.cancelled = cancelled();
   csv.flush();
   for (auto& r : results)
     if (r) summary.rows.push_back(std::move(*r));

@@ -2,34 +2,48 @@
 // appended as they finish, so an interrupted sweep keeps its complete rows and `resume` skips them.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
+#include "sim/simulator.hpp"
 
 namespace scaleout::sim {
 
 // "8:1024:x2" (8, 16, ..., 1024), "8:64:+8" (8, 16, ..., 64) or "8,16,100". Throws
-// core::InputError naming the field "--workers" for anything else.
-std::vector<int> parse_worker_list(const std::string& text);
+// core::InputError naming `field` (the caller's name for the list) for anything else.
+std::vector<int> parse_worker_list(const std::string& text, const std::string& field = "workers");
+
+enum class Engine { kSim, kAnalytic };
+// "sim" | "analytic"; throws core::InputError naming `field` for anything else.
+Engine parse_engine(const std::string& text, const std::string& field = "engine");
+const char* engine_name(Engine engine);
 
 struct SweepOptions {
   std::vector<int> workers;
   std::vector<core::StrategyKind> strategies;
-  std::string engine = "sim";     // sim | analytic
-  std::string fidelity = "fast";  // sim only
-  int jobs = 2;                   // simulations run side by side (separate processes)
+  Engine engine = Engine::kSim;
+  Fidelity fidelity = Fidelity::kFast;  // sim only
+  int jobs = 2;                         // simulations run side by side (separate processes)
   bool resume = false;
-  std::string csv_path;
-  bool progress = false;  // rows done, rate and time left on stderr
+  std::string csv_path;  // empty: no CSV
+  // Called on the sweep's thread: each row as it finishes, and rows done of the total after each.
+  std::function<void(const core::RunResult&)> on_row;
+  std::function<void(std::size_t done, std::size_t total)> on_progress;
+  // Set from another thread to stop: no new row starts, running simulations are killed, and the
+  // rows already finished stay (in the CSV and the summary).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct SweepSummary {
   std::vector<core::RunResult> rows;  // rows computed in this call, in sweep order
   int skipped = 0;                    // rows already in the CSV (resume)
   std::vector<std::string> errors;    // rows that could not run, with the reason
+  bool cancelled = false;
 };
 
 // The CSV columns; the first eight are the documented contract.

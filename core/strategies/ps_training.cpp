@@ -2,19 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
-#include <map>
 #include <limits>
-#include <set>
 
+#include "core/strategies/ps_protocol.hpp"
+#include "core/strategies/ps_server.hpp"
 #include "core/strategy.hpp"
 
 namespace scaleout::core {
-
-namespace {
-// kPushPull: a push that also asks for the next step's parameters (one message instead of two).
-enum Kind { kPull = 1, kParams = 2, kPush = 3, kLeave = 4, kStop = 5, kPushPull = 6 };
-}  // namespace
 
 PsRules ps_rules(const Plan& plan) {
   const Strategy& s = plan.strategy;
@@ -86,11 +80,11 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
   int local_steps = rules_.blocking_pulls ? std::numeric_limits<int>::max() : steps_;
   // The first pull is a message of its own; every later one rides on the previous push.
   if (leave_step_[w] == 0) {
-    for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kLeave, steps_, 0, {}});
+    for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, ps::leave(w, steps_));
     observer.left(w, 0, fabric.now());
     return;
   }
-  for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kPull, 0, 0, {}});
+  for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, ps::pull(w, 0));
   int asked = servers_;
   for (int step = 0; step < local_steps; ++step) {
     double start = fabric.now();
@@ -99,16 +93,17 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     // goes on for the others, so that every shard gets the gradients its versions need.
     for (int i = 0; i < asked; ++i) {
       Message m = fabric.receive_message();
-      if (m.kind == kStop) {
+      if (ps::kind_of(m) == ps::Kind::kStop) {
         stopped_by[m.from - workers_] = true;
         continue;
       }
       fabric.accept_data(Combine::kReplace);
-      pulled[m.from - workers_] = m.a;
+      pulled[m.from - workers_] = ps::version_of(m);
     }
     if (std::all_of(stopped_by.begin(), stopped_by.end(), [](bool b) { return b; })) return;
     double pull_end = fabric.now();
     fabric.compute(model_.compute_flops() * slowdown_.factor(w, step));
+    fabric.produce_gradient(Span{0, model_.elements});
     double compute_end = fabric.now();
     // Whether this worker goes on is known before it pushes (its node may fail before the next step).
     bool leaving = (leave_step_[w] >= 0 && step + 1 >= leave_step_[w]) ||
@@ -117,12 +112,12 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     asked = 0;
     for (int j = 0; j < servers_; ++j)
       if (!stopped_by[j]) {
-        fabric.send_message(workers_ + j, {w, more ? kPushPull : kPush, pulled[j], step, shard(j)});
+        fabric.send_message(workers_ + j, ps::push(w, pulled[j], step, shard(j), more));
         asked += more;
       }
     observer.worker_step(w, step, start, pull_end, compute_end, fabric.now());
     if (leaving && step + 1 < local_steps) {
-      for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, {w, kLeave, steps_ - step - 1, 0, {}});
+      for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, ps::leave(w, steps_ - step - 1));
       observer.left(w, step + 1, fabric.now());
       return;
     }
@@ -131,139 +126,8 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
 
 void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
   int j = fabric.rank() - workers_;
-  Span mine = shard(j);
-  std::int64_t version = 0;
-  int accepted_in_version = 0;
-  long expected = static_cast<long>(workers_) * steps_, received = 0;
-  std::vector<std::int64_t> last_pulled(workers_, -1);
-  std::map<int, std::int64_t> in_flight;  // worker -> version it pulled
-  std::multiset<std::int64_t> in_flight_versions;
-  std::vector<long> pushes_from(workers_, 0);
-  std::deque<std::pair<int, long>> deferred;  // (worker, its step)
-
-  // A worker's pull is served after its previous push was applied (one connection keeps order).
-  auto can_serve = [&](int w, long step) {
-    if (pushes_from[w] < step) return false;
-    if (rules_.blocking_pulls && last_pulled[w] >= version) return false;
-    if (rules_.staleness_bound >= 0 && !in_flight_versions.empty()) {
-      // After this pull, every gradient in flight could still see all the others applied first.
-      long n = static_cast<long>(in_flight_versions.size()) + 1;
-      if (version + (n - 1) - *in_flight_versions.begin() > rules_.staleness_bound) return false;
-    }
-    if (rules_.staleness_bound >= 0 && static_cast<long>(in_flight_versions.size()) > rules_.staleness_bound)
-      return false;
-    return true;
-  };
-  auto serve = [&](int w) {
-    fabric.send_message(w, {fabric.rank(), kParams, version, 0, mine});
-    last_pulled[w] = version;
-    in_flight[w] = version;
-    in_flight_versions.insert(version);
-  };
-  auto serve_deferred = [&] {
-    for (auto it = deferred.begin(); it != deferred.end();) {  // in arrival order
-      if (can_serve(it->first, it->second)) {
-        serve(it->first);
-        it = deferred.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  };
-
-  // Synchronous modes end at a version: `steps` updates (n-softsync: as many gradients as sync).
-  std::int64_t last_version = rules_.blocking_pulls ? last_version_ : std::numeric_limits<std::int64_t>::max();
-  int stopped = 0;
-  std::vector<bool> is_stopped(workers_, false);
-  auto mark_stopped = [&](int w) {
-    if (!is_stopped[w]) ++stopped;
-    is_stopped[w] = true;
-  };
-  auto finished = [&] { return rules_.blocking_pulls ? stopped == workers_ : received >= expected; };
-  auto stop_deferred = [&] {
-    for (const auto& d : deferred) {
-      if (!is_stopped[d.first]) fabric.send_message(d.first, {fabric.rank(), kStop, version, 0, {}});
-      mark_stopped(d.first);
-    }
-    deferred.clear();
-  };
-
-  auto next_version = [&] {
-    ++version;
-    accepted_in_version = 0;
-    observer.version_done(j, version, fabric.now());
-  };
-  // Held-back pulls: served when they now may be, or stopped once the last version is reached.
-  auto answer_deferred = [&] {
-    if (version >= last_version) {
-      stop_deferred();
-    } else {
-      serve_deferred();
-    }
-  };
-
-  // In the synchronous modes a version may need more gradients than can still come: every worker
-  // still running waits for it and has nothing in flight (e.g. the others were stopped by another
-  // shard). Then the version is applied with what there is, and the run goes on.
-  auto unblock = [&] {
-    if (!rules_.blocking_pulls || deferred.empty() || version >= last_version) return;
-    if (static_cast<int>(deferred.size()) != workers_ - stopped) return;
-    for (const auto& d : deferred)
-      if (pushes_from[d.first] < d.second) return;  // a push is still on its way
-    next_version();
-    answer_deferred();
-  };
-
-  auto on_pull = [&](int w, long step) {
-    if (version >= last_version) {
-      if (!is_stopped[w]) fabric.send_message(w, {fabric.rank(), kStop, version, 0, {}});
-      mark_stopped(w);
-      return;
-    }
-    fabric.mark_step(static_cast<int>(step));
-    if (can_serve(w, step)) {
-      serve(w);
-    } else {
-      deferred.push_back({w, step});
-    }
-  };
-  auto on_push = [&](const Message& m) {
-    ++pushes_from[m.from];
-    if (version >= last_version) return;  // computed too late to matter
-    ++received;
-    auto it = in_flight.find(m.from);
-    if (it != in_flight.end()) {
-      in_flight_versions.erase(in_flight_versions.find(it->second));
-      in_flight.erase(it);
-    }
-    if (rules_.drop_stale && m.a < version) {
-      observer.dropped(j, fabric.now());
-    } else {
-      fabric.accept_data(Combine::kAdd);
-      observer.applied(j, m.from, static_cast<int>(version - m.a), fabric.now());
-      if (++accepted_in_version >= rules_.aggregate) next_version();
-    }
-    answer_deferred();
-  };
-
-  while (!finished()) {
-    unblock();
-    if (finished()) break;
-    Message m = fabric.receive_message();
-    switch (m.kind) {
-      case kPull: on_pull(m.from, m.a); break;
-      case kPush: on_push(m); break;
-      case kPushPull:
-        on_push(m);
-        on_pull(m.from, m.b + 1);
-        break;
-      case kLeave:  // the worker's node failed: it pulls and pushes no more
-        expected -= m.a;
-        mark_stopped(m.from);
-        break;
-      default: break;
-    }
-  }
+  ServerShard(fabric, observer, rules_, workers_, j, shard(j), static_cast<long>(workers_) * steps_, last_version_)
+      .run();
 }
 
 }  // namespace scaleout::core

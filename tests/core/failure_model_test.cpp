@@ -9,7 +9,7 @@ TEST(FailureModel, NoFailureCostsOnlyCheckpoints) {
   Resilience r;
   r.checkpoint_every = 5;
   r.checkpoint_cost = 0.5;
-  FailureOutcome f = restart_from_checkpoint(std::vector<double>(20, 1.0), r, 100);
+  ResilienceOutcome f = restart_from_checkpoint(std::vector<double>(20, 1.0), r, 100);
   EXPECT_EQ(f.policy, "none");
   EXPECT_DOUBLE_EQ(f.wall_s, 20 + 3 * 0.5);  // after steps 5, 10, 15 (not after the last)
   EXPECT_DOUBLE_EQ(f.lost_work_s, 0);
@@ -21,7 +21,7 @@ TEST(FailureModel, AFailureLosesTheWorkSinceTheLastCheckpointAndTheRestart) {
   r.checkpoint_every = 5;
   r.restart_time = 30;
   r.failures = {{0, 8, -1, 0}};  // before step 8: steps 5, 6, 7 are lost
-  FailureOutcome f = restart_from_checkpoint(std::vector<double>(20, 2.0), r, 10);
+  ResilienceOutcome f = restart_from_checkpoint(std::vector<double>(20, 2.0), r, 10);
   EXPECT_EQ(f.policy, "restart_from_checkpoint");
   EXPECT_EQ(f.failures, 1);
   EXPECT_DOUBLE_EQ(f.lost_work_s, 3 * 2.0);
@@ -34,7 +34,7 @@ TEST(FailureModel, TimedFailureLosesThePartialStepToo) {
   r.checkpoint_every = 4;
   r.restart_time = 1;
   r.failures = {{0, -1, 9.5, 0}};  // during step 9 (t in [9, 10)); the checkpoint after step 8
-  FailureOutcome f = restart_from_checkpoint(std::vector<double>(12, 1.0), r, 1);
+  ResilienceOutcome f = restart_from_checkpoint(std::vector<double>(12, 1.0), r, 1);
   EXPECT_DOUBLE_EQ(f.lost_work_s, 1.0 + 0.5);  // step 8 and half of step 9
   EXPECT_DOUBLE_EQ(f.wall_s, 9.5 + 1 + (12 - 8));
 }
@@ -42,7 +42,7 @@ TEST(FailureModel, TimedFailureLosesThePartialStepToo) {
 TEST(FailureModel, WithoutCheckpointsEverythingIsLost) {
   Resilience r;
   r.failures = {{0, 6, -1, 0}};
-  FailureOutcome f = restart_from_checkpoint(std::vector<double>(10, 1.0), r, 1);
+  ResilienceOutcome f = restart_from_checkpoint(std::vector<double>(10, 1.0), r, 1);
   EXPECT_DOUBLE_EQ(f.lost_work_s, 6);
   EXPECT_DOUBLE_EQ(f.wall_s, 16);
 }

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "core/input_error.hpp"
+#include "core/rank_plan.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::exec {
@@ -115,6 +118,76 @@ TEST(LocalRun, AKilledRankFailsTheRunNamingIt) {
     EXPECT_NE(std::string(e.what()).find("rank 1"), std::string::npos) << e.what();
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
+
+// Half-precision gradients move as halves: the result counts the bytes that moved (2 per
+// element, as the simulator counts them) and every element is the exact sum in that precision.
+TEST(LocalRun, HalfPrecisionGradientsMoveAsHalvesWithExactSums) {
+  for (const char* precision : {"fp16", "bf16"})
+    for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kHalvingDoubling, core::StrategyKind::kPs}) {
+      SCOPED_TRACE(std::string(precision) + " " + core::strategy_name(kind));
+      core::Plan plan = small_plan(kind, 4);
+      plan.training.gradient_precision = precision;
+      plan.training.gradient_bytes_per_element = 2;
+      ExecOptions o = quick();
+      o.baselines = kind == core::StrategyKind::kRing;
+      core::RunResult r = run_local(plan, o);
+      EXPECT_EQ(r.wrong, 0);
+      EXPECT_EQ(r.precision, precision);
+      EXPECT_DOUBLE_EQ(r.bytes, 100003.0 * 2);
+      EXPECT_DOUBLE_EQ(r.bytes, core::result_header(plan, "sim", "", 0).bytes);
+      // busbw as nccl-tests defines it, from the bytes that moved.
+      EXPECT_NEAR(r.busbw_Bps, r.bytes / r.phases.comm_s * 2 * 3 / 4, r.busbw_Bps * 1e-9);
+      if (kind == core::StrategyKind::kRing && std::string(precision) == "fp16") {
+        ASSERT_EQ(r.baselines.size(), 2u);  // Gloo's own, in halves too
+        for (const auto& b : r.baselines) EXPECT_EQ(b.wrong, 0) << b.name;
+      }
+    }
+}
+
+// With overlap the buckets leave while backward still computes, on a thread beside the exchange:
+// exact sums, a timeline with every bucket's exchange, and the exchange overlapping the compute.
+TEST(LocalRun, OverlappedBucketsExchangeWhileBackwardComputes) {
+  core::Plan plan = small_plan(core::StrategyKind::kRing, 3);
+  plan.training.overlap = true;
+  plan.training.fusion_buffer = 100003.0 * 4 / 4;  // four buckets
+  plan.workload.flops_per_sample = 2e9;
+  ExecOptions o = quick();
+  o.trace_path = ::testing::TempDir() + "overlap-trace.json";
+  core::RunResult r = run_local(plan, o);
+  EXPECT_EQ(r.wrong, 0);
+  std::ifstream in(o.trace_path);
+  nlohmann::json trace = nlohmann::json::parse(in);
+  int buckets = 0;
+  double first_exchange = 1e9, backward_end = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("tid", -1) != 0 || e.value("ph", "") != "X") continue;
+    std::string name = e["name"];
+    double start = e["ts"].get<double>(), end = start + e["dur"].get<double>();
+    if (name.rfind("exchange bucket", 0) == 0) {
+      ++buckets;
+      first_exchange = std::min(first_exchange, start);
+    }
+    if (name == "backward") backward_end = std::max(backward_end, end);
+  }
+  EXPECT_EQ(buckets, 4 * plan.training.steps);
+  EXPECT_LT(first_exchange, backward_end);  // the first bucket left before backward ended
+}
+
+// A parameter-server training run writes its timeline too: pulls, compute and pushes per worker.
+TEST(LocalRun, ParameterServerRunsWriteATrace) {
+  core::Plan plan = small_plan(core::StrategyKind::kPs, 3);
+  plan.strategy.ps_mode = core::PsMode::kAsync;
+  ExecOptions o = quick();
+  o.trace_path = ::testing::TempDir() + "ps-trace.json";
+  core::RunResult r = run_local(plan, o);
+  EXPECT_EQ(r.wrong, 0);
+  std::ifstream in(o.trace_path);
+  ASSERT_TRUE(in.good()) << "no trace written";
+  nlohmann::json trace = nlohmann::json::parse(in);
+  int pushes = 0;
+  for (const auto& e : trace["traceEvents"]) pushes += e.value("name", "") == "push";
+  EXPECT_EQ(pushes, 3 * plan.training.steps);
 }
 
 }  // namespace

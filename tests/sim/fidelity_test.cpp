@@ -13,8 +13,8 @@ namespace {
 constexpr double kTolerance = 0.01;
 
 void expect_same(const core::Plan& plan, const std::string& what) {
-  core::RunResult fast = simulate(plan, {"fast", ""});
-  core::RunResult step = simulate(plan, {"step", ""});
+  core::RunResult fast = simulate(plan, {Fidelity::kFast, ""});
+  core::RunResult step = simulate(plan, {Fidelity::kStep, ""});
   EXPECT_EQ(fast.fidelity, "fast");
   EXPECT_EQ(step.fidelity, "step");
   double err = std::fabs(fast.step_time_s - step.step_time_s) / step.step_time_s;

@@ -54,7 +54,7 @@ TEST(Staleness, TheTraceShowsPullsAndPushes) {
   core::Plan p = async_ps(4, 3);
   p.strategy.ps_servers = 2;
   std::string path = (std::filesystem::temp_directory_path() / "scaleout-async-trace.json").string();
-  simulate(p, {"fast", path});
+  simulate(p, {Fidelity::kFast, path});
   auto trace = nlohmann::json::parse(std::ifstream(path));
   int pulls = 0, pushes = 0, parameters = 0;
   for (const auto& e : trace["traceEvents"]) {

@@ -47,7 +47,7 @@ TEST(Sweep, CsvHasTheDocumentedColumnsAndOneRowPerPoint) {
   SweepOptions o;
   o.workers = {8, 16, 32};
   o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kPs};
-  o.engine = "sim";
+  o.engine = Engine::kSim;
   o.jobs = 2;
   o.csv_path = csv.string();
   SweepSummary s = run_sweep(plan, o);
@@ -72,7 +72,7 @@ TEST(Sweep, ResumeAfterAnInterruptionCompletesWithoutDuplicates) {
   SweepOptions o;
   o.workers = parse_worker_list("8:512:x2");
   o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kTorus2d};
-  o.engine = "analytic";
+  o.engine = Engine::kAnalytic;
   o.csv_path = csv.string();
   run_sweep(plan, o);
   auto full = lines_of(csv);
@@ -104,7 +104,7 @@ TEST(Sweep, AnalyticRowsMatchOneOffPredictions) {
   SweepOptions o;
   o.workers = {16, 128};
   o.strategies = {core::StrategyKind::kHierarchicalRing};
-  o.engine = "analytic";
+  o.engine = Engine::kAnalytic;
   SweepSummary s = run_sweep(plan, o);
   ASSERT_EQ(s.rows.size(), 2u);
   EXPECT_GT(s.rows[1].step_time_s, s.rows[0].step_time_s);

@@ -101,6 +101,10 @@ class MemoryFabric : public core::Fabric {
     }
   }
 
+  // A worker's backward writes its known values, as the executed fabrics' workers do.
+  void produce_gradient(core::Span span) override {
+    for (std::int64_t i = span.begin; i < span.end(); ++i) data_[i] = initial_value(rank_, i);
+  }
   void compute(double) override {}
   void idle(double) override {}
   double now() override { return 0; }

@@ -1,0 +1,63 @@
+// The libraries' dependencies flow one way (DESIGN.md, "Layout"): core knows no engine, sim and
+// exec never include each other, the analytic model needs no SimGrid, and nothing below cli/ and
+// gui/ includes Qt. This binary links scaleout_analytic without SimGrid: if the model used the
+// simulator, it would not link.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "sim/analytic.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "file: #include ..." for every include in `dir` that matches `forbidden`.
+std::vector<std::string> includes_matching(const std::string& dir, const std::regex& forbidden,
+                                           const std::string& except_file = "") {
+  std::vector<std::string> found;
+  const std::regex include(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(SCALEOUT_SOURCE_DIR) / dir)) {
+    auto ext = entry.path().extension();
+    if (ext != ".cpp" && ext != ".hpp" && ext != ".cu") continue;
+    if (!except_file.empty() && entry.path().filename() != except_file) continue;
+    std::ifstream in(entry.path());
+    std::smatch m;
+    for (std::string line; std::getline(in, line);)
+      if (std::regex_search(line, m, include) && std::regex_search(m[1].str(), forbidden))
+        found.push_back(entry.path().filename().string() + ": " + line);
+  }
+  return found;
+}
+
+TEST(Layering, CoreKnowsNoEngine) {
+  EXPECT_EQ(includes_matching("core", std::regex(R"(^(sim|exec|cli|gui)/|simgrid|gloo|cuda|nccl|^Q)")),
+            std::vector<std::string>{});
+}
+
+TEST(Layering, SimAndExecNeverIncludeEachOther) {
+  EXPECT_EQ(includes_matching("sim", std::regex(R"(^(exec|cli|gui)/|gloo|cuda|nccl|^Q)")), std::vector<std::string>{});
+  EXPECT_EQ(includes_matching("exec", std::regex(R"(^(sim|cli|gui)/|simgrid|^Q)")), std::vector<std::string>{});
+}
+
+TEST(Layering, TheAnalyticModelIncludesCoreOnly) {
+  std::regex not_core(R"(^(sim/(?!analytic\.hpp)|exec/|cli/)|simgrid|xbt)");
+  EXPECT_EQ(includes_matching("sim", not_core, "analytic.cpp"), std::vector<std::string>{});
+  EXPECT_EQ(includes_matching("sim", not_core, "analytic.hpp"), std::vector<std::string>{});
+}
+
+TEST(Layering, TheAnalyticModelRunsWithoutTheSimulator) {
+  core::Plan plan = testing::collective_plan(testing::switch_cluster(1, 1e9, 1e-6), core::StrategyKind::kRing, 4, 1e6);
+  core::RunResult r = sim::predict_analytic(plan);
+  EXPECT_EQ(r.engine, "analytic");
+  EXPECT_GT(r.step_time_s, 0);
+}
+
+}  // namespace
+}  // namespace scaleout
