@@ -72,7 +72,7 @@ void print_comparison(std::FILE* out, const core::RunResult& p, const core::RunR
                ("measured (" + m.engine + ")").c_str(), "error");
   for (const auto& v : core::compare_results(p, m)) {
     // Times in ms, bandwidth in GB/s, the rest as they are.
-    bool time = v.name.size() > 2 && v.name.substr(v.name.size() - 2) == "_s";
+    bool time = v.name == "step_time_s" || v.name == "median_step_s" || v.name == "comm_s";
     bool bandwidth = v.name == "busbw_Bps";
     double scale = time ? 1e3 : bandwidth ? 1e-9 : 1;
     const char* unit = time ? "ms" : bandwidth ? "GB/s" : v.name == "throughput_samples_per_s" ? "/s" : "";

@@ -84,8 +84,9 @@ class Fabric {
   virtual void end_bucket() {}
 
   // This worker's backward pass wrote its gradient of `span`. Executed fabrics fill the range
-  // with the rank's known values (gradient_value() in core/check_values.hpp), which is what
-  // their exact-sum checks expect; simulated fabrics hold no data and do nothing.
+  // with the rank's known values (CheckValues in core/check_values.hpp), which is what their
+  // exact-sum checks expect, unless their engine wrote them before the step's clock started;
+  // simulated fabrics hold no data and do nothing.
   virtual void produce_gradient(Span /*span*/) {}
 
   // Waits until every message this rank sent was taken by its receiver (executed fabrics; in a

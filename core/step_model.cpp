@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/strategy.hpp"
+
 namespace scaleout::core {
 
 namespace {
@@ -11,12 +13,7 @@ namespace {
 void even_buckets(StepModel& m, double fusion_bytes) {
   double bytes = m.gradient_bytes();
   int n = std::max(1, static_cast<int>(std::ceil(bytes / fusion_bytes - 1e-9)));
-  Span all{0, m.elements};
-  for (int i = 0; i < n; ++i) {
-    std::int64_t base = all.count / n, rest = all.count % n;
-    Span s{i * base + std::min<std::int64_t>(i, rest), base + (i < rest ? 1 : 0)};
-    m.buckets.push_back({s, static_cast<double>(i + 1) / n});
-  }
+  for (int i = 0; i < n; ++i) m.buckets.push_back({split_part(Span{0, m.elements}, n, i), static_cast<double>(i + 1) / n});
 }
 
 // Layers in backward order fill buckets of at least `fusion_bytes`; a bucket is ready when the

@@ -24,16 +24,25 @@ std::optional<ExternalRank> from_tf_config(const char* text) {
   nlohmann::json spec = nlohmann::json::parse(text, nullptr, false);
   if (spec.is_discarded() || !spec.is_object()) fail("is not JSON");
   if (!spec.contains("cluster") || !spec.contains("task")) fail("needs \"cluster\" and \"task\"");
+  if (!spec["cluster"].is_object() || !spec["task"].is_object()) fail("\"cluster\" and \"task\" must be objects");
   auto list = [&](const char* role) {
     std::vector<std::string> out;
-    if (spec["cluster"].contains(role))
-      for (const auto& h : spec["cluster"][role]) out.push_back(h.get<std::string>());
+    if (!spec["cluster"].contains(role)) return out;
+    const auto& hosts = spec["cluster"][role];
+    if (!hosts.is_array()) fail(std::string("cluster.") + role + " must be a list of \"host:port\" strings");
+    for (const auto& h : hosts) {
+      if (!h.is_string()) fail(std::string("cluster.") + role + " must be a list of \"host:port\" strings");
+      out.push_back(h.get<std::string>());
+    }
     return out;
   };
   std::vector<std::string> workers = list("chief"), more = list("worker"), ps = list("ps");
   workers.insert(workers.end(), more.begin(), more.end());
-  std::string type = spec["task"].value("type", "");
-  int index = spec["task"].value("index", -1);
+  const auto& task = spec["task"];
+  if ((task.contains("type") && !task["type"].is_string()) || (task.contains("index") && !task["index"].is_number_integer()))
+    fail("task needs a string \"type\" and a whole \"index\"");
+  std::string type = task.value("type", "");
+  int index = task.value("index", -1);
   ExternalRank r;
   r.size = static_cast<int>(workers.size() + ps.size());
   r.servers = static_cast<int>(ps.size());

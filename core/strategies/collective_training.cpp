@@ -11,8 +11,8 @@ CollectiveTraining::CollectiveTraining(StrategyProgram& program, const StepModel
 void CollectiveTraining::run(Fabric& fabric, CollectiveObserver& observer) const {
   int rank = fabric.rank();
   for (int s = 0; s < steps_; ++s) {
-    observer.step_starting(rank, s);
     fabric.mark_step(s);
+    observer.step_starting(rank, s);
     if (rank < workers_) {
       observer.step_done(rank, worker_step(fabric, observer, s));
       continue;

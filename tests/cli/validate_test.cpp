@@ -1,5 +1,5 @@
 // `scaleout validate` on the emulated cluster: predicted step time within 10% of measured for
-// ring, torus2d, PS and asynchronous PS at 4 ranks, ring and torus2d at 8; within 12% for PS and
+// ring, torus2d, PS, asynchronous PS and an overlapped ring at 4 ranks, ring and torus2d at 8; within 12% for PS and
 // asynchronous PS at 8 (two racks). Needs root (CI is root); elsewhere it skips and says why.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -41,6 +41,7 @@ TEST_F(Validate, FourRanksOnOneSwitch) {
   expect_within_tolerance("experiments/emulated/ring-4.yaml", "--strategy torus2d");
   expect_within_tolerance("experiments/emulated/ring-4.yaml", "--strategy ps --workers 3");  // + 1 server
   expect_within_tolerance("experiments/emulated/async-ps-4.yaml", "");
+  expect_within_tolerance("experiments/emulated/ring-4-overlap.yaml", "");  // compute sized to the exchange
 }
 
 TEST_F(Validate, EightRanksInTwoRacks) {

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "core/plan_loader.hpp"
+#include "exec/compute_kernel.hpp"
 #include "exec/local_run.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -93,6 +95,29 @@ TEST_F(Emulated, DownLeavesNothingAlsoAfterAFailedRun) {
   cluster_down();
   EXPECT_TRUE(emulation_leftovers().empty());
   EXPECT_FALSE(current_cluster().has_value());
+}
+
+// Overlap for real: with compute about as long as the exchange, buckets leaving while backward
+// runs make the step clearly shorter than the same plan's without overlap.
+TEST_F(Emulated, OverlapHidesTheExchangeBehindBackward) {
+  core::Plan p = plan(core::StrategyKind::kRing, 4, 4e6);  // 16 MB: about 1 s of exchange
+  p.training.fusion_buffer = 4 * 1024 * 1024;
+  double cores = std::max(1u, std::thread::hardware_concurrency());
+  // One second of compute per step at the rate each rank gets of this machine's cores.
+  p.workload.flops_per_sample = measure_kernel_rate() * std::min(1.0, cores / 4);
+  EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 4));
+  ExecOptions o = on_cluster(c);
+  o.compute_scale = 1;
+  auto median_step = [&](bool overlap) {
+    p.training.overlap = overlap;
+    core::RunResult r = run_local(p, o);
+    EXPECT_EQ(r.wrong, 0);
+    std::vector<double> steps;
+    for (const auto& s : r.steps) steps.push_back(s.time_s);
+    return median(steps);
+  };
+  double without = median_step(false), with = median_step(true);
+  EXPECT_LT(with, 0.85 * without) << "overlapped " << with << " s, not overlapped " << without << " s";
 }
 
 }  // namespace

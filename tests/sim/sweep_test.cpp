@@ -1,6 +1,12 @@
 #include "sim/sweep.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 
 #include <filesystem>
 #include <fstream>
@@ -108,6 +114,54 @@ TEST(Sweep, AnalyticRowsMatchOneOffPredictions) {
   SweepSummary s = run_sweep(plan, o);
   ASSERT_EQ(s.rows.size(), 2u);
   EXPECT_GT(s.rows[1].step_time_s, s.rows[0].step_time_s);
+}
+
+// Callbacks see every row and the progress as rows finish, on the caller's thread.
+TEST(Sweep, CallbacksSeeEveryRowAndTheProgress) {
+  core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+  SweepOptions o;
+  o.workers = {8, 16, 32};
+  o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kTorus2d};
+  o.engine = Engine::kSim;
+  std::vector<std::string> seen;
+  std::vector<std::size_t> done;
+  o.on_row = [&](const core::RunResult& r) { seen.push_back(r.strategy + "/" + std::to_string(r.workers)); };
+  o.on_progress = [&](std::size_t d, std::size_t total) {
+    EXPECT_EQ(total, 6u);
+    done.push_back(d);
+  };
+  SweepSummary s = run_sweep(plan, o);
+  EXPECT_EQ(seen.size(), 6u);
+  EXPECT_EQ(done, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_FALSE(s.cancelled);
+}
+
+// Cancel from another thread: no new row starts, running simulations are killed, finished rows
+// stay, and a child process of the caller's own is left alone (the sweep reaps only its own).
+TEST(Sweep, CancelStopsSoonKeepsFinishedRowsAndLeavesOtherChildrenAlone) {
+  pid_t other = ::fork();
+  if (other == 0) {
+    ::sleep(30);
+    ::_exit(7);
+  }
+  core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+  SweepOptions o;
+  o.workers = parse_worker_list("8:4096:x2");
+  o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kPs};
+  o.engine = Engine::kSim;
+  o.jobs = 2;  // the second simulation is running when the first row cancels: it is killed
+  std::atomic<bool> cancel{false};
+  o.cancel = &cancel;
+  o.on_row = [&](const core::RunResult&) { cancel = true; };  // cancel after the first row
+  auto t0 = std::chrono::steady_clock::now();
+  SweepSummary s = run_sweep(plan, o);
+  EXPECT_TRUE(s.cancelled);
+  EXPECT_EQ(s.rows.size(), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+  int status = 0;
+  EXPECT_EQ(::waitpid(other, &status, WNOHANG), 0) << "the sweep reaped a child that was not its own";
+  ::kill(other, SIGKILL);
+  ::waitpid(other, &status, 0);
 }
 
 }  // namespace
