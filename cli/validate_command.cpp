@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
@@ -14,7 +13,6 @@
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/strategies/ps_training.hpp"
-#include "exec/compute_kernel.hpp"
 #include "exec/emulated_cluster.hpp"
 #include "exec/local_run.hpp"
 #include "sim/simulator.hpp"
@@ -31,13 +29,13 @@ struct ValidateArgs {
 };
 
 // With overlap, compute is what the exchange hides behind: each worker computes about as long as
-// the exchange takes, at the rate the executed kernel reaches on this machine (its cores shared
-// by the ranks), and the simulated device is given that rate.
-void size_compute_to_exchange(core::Plan& plan, double exchange_s, int ranks) {
-  double cores = std::max(1u, std::thread::hardware_concurrency());
-  double rate = exec::measure_kernel_rate() * std::min(1.0, cores / ranks);
-  plan.workload.flops_per_sample = exchange_s * rate / plan.training.batch_per_worker;
-  plan.cluster.device.flops = rate / plan.workload.efficiency;
+// the exchange takes. The executed ranks get an emulated device of the simulated device's rate
+// (a wait that leaves the CPU free, as a GPU leaves its host): this machine's cores cannot run
+// every rank's compute and their TCP at once, and the question here is the overlap.
+double size_compute_to_exchange(core::Plan& plan, double exchange_s) {
+  plan.workload.flops_per_sample =
+      exchange_s * plan.cluster.device.flops * plan.workload.efficiency / plan.training.batch_per_worker;
+  return plan.cluster.device.flops * plan.workload.efficiency;  // the executed FLOPs' rate
 }
 
 }  // namespace
@@ -68,8 +66,7 @@ Action add_validate_command(CLI::App& app) {
     }
     core::RunResult predicted = sim::simulate(plan);
     if (plan.training.overlap) {
-      int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
-      size_compute_to_exchange(plan, predicted.phases.comm_s, plan.training.workers + servers);
+      options.emulated_device_flops = size_compute_to_exchange(plan, predicted.phases.comm_s);
       options.compute_scale = 1;
       predicted = sim::simulate(plan);
     }

@@ -236,10 +236,16 @@ void GlooFabric::fill_gradient_ahead() {
   filled_ahead_ = true;
 }
 
-void GlooFabric::compute(double flops) { run_flops(flops); }
+void GlooFabric::compute(double flops) {
+  if (emulated_flops_ > 0) {
+    idle(flops / emulated_flops_);
+  } else {
+    run_flops(flops);
+  }
+}
 
 core::Fabric::ComputeTicket GlooFabric::compute_async(double flops) {
-  if (!stream_) stream_ = std::make_unique<ComputeStream>(run_flops, [this] { return now(); });
+  if (!stream_) stream_ = std::make_unique<ComputeStream>([this](double f) { compute(f); }, [this] { return now(); });
   return stream_->enqueue(flops);
 }
 

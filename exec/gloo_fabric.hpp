@@ -58,6 +58,9 @@ class GlooFabric : public core::Fabric {
   void fill_gradient_ahead();
   void mark_step(int) override { filled_ahead_ = false; }
   void flush_messages() override { reap_message_sends(true); }
+  // Compute phases wait flops / `flops_per_s` instead of running the kernel (see
+  // ExecOptions::emulated_device_flops); 0: the kernel. REQUIRES: no compute_async yet.
+  void emulate_device(double flops_per_s) { emulated_flops_ = flops_per_s; }
   void compute(double flops) override;
   ComputeTicket compute_async(double flops) override;
   double wait_compute(ComputeTicket ticket) override;
@@ -95,6 +98,7 @@ class GlooFabric : public core::Fabric {
   core::Span held_span_;
   std::unique_ptr<GradientBuffer> produced_;  // this rank's known values, made on first use
   bool filled_ahead_ = false;
+  double emulated_flops_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::unique_ptr<ComputeStream> stream_;  // made on first compute_async
 };

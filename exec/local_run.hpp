@@ -18,6 +18,10 @@ namespace scaleout::exec {
 struct ExecOptions {
   std::chrono::milliseconds timeout{20000};  // per transfer; a silent peer fails the run after this
   double compute_scale = 1e-4;  // share of the plan's FLOPs each step really computes (CPU-sized)
+  // > 0: each rank's device is emulated: a compute phase waits flops / this rate (FLOP/s) with the
+  // CPU left free, as a GPU leaves its host thread free, instead of running the kernel. Lets a
+  // machine with fewer cores than ranks check overlap without compute taking the exchange's CPU.
+  double emulated_device_flops = 0;
   bool baselines = true;        // also time Gloo's own all-reduces on the same data
   std::string trace_path;       // Chrome trace of the measured run; empty for none
   // Run each rank inside its node's namespace of this emulated cluster (see emulated_cluster.hpp);

@@ -219,6 +219,7 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   GradientBuffer data(element_type(plan.training.gradient_precision), model.elements);
   GlooFabric fabric(context, data, values, options.timeout,
                     static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
+  fabric.emulate_device(options.emulated_device_flops);
   if (ps_training) {
     nlohmann::json report = run_ps_training(plan, options, setup, fabric, data, values, ranks.layout.servers);
     // Asynchronous workers finish at their own pace: one done early waits for the slowest as long
