@@ -81,116 +81,116 @@ void Topology::apply_heterogeneity(const Cluster& c) {
   }
 }
 
+int Topology::add_switch(const std::string& name) {
+  int v = add_vertex(VertexKind::kSwitch, name, -1);
+  switches_.push_back(v);
+  return v;
+}
+
+// Hosts, switches and links as the user named them.
+void Topology::build_explicit(const Cluster& c) {
+  std::map<std::string, int> by_name;
+  for (const auto& h : c.hosts) {
+    if (by_name.count(h.name)) throw InputError(c.file, 0, "hosts", "host '" + h.name + "' is named twice");
+    add_node(h.devices, c.intra_node, h.name);
+    by_name[h.name] = gateways_.back();
+  }
+  for (const auto& s : c.switches) {
+    if (by_name.count(s)) throw InputError(c.file, 0, "switches", "'" + s + "' is named twice");
+    by_name[s] = add_switch(s);
+  }
+  for (const auto& l : c.links) {
+    for (const auto* end : {&l.a, &l.b})
+      if (!by_name.count(*end)) throw InputError(c.file, l.line, "links", "unknown host or switch '" + *end + "'");
+    add_link(by_name[l.a], by_name[l.b], l.link, LinkClass::kFabric, l.a + "-" + l.b);
+  }
+  if (!connected()) throw InputError(c.file, 0, "links", "the hosts and switches are not all connected");
+}
+
+// Node n's NIC into `sw`, remembered for tree routing with its rack's uplink (-1: none).
+void Topology::add_tree_nic(int n, int sw, const LinkSpec& nic, int uplink) {
+  node_nic_.push_back(static_cast<int>(links_.size()));
+  node_uplink_.push_back(uplink);
+  add_link(gateways_[n], sw, nic, LinkClass::kNic, node_name(n) + "-nic");
+}
+
+void Topology::build_two_tier(const Cluster& c, int nodes) {
+  const NetworkSpec& net = c.network;
+  int core = add_switch("core");
+  int racks = (nodes + net.hosts_per_rack - 1) / net.hosts_per_rack;
+  for (int r = 0; r < racks; ++r) {
+    std::string rack = "rack" + std::to_string(r);
+    int sw = add_switch(rack);
+    int uplink = static_cast<int>(links_.size());
+    add_link(sw, core, net.uplink, LinkClass::kFabric, rack + "-uplink");
+    for (int n = r * net.hosts_per_rack; n < std::min(nodes, (r + 1) * net.hosts_per_rack); ++n)
+      add_tree_nic(n, sw, c.nic, uplink);
+  }
+}
+
+// k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core switches; k/2 hosts per edge.
+void Topology::build_fat_tree(const Cluster& c, int nodes, const LinkSpec& fabric) {
+  int k = c.network.fat_tree_k, h = k / 2;
+  std::vector<int> core;
+  for (int i = 0; i < h * h; ++i) core.push_back(add_switch("core" + std::to_string(i)));
+  for (int p = 0; p < k; ++p) {
+    std::vector<int> agg, edge;
+    for (int i = 0; i < h; ++i) agg.push_back(add_switch("pod" + std::to_string(p) + "-agg" + std::to_string(i)));
+    for (int i = 0; i < h; ++i) edge.push_back(add_switch("pod" + std::to_string(p) + "-edge" + std::to_string(i)));
+    for (int a = 0; a < h; ++a) {
+      for (int e = 0; e < h; ++e)
+        add_link(edge[e], agg[a], fabric, LinkClass::kFabric, graph_[edge[e]].name + "-agg" + std::to_string(a));
+      for (int j = 0; j < h; ++j)
+        add_link(agg[a], core[a * h + j], fabric, LinkClass::kFabric,
+                 graph_[agg[a]].name + "-core" + std::to_string(a * h + j));
+    }
+    for (int e = 0; e < h; ++e)
+      for (int j = 0; j < h; ++j) {
+        int n = (p * h + e) * h + j;
+        if (n < nodes) add_link(gateways_[n], edge[e], c.nic, LinkClass::kNic, node_name(n) + "-nic");
+      }
+  }
+}
+
+void Topology::build_torus(const NetworkSpec& net, const LinkSpec& fabric) {
+  int X = net.dims[0], Y = net.dims[1];
+  auto at = [&](int x, int y) { return gateways_[((y + Y) % Y) * X + ((x + X) % X)]; };
+  for (int y = 0; y < Y; ++y)
+    for (int x = 0; x < X; ++x) {
+      int n = y * X + x;
+      // Right and down neighbours, with wrap-around; a ring of two needs one link, of one none.
+      if (X > 2 || (X == 2 && x == 0)) add_link(at(x, y), at(x + 1, y), fabric, LinkClass::kFabric, node_name(n) + "-east");
+      if (Y > 2 || (Y == 2 && y == 0)) add_link(at(x, y), at(x, y + 1), fabric, LinkClass::kFabric, node_name(n) + "-south");
+    }
+}
+
 Topology Topology::build_graph(const Cluster& c, int devices_needed) {
   Topology t;
   const NetworkSpec& net = c.network;
-  auto nic_of = [&](int node) { return node_name(node) + "-nic"; };
-
   if (net.kind == NetworkKind::kExplicit) {
-    std::map<std::string, int> by_name;
-    for (const auto& h : c.hosts) {
-      if (by_name.count(h.name)) throw InputError(c.file, 0, "hosts", "host '" + h.name + "' is named twice");
-      t.add_node(h.devices, c.intra_node, h.name);
-      by_name[h.name] = t.gateways_.back();
-    }
-    for (const auto& s : c.switches) {
-      if (by_name.count(s)) throw InputError(c.file, 0, "switches", "'" + s + "' is named twice");
-      int v = t.add_vertex(VertexKind::kSwitch, s, -1);
-      t.switches_.push_back(v);
-      by_name[s] = v;
-    }
-    for (const auto& l : c.links) {
-      for (const auto* end : {&l.a, &l.b})
-        if (!by_name.count(*end))
-          throw InputError(c.file, l.line, "links", "unknown host or switch '" + *end + "'");
-      t.add_link(by_name[l.a], by_name[l.b], l.link, LinkClass::kFabric, l.a + "-" + l.b);
-    }
-    if (!t.connected()) throw InputError(c.file, 0, "links", "the hosts and switches are not all connected");
+    t.build_explicit(c);
     return t;
   }
-
   int dpn = c.devices_per_node;
   int nodes = c.nodes ? *c.nodes : std::max(1, (devices_needed + dpn - 1) / dpn);
   if (net.kind == NetworkKind::kTorus2d) nodes = net.dims[0] * net.dims[1];
   if (net.kind == NetworkKind::kFatTree) nodes = std::min(nodes, net.fat_tree_k * net.fat_tree_k * net.fat_tree_k / 4);
   for (int n = 0; n < nodes; ++n) t.add_node(dpn, c.intra_node, node_name(n));
-
-  auto add_switch = [&](const std::string& name) {
-    int v = t.add_vertex(VertexKind::kSwitch, name, -1);
-    t.switches_.push_back(v);
-    return v;
-  };
   const LinkSpec fabric = net.fabric.value_or(c.nic);
-
   switch (net.kind) {
     case NetworkKind::kSwitch: {
-      int sw = add_switch("switch");
       t.tree_routing_ = true;
-      for (int n = 0; n < nodes; ++n) {
-        t.node_nic_.push_back(static_cast<int>(t.links_.size()));
-        t.node_uplink_.push_back(-1);
-        t.add_link(t.gateways_[n], sw, c.nic, LinkClass::kNic, nic_of(n));
-      }
+      int sw = t.add_switch("switch");
+      for (int n = 0; n < nodes; ++n) t.add_tree_nic(n, sw, c.nic, -1);
       break;
     }
-    case NetworkKind::kTwoTier: {
-      int core = add_switch("core");
+    case NetworkKind::kTwoTier:
       t.tree_routing_ = true;
-      int racks = (nodes + net.hosts_per_rack - 1) / net.hosts_per_rack;
-      for (int r = 0; r < racks; ++r) {
-        std::string rack = "rack" + std::to_string(r);
-        int sw = add_switch(rack);
-        int uplink = static_cast<int>(t.links_.size());
-        t.add_link(sw, core, net.uplink, LinkClass::kFabric, rack + "-uplink");
-        for (int n = r * net.hosts_per_rack; n < std::min(nodes, (r + 1) * net.hosts_per_rack); ++n) {
-          t.node_nic_.push_back(static_cast<int>(t.links_.size()));
-          t.node_uplink_.push_back(uplink);
-          t.add_link(t.gateways_[n], sw, c.nic, LinkClass::kNic, nic_of(n));
-        }
-      }
+      t.build_two_tier(c, nodes);
       break;
-    }
-    case NetworkKind::kFatTree: {
-      // k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core switches; k/2 hosts per edge.
-      int k = net.fat_tree_k, h = k / 2;
-      std::vector<int> core;
-      for (int i = 0; i < h * h; ++i) core.push_back(add_switch("core" + std::to_string(i)));
-      for (int p = 0; p < k; ++p) {
-        std::vector<int> agg, edge;
-        for (int i = 0; i < h; ++i) agg.push_back(add_switch("pod" + std::to_string(p) + "-agg" + std::to_string(i)));
-        for (int i = 0; i < h; ++i) edge.push_back(add_switch("pod" + std::to_string(p) + "-edge" + std::to_string(i)));
-        for (int a = 0; a < h; ++a) {
-          for (int e = 0; e < h; ++e)
-            t.add_link(edge[e], agg[a], fabric, LinkClass::kFabric,
-                       t.graph_[edge[e]].name + "-agg" + std::to_string(a));
-          for (int j = 0; j < h; ++j)
-            t.add_link(agg[a], core[a * h + j], fabric, LinkClass::kFabric,
-                       t.graph_[agg[a]].name + "-core" + std::to_string(a * h + j));
-        }
-        for (int e = 0; e < h; ++e)
-          for (int j = 0; j < h; ++j) {
-            int n = (p * h + e) * h + j;
-            if (n < nodes) t.add_link(t.gateways_[n], edge[e], c.nic, LinkClass::kNic, nic_of(n));
-          }
-      }
-      break;
-    }
-    case NetworkKind::kTorus2d: {
-      int X = net.dims[0], Y = net.dims[1];
-      auto at = [&](int x, int y) { return t.gateways_[((y + Y) % Y) * X + ((x + X) % X)]; };
-      for (int y = 0; y < Y; ++y)
-        for (int x = 0; x < X; ++x) {
-          int n = y * X + x;
-          // Right and down neighbours, with wrap-around; a ring of two needs one link, of one none.
-          if (X > 2 || (X == 2 && x == 0))
-            t.add_link(at(x, y), at(x + 1, y), fabric, LinkClass::kFabric, node_name(n) + "-east");
-          if (Y > 2 || (Y == 2 && y == 0))
-            t.add_link(at(x, y), at(x, y + 1), fabric, LinkClass::kFabric, node_name(n) + "-south");
-        }
-      break;
-    }
-    case NetworkKind::kExplicit:
-      break;
+    case NetworkKind::kFatTree: t.build_fat_tree(c, nodes, fabric); break;
+    case NetworkKind::kTorus2d: t.build_torus(net, fabric); break;
+    case NetworkKind::kExplicit: break;
   }
   return t;
 }

@@ -95,6 +95,12 @@ class Topology {
 
  private:
   static Topology build_graph(const Cluster& cluster, int devices_needed);
+  void build_explicit(const Cluster& cluster);
+  void build_two_tier(const Cluster& cluster, int nodes);
+  void build_fat_tree(const Cluster& cluster, int nodes, const LinkSpec& fabric);
+  void build_torus(const NetworkSpec& net, const LinkSpec& fabric);
+  int add_switch(const std::string& name);
+  void add_tree_nic(int node, int sw, const LinkSpec& nic, int uplink);
   int add_vertex(VertexKind kind, const std::string& name, int node);
   void add_link(int a, int b, const LinkSpec& spec, LinkClass cls, const std::string& name);
   void add_node(int devices, const LinkSpec& intra, const std::string& name);

@@ -234,6 +234,53 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
   return r;
 }
 
+// Why rank `rank` ended unsuccessfully with wait status `status`.
+std::string rank_failure(const fs::path& dir, int rank, int status) {
+  fs::path err = dir / ("rank-" + std::to_string(rank) + ".err");
+  if (fs::exists(err)) return "rank " + std::to_string(rank) + " failed: " + read_file(err);
+  if (WIFSIGNALED(status))
+    return "rank " + std::to_string(rank) + " died (signal " + std::to_string(WTERMSIG(status)) + ")";
+  return "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
+// Waits for every rank (only this run's processes: a caller's other children are left alone);
+// returns the first failure, or "" when all succeeded. Every transfer has its own deadline, so a
+// rank that waits on a dead peer fails by itself; the overall deadline is a guard.
+std::string wait_for_ranks(std::map<pid_t, int>& running, const fs::path& dir,
+                           std::chrono::steady_clock::time_point deadline) {
+  while (!running.empty()) {
+    bool reaped = false;
+    for (auto it = running.begin(); it != running.end();) {
+      int status = 0;
+      pid_t pid = ::waitpid(it->first, &status, WNOHANG);
+      if (pid == 0 || (pid < 0 && errno == EINTR)) {
+        ++it;
+        continue;
+      }
+      int rank = it->second;
+      it = running.erase(it);
+      reaped = true;
+      if (pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) return rank_failure(dir, rank, status);
+    }
+    if (reaped) continue;
+    if (std::chrono::steady_clock::now() > deadline)
+      return "the run passed its deadline; ranks still running: " + std::to_string(running.size());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return "";
+}
+
+// Other ranks' own errors help tell the cause from its echoes.
+std::string other_ranks_errors(const fs::path& dir, int size, const std::string& failure) {
+  std::string out;
+  for (int r = 0; r < size; ++r) {
+    fs::path err = dir / ("rank-" + std::to_string(r) + ".err");
+    if (fs::exists(err) && failure.find("rank " + std::to_string(r) + " failed") == std::string::npos)
+      out += "\n  (rank " + std::to_string(r) + ": " + read_file(err) + ")";
+  }
+  return out;
+}
+
 }  // namespace
 
 void check_executable(const core::Plan& plan) {
@@ -286,44 +333,12 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
     running[pid] = r;
   }
 
-  // Wait for every rank; the first one that fails ends the run. Every transfer has its own
-  // deadline, so a rank that waits on a dead peer fails by itself; the overall deadline is a guard.
   auto deadline = std::chrono::steady_clock::now() + options.run_timeout(plan.training.steps) +
                   std::chrono::seconds(30);
-  std::string failure;
-  while (!running.empty() && failure.empty()) {
-    int status = 0;
-    pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid < 0 && errno == EINTR) continue;
-    if (pid == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        failure = "the run passed its deadline; ranks still running: " + std::to_string(running.size());
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      continue;
-    }
-    if (pid < 0) break;
-    int rank = running[pid];
-    running.erase(pid);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
-    fs::path err = dir / ("rank-" + std::to_string(rank) + ".err");
-    if (fs::exists(err)) {
-      failure = "rank " + std::to_string(rank) + " failed: " + read_file(err);
-    } else if (WIFSIGNALED(status)) {
-      failure = "rank " + std::to_string(rank) + " died (signal " + std::to_string(WTERMSIG(status)) + ")";
-    } else {
-      failure = "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(status));
-    }
-  }
+  std::string failure = wait_for_ranks(running, dir, deadline);
   kill_all(running);
   if (!failure.empty()) {
-    // Other ranks' own reports help tell the cause from its echoes.
-    for (int r = 0; r < size; ++r) {
-      fs::path err = dir / ("rank-" + std::to_string(r) + ".err");
-      if (fs::exists(err) && failure.find("rank " + std::to_string(r) + " failed") == std::string::npos)
-        failure += "\n  (rank " + std::to_string(r) + ": " + read_file(err) + ")";
-    }
+    failure += other_ranks_errors(dir, size, failure);
     fs::remove_all(dir);
     throw RunFailed(failure);
   }

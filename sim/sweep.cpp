@@ -195,88 +195,115 @@ Engine parse_engine(const std::string& text, const std::string& field) {
 
 const char* engine_name(Engine engine) { return engine == Engine::kSim ? "sim" : "analytic"; }
 
-SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
-  SweepSummary summary;
-  std::set<std::string> done;
-  if (options.resume) done = completed_rows(options.csv_path);
-  bool fresh = !options.resume || !std::filesystem::exists(options.csv_path) ||
-               std::filesystem::file_size(options.csv_path) == 0;
-  CsvAppender csv;
-  if (!options.csv_path.empty()) {
-    csv.open(options.csv_path, fresh);
-    if (fresh) csv.append(header_line() + "\n", true);
+namespace {
+
+// One sweep's run: the points still to run, the CSV and the summary, filled as rows finish.
+class SweepRun {
+ public:
+  SweepRun(const core::Plan& base, const SweepOptions& options) : base_(base), options_(options) {}
+
+  SweepSummary run() {
+    open_csv();
+    collect_jobs();
+    results_.resize(jobs_.size());
+    if (options_.engine == Engine::kAnalytic) {
+      run_analytic();
+    } else {
+      run_simulations();
+    }
+    summary_.cancelled = cancelled();
+    csv_.flush();
+    for (auto& r : results_)
+      if (r) summary_.rows.push_back(std::move(*r));
+    return std::move(summary_);
   }
 
-  // The points still to run; their plans are made when they run (a sweep may have 100,000).
+ private:
+  // A point of the grid; its plan is made when it runs (a sweep may have 100,000).
   struct Job {
     core::StrategyKind kind;
     int workers;
   };
-  auto plan_for = [&](const Job& j) {
-    core::Plan plan = base;
+
+  core::Plan plan_for(const Job& j) const {
+    core::Plan plan = base_;
     plan.strategy.kind = j.kind;
     if (j.workers != plan.training.workers) plan.strategy.grid.reset();  // a grid fits one count
     plan.training.workers = j.workers;
     return plan;
-  };
-  auto key_of = [&](const Job& j) {
-    return std::string(engine_name(options.engine)) + "," + core::strategy_name(j.kind) + "," + std::to_string(j.workers);
-  };
-  std::vector<Job> jobs;
-  for (auto kind : options.strategies)
-    for (int n : options.workers) {
-      Job job{kind, n};
-      if (done.count(key_of(job))) {
-        ++summary.skipped;
-        continue;
-      }
-      try {
-        core::validate_plan(plan_for(job));
-      } catch (const core::InputError& e) {
-        summary.errors.push_back(key_of(job) + ": " + e.what());
-        continue;
-      }
-      jobs.push_back(job);
-    }
+  }
+  std::string key_of(const Job& j) const {
+    return std::string(engine_name(options_.engine)) + "," + core::strategy_name(j.kind) + "," +
+           std::to_string(j.workers);
+  }
+  bool cancelled() const { return options_.cancel && options_.cancel->load(); }
 
-  std::vector<std::optional<core::RunResult>> results(jobs.size());
-  std::size_t finished = 0;
-  bool analytic = options.engine == Engine::kAnalytic;
-  auto tick = [&] {
-    if (options.on_progress) options.on_progress(++finished, jobs.size());
-  };
-  auto record = [&](std::size_t i, core::RunResult&& r) {
-    csv.append(format_row(r), /*urgent=*/!analytic);
-    if (options.on_row) options.on_row(r);
-    results[i] = std::move(r);
-    tick();
-  };
-  auto fail = [&](std::size_t i, const std::string& why) {
-    summary.errors.push_back(key_of(jobs[i]) + ": " + why);
-    tick();
-  };
-  auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+  void open_csv() {
+    if (options_.resume) done_ = completed_rows(options_.csv_path);
+    if (options_.csv_path.empty()) return;
+    bool fresh = !options_.resume || !std::filesystem::exists(options_.csv_path) ||
+                 std::filesystem::file_size(options_.csv_path) == 0;
+    csv_.open(options_.csv_path, fresh);
+    if (fresh) csv_.append(header_line() + "\n", true);
+  }
 
-  if (analytic) {
+  // Every point not already in the CSV whose plan is valid; the others are counted or reported.
+  void collect_jobs() {
+    for (auto kind : options_.strategies)
+      for (int n : options_.workers) {
+        Job job{kind, n};
+        if (done_.count(key_of(job))) {
+          ++summary_.skipped;
+          continue;
+        }
+        try {
+          core::validate_plan(plan_for(job));
+        } catch (const core::InputError& e) {
+          summary_.errors.push_back(key_of(job) + ": " + e.what());
+          continue;
+        }
+        jobs_.push_back(job);
+      }
+  }
+
+  void tick() {
+    if (options_.on_progress) options_.on_progress(++finished_, jobs_.size());
+  }
+  void record(std::size_t i, core::RunResult&& r) {
+    csv_.append(format_row(r), /*urgent=*/options_.engine != Engine::kAnalytic);
+    if (options_.on_row) options_.on_row(r);
+    results_[i] = std::move(r);
+    tick();
+  }
+  void fail(std::size_t i, const std::string& why) {
+    summary_.errors.push_back(key_of(jobs_[i]) + ": " + why);
+    tick();
+  }
+
+  // One model (one topology) for every point, built for the largest.
+  void run_analytic() {
+    if (jobs_.empty()) return;
     int max_devices = 1;
-    for (const auto& j : jobs) max_devices = std::max(max_devices, core::devices_needed(plan_for(j)));
-    std::optional<AnalyticModel> model;
-    if (!jobs.empty()) model.emplace(base.cluster, max_devices);
-    for (std::size_t i = 0; i < jobs.size() && !cancelled(); ++i) {
+    for (const auto& j : jobs_) max_devices = std::max(max_devices, core::devices_needed(plan_for(j)));
+    AnalyticModel model(base_.cluster, max_devices);
+    for (std::size_t i = 0; i < jobs_.size() && !cancelled(); ++i) {
       try {
-        record(i, model->predict(plan_for(jobs[i])));
+        record(i, model.predict(plan_for(jobs_[i])));
       } catch (const std::exception& e) {
         fail(i, e.what());
       }
     }
-  } else {
+  }
+
+  void run_simulations() {
     SimOptions sim_options;
-    sim_options.fidelity = options.fidelity;
-    SimChildren children(options.jobs);
+    sim_options.fidelity = options_.fidelity;
+    SimChildren children(options_.jobs);
     std::size_t next = 0;
-    while ((next < jobs.size() || !children.empty()) && !cancelled()) {
-      for (; next < jobs.size() && children.has_room(); ++next) children.start(plan_for(jobs[next]), sim_options, next);
-      auto ended = children.wait_one(options.cancel);
+    while ((next < jobs_.size() || !children.empty()) && !cancelled()) {
+      for (; next < jobs_.size() && children.has_room(); ++next)
+        children.start(plan_for(jobs_[next]), sim_options, next);
+      auto ended = children.wait_one(options_.cancel);
       if (!ended) break;
       auto [child, index, status] = *ended;
       try {
@@ -286,11 +313,19 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
       }
     }
   }
-  summary.cancelled = cancelled();
-  csv.flush();
-  for (auto& r : results)
-    if (r) summary.rows.push_back(std::move(*r));
-  return summary;
-}
+
+  const core::Plan& base_;
+  const SweepOptions& options_;
+  SweepSummary summary_;
+  std::set<std::string> done_;
+  CsvAppender csv_;
+  std::vector<Job> jobs_;
+  std::vector<std::optional<core::RunResult>> results_;
+  std::size_t finished_ = 0;
+};
+
+}  // namespace
+
+SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) { return SweepRun(base, options).run(); }
 
 }  // namespace scaleout::sim
