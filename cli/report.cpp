@@ -1,11 +1,16 @@
 #include "cli/report.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "core/atomic_file.hpp"
 #include "core/compare.hpp"
 
 namespace scaleout::cli {
+
+namespace {
+std::string r_count(std::size_t rows) { return "(" + std::to_string(rows) + (rows == 1 ? " row) " : " rows) "); }
+}  // namespace
 
 void print_summary(std::FILE* out, const core::RunResult& r) {
   std::fprintf(out, "%s %s, %d workers%s, gradient %.1f MB\n", r.engine.c_str(), r.strategy.c_str(),
@@ -27,9 +32,20 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
   if (r.wall_s > 0) std::fprintf(out, "  (%s engine took %.3f s)\n", r.engine.c_str(), r.wall_s);
 }
 
+void print_warnings(std::FILE* out, const std::vector<core::RunResult>& rows) {
+  std::map<std::string, std::vector<std::string>> where;  // warning -> the rows it applies to
+  for (const auto& r : rows)
+    for (const auto& w : r.warnings) where[w].push_back(r.strategy + "/" + std::to_string(r.workers));
+  for (const auto& [warning, at] : where) {
+    std::string rows_it_applies_to = rows.size() > 1 ? r_count(at.size()) : "";
+    std::fprintf(out, "warning: %s%s\n", rows_it_applies_to.c_str(), warning.c_str());
+  }
+}
+
 bool emit_result(const core::RunResult& r, const std::string& path, bool json) {
   std::string text = core::to_json(r).dump(2) + "\n";
   if (!path.empty()) core::write_file_atomic(path, text);
+  print_warnings(stderr, {r});
   if (json) {
     std::fputs(text.c_str(), stdout);
     return true;

@@ -13,6 +13,8 @@ void print_summary(std::FILE* out, const core::RunResult& r);
 // Writes the result JSON to `path` (atomically; none when empty) and prints it on stdout with
 // `json`, else prints the summary. Returns false when the summary was printed (callers may add).
 bool emit_result(const core::RunResult& r, const std::string& path, bool json);
+// Each warning the results carry, once, with how many rows it applies to when there are several.
+void print_warnings(std::FILE* out, const std::vector<core::RunResult>& rows);
 void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows);
 // nccl-tests' table for an executed collective run: ours, then Gloo's own algorithms.
 void print_collective_table(std::FILE* out, const core::RunResult& r);

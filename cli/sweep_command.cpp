@@ -85,6 +85,7 @@ Action add_sweep_command(CLI::App& app) {
     if (!args->quiet && ::isatty(STDERR_FILENO)) options.on_progress = print_progress();
     sim::SweepSummary summary = sim::run_sweep(plan, options);
     for (const auto& e : summary.errors) std::fprintf(stderr, "skipped %s\n", e.c_str());
+    print_warnings(stderr, summary.rows);
     if (!args->quiet) {
       print_sweep_table(stdout, summary.rows);
       std::printf("%zu rows written to %s", summary.rows.size(), args->output.c_str());

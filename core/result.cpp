@@ -57,7 +57,8 @@ json to_json(const RunResult& r) {
                 {"checkpoint_s", r.resilience.checkpoint_s},
                 {"goodput_samples_per_s", r.resilience.goodput_samples_per_s},
                 {"left_workers", r.resilience.left_workers}}},
-              {"wall_s", r.wall_s}};
+              {"wall_s", r.wall_s},
+              {"warnings", r.warnings}};
 }
 
 namespace {
@@ -118,6 +119,7 @@ RunResult result_from_json(const json& j) {
     r.resilience.left_workers = x.value("left_workers", std::vector<int>{});
   }
   r.wall_s = j.value("wall_s", 0.0);
+  r.warnings = j.value("warnings", std::vector<std::string>{});
   return r;
 }
 

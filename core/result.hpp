@@ -82,6 +82,9 @@ struct RunResult {
   long wrong = 0;  // executed runs: elements that differed from the exact sum (nccl-tests' #wrong)
   std::vector<Baseline> baselines;
   double wall_s = 0;  // seconds the engine itself took
+  // What makes this answer less sure than the engine's tested range (e.g. a closed form used
+  // where no test holds it to the simulator). Printed as warnings; empty when none.
+  std::vector<std::string> warnings;
 };
 
 nlohmann::json to_json(const RunResult& r);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
@@ -19,13 +21,15 @@ class AnalyticModel {
   // (a sweep) share it. REQUIRES: every plan later passed to predict() uses this cluster.
   AnalyticModel(const core::Cluster& cluster, int max_devices);
 
-  // Predicts `plan`. Throws core::InputError when the strategy cannot run on the layout.
+  // Predicts `plan`. Throws core::InputError when the strategy cannot run on the layout. The
+  // result's warnings say where the closed form is outside the range a test holds it to.
   core::RunResult predict(const core::Plan& plan) const;
 
   // Time of one all-reduce of `bytes` with the plan's strategy and workers (no compute).
   double exchange_time(const core::Plan& plan, double bytes) const;
 
  private:
+  core::RunResult predict_closed_form(const core::Plan& plan) const;
   core::RunResult assemble(const core::Plan& plan, const core::StepModel& m, double step, double comm,
                            int applied_per_step) const;
   core::RunResult predict_async_ps(const core::Plan& plan, const core::StepModel& m, double flops) const;
@@ -36,6 +40,9 @@ class AnalyticModel {
   double bandwidth_factor_ = 1;
   double cross_traffic_ = 1;
 };
+
+// The plan's features that the closed forms do not cover as tested (empty when none).
+std::vector<std::string> analytic_warnings(const core::Plan& plan);
 
 // One-off convenience: AnalyticModel(plan.cluster, devices_needed(plan)).predict(plan).
 core::RunResult predict_analytic(const core::Plan& plan);

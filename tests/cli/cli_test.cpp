@@ -56,6 +56,18 @@ TEST(Cli, JsonOnStdoutAndAnalyticEngine) {
   EXPECT_EQ(j["strategy"], "torus2d");
 }
 
+// The analytic engine outside its tested range says so: a warning line and the JSON field.
+TEST(Cli, AnalyticWarningsArePrintedAndInTheJson) {
+  Output o = run("simulate " + kQuickstart + " --engine analytic --strategy tree --workers 64 --json");
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("warning: the tree's closed form"), std::string::npos) << o.text;
+  std::string json = o.text.substr(o.text.find('{'));
+  auto j = nlohmann::json::parse(json.substr(0, json.rfind('}') + 1));
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  Output ring = run("simulate " + kQuickstart + " --engine analytic");
+  EXPECT_EQ(ring.text.find("warning"), std::string::npos) << ring.text;
+}
+
 TEST(Cli, BadInputExitsTwoNamingFileAndLine) {
   fs::path dir = fs::temp_directory_path() / "scaleout-cli-bad";
   fs::create_directories(dir);

@@ -53,5 +53,25 @@ TEST(SimVsAnalytic, TcpModelCorrectionsAreInTheClosedForms) {
     }
 }
 
+// Where the closed form is outside what these tests hold it to, the result says so.
+TEST(SimVsAnalytic, ClosedFormsOutsideTheirTestedRangeSaySo) {
+  core::Cluster cluster = testing::switch_cluster(4, 3.125e9, 5e-6);
+  core::Plan ring = testing::collective_plan(cluster, core::StrategyKind::kRing, 16, 2.5e7);
+  EXPECT_TRUE(predict_analytic(ring).warnings.empty());
+  core::Plan tree = testing::collective_plan(cluster, core::StrategyKind::kTree, 16, 2.5e7);
+  ASSERT_EQ(predict_analytic(tree).warnings.size(), 1u);
+  EXPECT_NE(predict_analytic(tree).warnings[0].find("tree"), std::string::npos);
+  core::Plan colocated = testing::collective_plan(cluster, core::StrategyKind::kPs, 16, 2.5e7);
+  colocated.strategy.ps_placement = core::PsPlacement::kColocated;
+  EXPECT_EQ(analytic_warnings(colocated).size(), 1u);
+  core::Plan racks = ring;
+  racks.cluster.network.kind = core::NetworkKind::kTwoTier;
+  racks.cluster.network.hosts_per_rack = 4;
+  racks.cluster.network.uplink = {2 * cluster.nic.bandwidth, 1e-6};  // 4 NICs share 2 NICs' worth
+  EXPECT_EQ(analytic_warnings(racks).size(), 1u);
+  racks.cluster.network.uplink.bandwidth = 4 * cluster.nic.bandwidth;  // not oversubscribed
+  EXPECT_TRUE(analytic_warnings(racks).empty());
+}
+
 }  // namespace
 }  // namespace scaleout::sim
