@@ -1,6 +1,8 @@
 #include "sim/sweep.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,9 +11,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -63,8 +67,22 @@ std::string header_line() {
   return h;
 }
 
-// Reads the rows already in `path` (resume). Cuts off a last line left incomplete by an
-// interruption, so that appending continues on a row boundary.
+// True when `fields` is a whole row of this sweep: every column, numbers where numbers belong.
+bool valid_row(const std::vector<std::string>& fields) {
+  if (fields.size() != sweep_columns().size()) return false;
+  if (fields[0] != "sim" && fields[0] != "analytic") return false;
+  if (!core::parse_strategy_kind(fields[1])) return false;
+  for (std::size_t i = 2; i < fields.size(); ++i) {
+    char* end = nullptr;
+    std::strtod(fields[i].c_str(), &end);
+    if (fields[i].empty() || *end != '\0') return false;
+  }
+  return true;
+}
+
+// Reads the rows already in `path` (resume). Keeps only whole, valid rows: a last line left
+// incomplete by an interruption, or a row broken by another writer, is cut out of the file (and
+// runs again), so that appending continues on a row boundary and every kept row is sound.
 std::set<std::string> completed_rows(const std::string& path) {
   std::set<std::string> done;
   std::ifstream in(path, std::ios::binary);
@@ -73,17 +91,50 @@ std::set<std::string> completed_rows(const std::string& path) {
   in.close();
   std::size_t complete = text.rfind('\n');
   complete = complete == std::string::npos ? 0 : complete + 1;
-  if (complete != text.size()) std::filesystem::resize_file(path, complete);
   auto lines = split(text.substr(0, complete), '\n');
-  if (lines.empty()) return done;
+  if (lines.empty()) {
+    std::filesystem::resize_file(path, 0);
+    return done;
+  }
   if (lines.front() != header_line())
     throw std::runtime_error("cannot resume " + path + ": its header is not this sweep's columns");
+  std::string kept = lines.front() + "\n";
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto f = split(lines[i], ',');
-    if (f.size() >= 3) done.insert(f[0] + "," + f[1] + "," + f[2]);
+    if (!valid_row(f) || !done.insert(f[0] + "," + f[1] + "," + f[2]).second) continue;  // broken or twice
+    kept += lines[i] + "\n";
+  }
+  if (kept.size() != text.size()) {
+    // Rewritten in place (the file is locked by this sweep): only whole rows remain.
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << kept;
+    if (!out) throw std::runtime_error("cannot rewrite " + path);
   }
   return done;
 }
+
+// Holds an exclusive lock on the CSV for the sweep's lifetime: a second sweep writing the same
+// file gets a clear error instead of interleaving rows with this one.
+class CsvLock {
+ public:
+  explicit CsvLock(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw std::runtime_error("cannot open " + path + " for writing");
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw std::runtime_error("another sweep is writing " + path + " (it holds the file's lock); wait for it "
+                               "to end or write to another file");
+    }
+  }
+  ~CsvLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  CsvLock(const CsvLock&) = delete;
+  CsvLock& operator=(const CsvLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 // Appends complete rows to the CSV. Rows are buffered and written whole (never split), at the
 // latest every half second, so a sweep killed at any moment leaves only complete rows behind.
@@ -239,8 +290,9 @@ class SweepRun {
   bool cancelled() const { return options_.cancel && options_.cancel->load(); }
 
   void open_csv() {
-    if (options_.resume) done_ = completed_rows(options_.csv_path);
     if (options_.csv_path.empty()) return;
+    lock_ = std::make_unique<CsvLock>(options_.csv_path);
+    if (options_.resume) done_ = completed_rows(options_.csv_path);
     bool fresh = !options_.resume || !std::filesystem::exists(options_.csv_path) ||
                  std::filesystem::file_size(options_.csv_path) == 0;
     csv_.open(options_.csv_path, fresh);
@@ -318,6 +370,7 @@ class SweepRun {
   const SweepOptions& options_;
   SweepSummary summary_;
   std::set<std::string> done_;
+  std::unique_ptr<CsvLock> lock_;  // before csv_: released after the last row is written
   CsvAppender csv_;
   std::vector<Job> jobs_;
   std::vector<std::optional<core::RunResult>> results_;

@@ -1,10 +1,13 @@
 #include "sim/sweep.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
@@ -162,6 +165,64 @@ TEST(Sweep, CancelStopsSoonKeepsFinishedRowsAndLeavesOtherChildrenAlone) {
   EXPECT_EQ(::waitpid(other, &status, WNOHANG), 0) << "the sweep reaped a child that was not its own";
   ::kill(other, SIGKILL);
   ::waitpid(other, &status, 0);
+}
+
+// A second sweep on the same CSV is refused while the first holds it; nothing is written.
+TEST(Sweep, ASecondWriterOfTheSameCsvIsRefused) {
+  core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+  fs::path csv = fs::temp_directory_path() / "scaleout-sweep-locked.csv";
+  fs::remove(csv);
+  int held = ::open(csv.c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);  // as the first sweep holds it
+  SweepOptions o;
+  o.workers = {8};
+  o.strategies = {core::StrategyKind::kRing};
+  o.engine = Engine::kAnalytic;
+  o.csv_path = csv.string();
+  try {
+    run_sweep(plan, o);
+    ADD_FAILURE() << "the second writer was not refused";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("another sweep is writing"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fs::file_size(csv), 0u);
+  ::close(held);
+  EXPECT_EQ(run_sweep(plan, o).rows.size(), 1u);  // once released, it runs
+  fs::remove(csv);
+}
+
+// Rows broken by an interleaving writer are not counted as done: resume cuts them out and runs
+// their points again, leaving only whole rows.
+TEST(Sweep, ResumeDropsBrokenRowsAndRunsTheirPointsAgain) {
+  core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+  fs::path csv = fs::temp_directory_path() / "scaleout-sweep-broken.csv";
+  SweepOptions o;
+  o.workers = {8, 16, 32, 64};
+  o.strategies = {core::StrategyKind::kRing};
+  o.engine = Engine::kAnalytic;
+  o.csv_path = csv.string();
+  run_sweep(plan, o);
+  auto full = lines_of(csv);
+  ASSERT_EQ(full.size(), 5u);
+  {
+    std::ofstream out(csv, std::ios::trunc);
+    out << full[0] << "\n" << full[1] << "\n";
+    out << full[2].substr(0, full[2].size() / 2) << full[3] << "\n";  // half a row, then another
+    out << full[4] << "\n";
+  }
+  o.resume = true;
+  SweepSummary s = run_sweep(plan, o);
+  EXPECT_EQ(s.skipped, 2);  // rows 1 and 4 were whole
+  EXPECT_EQ(s.rows.size(), 2u);
+  auto resumed = lines_of(csv);
+  ASSERT_EQ(resumed.size(), 5u);
+  std::set<std::string> keys;
+  for (std::size_t i = 1; i < resumed.size(); ++i) {
+    EXPECT_EQ(std::count(resumed[i].begin(), resumed[i].end(), ','), std::count(full[1].begin(), full[1].end(), ','));
+    keys.insert(fields_of(resumed[i], 3)[2]);
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"8", "16", "32", "64"}));
+  fs::remove(csv);
 }
 
 }  // namespace
