@@ -22,6 +22,9 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
   std::fprintf(out, "  compute             %10.3f ms\n", r.phases.compute_s * 1e3);
   std::fprintf(out, "  communication       %10.3f ms (exposed %.3f ms)\n", r.phases.comm_s * 1e3,
                r.phases.exposed_comm_s * 1e3);
+  if (r.phases.idle_s > 0)
+    std::fprintf(out, "  idle                %10.3f ms (waiting for slower workers or the servers)\n",
+                 r.phases.idle_s * 1e3);
   std::fprintf(out, "  algbw / busbw       %10.2f / %.2f GB/s\n", r.algbw_Bps / 1e9, r.busbw_Bps / 1e9);
   if (!r.links.empty()) {
     auto busiest = std::max_element(r.links.begin(), r.links.end(),

@@ -1,5 +1,7 @@
 #include "core/result.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -34,7 +36,8 @@ json to_json(const RunResult& r) {
               {"phases",
                {{"compute_s", r.phases.compute_s},
                 {"comm_s", r.phases.comm_s},
-                {"exposed_comm_s", r.phases.exposed_comm_s}}},
+                {"exposed_comm_s", r.phases.exposed_comm_s},
+                {"idle_s", r.phases.idle_s}}},
               {"algbw_Bps", r.algbw_Bps},
               {"busbw_Bps", r.busbw_Bps},
               {"staleness",
@@ -86,7 +89,7 @@ RunResult result_from_json(const json& j) {
   r.scaling_efficiency = need(j, "scaling_efficiency").get<double>();
   const json& ph = need(j, "phases");
   r.phases = {need(ph, "compute_s").get<double>(), need(ph, "comm_s").get<double>(),
-              need(ph, "exposed_comm_s").get<double>()};
+              need(ph, "exposed_comm_s").get<double>(), ph.value("idle_s", 0.0)};
   r.algbw_Bps = need(j, "algbw_Bps").get<double>();
   r.busbw_Bps = need(j, "busbw_Bps").get<double>();
   const json& st = need(j, "staleness");
@@ -149,6 +152,9 @@ Staleness staleness_from_histogram(std::vector<long> histogram) {
 }
 
 void fill_derived(RunResult& r, int batch_per_worker) {
+  double beyond_compute = std::max(0.0, r.step_time_s - r.phases.compute_s);
+  r.phases.exposed_comm_s = std::min(beyond_compute, r.phases.comm_s);
+  r.phases.idle_s = beyond_compute - r.phases.exposed_comm_s;
   if (r.step_time_s > 0) {
     r.throughput_samples_per_s = static_cast<double>(r.workers) * batch_per_worker / r.step_time_s;
     r.scaling_efficiency = r.phases.compute_s / r.step_time_s;

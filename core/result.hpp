@@ -8,10 +8,12 @@
 
 namespace scaleout::core {
 
+// Per step: compute_s + exposed_comm_s + idle_s = the step time; exposed_comm_s <= comm_s.
 struct PhaseTimes {
   double compute_s = 0;       // per step, per worker (mean)
   double comm_s = 0;          // time the gradient exchange was in flight, per step
-  double exposed_comm_s = 0;  // step time not hidden behind compute
+  double exposed_comm_s = 0;  // step time not hidden behind compute, at most comm_s
+  double idle_s = 0;          // the rest of the step: waiting for slower workers or the servers
 };
 
 struct LinkLoad {
@@ -94,7 +96,8 @@ RunResult result_from_json(const nlohmann::json& j);
 // Mean, p50, p99 and max from a staleness histogram.
 Staleness staleness_from_histogram(std::vector<long> histogram);
 
-// Fills throughput, scaling efficiency, algbw and busbw from step time, compute time, comm time.
+// Fills exposed communication (step - compute, at most comm) and idle time (the rest), then
+// throughput, scaling efficiency, algbw and busbw, from step time, compute time and comm time.
 // Scaling efficiency is throughput at N over N times one worker's, where one worker takes exactly
 // the compute time (it has nothing to exchange). busbw = algbw * 2(N-1)/N as nccl-tests defines it.
 void fill_derived(RunResult& r, int batch_per_worker);

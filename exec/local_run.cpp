@@ -173,7 +173,6 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
   }
   r.phases.compute_s = steps ? compute / steps : 0;
   r.phases.comm_s = steps ? comm / steps : 0;
-  r.phases.exposed_comm_s = std::max(0.0, r.step_time_s - r.phases.compute_s);
   core::fill_derived(r, plan.training.batch_per_worker);
   r.throughput_samples_per_s = span > 0 ? r.gradients.applied * plan.training.batch_per_worker / span : 0;
   return r;
@@ -209,7 +208,6 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
   r.step_time_s = step_sum / steps;
   r.phases.compute_s = compute_sum / steps;
   r.phases.comm_s = comm_sum / steps;
-  r.phases.exposed_comm_s = std::max(0.0, r.step_time_s - r.phases.compute_s);
   core::fill_derived(r, plan.training.batch_per_worker);
   r.gradients.applied = static_cast<long>(workers) * steps;
   r.staleness = core::staleness_from_histogram({r.gradients.applied});

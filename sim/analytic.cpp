@@ -236,7 +236,6 @@ RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, do
   r.phases.compute_s = m.compute_flops() / cluster_.device.flops;  // nominal, as the simulator
   r.phases.comm_s = comm;
   r.step_time_s = step;
-  r.phases.exposed_comm_s = std::max(0.0, step - r.phases.compute_s);
   for (int s = 0; s < plan.training.steps; ++s) r.steps.push_back({s, step});
   core::fill_derived(r, plan.training.batch_per_worker);
   double share = static_cast<double>(applied_per_step) / r.workers;  // only applied gradients train

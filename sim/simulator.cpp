@@ -263,6 +263,17 @@ void assemble_training(RunResult& result, const Run& run, const Plan& plan, bool
   if (run.ps_training) result.resilience.goodput_samples_per_s = run.gradients.applied * batch / result.resilience.wall_s;
 }
 
+// A PS training program's workers are out of step: the communication of a step is the mean
+// worker's (pull and push), not the slowest one's, so that it stays within the step.
+double mean_worker_comm(const Run& run) {
+  double sum = 0;
+  long count = 0;
+  for (const auto& worker : run.records)
+    for (const auto& step : worker)
+      if (step.done) sum += step.comm_s, ++count;
+  return count ? sum / count : 0;
+}
+
 RunResult assemble_result(Run& run, const Plan& plan, const core::RankPlan& ranks, bool go_on_without) {
   RunResult result = core::result_header(plan, "sim", plan.cluster.network_model, ranks.layout.servers);
   result.fidelity = run.world.coalesce ? fidelity_name(Fidelity::kFast) : fidelity_name(Fidelity::kStep);
@@ -274,11 +285,10 @@ RunResult assemble_result(Run& run, const Plan& plan, const core::RankPlan& rank
     comm_total += step_comm[s];
   }
   result.step_time_s = makespan / run.steps;
-  result.phases.comm_s = comm_total / run.steps;
+  result.phases.comm_s = run.ps_training ? mean_worker_comm(run) : comm_total / run.steps;
   // Compute per step of one nominal device without stragglers: what one worker alone would take,
   // so scaling efficiency also shows what stragglers and slower devices cost.
   result.phases.compute_s = run.model.compute_flops() / plan.cluster.device.flops;
-  result.phases.exposed_comm_s = std::max(0.0, result.step_time_s - result.phases.compute_s);
   core::fill_derived(result, plan.training.batch_per_worker);
   assemble_training(result, run, plan, go_on_without, makespan);
   std::vector<double> step_start(run.steps, 0.0);

@@ -103,5 +103,36 @@ TEST(Behaviour, LinkBytesMatchWhatTheRingMoves) {
   EXPECT_EQ(nics, 4);
 }
 
+// Phases add up for every strategy and engine, with and without stragglers and asynchrony:
+// exposed communication is at most the communication and the step; compute, exposed and idle
+// make the step.
+TEST(Behaviour, PhasesAddUpForEveryStrategy) {
+  core::Cluster cluster = testing::switch_cluster(2, 3.125e9, 5e-6);
+  cluster.network_model = "lv08";
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kHierarchicalRing,
+                    core::StrategyKind::kHalvingDoubling, core::StrategyKind::kTree, core::StrategyKind::kPs})
+    for (int variant = 0; variant < 3; ++variant) {
+      core::Plan plan = testing::collective_plan(cluster, kind, 8, 2.5e6);
+      plan.training.steps = 3;
+      if (variant == 1) {
+        plan.stragglers.slow_workers = {3};
+        plan.stragglers.slow_factor = 3;
+      }
+      if (variant == 2 && kind != core::StrategyKind::kPs) continue;
+      if (variant == 2) plan.strategy.ps_mode = core::PsMode::kAsync;
+      for (const core::RunResult& r : {simulate(plan), predict_analytic(plan)}) {
+        SCOPED_TRACE(r.engine + " " + r.strategy + " variant " + std::to_string(variant));
+        const auto& p = r.phases;
+        EXPECT_LE(p.exposed_comm_s, p.comm_s + 1e-12);
+        EXPECT_LE(p.exposed_comm_s, r.step_time_s + 1e-12);
+        EXPECT_GE(p.idle_s, 0);
+        if (r.step_time_s >= p.compute_s)
+          EXPECT_NEAR(p.compute_s + p.exposed_comm_s + p.idle_s, r.step_time_s, 1e-9 * r.step_time_s);
+        EXPECT_GT(r.scaling_efficiency, 0);
+        EXPECT_LE(r.scaling_efficiency, 1 + 1e-12);
+      }
+    }
+}
+
 }  // namespace
 }  // namespace scaleout::sim
