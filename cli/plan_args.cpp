@@ -1,14 +1,38 @@
 #include "cli/plan_args.hpp"
 
+#include <climits>
+#include <cmath>
+#include <cstdio>
+
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "exec/emulated_cluster.hpp"
 
 namespace scaleout::cli {
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](const std::string& value) {
+        return value.empty() ? std::string("an empty file name: give a path") : std::string();
+      },
+      "PATH", "non-empty path");
+}
+
+CLI::Validator positive_int() { return CLI::Range(1, INT_MAX); }
+
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](const std::string& value) {
+        double v = 0;
+        bool ok = CLI::detail::lexical_cast(value, v) && std::isfinite(v) && v > 0;
+        return ok ? std::string() : "'" + value + "' is not a number greater than 0";
+      },
+      "POSITIVE", "positive number");
+}
+
 void add_plan_options(CLI::App* cmd, PlanArgs& args) {
-  cmd->add_option("plan", args.plan, "plan YAML file")->required();
-  cmd->add_option("--workers", args.workers, "override training.workers")->check(CLI::PositiveNumber);
+  cmd->add_option("plan", args.plan, "plan YAML file")->required()->check(non_empty_path());
+  cmd->add_option("--workers", args.workers, "override training.workers")->check(positive_int());
   cmd->add_option("--strategy", args.strategy, "override strategy.kind");
 }
 
