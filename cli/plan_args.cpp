@@ -30,6 +30,10 @@ CLI::Validator positive_number() {
       "POSITIVE", "positive number");
 }
 
+void print_plan_warnings(const core::Plan& plan) {
+  for (const auto& line : plan.warnings) std::fprintf(stderr, "warning: %s\n", line.c_str());
+}
+
 void add_plan_options(CLI::App* cmd, PlanArgs& args) {
   cmd->add_option("plan", args.plan, "plan YAML file")->required()->check(non_empty_path());
   cmd->add_option("--workers", args.workers, "override training.workers")->check(positive_int());
@@ -43,7 +47,9 @@ core::Plan load_plan_args(const PlanArgs& args) {
     overrides.strategy = core::parse_strategy_kind(args.strategy);
     if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args.strategy + "'");
   }
-  return core::load_plan(args.plan, overrides);
+  core::Plan plan = core::load_plan(args.plan, overrides);
+  print_plan_warnings(plan);
+  return plan;
 }
 
 void use_emulated_cluster(exec::ExecOptions& options) {

@@ -73,12 +73,15 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", args->quiet, "no progress and no table");
 
   return [args]() {
-    core::Plan plan = core::load_plan(args->plan);
+    core::PlanOverrides named;  // replaces nothing: only says which kinds will run
+    if (!args->strategies.empty()) named.strategies = parse_strategies(args->strategies);
+    core::Plan plan = core::load_plan(args->plan, named);
+    print_plan_warnings(plan);
     sim::SweepOptions options;
     options.workers = args->workers.empty() ? std::vector<int>{plan.training.workers}
                                             : first_of_each(sim::parse_worker_list(args->workers));
-    options.strategies = args->strategies.empty() ? std::vector<core::StrategyKind>{plan.strategy.kind}
-                                                  : parse_strategies(args->strategies);
+    options.strategies = named.strategies.empty() ? std::vector<core::StrategyKind>{plan.strategy.kind}
+                                                  : named.strategies;
     options.engine = args->engine;
     options.fidelity = args->fidelity;
     options.jobs = args->jobs;

@@ -161,6 +161,9 @@ struct Plan {
   Training training;
   Stragglers stragglers;
   Resilience resilience;
+  // Deprecated forms the loader accepted, each a "file:line: field '...': deprecated: ..." line
+  // for the user (the CLI prints them on stderr).
+  std::vector<std::string> warnings;
 
   // Gradient size in bytes exchanged each step.
   double gradient_bytes() const {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/input_error.hpp"
+#include "core/strategy_settings.hpp"
 #include "core/yaml_reader.hpp"
 
 namespace scaleout::core {
@@ -231,53 +232,6 @@ std::pair<YAML::Node, std::string> resolve_part(YamlMap& m, const std::string& k
   return {load_yaml_file(p), p};
 }
 
-Strategy read_strategy(YamlMap& parent) {
-  YAML::Node node = parent.child("strategy");
-  YamlMap m(node, parent.file(), "strategy");
-  Strategy s;
-  s.line = line_of(node);
-  std::string kind = m.get_string("kind");
-  auto parsed = parse_strategy_kind(kind);
-  if (!parsed) {
-    std::string list;
-    for (const auto& n : strategy_names()) list += (list.empty() ? "" : " | ") + n;
-    m.fail("kind", "unknown strategy '" + kind + "'; expected one of: " + list);
-  }
-  s.kind = *parsed;
-  s.chunk = m.get_quantity("chunk", Quantity::kBytes, s.chunk);
-  if (m.has("grid")) {
-    YAML::Node grid = m.child("grid");
-    s.grid_line = line_of(grid);
-    if (!grid.IsSequence() || grid.size() != 2) m.fail("grid", "expected [X, Y], e.g. [8, 16]");
-    std::array<int, 2> g{};
-    for (int i = 0; i < 2; ++i) {
-      auto v = read_whole(grid[i], 1, INT_MAX);
-      if (!v) m.fail("grid", "expected two whole numbers, each " + whole_range(1, INT_MAX));
-      g[i] = static_cast<int>(*v);
-    }
-    s.grid = g;
-  }
-  s.ps_servers = m.get_int_or("servers", 1, 1, kMaxNodes);
-  s.servers_line = line_of(m.node()["servers"]);
-  s.ps_placement = m.get_choice("placement", {"dedicated", "colocated"}, "dedicated") == "colocated"
-                       ? PsPlacement::kColocated
-                       : PsPlacement::kDedicated;
-  s.ps_mode = m.get_choice("mode", {"sync", "async"}, "sync") == "async" ? PsMode::kAsync : PsMode::kSync;
-  s.replicas_to_aggregate = m.get_int_or("replicas_to_aggregate", 1, 0);
-  s.softsync = m.get_int_or("softsync", 1, 0);
-  s.softsync_line = line_of(m.node()["softsync"]);
-  s.staleness_bound = m.get_int_or("staleness_bound", 0, -1);  // omitted: unbounded
-  if (s.ps_mode == PsMode::kSync && m.has("staleness_bound"))
-    m.fail("staleness_bound", "bounded staleness applies to mode: async");
-  if (s.ps_mode == PsMode::kAsync && (m.has("replicas_to_aggregate") || m.has("softsync")))
-    m.fail(m.has("softsync") ? "softsync" : "replicas_to_aggregate", "applies to mode: sync");
-  if (m.has("replicas_to_aggregate") && m.has("softsync"))
-    m.fail("softsync", "choose replicas_to_aggregate (backup workers) or softsync, not both");
-  s.replicas_line = line_of(m.node()["replicas_to_aggregate"]);
-  m.finish();
-  return s;
-}
-
 Training read_training(YamlMap& parent) {
   YamlMap m(parent.child("training"), parent.file(), "training");
   Training t;
@@ -393,6 +347,12 @@ Workload load_workload(const std::string& path) {
 
 namespace {
 
+std::vector<StrategyKind> kinds_named(const PlanOverrides& overrides) {
+  std::vector<StrategyKind> kinds = overrides.strategies;
+  if (overrides.strategy) kinds.push_back(*overrides.strategy);
+  return kinds;
+}
+
 Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
   YAML::Node root = load_yaml_file(path);
   YamlMap m(root, path, "");
@@ -406,7 +366,7 @@ Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
     auto [node, file] = resolve_part(m, "workload");
     plan.workload = read_workload(node, file, file == path ? "workload" : "");
   }
-  plan.strategy = read_strategy(m);
+  plan.strategy = read_strategy(m, kinds_named(overrides), plan.warnings);
   plan.training = read_training(m);
   plan.stragglers = read_stragglers(m);
   plan.resilience = read_resilience(m);
@@ -415,6 +375,8 @@ Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
     plan.training.workers = *overrides.workers;
     plan.strategy.grid.reset();  // a fixed torus grid fits one worker count only: choose anew
   }
+  // The knobs of every kind are fields of their own (see strategy_settings.hpp): choosing another
+  // kind uses the ones its section or the flat form gave.
   if (overrides.strategy) plan.strategy.kind = *overrides.strategy;
   validate_plan(plan);
   return plan;

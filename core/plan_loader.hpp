@@ -15,6 +15,9 @@ namespace scaleout::core {
 struct PlanOverrides {
   std::optional<int> workers;
   std::optional<StrategyKind> strategy;
+  // Kinds a sweep will run (--strategies). They replace nothing; a flat strategy knob that applies
+  // to one of them (and not to the plan's own kind) loads as deprecated instead of being refused.
+  std::vector<StrategyKind> strategies;
 };
 
 // Bounds on what a plan may describe: far beyond any real cluster or model, and low enough that

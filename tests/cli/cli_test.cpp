@@ -136,7 +136,7 @@ TEST(Cli, ExternallyLaunchedRanksMeetThroughASharedStore) {
   fs::path plan = dir / "plan.yaml";
   std::ofstream(plan) << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
                       << "workload: { name: tiny, parameters: 100K, flops_per_sample: 1MFLOP }\n"
-                      << "strategy: { kind: ring, servers: 1 }\n"
+                      << "strategy: { kind: ring, ps: { servers: 1 } }\n"
                       << "training: { workers: 3, steps: 2 }\n";
   std::string bin = std::string(SCALEOUT_BINARY) + " run " + plan.string() + " --no-baselines --timeout 10 --launch external";
   // As mpirun would start them: one process per rank, rank and size in the environment.
@@ -250,6 +250,24 @@ TEST(Cli, SweepRunsARepeatedPointOnce) {
   EXPECT_NE(lines[1].find(",ring,16,"), std::string::npos) << lines[1];
   EXPECT_NE(lines[2].find(",ring,8,"), std::string::npos) << lines[2];
   fs::remove(csv);
+}
+
+TEST(Cli, FlatKnobsOfAnotherKindLoadDeprecatedOnlyWhenThatKindRuns) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-deprecated";
+  std::string plan = write_plan(dir, "{ kind: ring, servers: 2 }", "{ workers: 8 }");
+  Output refused = run("simulate " + plan + " --engine analytic");
+  EXPECT_EQ(refused.code, 2) << refused.text;
+  EXPECT_NE(refused.text.find(plan + ":3:"), std::string::npos) << refused.text;
+  EXPECT_NE(refused.text.find("ps: { servers: ... }"), std::string::npos) << refused.text;
+
+  Output swept = run("sweep " + plan + " --engine analytic --strategies ring,ps -q -o " + (dir / "s.csv").string());
+  EXPECT_EQ(swept.code, 0) << swept.text;
+  EXPECT_NE(swept.text.find("warning: " + plan + ":3:"), std::string::npos) << swept.text;
+  EXPECT_NE(swept.text.find("deprecated"), std::string::npos) << swept.text;
+  Output as_ps = run("simulate " + plan + " --engine analytic --strategy ps --json");
+  EXPECT_EQ(as_ps.code, 0) << as_ps.text;
+  EXPECT_NE(as_ps.text.find("\"servers\": 2"), std::string::npos) << as_ps.text;
+  fs::remove_all(dir);
 }
 
 TEST(Cli, ValidateHelpNamesFilesThatExist) {
