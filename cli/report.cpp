@@ -69,7 +69,8 @@ void print_comparison(std::FILE* out, const core::RunResult& p, const core::RunR
                ("measured (" + m.engine + ")").c_str(), "error");
   auto row = [&](const char* name, double pv, double mv, double scale, const char* unit) {
     double err = mv != 0 ? (pv - mv) / mv * 100 : 0;
-    std::fprintf(out, "%-22s %12.3f%-4s %12.3f%-4s %7.1f%%\n", name, pv * scale, unit, mv * scale, unit, err);
+    std::fprintf(out, "%-22s %12.3f%-4s %12.3f%-4s %7.1f%%\n", name, pv * scale, unit, mv * scale,
+                 unit, err);
   };
   row("step time (mean)", p.step_time_s, m.step_time_s, 1e3, "ms");
   row("throughput", p.throughput_samples_per_s, m.throughput_samples_per_s, 1, "/s");

@@ -61,13 +61,17 @@ Action add_sweep_command(CLI::App& app) {
       "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
       "--strategies ring,torus2d,ps -o sweep.csv");
   cmd->add_option("plan", args->plan, "plan YAML file")->required();
-  cmd->add_option("--workers", args->workers,
-                  "8:1024:x2, 8:64:+8 or 8,16,100 (default: the plan's); a repeated count runs once");
-  cmd->add_option("--strategies", args->strategies,
-                  "comma-separated strategy kinds (default: the plan's); a repeated kind runs once");
+  cmd->add_option(
+      "--workers", args->workers,
+      "8:1024:x2, 8:64:+8 or 8,16,100 (default: the plan's); a repeated count runs once");
+  cmd->add_option(
+      "--strategies", args->strategies,
+      "comma-separated strategy kinds (default: the plan's); a repeated kind runs once");
   cmd->add_option("--engine", args->engine, "sim or analytic")->check(CLI::IsMember({"sim", "analytic"}));
   cmd->add_option("--fidelity", args->fidelity, "sim: fast or step")->check(CLI::IsMember({"fast", "step"}));
-  cmd->add_option("-o,--output", args->output, "CSV file, written row by row")->required()->check(non_empty_path());
+  cmd->add_option("-o,--output", args->output, "CSV file, written row by row")
+      ->required()
+      ->check(non_empty_path());
   cmd->add_option("-j,--jobs", args->jobs, "simulations run side by side")->check(positive_int());
   cmd->add_flag("--resume", args->resume, "keep the rows already in the CSV and run only the missing ones");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress and no table");
@@ -80,8 +84,9 @@ Action add_sweep_command(CLI::App& app) {
     sim::SweepOptions options;
     options.workers = args->workers.empty() ? std::vector<int>{plan.training.workers}
                                             : first_of_each(sim::parse_worker_list(args->workers));
-    options.strategies = named.strategies.empty() ? std::vector<core::StrategyKind>{plan.strategy.kind}
-                                                  : named.strategies;
+    options.strategies = named.strategies.empty()
+                             ? std::vector<core::StrategyKind>{plan.strategy.kind}
+                             : named.strategies;
     options.engine = args->engine;
     options.fidelity = args->fidelity;
     options.jobs = args->jobs;

@@ -82,9 +82,11 @@ Action add_validate_command(CLI::App& app) {
     print_comparison(stdout, predicted, measured);
     // The table above shows the mean step; this line names the step it judges (median or mean).
     std::string over = alike ? "median of " + std::to_string(measured.steps.size()) + " steps each" : "mean over the run";
-    std::printf("step time: %s step predicted %.3f ms, measured %.3f ms (%s): error %+.1f%%, tolerance %.1f%%\n",
-                alike ? "median" : "mean", predicted_step * 1e3, measured_step * 1e3, over.c_str(), error * 100,
-                args->tolerance * 100);
+    std::printf(
+        "step time: %s step predicted %.3f ms, measured %.3f ms (%s): error %+.1f%%, "
+        "tolerance %.1f%%\n",
+        alike ? "median" : "mean", predicted_step * 1e3, measured_step * 1e3, over.c_str(),
+        error * 100, args->tolerance * 100);
     if (!args->output.empty()) {
       nlohmann::json out = {{"predicted", core::to_json(predicted)}, {"measured", core::to_json(measured)},
                             {"step_time_error", error}, {"tolerance", args->tolerance}};

@@ -26,7 +26,7 @@ inline constexpr int kMaxNodes = 1 << 20;
 inline constexpr long long kMaxDevices = 1 << 24;  // that a job takes, servers included
 inline constexpr int kMaxDevicesPerNode = 4096;
 inline constexpr int kMaxFatTreeK = 128;
-inline constexpr double kMaxParameters = 1e15;       // 4 PB of fp32 gradient
+inline constexpr double kMaxParameters = 1e15;  // 4 PB of fp32 gradient
 inline constexpr double kMaxFlopPerSample = 1e21;
 // Workers x batch_per_worker (samples per step) is counted in int by the engines.
 inline constexpr long long kMaxSamplesPerStep = INT_MAX;

@@ -53,7 +53,8 @@ void check_devices(const Plan& plan) {
   long long needed = t.workers;
   if (s.kind == StrategyKind::kPs && s.ps_placement == PsPlacement::kDedicated) {
     // Dedicated servers take whole nodes of their own.
-    needed = t.workers + static_cast<long long>(s.ps_servers) * std::max(1, plan.cluster.devices_per_node);
+    needed = t.workers +
+             static_cast<long long>(s.ps_servers) * std::max(1, plan.cluster.devices_per_node);
   }
   if (capacity >= 0 && needed > capacity)
     throw InputError(plan.file, t.workers_line, "training.workers",
@@ -73,8 +74,9 @@ void check_job_size(const Plan& plan) {
     needed = (needed + dpn - 1) / dpn * dpn + s.ps_servers * dpn;
   if (needed > kMaxDevices)
     throw InputError(plan.file, plan.training.workers_line, "training.workers",
-                     "the job takes " + std::to_string(needed) + " devices, more than scaleout takes (" +
-                         std::to_string(kMaxDevices) + ")");
+                     "the job takes " + std::to_string(needed) +
+                         " devices, more than scaleout takes (" + std::to_string(kMaxDevices) +
+                         ")");
 }
 
 void check_parameter_server(const Plan& plan) {
@@ -93,8 +95,9 @@ void check_parameter_server(const Plan& plan) {
                      "cannot exceed the " + std::to_string(t.workers) +
                          " workers (n-softsync applies after workers/n gradients)");
   if (s.ps_placement == PsPlacement::kColocated && s.ps_servers > t.workers)
-    throw InputError(plan.file, s.servers_line ? s.servers_line : s.line, "strategy.servers",
-                     "colocated servers cannot outnumber the workers (" + std::to_string(t.workers) + ")");
+    throw InputError(
+        plan.file, s.servers_line ? s.servers_line : s.line, "strategy.servers",
+        "colocated servers cannot outnumber the workers (" + std::to_string(t.workers) + ")");
 }
 
 void check_job_members(const Plan& plan) {
@@ -102,13 +105,15 @@ void check_job_members(const Plan& plan) {
   for (int w : plan.stragglers.slow_workers)
     if (w >= t.workers)
       throw InputError(plan.file, plan.stragglers.slow_workers_line, "stragglers.slow.workers",
-                       "worker " + std::to_string(w) + " does not exist (" + std::to_string(t.workers) +
-                           " workers: 0 to " + std::to_string(t.workers - 1) + ")");
+                       "worker " + std::to_string(w) + " does not exist (" +
+                           std::to_string(t.workers) + " workers: 0 to " +
+                           std::to_string(t.workers - 1) + ")");
   long long nodes = job_nodes(plan);
   for (const auto& f : plan.resilience.failures)
     if (f.node >= nodes)
       throw InputError(plan.file, f.line, "failures.node",
-                       "node " + std::to_string(f.node) + " is not part of the job (it runs on nodes 0 to " +
+                       "node " + std::to_string(f.node) +
+                           " is not part of the job (it runs on nodes 0 to " +
                            std::to_string(nodes - 1) + ")");
 }
 
@@ -117,11 +122,13 @@ void check_job_members(const Plan& plan) {
 void validate_plan(const Plan& plan) {
   const auto& t = plan.training;
   const auto& s = plan.strategy;
-  if (t.workers < 1) throw InputError(plan.file, t.workers_line, "training.workers", "must be at least 1");
+  if (t.workers < 1)
+    throw InputError(plan.file, t.workers_line, "training.workers", "must be at least 1");
   if (static_cast<long long>(t.workers) * t.batch_per_worker > kMaxSamplesPerStep)
-    throw InputError(plan.file, t.batch_line ? t.batch_line : t.workers_line, "training.batch_per_worker",
-                     std::to_string(t.workers) + " workers x " + std::to_string(t.batch_per_worker) +
-                         " samples is more than " + std::to_string(kMaxSamplesPerStep) + " samples a step");
+    throw InputError(
+        plan.file, t.batch_line ? t.batch_line : t.workers_line, "training.batch_per_worker",
+        std::to_string(t.workers) + " workers x " + std::to_string(t.batch_per_worker) +
+            " samples is more than " + std::to_string(kMaxSamplesPerStep) + " samples a step");
   if (s.kind == StrategyKind::kTorus2d && s.grid &&
       static_cast<long long>((*s.grid)[0]) * (*s.grid)[1] != t.workers)
     throw InputError(plan.file, s.grid_line, "strategy.grid",

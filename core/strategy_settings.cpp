@@ -73,7 +73,8 @@ class KnobReader {
                             ? PsPlacement::kColocated
                             : PsPlacement::kDedicated;
     if (knob == "mode")
-      s_.ps_mode = m.get_choice("mode", {"sync", "async"}) == "async" ? PsMode::kAsync : PsMode::kSync;
+      s_.ps_mode =
+          m.get_choice("mode", {"sync", "async"}) == "async" ? PsMode::kAsync : PsMode::kSync;
     if (knob == "replicas_to_aggregate") s_.replicas_to_aggregate = m.get_int(knob, 1);
     if (knob == "softsync") s_.softsync = m.get_int(knob, 1);
     if (knob == "staleness_bound") s_.staleness_bound = m.get_int(knob, 0);  // omitted: -1
@@ -148,7 +149,8 @@ void read_flat(YamlMap& m, KnobReader& reader, StrategyKind kind,
     std::string not_here = "does not apply to kind " + std::string(strategy_name(kind)) +
                            " (it is read by " + kinds_text(knob) + ")";
     if (!knob_applies(knob.name, kind)) {
-      if (!applies_to_any(knob, will_run)) m.fail(knob.name, not_here + "; " + section_advice(knob));
+      if (!applies_to_any(knob, will_run))
+        m.fail(knob.name, not_here + "; " + section_advice(knob));
       InputError note(m.file(), line_of(m.node()[knob.name]), m.field(knob.name),
                       "deprecated: " + not_here + "; " + section_advice(knob));
       warnings.push_back(note.what());
@@ -168,7 +170,8 @@ void read_sections(YamlMap& m, KnobReader& reader) {
       const Knob* knob = find_knob(key);
       if (!knob) continue;  // finish() names it as an unknown key
       if (!knob_applies(key, kind))
-        section.fail(key, "does not apply to kind " + name + " (it is read by " + kinds_text(*knob) + ")");
+        section.fail(
+            key, "does not apply to kind " + name + " (it is read by " + kinds_text(*knob) + ")");
       reader.read(section, key);
     }
     section.finish();

@@ -5,7 +5,7 @@
 // placement, mode, replicas_to_aggregate, softsync, staleness_bound) to ps. A knob given flat
 // beside `kind` must apply to that kind. For sweeps over several kinds, a section named after a
 // kind carries that kind's knobs and is used when that kind runs:
-//   strategy: { kind: ring, chunk: 4MiB, ps: { servers: 8, mode: async }, torus2d: { grid: [8, 16] } }
+//   strategy: { kind: ring, ps: { servers: 8, mode: async }, torus2d: { grid: [8, 16] } }
 // Knobs of different kinds are separate fields of Strategy, so the sections need no merging when
 // a sweep switches the kind; `chunk` is one value shared by the pipelining kinds and may be given
 // once only.

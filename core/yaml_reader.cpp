@@ -47,14 +47,18 @@ YAML::Node load_yaml_file(const std::string& path) {
   try {
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "",
+                     "YAML syntax error: " + e.msg);
   }
-  if (docs.empty()) throw InputError(path, 0, "", "expected a YAML mapping at the top (the file is empty)");
+  if (docs.empty())
+    throw InputError(path, 0, "", "expected a YAML mapping at the top (the file is empty)");
   if (docs.size() > 1)
-    throw InputError(path, line_of(docs[1]), "",
-                     "a second YAML document ('---'): one file holds one plan, topology or workload");
+    throw InputError(
+        path, line_of(docs[1]), "",
+        "a second YAML document ('---'): one file holds one plan, topology or workload");
   YAML::Node node = docs.front();
-  if (!node.IsMap()) throw InputError(path, line_of(node), "", "expected a YAML mapping at the top");
+  if (!node.IsMap())
+    throw InputError(path, line_of(node), "", "expected a YAML mapping at the top");
   check_keys(node, path);
   return node;
 }
@@ -69,7 +73,8 @@ constexpr long kMaxNodesVisited = 1'000'000;
 void check_keys_of(const YAML::Node& node, const std::string& file, const std::string& at,
                    long& visited) {
   if (++visited > kMaxNodesVisited)
-    throw InputError(file, line_of(node), at, "more than a million YAML nodes (aliases?): not a plan");
+    throw InputError(file, line_of(node), at,
+                     "more than a million YAML nodes (aliases?): not a plan");
   if (node.IsSequence()) {
     for (std::size_t i = 0; i < node.size(); ++i)
       check_keys_of(node[i], file, at + "[" + std::to_string(i) + "]", visited);
@@ -79,8 +84,9 @@ void check_keys_of(const YAML::Node& node, const std::string& file, const std::s
   std::set<std::string> seen;
   for (const auto& kv : node) {
     if (!kv.first.IsScalar())
-      throw InputError(file, line_of(kv.first), at,
-                       "a key must be a plain name (a complex key, a mapping or list as key, is not)");
+      throw InputError(
+          file, line_of(kv.first), at,
+          "a key must be a plain name (a complex key, a mapping or list as key, is not)");
     std::string key = at.empty() ? kv.first.Scalar() : at + "." + kv.first.Scalar();
     if (!seen.insert(kv.first.Scalar()).second)
       throw InputError(file, line_of(kv.first), key, "given twice in the same mapping");
@@ -162,7 +168,8 @@ double read_quantity(const YAML::Node& value, Quantity q, const std::string& fil
     throw InputError(file, line_of(value), field, "'" + text + "' is not " + quantity_example(q));
   if (positive && *parsed <= 0)
     throw InputError(file, line_of(value), field, "'" + text + "' must be greater than zero");
-  if (*parsed < 0) throw InputError(file, line_of(value), field, "'" + text + "' must not be negative");
+  if (*parsed < 0)
+    throw InputError(file, line_of(value), field, "'" + text + "' must not be negative");
   return *parsed;
 }
 

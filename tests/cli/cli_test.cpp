@@ -1,10 +1,10 @@
 // Drives the `scaleout` binary as a user would: exit codes, messages, files.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -192,12 +192,14 @@ TEST(Cli, VersionPrintsTheVersion) {
 }
 
 // A plan of the bundled topology and model with `strategy` on line 3 and `training` on line 4.
-std::string write_plan(const fs::path& dir, const std::string& strategy, const std::string& training) {
+std::string write_plan(const fs::path& dir, const std::string& strategy,
+                       const std::string& training) {
   fs::create_directories(dir);
-  std::ofstream(dir / "plan.yaml") << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
-                                   << "workload: " << source_path("models/resnet50.yaml") << "\n"
-                                   << "strategy: " << strategy << "\n"
-                                   << "training: " << training << "\n";
+  std::ofstream(dir / "plan.yaml")
+      << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
+      << "workload: " << source_path("models/resnet50.yaml") << "\n"
+      << "strategy: " << strategy << "\n"
+      << "training: " << training << "\n";
   return (dir / "plan.yaml").string();
 }
 
@@ -212,15 +214,17 @@ TEST(Cli, OutOfRangeNumbersAndEmptyPathsExitTwo) {
   Output zero = run("simulate " + kQuickstart + " --workers 0");
   EXPECT_EQ(zero.code, 2) << zero.text;
   EXPECT_NE(zero.text.find("2147483647"), std::string::npos) << zero.text;
-  EXPECT_EQ(zero.text.find("1797693134862315"), std::string::npos) << "DBL_MAX printed: " << zero.text;
+  EXPECT_EQ(zero.text.find("1797693134862315"), std::string::npos)
+      << "DBL_MAX printed: " << zero.text;
   EXPECT_EQ(run("simulate " + kQuickstart + " --workers 4294967297").code, 2);
   EXPECT_EQ(run("run " + kQuickstart + " --timeout 0").code, 2);
 
-  for (const std::string& cmd : {"simulate " + kQuickstart + " --engine analytic -o ''",
-                                 "simulate " + kQuickstart + " --trace ''",
-                                 "sweep " + kQuickstart + " --engine analytic -o ''",
-                                 "run " + kQuickstart + " -o ''", "validate " + kQuickstart + " -o ''",
-                                 "calibrate " + source_path("topologies/v100-ib-switch.yaml") + " -o ''"}) {
+  for (const std::string& cmd :
+       {"simulate " + kQuickstart + " --engine analytic -o ''",
+        "simulate " + kQuickstart + " --trace ''",
+        "sweep " + kQuickstart + " --engine analytic -o ''", "run " + kQuickstart + " -o ''",
+        "validate " + kQuickstart + " -o ''",
+        "calibrate " + source_path("topologies/v100-ib-switch.yaml") + " -o ''"}) {
     Output e = run(cmd);
     EXPECT_EQ(e.code, 2) << cmd << "\n" << e.text;
     EXPECT_NE(e.text.find("empty file name"), std::string::npos) << cmd << "\n" << e.text;
@@ -240,8 +244,9 @@ TEST(Cli, ComplexKeyExitsTwoNamingTheFile) {
 
 TEST(Cli, SweepRunsARepeatedPointOnce) {
   fs::path csv = fs::temp_directory_path() / "scaleout-cli-dedupe.csv";
-  Output o = run("sweep " + kQuickstart + " --engine analytic --workers 16,8,16 --strategies ring,ring -q -o " +
-                 csv.string());
+  Output o =
+      run("sweep " + kQuickstart +
+          " --engine analytic --workers 16,8,16 --strategies ring,ring -q -o " + csv.string());
   ASSERT_EQ(o.code, 0) << o.text;
   std::ifstream in(csv);
   std::vector<std::string> lines;
@@ -260,7 +265,8 @@ TEST(Cli, FlatKnobsOfAnotherKindLoadDeprecatedOnlyWhenThatKindRuns) {
   EXPECT_NE(refused.text.find(plan + ":3:"), std::string::npos) << refused.text;
   EXPECT_NE(refused.text.find("ps: { servers: ... }"), std::string::npos) << refused.text;
 
-  Output swept = run("sweep " + plan + " --engine analytic --strategies ring,ps -q -o " + (dir / "s.csv").string());
+  Output swept = run("sweep " + plan + " --engine analytic --strategies ring,ps -q -o " +
+                     (dir / "s.csv").string());
   EXPECT_EQ(swept.code, 0) << swept.text;
   EXPECT_NE(swept.text.find("warning: " + plan + ":3:"), std::string::npos) << swept.text;
   EXPECT_NE(swept.text.find("deprecated"), std::string::npos) << swept.text;
@@ -274,7 +280,8 @@ TEST(Cli, ValidateHelpNamesFilesThatExist) {
   Output o = run("validate --help");
   ASSERT_EQ(o.code, 0) << o.text;
   int named = 0;
-  for (std::size_t at = o.text.find("experiments/"); at != std::string::npos; at = o.text.find("experiments/", at + 1)) {
+  for (std::size_t at = o.text.find("experiments/"); at != std::string::npos;
+       at = o.text.find("experiments/", at + 1)) {
     std::string path = o.text.substr(at, o.text.find_first_of(" \n", at) - at);
     EXPECT_TRUE(fs::exists(source_path(path))) << path;
     ++named;

@@ -29,7 +29,8 @@ using Path = std::vector<Step>;
 YAML::Node inlined(const fs::path& plan) {
   YAML::Node root = YAML::LoadFile(plan.string());
   for (const char* part : {"cluster", "workload"})
-    if (root[part].IsScalar()) root[part] = YAML::LoadFile((plan.parent_path() / root[part].Scalar()).string());
+    if (root[part].IsScalar())
+      root[part] = YAML::LoadFile((plan.parent_path() / root[part].Scalar()).string());
   return root;
 }
 
@@ -62,8 +63,9 @@ YAML::Node mutated(const YAML::Node& root, const Path& path, const std::string& 
 std::string describe(const Path& path) {
   std::string out;
   for (const auto& step : path)
-    out += std::holds_alternative<std::string>(step) ? "." + std::get<std::string>(step)
-                                                      : "[" + std::to_string(std::get<std::size_t>(step)) + "]";
+    out += std::holds_alternative<std::string>(step)
+               ? "." + std::get<std::string>(step)
+               : "[" + std::to_string(std::get<std::size_t>(step)) + "]";
   return out;
 }
 
@@ -85,7 +87,8 @@ void expect_sane(const Plan& p) {
 }
 
 TEST(PlanMutation, EveryScalarOfEveryBundledPlanLoadsSanelyOrIsRefused) {
-  const std::vector<std::string> bad = {"-1", "0", "1e400", ".nan", ".inf", "4294967297", "abc", ""};
+  const std::vector<std::string> bad = {"-1",   "0",          "1e400", ".nan",
+                                        ".inf", "4294967297", "abc",   ""};
   testing::TempDir dir("mutation");
   int loads = 0, refusals = 0;
   for (const auto& entry : fs::recursive_directory_iterator(testing::source_path("experiments"))) {

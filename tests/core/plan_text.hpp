@@ -22,7 +22,8 @@ inline const char* kInlineCluster =
     "  intra_node: { bandwidth: 150GB/s, latency: 1us }\n"
     "  nic: { bandwidth: 100Gbps, latency: 2us }\n"
     "  nodes: 2\n";
-inline const char* kInlineWorkload = "workload: { name: m, parameters: 10M, flops_per_sample: 1GFLOP }\n";
+inline const char* kInlineWorkload =
+    "workload: { name: m, parameters: 10M, flops_per_sample: 1GFLOP }\n";
 
 // A directory of its own under the temporary directory, removed when the object goes.
 class TempDir {
@@ -56,7 +57,8 @@ inline void expect_refused(const std::string& name, const std::string& yaml, int
     std::string msg = e.what();
     EXPECT_NE(msg.find(file), std::string::npos) << name << ": " << msg;
     if (line > 0)
-      EXPECT_NE(msg.find(":" + std::to_string(line) + ":"), std::string::npos) << name << ": " << msg;
+      EXPECT_NE(msg.find(":" + std::to_string(line) + ":"), std::string::npos)
+          << name << ": " << msg;
     EXPECT_NE(msg.find(expect), std::string::npos) << name << ": " << msg;
   }
 }

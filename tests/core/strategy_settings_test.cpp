@@ -16,8 +16,8 @@ using testing::load_text;
 
 // The inline cluster and workload (lines 1-8), the strategy mapping on line 9, 8 workers.
 std::string with_strategy(const std::string& strategy) {
-  return std::string(testing::kInlineCluster) + testing::kInlineWorkload + "strategy: " + strategy + "\n" +
-         "training: { workers: 8 }\n";
+  return std::string(testing::kInlineCluster) + testing::kInlineWorkload + "strategy: " + strategy +
+         "\n" + "training: { workers: 8 }\n";
 }
 
 TEST(StrategySettings, KnobsAreReadByTheKindsThatUseThem) {
@@ -33,29 +33,38 @@ TEST(StrategySettings, KnobsAreReadByTheKindsThatUseThem) {
 }
 
 TEST(StrategySettings, MisplacedFlatKnobsAreRefusedWithTheirLine) {
-  expect_refused("ring_mode", with_strategy("{ kind: ring, mode: async }"), 9, "does not apply to kind ring");
-  expect_refused("ring_staleness", with_strategy("{ kind: ring, staleness_bound: 2 }"), 9, "staleness_bound");
+  expect_refused("ring_mode", with_strategy("{ kind: ring, mode: async }"), 9,
+                 "does not apply to kind ring");
+  expect_refused("ring_staleness", with_strategy("{ kind: ring, staleness_bound: 2 }"), 9,
+                 "staleness_bound");
   expect_refused("ring_grid", with_strategy("{ kind: ring, grid: [2, 4] }"), 9, "'strategy.grid'");
-  expect_refused("ps_grid", with_strategy("{ kind: ps, grid: [2, 4] }"), 9, "does not apply to kind ps");
-  expect_refused("ps_chunk", with_strategy("{ kind: ps, chunk: 1MiB }"), 9, "does not apply to kind ps");
+  expect_refused("ps_grid", with_strategy("{ kind: ps, grid: [2, 4] }"), 9,
+                 "does not apply to kind ps");
+  expect_refused("ps_chunk", with_strategy("{ kind: ps, chunk: 1MiB }"), 9,
+                 "does not apply to kind ps");
   expect_refused("hd_chunk", with_strategy("{ kind: halving_doubling, chunk: 1MiB }"), 9,
                  "does not apply to kind halving_doubling");
-  expect_refused("ring_servers", with_strategy("{ kind: ring, servers: 2 }"), 9, "ps: { servers: ... }");
+  expect_refused("ring_servers", with_strategy("{ kind: ring, servers: 2 }"), 9,
+                 "ps: { servers: ... }");
 }
 
 TEST(StrategySettings, SectionsHoldOnlyTheirKindsKnobs) {
   expect_refused("ps_section_grid", with_strategy("{ kind: ring, ps: { grid: [2, 4] } }"), 9,
                  "'strategy.ps.grid'");
-  expect_refused("section_unknown", with_strategy("{ kind: ring, ps: { serverz: 2 } }"), 9, "unknown key");
-  expect_refused("hd_section_chunk", with_strategy("{ kind: ring, halving_doubling: { chunk: 1MiB } }"), 9,
+  expect_refused("section_unknown", with_strategy("{ kind: ring, ps: { serverz: 2 } }"), 9,
+                 "unknown key");
+  expect_refused("hd_section_chunk",
+                 with_strategy("{ kind: ring, halving_doubling: { chunk: 1MiB } }"), 9,
                  "does not apply to kind halving_doubling");
-  expect_refused("chunk_twice", with_strategy("{ kind: ring, chunk: 1MiB, tree: { chunk: 2MiB } }"), 9, "twice");
+  expect_refused("chunk_twice", with_strategy("{ kind: ring, chunk: 1MiB, tree: { chunk: 2MiB } }"),
+                 9, "twice");
   expect_refused("section_not_a_map", with_strategy("{ kind: ring, ps: 4 }"), 9, "mapping");
 }
 
 TEST(StrategySettings, SectionsApplyWhenTheirKindRuns) {
   std::string text = with_strategy(
-      "{ kind: ring, chunk: 1MiB, ps: { servers: 1, mode: async, staleness_bound: 2 }, torus2d: { grid: [2, 4] } }");
+      "{ kind: ring, chunk: 1MiB, ps: { servers: 1, mode: async, staleness_bound: 2 }, torus2d: { "
+      "grid: [2, 4] } }");
   Plan ring = load_text("sections_ring", text);
   EXPECT_EQ(ring.strategy.kind, StrategyKind::kRing);
   EXPECT_DOUBLE_EQ(ring.strategy.chunk, 1 << 20);
