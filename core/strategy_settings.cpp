@@ -180,15 +180,6 @@ void read_sections(YamlMap& m, KnobReader& reader) {
 
 }  // namespace
 
-const std::vector<std::string>& strategy_knobs() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& k : knob_table()) out.push_back(k.name);
-    return out;
-  }();
-  return names;
-}
-
 bool knob_applies(const std::string& knob, StrategyKind kind) {
   const Knob* k = find_knob(knob);
   return k && std::find(k->kinds.begin(), k->kinds.end(), kind) != k->kinds.end();

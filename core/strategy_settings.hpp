@@ -19,8 +19,7 @@
 
 namespace scaleout::core {
 
-// Every knob name, and whether `knob` is read by programs of `kind`.
-const std::vector<std::string>& strategy_knobs();
+// Whether `knob` is read by programs of `kind` (false for a name that is no knob).
 bool knob_applies(const std::string& knob, StrategyKind kind);
 
 // Reads `strategy` from the plan's top mapping. `will_run` lists the kinds named on the command
