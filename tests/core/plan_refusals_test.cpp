@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 
 #include "core/plan_loader.hpp"
@@ -29,6 +30,9 @@ struct Refusal {
   int line;
   const char* expect;
 };
+
+// Failures print the case's name, not its bytes.
+void PrintTo(const Refusal& r, std::ostream* os) { *os << r.name; }
 
 class Refused : public ::testing::TestWithParam<Refusal> {};
 
