@@ -30,6 +30,19 @@ CLI::Validator positive_number() {
       "POSITIVE", "positive number");
 }
 
+CLI::Validator finite_range(double min_value, double max_value) {
+  return CLI::Validator(
+      [=](const std::string& value) {
+        double v = 0;
+        // NaN compares false with everything, so it fails both bounds.
+        bool ok = CLI::detail::lexical_cast(value, v) && v >= min_value && v <= max_value;
+        char range[64];
+        std::snprintf(range, sizeof range, "%g to %g", min_value, max_value);
+        return ok ? std::string() : "'" + value + "' is not a number from " + range;
+      },
+      "NUMBER", "number in range");
+}
+
 void print_plan_warnings(const core::Plan& plan) {
   for (const auto& line : plan.warnings) std::fprintf(stderr, "warning: %s\n", line.c_str());
 }

@@ -24,6 +24,8 @@ void add_plan_options(CLI::App* cmd, PlanArgs& args);
 CLI::Validator non_empty_path();
 CLI::Validator positive_int();
 CLI::Validator positive_number();  // finite and greater than 0
+// A number in [min_value, max_value]; NaN is refused (CLI::Range lets it through).
+CLI::Validator finite_range(double min_value, double max_value);
 // Prints the plan's deprecation lines on stderr ("warning: file:line: field ...").
 void print_plan_warnings(const core::Plan& plan);
 // Loads the plan with the overrides. Throws core::InputError naming the file, line and field.

@@ -56,7 +56,7 @@ Action add_run_command(CLI::App& app) {
       ->check(non_empty_path());
   cmd->add_option("--compute-scale", args->compute_scale,
                   "share of the plan's FLOPs each step really computes (default 1e-4: CPU-sized)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_range(0.0, 1.0));
   cmd->add_option("--timeout", args->timeout_s,
                   "seconds a rank waits for a peer before the run fails")
       ->check(positive_number());

@@ -48,7 +48,7 @@ Action add_validate_command(CLI::App& app) {
   add_plan_options(cmd, args->plan);
   cmd->add_option("--cluster", args->cluster, "local or emulated")->check(CLI::IsMember({"local", "emulated"}));
   cmd->add_option("--tolerance", args->tolerance, "largest relative step-time error accepted (default 0.10)")
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(finite_range(0.0, 10.0));
   cmd->add_option("-o,--output", args->output, "write {predicted, measured, error} as JSON here")
       ->check(non_empty_path());
   return [args]() {

@@ -218,6 +218,8 @@ TEST(Cli, OutOfRangeNumbersAndEmptyPathsExitTwo) {
       << "DBL_MAX printed: " << zero.text;
   EXPECT_EQ(run("simulate " + kQuickstart + " --workers 4294967297").code, 2);
   EXPECT_EQ(run("run " + kQuickstart + " --timeout 0").code, 2);
+  EXPECT_EQ(run("run " + kQuickstart + " --compute-scale nan").code, 2);
+  EXPECT_EQ(run("validate " + kQuickstart + " --tolerance nan").code, 2);
 
   for (const std::string& cmd :
        {"simulate " + kQuickstart + " --engine analytic -o ''",
