@@ -19,7 +19,9 @@ Action add_calibrate_command(CLI::App& app) {
                    "topology with the measured values.\n"
                    "Example: scaleout calibrate topologies/emulated-4x200mbit.yaml --cluster emulated -o calibrated.yaml");
   cmd->add_option("topology", *topology, "topology YAML file")->required();
-  cmd->add_option("-o,--output", *output, "calibrated topology YAML")->required();
+  cmd->add_option("-o,--output", *output, "calibrated topology YAML")
+      ->required()
+      ->check(non_empty_path());
   cmd->add_option("--cluster", *cluster, "local (loopback) or emulated (across its first two nodes)")
       ->check(CLI::IsMember({"local", "emulated"}));
   return [=]() {

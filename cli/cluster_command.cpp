@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/plan_args.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/topology.hpp"
@@ -19,7 +20,8 @@ Action add_cluster_command(CLI::App& app) {
   cmd->require_subcommand(1);
   CLI::App* up = cmd->add_subcommand("up", "Build the cluster a topology describes (switch or two_tier network)");
   up->add_option("topology", *topology, "topology YAML file")->required();
-  up->add_option("--devices", *devices, "devices to provide when the topology says nodes: auto")->check(CLI::PositiveNumber);
+  up->add_option("--devices", *devices, "devices to provide when the topology says nodes: auto")
+      ->check(positive_int());
   cmd->add_subcommand("down", "Remove everything the emulated cluster made");
   return [=]() {
     if (cmd->got_subcommand("down")) {

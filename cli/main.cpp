@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   CLI::App app{"scaleout: predict how deep-learning training scales, before booking the cluster.\n"
                "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
                "--strategies ring,torus2d,ps -o sweep.csv"};
+  app.set_version_flag("--version", std::string("scaleout ") + SCALEOUT_VERSION);
   app.require_subcommand(1);
   scaleout::cli::Action simulate = scaleout::cli::add_simulate_command(app);
   scaleout::cli::Action sweep = scaleout::cli::add_sweep_command(app);
@@ -22,13 +24,9 @@ int main(int argc, char** argv) {
   scaleout::cli::Action calibrate = scaleout::cli::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
+    // --help and --version exit 0; every other parse error is wrong input.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   try {
     if (app.got_subcommand("simulate")) return simulate();

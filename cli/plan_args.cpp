@@ -1,14 +1,55 @@
 #include "cli/plan_args.hpp"
 
+#include <climits>
+#include <cmath>
+#include <cstdio>
+
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "exec/emulated_cluster.hpp"
 
 namespace scaleout::cli {
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](const std::string& value) {
+        return value.empty() ? std::string("an empty file name: give a path") : std::string();
+      },
+      "PATH", "non-empty path");
+}
+
+CLI::Validator positive_int() { return CLI::Range(1, INT_MAX); }
+
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](const std::string& value) {
+        double v = 0;
+        bool ok = CLI::detail::lexical_cast(value, v) && std::isfinite(v) && v > 0;
+        return ok ? std::string() : "'" + value + "' is not a number greater than 0";
+      },
+      "POSITIVE", "positive number");
+}
+
+CLI::Validator finite_range(double min_value, double max_value) {
+  return CLI::Validator(
+      [=](const std::string& value) {
+        double v = 0;
+        // NaN compares false with everything, so it fails both bounds.
+        bool ok = CLI::detail::lexical_cast(value, v) && v >= min_value && v <= max_value;
+        char range[64];
+        std::snprintf(range, sizeof range, "%g to %g", min_value, max_value);
+        return ok ? std::string() : "'" + value + "' is not a number from " + range;
+      },
+      "NUMBER", "number in range");
+}
+
+void print_plan_warnings(const core::Plan& plan) {
+  for (const auto& line : plan.warnings) std::fprintf(stderr, "warning: %s\n", line.c_str());
+}
+
 void add_plan_options(CLI::App* cmd, PlanArgs& args) {
-  cmd->add_option("plan", args.plan, "plan YAML file")->required();
-  cmd->add_option("--workers", args.workers, "override training.workers")->check(CLI::PositiveNumber);
+  cmd->add_option("plan", args.plan, "plan YAML file")->required()->check(non_empty_path());
+  cmd->add_option("--workers", args.workers, "override training.workers")->check(positive_int());
   cmd->add_option("--strategy", args.strategy, "override strategy.kind");
 }
 
@@ -19,7 +60,9 @@ core::Plan load_plan_args(const PlanArgs& args) {
     overrides.strategy = core::parse_strategy_kind(args.strategy);
     if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args.strategy + "'");
   }
-  return core::load_plan(args.plan, overrides);
+  core::Plan plan = core::load_plan(args.plan, overrides);
+  print_plan_warnings(plan);
+  return plan;
 }
 
 void use_emulated_cluster(exec::ExecOptions& options) {

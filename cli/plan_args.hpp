@@ -19,6 +19,15 @@ struct PlanArgs {
 
 // Adds PLAN, --workers and --strategy to `cmd`.
 void add_plan_options(CLI::App* cmd, PlanArgs& args);
+// Checks for options: a file name that is not empty (`-o ""` would write nowhere), and a whole
+// number from 1 to INT_MAX whose range error prints that range, not DBL_MAX's 300 digits.
+CLI::Validator non_empty_path();
+CLI::Validator positive_int();
+CLI::Validator positive_number();  // finite and greater than 0
+// A number in [min_value, max_value]; NaN is refused (CLI::Range lets it through).
+CLI::Validator finite_range(double min_value, double max_value);
+// Prints the plan's deprecation lines on stderr ("warning: file:line: field ...").
+void print_plan_warnings(const core::Plan& plan);
 // Loads the plan with the overrides. Throws core::InputError naming the file, line and field.
 core::Plan load_plan_args(const PlanArgs& args);
 // Points `options` at the emulated cluster that is up; throws core::InputError when none is.

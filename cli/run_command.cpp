@@ -47,14 +47,19 @@ Action add_run_command(CLI::App& app) {
                   "local: start every rank here; external: run the one rank that TF_CONFIG, mpirun "
                   "(OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS) gives this process")
       ->check(CLI::IsMember({"local", "external"}));
-  cmd->add_option("--store", args->store, "external: a directory every rank sees (shared across hosts)");
-  cmd->add_option("-o,--output", args->output, "write the measured result JSON here (rank 0)");
-  cmd->add_option("--trace", args->trace, "write a Chrome trace of the run here");
+  cmd->add_option("--store", args->store,
+                  "external: a directory every rank sees (shared across hosts)")
+      ->check(non_empty_path());
+  cmd->add_option("-o,--output", args->output, "write the measured result JSON here (rank 0)")
+      ->check(non_empty_path());
+  cmd->add_option("--trace", args->trace, "write a Chrome trace of the run here")
+      ->check(non_empty_path());
   cmd->add_option("--compute-scale", args->compute_scale,
                   "share of the plan's FLOPs each step really computes (default 1e-4: CPU-sized)")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--timeout", args->timeout_s, "seconds a rank waits for a peer before the run fails")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_range(0.0, 1.0));
+  cmd->add_option("--timeout", args->timeout_s,
+                  "seconds a rank waits for a peer before the run fails")
+      ->check(positive_number());
   cmd->add_flag("--no-baselines", args->no_baselines, "skip timing Gloo's own all-reduces");
   cmd->add_flag("--json", args->json, "print the result JSON on stdout");
 

@@ -40,8 +40,10 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--fidelity", args->fidelity,
                   "sim: fast (fixed-peer steps travel as one message) or step (every step simulated)")
       ->check(CLI::IsMember({"fast", "step"}));
-  cmd->add_option("-o,--output", args->output, "write the result JSON here");
-  cmd->add_option("--trace", args->trace, "write a Chrome trace (sim engine) here");
+  cmd->add_option("-o,--output", args->output, "write the result JSON here")
+      ->check(non_empty_path());
+  cmd->add_option("--trace", args->trace, "write a Chrome trace (sim engine) here")
+      ->check(non_empty_path());
   cmd->add_flag("--json", args->json, "print the result JSON on stdout");
 
   return [args]() {

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/plan_args.hpp"
 #include "cli/report.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
@@ -42,6 +44,28 @@ std::function<void(std::size_t, std::size_t)> print_progress() {
   };
 }
 
+// Keeps the first of equal values, in order: "16,8,16" runs 16 then 8, one row each.
+template <typename T>
+std::vector<T> first_of_each(const std::vector<T>& values) {
+  std::vector<T> out;
+  for (const T& v : values)
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}
+
+std::vector<core::StrategyKind> parse_strategies(const std::string& text) {
+  std::vector<core::StrategyKind> kinds;
+  std::stringstream in(text);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    auto kind = core::parse_strategy_kind(name);
+    if (!kind) throw core::InputError("", 0, "--strategies", "unknown strategy '" + name + "'");
+    kinds.push_back(*kind);
+  }
+  if (kinds.empty()) throw core::InputError("", 0, "--strategies", "no strategy given");
+  return first_of_each(kinds);
+}
+
 }  // namespace
 
 Action add_sweep_command(CLI::App& app) {
@@ -52,31 +76,32 @@ Action add_sweep_command(CLI::App& app) {
       "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
       "--strategies ring,torus2d,ps -o sweep.csv");
   cmd->add_option("plan", args->plan, "plan YAML file")->required();
-  cmd->add_option("--workers", args->workers, "8:1024:x2, 8:64:+8 or 8,16,100 (default: the plan's)");
-  cmd->add_option("--strategies", args->strategies, "comma-separated strategy kinds (default: the plan's)");
+  cmd->add_option(
+      "--workers", args->workers,
+      "8:1024:x2, 8:64:+8 or 8,16,100 (default: the plan's); a repeated count runs once");
+  cmd->add_option(
+      "--strategies", args->strategies,
+      "comma-separated strategy kinds (default: the plan's); a repeated kind runs once");
   cmd->add_option("--engine", args->engine, "sim or analytic")->check(CLI::IsMember({"sim", "analytic"}));
   cmd->add_option("--fidelity", args->fidelity, "sim: fast or step")->check(CLI::IsMember({"fast", "step"}));
-  cmd->add_option("-o,--output", args->output, "CSV file, written row by row")->required();
-  cmd->add_option("-j,--jobs", args->jobs, "simulations run side by side")->check(CLI::PositiveNumber);
+  cmd->add_option("-o,--output", args->output, "CSV file, written row by row")
+      ->required()
+      ->check(non_empty_path());
+  cmd->add_option("-j,--jobs", args->jobs, "simulations run side by side")->check(positive_int());
   cmd->add_flag("--resume", args->resume, "keep the rows already in the CSV and run only the missing ones");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress and no table");
 
   return [args]() {
-    core::Plan plan = core::load_plan(args->plan);
+    core::PlanOverrides named;  // replaces nothing: only says which kinds will run
+    if (!args->strategies.empty()) named.strategies = parse_strategies(args->strategies);
+    core::Plan plan = core::load_plan(args->plan, named);
+    print_plan_warnings(plan);
     sim::SweepOptions options;
     options.workers = args->workers.empty() ? std::vector<int>{plan.training.workers}
-                                            : sim::parse_worker_list(args->workers, "--workers");
-    if (args->strategies.empty()) {
-      options.strategies = {plan.strategy.kind};
-    } else {
-      std::stringstream in(args->strategies);
-      std::string name;
-      while (std::getline(in, name, ',')) {
-        auto kind = core::parse_strategy_kind(name);
-        if (!kind) throw core::InputError("", 0, "--strategies", "unknown strategy '" + name + "'");
-        options.strategies.push_back(*kind);
-      }
-    }
+                                            : first_of_each(sim::parse_worker_list(args->workers, "--workers"));
+    options.strategies = named.strategies.empty()
+                             ? std::vector<core::StrategyKind>{plan.strategy.kind}
+                             : named.strategies;
     options.engine = sim::parse_engine(args->engine, "--engine");
     options.fidelity = sim::parse_fidelity(args->fidelity, "--fidelity");
     options.jobs = args->jobs;

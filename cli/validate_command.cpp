@@ -48,12 +48,13 @@ Action add_validate_command(CLI::App& app) {
       "It checks the communication: compute is left out of both (this CPU is not the device the topology\n"
       "describes). On an emulated cluster the topology's rates are what tc enforces.\n"
       "Example: scaleout cluster up topologies/emulated-4x200mbit.yaml && "
-      "scaleout validate experiments/emulated-ring.yaml --cluster emulated");
+      "scaleout validate experiments/emulated/ring-4.yaml --cluster emulated");
   add_plan_options(cmd, args->plan);
   cmd->add_option("--cluster", args->cluster, "local or emulated")->check(CLI::IsMember({"local", "emulated"}));
   cmd->add_option("--tolerance", args->tolerance, "largest relative step-time error accepted (default 0.10)")
-      ->check(CLI::Range(0.0, 10.0));
-  cmd->add_option("-o,--output", args->output, "write {predicted, measured, error} as JSON here");
+      ->check(finite_range(0.0, 10.0));
+  cmd->add_option("-o,--output", args->output, "write {predicted, measured, error} as JSON here")
+      ->check(non_empty_path());
   return [args]() {
     core::Plan plan = load_plan_args(args->plan);
     plan.workload.flops_per_sample = 1;  // communication only, in both engines
@@ -86,9 +87,13 @@ Action add_validate_command(CLI::App& app) {
     double predicted_step = core::judged_step(predicted, alike), measured_step = core::judged_step(measured, alike);
     double error = core::relative_error(predicted_step, measured_step);
     print_comparison(stdout, predicted, measured);
+    // The table above shows the mean step; this line names the step it judges (median or mean).
     std::string over = alike ? "median of " + std::to_string(measured.steps.size()) + " steps each" : "mean over the run";
-    std::printf("step time: predicted %.3f ms, measured %.3f ms (%s): error %+.1f%%, tolerance %.1f%%\n",
-                predicted_step * 1e3, measured_step * 1e3, over.c_str(), error * 100, args->tolerance * 100);
+    std::printf(
+        "step time: %s step predicted %.3f ms, measured %.3f ms (%s): error %+.1f%%, "
+        "tolerance %.1f%%\n",
+        alike ? "median" : "mean", predicted_step * 1e3, measured_step * 1e3, over.c_str(),
+        error * 100, args->tolerance * 100);
     if (!args->output.empty()) {
       nlohmann::json out = {{"predicted", core::to_json(predicted)}, {"measured", core::to_json(measured)},
                             {"step_time_error", error}, {"tolerance", args->tolerance}};

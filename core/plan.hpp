@@ -105,6 +105,8 @@ struct Strategy {
   int line = 0;       // where the strategy was given (for errors found later)
   int grid_line = 0;
   int replicas_line = 0;
+  int softsync_line = 0;
+  int servers_line = 0;
 };
 
 struct Training {
@@ -116,6 +118,7 @@ struct Training {
   bool overlap = false;
   double fusion_buffer = 64.0 * 1024 * 1024;  // bytes
   int workers_line = 0;
+  int batch_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };
@@ -132,6 +135,7 @@ struct Stragglers {
   double probability = 0;  // bernoulli: factor = `factor` with this probability, else 1
   double factor = 1;
   std::uint64_t seed = 1;
+  int slow_workers_line = 0;
 };
 
 // A node fails at a step (before it starts) or at a time (seconds into the run).
@@ -157,6 +161,9 @@ struct Plan {
   Training training;
   Stragglers stragglers;
   Resilience resilience;
+  // Deprecated forms the loader accepted, each a "file:line: field '...': deprecated: ..." line
+  // for the user (the CLI prints them on stderr).
+  std::vector<std::string> warnings;
 
   // Gradient size in bytes exchanged each step.
   double gradient_bytes() const {

@@ -1,9 +1,12 @@
 #include "core/plan_loader.hpp"
 
+#include <climits>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/input_error.hpp"
+#include "core/strategy_settings.hpp"
 #include "core/yaml_reader.hpp"
 
 namespace scaleout::core {
@@ -11,6 +14,23 @@ namespace scaleout::core {
 namespace fs = std::filesystem;
 
 namespace {
+
+std::string too_large(const std::string& what, double limit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", limit);
+  return "more " + what + " than scaleout takes (" + buf + ")";
+}
+
+// yaml-cpp throws its own exceptions for conversions the readers did not foresee; they are the
+// user's input all the same.
+template <typename F>
+auto as_input_error(const std::string& path, F&& read) {
+  try {
+    return read();
+  } catch (const YAML::Exception& e) {
+    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "", e.msg);
+  }
+}
 
 LinkSpec read_link(YamlMap& parent, const std::string& key) {
   YamlMap m(parent.child(key), parent.file(), parent.field(key));
@@ -34,11 +54,11 @@ NetworkSpec read_network(YamlMap& parent) {
     net.kind = NetworkKind::kSwitch;
   } else if (kind == "two_tier") {
     net.kind = NetworkKind::kTwoTier;
-    net.hosts_per_rack = static_cast<int>(m.get_int("hosts_per_rack", 1));
+    net.hosts_per_rack = m.get_int("hosts_per_rack", 1);
     net.uplink = read_link(m, "uplink");
   } else if (kind == "fat_tree") {
     net.kind = NetworkKind::kFatTree;
-    net.fat_tree_k = static_cast<int>(m.get_int("k", 2));
+    net.fat_tree_k = m.get_int("k", 2, kMaxFatTreeK);
     if (net.fat_tree_k % 2 != 0) m.fail("k", "a fat tree's k must be even");
     if (m.has("link")) net.fabric = read_link(m, "link");
   } else if (kind == "torus2d") {
@@ -46,11 +66,12 @@ NetworkSpec read_network(YamlMap& parent) {
     YAML::Node dims = m.child("dims");
     if (!dims.IsSequence() || dims.size() != 2) m.fail("dims", "expected two numbers, e.g. [4, 4]");
     for (int i = 0; i < 2; ++i) {
-      long d = 0;
-      if (!YAML::convert<long>::decode(dims[i], d) || d < 1)
-        m.fail("dims", "expected two whole numbers of at least 1");
-      net.dims[i] = static_cast<int>(d);
+      auto d = read_whole(dims[i], 1, kMaxNodes);
+      if (!d) m.fail("dims", "expected two whole numbers, each " + whole_range(1, kMaxNodes));
+      net.dims[i] = static_cast<int>(*d);
     }
+    if (static_cast<long long>(net.dims[0]) * net.dims[1] > kMaxNodes)
+      m.fail("dims", "more than " + std::to_string(kMaxNodes) + " nodes");
     if (m.has("link")) net.fabric = read_link(m, "link");
   } else {
     net.kind = NetworkKind::kExplicit;
@@ -66,14 +87,17 @@ void read_explicit(YamlMap& m, Cluster& c) {
     YamlMap h(hosts[i], m.file(), m.field("hosts") + "[" + std::to_string(i) + "]");
     ExplicitHost host;
     host.name = h.get_string("name");
-    host.devices = static_cast<int>(h.get_int("devices", 1, 1));
+    host.devices = h.get_int_or("devices", 1, 1, kMaxDevicesPerNode);
     h.finish();
     c.hosts.push_back(host);
   }
   YAML::Node switches = m.child("switches", false);
   if (switches.IsDefined()) {
     if (!switches.IsSequence()) m.fail("switches", "expected a list of switch names");
-    for (const auto& s : switches) c.switches.push_back(s.as<std::string>());
+    for (const auto& s : switches) {
+      if (!s.IsScalar()) m.fail("switches", "expected a list of switch names");
+      c.switches.push_back(s.Scalar());
+    }
   }
   YAML::Node links = m.child("links");
   if (!links.IsSequence() || links.size() == 0) m.fail("links", "expected a list of links");
@@ -110,20 +134,20 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
     if (c.intra_node.bandwidth <= 0) m.fail("intra_node", "missing (required when hosts have devices)");
     if (m.has("nic")) c.nic = read_link(m, "nic");
   } else {
-    c.devices_per_node = static_cast<int>(m.get_int("devices_per_node", 1, 1));
+    c.devices_per_node = m.get_int_or("devices_per_node", 1, 1, kMaxDevicesPerNode);
     if (c.devices_per_node > 1 && c.intra_node.bandwidth <= 0)
       m.fail("intra_node", "missing (required when devices_per_node > 1)");
     if (c.intra_node.bandwidth <= 0) c.intra_node = {1e15, 0};  // one device: never crossed
     c.nic = read_link(m, "nic");
     YAML::Node nodes = m.child("nodes", false);
     if (nodes.IsDefined()) {
-      long n = 0;
-      if (nodes.IsScalar() && nodes.as<std::string>() == "auto") {
+      auto n = read_whole(nodes, 1, kMaxNodes);
+      if (nodes.IsScalar() && nodes.Scalar() == "auto") {
         c.nodes.reset();
-      } else if (nodes.IsScalar() && YAML::convert<long>::decode(nodes, n) && n >= 1) {
-        c.nodes = static_cast<int>(n);
+      } else if (n) {
+        c.nodes = static_cast<int>(*n);
       } else {
-        m.fail("nodes", "expected 'auto' or a whole number of at least 1");
+        m.fail("nodes", "expected 'auto' or " + whole_range(1, kMaxNodes));
       }
     }
   }
@@ -131,7 +155,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   if (m.has("speed_factors")) {
     YamlMap f(m.child("speed_factors"), file, m.field("speed_factors"));
     for (const auto& kv : f.node()) {
-      std::string name = kv.first.as<std::string>();
+      std::string name = kv.first.Scalar();
       c.heterogeneity.speed_factors.push_back({name, f.get_double(name, 1e-6, 1e6)});
     }
     f.finish();
@@ -139,7 +163,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   if (m.has("link_bandwidth")) {
     YamlMap f(m.child("link_bandwidth"), file, m.field("link_bandwidth"));
     for (const auto& kv : f.node()) {
-      std::string name = kv.first.as<std::string>();
+      std::string name = kv.first.Scalar();
       c.heterogeneity.link_bandwidth.push_back({name, f.get_quantity(name, Quantity::kBandwidth)});
     }
     f.finish();
@@ -160,7 +184,10 @@ Workload read_workload(const YAML::Node& node, const std::string& file, const st
   w.file = file;
   w.name = m.get_string("name");
   w.parameters = m.get_quantity("parameters", Quantity::kCount);
+  if (w.parameters > kMaxParameters) m.fail("parameters", too_large("parameters", kMaxParameters));
   w.flops_per_sample = m.get_quantity("flops_per_sample", Quantity::kFlop);
+  if (w.flops_per_sample > kMaxFlopPerSample)
+    m.fail("flops_per_sample", too_large("FLOP per sample", kMaxFlopPerSample));
   w.efficiency = m.get_double("efficiency", 1e-6, 1.0, 0.4);
   YAML::Node layers = m.child("layers", false);
   if (layers.IsDefined()) {
@@ -171,6 +198,8 @@ Workload read_workload(const YAML::Node& node, const std::string& file, const st
       Layer layer;
       layer.name = l.get_string("name");
       layer.parameters = l.get_quantity("parameters", Quantity::kCount, /*positive=*/false);
+      if (layer.parameters > kMaxParameters)
+        l.fail("parameters", too_large("parameters", kMaxParameters));
       layer.backward_share = l.get_double("backward_share", 0.0, 1.0);
       l.finish();
       share_sum += layer.backward_share;
@@ -194,65 +223,23 @@ std::pair<YAML::Node, std::string> resolve_part(YamlMap& m, const std::string& k
   fs::path path = fs::path(value.as<std::string>());
   if (path.is_relative()) path = fs::path(m.file()).parent_path() / path;
   std::string p = path.lexically_normal().string();
-  if (!fs::exists(p)) m.fail(key, "file not found: " + p);
+  std::error_code ec;
+  fs::file_status status = fs::status(p, ec);
+  if (ec || !fs::exists(status)) m.fail(key, "file not found: " + p);
+  if (!fs::is_regular_file(status)) m.fail(key, "not a regular file: " + p);
+  if (fs::file_size(p, ec) > kMaxYamlFileBytes)
+    m.fail(key, p + " is larger than " + std::to_string(kMaxYamlFileBytes >> 20) + " MiB");
   return {load_yaml_file(p), p};
-}
-
-Strategy read_strategy(YamlMap& parent) {
-  YAML::Node node = parent.child("strategy");
-  YamlMap m(node, parent.file(), "strategy");
-  Strategy s;
-  s.line = line_of(node);
-  std::string kind = m.get_string("kind");
-  auto parsed = parse_strategy_kind(kind);
-  if (!parsed) {
-    std::string list;
-    for (const auto& n : strategy_names()) list += (list.empty() ? "" : " | ") + n;
-    m.fail("kind", "unknown strategy '" + kind + "'; expected one of: " + list);
-  }
-  s.kind = *parsed;
-  s.chunk = m.get_quantity("chunk", Quantity::kBytes, s.chunk);
-  if (m.has("grid")) {
-    YAML::Node grid = m.child("grid");
-    s.grid_line = line_of(grid);
-    if (!grid.IsSequence() || grid.size() != 2) m.fail("grid", "expected [X, Y], e.g. [8, 16]");
-    std::array<int, 2> g{};
-    for (int i = 0; i < 2; ++i) {
-      long v = 0;
-      if (!YAML::convert<long>::decode(grid[i], v) || v < 1) m.fail("grid", "expected two whole numbers of at least 1");
-      g[i] = static_cast<int>(v);
-    }
-    s.grid = g;
-  }
-  s.ps_servers = static_cast<int>(m.get_int("servers", 1, 1));
-  s.ps_placement = m.get_choice("placement", {"dedicated", "colocated"}, "dedicated") == "colocated"
-                       ? PsPlacement::kColocated
-                       : PsPlacement::kDedicated;
-  s.ps_mode = m.get_choice("mode", {"sync", "async"}, "sync") == "async" ? PsMode::kAsync : PsMode::kSync;
-  s.replicas_to_aggregate = static_cast<int>(m.get_int("replicas_to_aggregate", 0, 0));
-  s.softsync = static_cast<int>(m.get_int("softsync", 0, 0));
-  s.staleness_bound = static_cast<int>(m.get_int("staleness_bound", -1, -1));
-  if (s.ps_mode == PsMode::kSync && m.has("staleness_bound"))
-    m.fail("staleness_bound", "bounded staleness applies to mode: async");
-  if (s.ps_mode == PsMode::kAsync && (m.has("replicas_to_aggregate") || m.has("softsync")))
-    m.fail(m.has("softsync") ? "softsync" : "replicas_to_aggregate", "applies to mode: sync");
-  if (m.has("replicas_to_aggregate") && m.has("softsync"))
-    m.fail("softsync", "choose replicas_to_aggregate (backup workers) or softsync, not both");
-  s.replicas_line = line_of(m.node()["replicas_to_aggregate"]);
-  if (s.replicas_to_aggregate == 0 && m.has("replicas_to_aggregate"))
-    m.fail("replicas_to_aggregate", "must be at least 1");
-  if (s.softsync == 0 && m.has("softsync")) m.fail("softsync", "must be at least 1");
-  m.finish();
-  return s;
 }
 
 Training read_training(YamlMap& parent) {
   YamlMap m(parent.child("training"), parent.file(), "training");
   Training t;
-  t.workers = static_cast<int>(m.get_int("workers", 1));
+  t.workers = m.get_int("workers", 1);
   t.workers_line = line_of(m.node()["workers"]);
-  t.batch_per_worker = static_cast<int>(m.get_int("batch_per_worker", 1, 32));
-  t.steps = static_cast<int>(m.get_int("steps", 1, 1));
+  t.batch_per_worker = m.get_int_or("batch_per_worker", 1, 32);
+  t.batch_line = line_of(m.node()["batch_per_worker"]);
+  t.steps = m.get_int_or("steps", 1, 1);
   t.gradient_precision = m.get_choice("gradient_precision", {"fp32", "fp16", "bf16"}, "fp32");
   t.gradient_bytes_per_element = t.gradient_precision == "fp32" ? 4 : 2;
   t.overlap = m.get_bool("overlap", false);
@@ -272,10 +259,11 @@ Stragglers read_stragglers(YamlMap& parent) {
     YamlMap slow(m.child("slow"), m.file(), m.field("slow"));
     YAML::Node workers = slow.child("workers");
     if (!workers.IsSequence() || workers.size() == 0) slow.fail("workers", "expected a list of worker ranks");
+    st.slow_workers_line = line_of(workers);
     for (const auto& w : workers) {
-      long r = -1;
-      if (!YAML::convert<long>::decode(w, r) || r < 0) slow.fail("workers", "expected worker ranks (0, 1, ...)");
-      st.slow_workers.push_back(static_cast<int>(r));
+      auto r = read_whole(w, 0, INT_MAX);
+      if (!r) slow.fail("workers", "expected worker ranks (0, 1, ...)");
+      st.slow_workers.push_back(static_cast<int>(*r));
     }
     st.slow_factor = slow.get_double("factor", 1.0, 1e6);
     slow.finish();
@@ -294,7 +282,7 @@ Stragglers read_stragglers(YamlMap& parent) {
       st.probability = r.get_double("probability", 0.0, 1.0);
       st.factor = r.get_double("factor", 1.0, 1e6);
     }
-    st.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, 1));
+    st.seed = static_cast<std::uint64_t>(r.get_long_or("seed", 0, 1));
     r.finish();
   }
   m.finish();
@@ -310,9 +298,9 @@ Resilience read_resilience(YamlMap& parent) {
       YamlMap f(failures[i], parent.file(), "failures[" + std::to_string(i) + "]");
       Failure fail;
       fail.line = line_of(failures[i]);
-      fail.node = static_cast<int>(f.get_int("node", 0));
+      fail.node = f.get_int("node", 0);
       if (f.has("step") == f.has("time")) f.fail("step", "give exactly one of step or time");
-      if (f.has("step")) fail.at_step = static_cast<int>(f.get_int("step", 0));
+      if (f.has("step")) fail.at_step = f.get_int("step", 0);
       if (f.has("time")) fail.at_time = f.get_quantity("time", Quantity::kTime, false);
       f.finish();
       res.failures.push_back(fail);
@@ -320,7 +308,7 @@ Resilience read_resilience(YamlMap& parent) {
   }
   if (parent.has("checkpoint")) {
     YamlMap c(parent.child("checkpoint"), parent.file(), "checkpoint");
-    res.checkpoint_every = static_cast<int>(c.get_int("every", 1));
+    res.checkpoint_every = c.get_int("every", 1);
     res.checkpoint_cost = c.get_quantity("cost", Quantity::kTime, 0.0, false);
     res.restart_time = c.get_quantity("restart", Quantity::kTime, 0.0, false);
     c.finish();
@@ -328,19 +316,6 @@ Resilience read_resilience(YamlMap& parent) {
     parent.child("checkpoint", false);
   }
   return res;
-}
-
-int device_capacity(const Cluster& c) {
-  if (c.network.kind == NetworkKind::kExplicit) {
-    int total = 0;
-    for (const auto& h : c.hosts) total += h.devices;
-    return total;
-  }
-  if (c.network.kind == NetworkKind::kTorus2d) return c.network.dims[0] * c.network.dims[1] * c.devices_per_node;
-  if (c.network.kind == NetworkKind::kFatTree)
-    return c.network.fat_tree_k * c.network.fat_tree_k * c.network.fat_tree_k / 4 * c.devices_per_node;
-  if (c.nodes) return *c.nodes * c.devices_per_node;
-  return -1;  // auto: unlimited
 }
 
 }  // namespace
@@ -362,49 +337,23 @@ std::optional<StrategyKind> parse_strategy_kind(const std::string& name) {
   return std::nullopt;
 }
 
-Cluster load_cluster(const std::string& path) { return read_cluster(load_yaml_file(path), path, ""); }
+Cluster load_cluster(const std::string& path) {
+  return as_input_error(path, [&] { return read_cluster(load_yaml_file(path), path, ""); });
+}
 
 Workload load_workload(const std::string& path) {
-  return read_workload(load_yaml_file(path), path, "");
+  return as_input_error(path, [&] { return read_workload(load_yaml_file(path), path, ""); });
 }
 
-void validate_plan(const Plan& plan) {
-  const auto& t = plan.training;
-  const auto& s = plan.strategy;
-  if (t.workers < 1) throw InputError(plan.file, t.workers_line, "training.workers", "must be at least 1");
-  if (s.kind == StrategyKind::kTorus2d && s.grid && (*s.grid)[0] * (*s.grid)[1] != t.workers)
-    throw InputError(plan.file, s.grid_line, "strategy.grid",
-                     "grid " + std::to_string((*s.grid)[0]) + "x" + std::to_string((*s.grid)[1]) +
-                         " does not multiply to the " + std::to_string(t.workers) + " workers");
-  int capacity = device_capacity(plan.cluster);
-  int needed = t.workers;
-  if (s.kind == StrategyKind::kPs && s.ps_placement == PsPlacement::kDedicated) {
-    // Dedicated servers take whole nodes of their own.
-    needed = t.workers + s.ps_servers * std::max(1, plan.cluster.devices_per_node);
-  }
-  if (capacity >= 0 && needed > capacity)
-    throw InputError(plan.file, t.workers_line, "training.workers",
-                     std::to_string(t.workers) + " workers" +
-                         (needed > t.workers ? " plus dedicated parameter servers" : "") +
-                         " need more devices than the cluster '" + plan.cluster.name + "' has (" +
-                         std::to_string(capacity) + ")");
-  if (s.kind == StrategyKind::kPs && s.staleness_bound >= 0 && s.ps_servers > 1)
-    throw InputError(plan.file, s.line, "strategy.staleness_bound",
-                     "bounded staleness needs servers: 1 (each shard would admit pulls on its own, and two "
-                     "shards holding back different workers would wait on each other)");
-  if (s.kind == StrategyKind::kPs && s.replicas_to_aggregate > t.workers)
-    throw InputError(plan.file, s.replicas_line, "strategy.replicas_to_aggregate",
-                     "cannot exceed the " + std::to_string(t.workers) + " workers");
-  for (int w : plan.stragglers.slow_workers)
-    if (w >= t.workers)
-      throw InputError(plan.file, 0, "stragglers.slow.workers",
-                       "worker " + std::to_string(w) + " does not exist (" + std::to_string(t.workers) + " workers)");
-  if (s.kind == StrategyKind::kPs && s.ps_placement == PsPlacement::kColocated && s.ps_servers > t.workers)
-    throw InputError(plan.file, s.line, "strategy.servers",
-                     "colocated servers cannot outnumber the workers (" + std::to_string(t.workers) + ")");
+namespace {
+
+std::vector<StrategyKind> kinds_named(const PlanOverrides& overrides) {
+  std::vector<StrategyKind> kinds = overrides.strategies;
+  if (overrides.strategy) kinds.push_back(*overrides.strategy);
+  return kinds;
 }
 
-Plan load_plan(const std::string& path, const PlanOverrides& overrides) {
+Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
   YAML::Node root = load_yaml_file(path);
   YamlMap m(root, path, "");
   Plan plan;
@@ -417,7 +366,7 @@ Plan load_plan(const std::string& path, const PlanOverrides& overrides) {
     auto [node, file] = resolve_part(m, "workload");
     plan.workload = read_workload(node, file, file == path ? "workload" : "");
   }
-  plan.strategy = read_strategy(m);
+  plan.strategy = read_strategy(m, kinds_named(overrides), plan.warnings);
   plan.training = read_training(m);
   plan.stragglers = read_stragglers(m);
   plan.resilience = read_resilience(m);
@@ -426,9 +375,17 @@ Plan load_plan(const std::string& path, const PlanOverrides& overrides) {
     plan.training.workers = *overrides.workers;
     plan.strategy.grid.reset();  // a fixed torus grid fits one worker count only: choose anew
   }
+  // The knobs of every kind are fields of their own (see strategy_settings.hpp): choosing another
+  // kind uses the ones its section or the flat form gave.
   if (overrides.strategy) plan.strategy.kind = *overrides.strategy;
   validate_plan(plan);
   return plan;
+}
+
+}  // namespace
+
+Plan load_plan(const std::string& path, const PlanOverrides& overrides) {
+  return as_input_error(path, [&] { return read_plan(path, overrides); });
 }
 
 }  // namespace scaleout::core

@@ -2,8 +2,10 @@
 // InputError naming the file, the line and the field.
 #pragma once
 
+#include <climits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 
@@ -13,14 +15,29 @@ namespace scaleout::core {
 struct PlanOverrides {
   std::optional<int> workers;
   std::optional<StrategyKind> strategy;
+  // Kinds a sweep will run (--strategies). They replace nothing; a flat strategy knob that applies
+  // to one of them (and not to the plan's own kind) loads as deprecated instead of being refused.
+  std::vector<StrategyKind> strategies;
 };
+
+// Bounds on what a plan may describe: far beyond any real cluster or model, and low enough that
+// every count and product the engines form stays exact in its type.
+inline constexpr int kMaxNodes = 1 << 20;
+inline constexpr long long kMaxDevices = 1 << 24;  // that a job takes, servers included
+inline constexpr int kMaxDevicesPerNode = 4096;
+inline constexpr int kMaxFatTreeK = 128;
+inline constexpr double kMaxParameters = 1e15;  // 4 PB of fp32 gradient
+inline constexpr double kMaxFlopPerSample = 1e21;
+// Workers x batch_per_worker (samples per step) is counted in int by the engines.
+inline constexpr long long kMaxSamplesPerStep = INT_MAX;
 
 Plan load_plan(const std::string& path, const PlanOverrides& overrides = {});
 Cluster load_cluster(const std::string& path);
 Workload load_workload(const std::string& path);
 
 // Checks what spans the parts of a plan (a grid that multiplies to the workers, enough devices,
-// servers that fit). Called by load_plan and again after any override changes the plan.
+// servers that fit, stragglers and failures inside the job, samples per step in range). Called
+// by load_plan and again after any override changes the plan.
 void validate_plan(const Plan& plan);
 
 }  // namespace scaleout::core

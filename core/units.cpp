@@ -28,8 +28,11 @@ double decimal_prefix(char c) {
   }
 }
 
-// Splits "12.5GB/s" into 12.5 and "GB/s". Returns false when there is no leading number.
-bool split_number(std::string_view text, double& value, std::string_view& unit) {
+enum class Split { kOk, kNoNumber, kOutOfRange };
+
+// Splits "12.5GB/s" into 12.5 and "GB/s". kNoNumber when there is no leading number, kOutOfRange
+// when it does not fit a double ("1e400").
+Split split_number(std::string_view text, double& value, std::string_view& unit) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   std::size_t i = 0;
@@ -41,12 +44,13 @@ bool split_number(std::string_view text, double& value, std::string_view& unit) 
       break;
     ++i;
   }
-  if (i == 0) return false;
+  if (i == 0) return Split::kNoNumber;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + i, value);
-  if (ec != std::errc() || ptr != text.data() + i) return false;
+  if (ec == std::errc::result_out_of_range && ptr == text.data() + i) return Split::kOutOfRange;
+  if (ec != std::errc() || ptr != text.data() + i) return Split::kNoNumber;
   unit = text.substr(i);
   while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.remove_prefix(1);
-  return std::isfinite(value);
+  return std::isfinite(value) ? Split::kOk : Split::kOutOfRange;
 }
 
 // Matches unit = [prefix] base, with decimal prefixes (K, M, G, T, P) and, when `binary` is
@@ -74,24 +78,8 @@ double match_prefixed(std::string_view unit, const std::vector<Suffix>& bases, b
   return 0;
 }
 
-}  // namespace
-
-std::string quantity_example(Quantity q) {
-  switch (q) {
-    case Quantity::kBandwidth: return "a bandwidth such as 100Gbps or 25GB/s";
-    case Quantity::kTime: return "a time such as 1.5us, 2ms or 1s";
-    case Quantity::kBytes: return "a size such as 4MiB or 64MB";
-    case Quantity::kFlops: return "a compute rate such as 125TFLOPS";
-    case Quantity::kFlop: return "an amount of work such as 12.3GFLOP";
-    case Quantity::kCount: return "a number such as 25.6M or 1200";
-  }
-  return "a quantity";
-}
-
-std::optional<double> parse_quantity(std::string_view text, Quantity q) {
-  double value = 0;
-  std::string_view unit;
-  if (!split_number(text, value, unit)) return std::nullopt;
+// The multiplier of `unit` for quantities of kind `q`; 0 when it is not one of its units.
+double unit_factor(std::string_view unit, Quantity q) {
   double factor = 0;
   switch (q) {
     case Quantity::kBandwidth:
@@ -117,7 +105,41 @@ std::optional<double> parse_quantity(std::string_view text, Quantity q) {
       else if (unit.size() == 1) factor = decimal_prefix(unit[0]);
       break;
   }
-  if (factor <= 0) return std::nullopt;
+  return factor;
+}
+
+}  // namespace
+
+std::string quantity_example(Quantity q) {
+  switch (q) {
+    case Quantity::kBandwidth: return "a bandwidth such as 100Gbps or 25GB/s";
+    case Quantity::kTime: return "a time such as 1.5us, 2ms or 1s";
+    case Quantity::kBytes: return "a size such as 4MiB or 64MB";
+    case Quantity::kFlops: return "a compute rate such as 125TFLOPS";
+    case Quantity::kFlop: return "an amount of work such as 12.3GFLOP";
+    case Quantity::kCount: return "a number such as 25.6M or 1200";
+  }
+  return "a quantity";
+}
+
+std::optional<double> parse_quantity(std::string_view text, Quantity q, std::string* why) {
+  double value = 0;
+  std::string_view unit;
+  Split split = split_number(text, value, unit);
+  if (split != Split::kOk) {
+    if (why) *why = split == Split::kOutOfRange ? "not finite" : "not a unit";
+    return std::nullopt;
+  }
+  double factor = unit_factor(unit, q);
+  if (factor <= 0) {
+    if (why) *why = "not a unit";
+    return std::nullopt;
+  }
+  // A finite number times a finite factor can still overflow ("1e308GB/s").
+  if (!std::isfinite(value * factor)) {
+    if (why) *why = "not finite";
+    return std::nullopt;
+  }
   return value * factor;
 }
 

@@ -21,9 +21,11 @@ enum class Quantity {
 std::string quantity_example(Quantity q);
 
 // Parses `text` as a quantity of kind `q`. Returns std::nullopt when the text is not a number
-// followed by a unit of that kind. Bits and bytes are never mixed: "Gb/s" and "Gbps" are bits,
-// "GB/s" and "GBps" are bytes. A bare number is accepted for kCount and kBytes only.
-std::optional<double> parse_quantity(std::string_view text, Quantity q);
+// followed by a unit of that kind, or when the value is not finite (".nan", "inf", or a number
+// such as "1e308GB/s" that overflows once scaled). Bits and bytes are never mixed: "Gb/s" and
+// "Gbps" are bits, "GB/s" and "GBps" are bytes. A bare number is accepted for kCount and kBytes
+// only. When `why` is given, it receives the reason on failure ("not finite" or "not a unit").
+std::optional<double> parse_quantity(std::string_view text, Quantity q, std::string* why = nullptr);
 
 // Human-readable rendering, e.g. format_bytes(104857600) == "100MiB".
 std::string format_bytes(double bytes);

@@ -1,5 +1,7 @@
 #include "core/yaml_reader.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -8,18 +10,95 @@
 
 namespace scaleout::core {
 
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_bounded(const std::string& path) {
+  std::error_code ec;
+  fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw InputError(path, 0, "", "cannot open file (does it exist?)");
+  if (!fs::is_regular_file(status))
+    throw InputError(path, 0, "", "not a regular file (a plan and its parts are YAML files)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file (is it readable?)");
+  // Read in pieces, up to one byte past the limit: a file that grows while read stays bounded.
+  std::string text;
+  char piece[1 << 16];
+  while (text.size() <= kMaxYamlFileBytes && in.read(piece, sizeof piece).gcount() > 0)
+    text.append(piece, static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxYamlFileBytes)
+    throw InputError(path, 0, "",
+                     "larger than " + std::to_string(kMaxYamlFileBytes >> 20) + " MiB: not a plan");
+  return text;
+}
+
+std::string number_text(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", value);
+  return buf;
+}
+
+}  // namespace
+
 YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "", "cannot open file (does it exist?)");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text = read_bounded(path);
+  std::vector<YAML::Node> docs;
   try {
-    YAML::Node node = YAML::Load(text.str());
-    if (!node.IsMap()) throw InputError(path, line_of(node), "", "expected a YAML mapping at the top");
-    return node;
-  } catch (const YAML::ParserException& e) {
-    throw InputError(path, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "",
+                     "YAML syntax error: " + e.msg);
   }
+  if (docs.empty())
+    throw InputError(path, 0, "", "expected a YAML mapping at the top (the file is empty)");
+  if (docs.size() > 1)
+    throw InputError(
+        path, line_of(docs[1]), "",
+        "a second YAML document ('---'): one file holds one plan, topology or workload");
+  YAML::Node node = docs.front();
+  if (!node.IsMap())
+    throw InputError(path, line_of(node), "", "expected a YAML mapping at the top");
+  check_keys(node, path);
+  return node;
+}
+
+namespace {
+
+// Aliases let a small file name the same node many times ("billion laughs"): the walk counts the
+// nodes it visits and stops far beyond any plan.
+constexpr long kMaxNodesVisited = 1'000'000;
+
+// `at` names the node in errors ("training", "layers[2]").
+void check_keys_of(const YAML::Node& node, const std::string& file, const std::string& at,
+                   long& visited) {
+  if (++visited > kMaxNodesVisited)
+    throw InputError(file, line_of(node), at,
+                     "more than a million YAML nodes (aliases?): not a plan");
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_keys_of(node[i], file, at + "[" + std::to_string(i) + "]", visited);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::set<std::string> seen;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar())
+      throw InputError(
+          file, line_of(kv.first), at,
+          "a key must be a plain name (a complex key, a mapping or list as key, is not)");
+    std::string key = at.empty() ? kv.first.Scalar() : at + "." + kv.first.Scalar();
+    if (!seen.insert(kv.first.Scalar()).second)
+      throw InputError(file, line_of(kv.first), key, "given twice in the same mapping");
+    check_keys_of(kv.second, file, key, visited);
+  }
+}
+
+}  // namespace
+
+void check_keys(const YAML::Node& node, const std::string& file) {
+  long visited = 0;
+  check_keys_of(node, file, "", visited);
 }
 
 int line_of(const YAML::Node& node) {
@@ -78,17 +157,33 @@ std::string YamlMap::get_choice(const std::string& key, const std::vector<std::s
 
 double read_quantity(const YAML::Node& value, Quantity q, const std::string& file,
                      const std::string& field, bool positive) {
-  if (!value.IsScalar()) throw InputError(file, line_of(value), field, "expected " + quantity_example(q));
-  auto parsed = parse_quantity(value.as<std::string>(), q);
+  if (!value.IsScalar())
+    throw InputError(file, line_of(value), field, "expected " + quantity_example(q));
+  const std::string& text = value.Scalar();
+  std::string why;
+  auto parsed = parse_quantity(text, q, &why);
+  if (!parsed && why == "not finite")
+    throw InputError(file, line_of(value), field, "'" + text + "' is not a finite number in range");
   if (!parsed)
-    throw InputError(file, line_of(value), field,
-                     "'" + value.as<std::string>() + "' is not " + quantity_example(q));
+    throw InputError(file, line_of(value), field, "'" + text + "' is not " + quantity_example(q));
   if (positive && *parsed <= 0)
-    throw InputError(file, line_of(value), field,
-                     "'" + value.as<std::string>() + "' must be greater than zero");
+    throw InputError(file, line_of(value), field, "'" + text + "' must be greater than zero");
   if (*parsed < 0)
-    throw InputError(file, line_of(value), field, "'" + value.as<std::string>() + "' must not be negative");
+    throw InputError(file, line_of(value), field, "'" + text + "' must not be negative");
   return *parsed;
+}
+
+std::string whole_range(long long min_value, long long max_value) {
+  return "a whole number from " + std::to_string(min_value) + " to " + std::to_string(max_value);
+}
+
+std::optional<long long> read_whole(const YAML::Node& value, long long min_value,
+                                    long long max_value) {
+  long long out = 0;
+  // decode fails for text that is not a whole number or does not fit a long long.
+  if (!value.IsScalar() || !YAML::convert<long long>::decode(value, out)) return std::nullopt;
+  if (out < min_value || out > max_value) return std::nullopt;
+  return out;
 }
 
 double YamlMap::quantity_of(const std::string& key, const YAML::Node& value, Quantity q,
@@ -108,28 +203,37 @@ double YamlMap::get_quantity(const std::string& key, Quantity q, double fallback
   return get_quantity(key, q, positive);
 }
 
-long YamlMap::get_int(const std::string& key, long min_value) {
-  YAML::Node v = child(key);
-  long out = 0;
-  if (!v.IsScalar() || !YAML::convert<long>::decode(v, out)) fail(key, "expected a whole number");
-  if (out < min_value) fail(key, "must be at least " + std::to_string(min_value));
-  return out;
+int YamlMap::get_int(const std::string& key, int min_value, int max_value) {
+  auto out = read_whole(child(key), min_value, max_value);
+  if (!out) fail(key, "expected " + whole_range(min_value, max_value));
+  return static_cast<int>(*out);
 }
 
-long YamlMap::get_int(const std::string& key, long min_value, long fallback) {
+int YamlMap::get_int_or(const std::string& key, int min_value, int fallback, int max_value) {
   if (!has(key)) {
     read_.insert(key);
     return fallback;
   }
-  return get_int(key, min_value);
+  return get_int(key, min_value, max_value);
+}
+
+long long YamlMap::get_long_or(const std::string& key, long long min_value, long long fallback) {
+  if (!has(key)) {
+    read_.insert(key);
+    return fallback;
+  }
+  auto out = read_whole(child(key), min_value, LLONG_MAX);
+  if (!out) fail(key, "expected " + whole_range(min_value, LLONG_MAX));
+  return *out;
 }
 
 double YamlMap::get_double(const std::string& key, double min_value, double max_value) {
   YAML::Node v = child(key);
   double out = 0;
   if (!v.IsScalar() || !YAML::convert<double>::decode(v, out)) fail(key, "expected a number");
+  if (!std::isfinite(out)) fail(key, "'" + v.Scalar() + "' is not a finite number");
   if (out < min_value || out > max_value)
-    fail(key, "must be between " + std::to_string(min_value) + " and " + std::to_string(max_value));
+    fail(key, "must be between " + number_text(min_value) + " and " + number_text(max_value));
   return out;
 }
 
@@ -155,7 +259,7 @@ bool YamlMap::get_bool(const std::string& key, bool fallback) {
 
 void YamlMap::finish() const {
   for (const auto& kv : node_) {
-    std::string key = kv.first.as<std::string>();
+    std::string key = kv.first.Scalar();
     if (!read_.count(key))
       throw InputError(file_, line_of(kv.first), field(key), "unknown key");
   }

@@ -4,6 +4,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <climits>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -13,8 +15,17 @@
 
 namespace scaleout::core {
 
-// Loads a YAML file. Throws InputError when it is missing or not valid YAML (with the line).
+// Largest YAML file read (an include of /dev/zero or a huge file is refused, not read forever).
+inline constexpr std::uintmax_t kMaxYamlFileBytes = 16u << 20;
+
+// Loads a YAML file. Throws InputError when it is missing, not a regular file, larger than
+// kMaxYamlFileBytes, not valid YAML (with the line), holds more than one document, or a mapping
+// with a duplicate key or a key that is not a plain scalar (complex keys).
 YAML::Node load_yaml_file(const std::string& path);
+
+// Throws InputError (with the line of the offending key) for a duplicate or non-scalar key in any
+// mapping under `node`. yaml-cpp itself keeps the first of two equal keys silently.
+void check_keys(const YAML::Node& node, const std::string& file);
 
 // 1-based line of a node (0 when the node carries no position).
 int line_of(const YAML::Node& node);
@@ -38,11 +49,15 @@ class YamlMap {
   // One of `allowed`; the error lists them.
   std::string get_choice(const std::string& key, const std::vector<std::string>& allowed,
                          std::optional<std::string> fallback = std::nullopt);
-  // A quantity with a unit (see units.hpp); `min_exclusive` rejects values <= 0 when true.
+  // A finite quantity with a unit (see units.hpp); `positive` rejects values <= 0, else values
+  // below 0 are rejected.
   double get_quantity(const std::string& key, Quantity q, bool positive = true);
   double get_quantity(const std::string& key, Quantity q, double fallback, bool positive = true);
-  long get_int(const std::string& key, long min_value);
-  long get_int(const std::string& key, long min_value, long fallback);
+  // A whole number in [min_value, max_value], checked before it is narrowed to int.
+  int get_int(const std::string& key, int min_value, int max_value = INT_MAX);
+  int get_int_or(const std::string& key, int min_value, int fallback, int max_value = INT_MAX);
+  long long get_long_or(const std::string& key, long long min_value, long long fallback);
+  // A finite number in [min_value, max_value] (".nan" and ".inf" are refused).
   double get_double(const std::string& key, double min_value, double max_value);
   double get_double(const std::string& key, double min_value, double max_value, double fallback);
   bool get_bool(const std::string& key, bool fallback);
@@ -65,5 +80,12 @@ class YamlMap {
 // Reads a scalar node as a quantity, failing with file/line/field on error.
 double read_quantity(const YAML::Node& value, Quantity q, const std::string& file,
                      const std::string& field, bool positive = true);
+
+// Reads a scalar node as a whole number in [min_value, max_value]; nullopt when it is not one.
+std::optional<long long> read_whole(const YAML::Node& value, long long min_value,
+                                    long long max_value);
+
+// "a whole number from 1 to 2147483647" (for error messages).
+std::string whole_range(long long min_value, long long max_value);
 
 }  // namespace scaleout::core

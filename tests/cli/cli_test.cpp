@@ -1,10 +1,12 @@
 // Drives the `scaleout` binary as a user would: exit codes, messages, files.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
@@ -112,7 +114,8 @@ TEST(Cli, RunThenCompareWithThePrediction) {
   EXPECT_EQ(measured["wrong"], 0);
   Output c = run("compare " + p + " " + m);
   ASSERT_EQ(c.code, 0) << c.text;
-  EXPECT_NE(c.text.find("step time"), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find("step time (mean)"), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find("GB/s"), std::string::npos) << c.text;
   Output cj = run("compare " + p + " " + m + " --json");
   ASSERT_EQ(cj.code, 0) << cj.text;
   auto j = nlohmann::json::parse(cj.text);
@@ -145,7 +148,7 @@ TEST(Cli, ExternallyLaunchedRanksMeetThroughASharedStore) {
   fs::path plan = dir / "plan.yaml";
   std::ofstream(plan) << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
                       << "workload: { name: tiny, parameters: 100K, flops_per_sample: 1MFLOP }\n"
-                      << "strategy: { kind: ring, servers: 1 }\n"
+                      << "strategy: { kind: ring, ps: { servers: 1 } }\n"
                       << "training: { workers: 3, steps: 2 }\n";
   std::string bin = std::string(SCALEOUT_BINARY) + " run " + plan.string() + " --no-baselines --timeout 10 --launch external";
   // As mpirun would start them: one process per rank, rank and size in the environment.
@@ -192,6 +195,112 @@ TEST(Cli, CalibrateWritesATopologyThatLoads) {
   EXPECT_GT(j["step_time_s"].get<double>(), 0);
   EXPECT_EQ(run("calibrate /nonexistent.yaml -o " + out.string()).code, 2);
   fs::remove_all(dir);
+}
+
+TEST(Cli, VersionPrintsTheVersion) {
+  Output o = run("--version");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("scaleout 0."), std::string::npos) << o.text;
+}
+
+// A plan of the bundled topology and model with `strategy` on line 3 and `training` on line 4.
+std::string write_plan(const fs::path& dir, const std::string& strategy,
+                       const std::string& training) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "plan.yaml")
+      << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
+      << "workload: " << source_path("models/resnet50.yaml") << "\n"
+      << "strategy: " << strategy << "\n"
+      << "training: " << training << "\n";
+  return (dir / "plan.yaml").string();
+}
+
+TEST(Cli, OutOfRangeNumbersAndEmptyPathsExitTwo) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-range";
+  std::string plan = write_plan(dir, "{ kind: ring }", "{ workers: 4294967297 }");
+  Output o = run("simulate " + plan + " --engine analytic");
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find(plan + ":4:"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("training.workers"), std::string::npos) << o.text;
+
+  Output zero = run("simulate " + kQuickstart + " --workers 0");
+  EXPECT_EQ(zero.code, 2) << zero.text;
+  EXPECT_NE(zero.text.find("2147483647"), std::string::npos) << zero.text;
+  EXPECT_EQ(zero.text.find("1797693134862315"), std::string::npos)
+      << "DBL_MAX printed: " << zero.text;
+  EXPECT_EQ(run("simulate " + kQuickstart + " --workers 4294967297").code, 2);
+  EXPECT_EQ(run("run " + kQuickstart + " --timeout 0").code, 2);
+  EXPECT_EQ(run("run " + kQuickstart + " --compute-scale nan").code, 2);
+  EXPECT_EQ(run("validate " + kQuickstart + " --tolerance nan").code, 2);
+
+  for (const std::string& cmd :
+       {"simulate " + kQuickstart + " --engine analytic -o ''",
+        "simulate " + kQuickstart + " --trace ''",
+        "sweep " + kQuickstart + " --engine analytic -o ''", "run " + kQuickstart + " -o ''",
+        "validate " + kQuickstart + " -o ''",
+        "calibrate " + source_path("topologies/v100-ib-switch.yaml") + " -o ''"}) {
+    Output e = run(cmd);
+    EXPECT_EQ(e.code, 2) << cmd << "\n" << e.text;
+    EXPECT_NE(e.text.find("empty file name"), std::string::npos) << cmd << "\n" << e.text;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Cli, ComplexKeyExitsTwoNamingTheFile) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-complex";
+  std::string plan = write_plan(dir, "{ kind: ring }", "{ workers: 8 }");
+  std::ofstream(plan, std::ios::app) << "? [a, b]\n: 1\n";
+  Output o = run("simulate " + plan + " --engine analytic");
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find(plan + ":5:"), std::string::npos) << o.text;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, SweepRunsARepeatedPointOnce) {
+  fs::path csv = fs::temp_directory_path() / "scaleout-cli-dedupe.csv";
+  Output o =
+      run("sweep " + kQuickstart +
+          " --engine analytic --workers 16,8,16 --strategies ring,ring -q -o " + csv.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 2u);
+  EXPECT_NE(lines[1].find(",ring,16,"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find(",ring,8,"), std::string::npos) << lines[2];
+  fs::remove(csv);
+}
+
+TEST(Cli, FlatKnobsOfAnotherKindLoadDeprecatedOnlyWhenThatKindRuns) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-deprecated";
+  std::string plan = write_plan(dir, "{ kind: ring, servers: 2 }", "{ workers: 8 }");
+  Output refused = run("simulate " + plan + " --engine analytic");
+  EXPECT_EQ(refused.code, 2) << refused.text;
+  EXPECT_NE(refused.text.find(plan + ":3:"), std::string::npos) << refused.text;
+  EXPECT_NE(refused.text.find("ps: { servers: ... }"), std::string::npos) << refused.text;
+
+  Output swept = run("sweep " + plan + " --engine analytic --strategies ring,ps -q -o " +
+                     (dir / "s.csv").string());
+  EXPECT_EQ(swept.code, 0) << swept.text;
+  EXPECT_NE(swept.text.find("warning: " + plan + ":3:"), std::string::npos) << swept.text;
+  EXPECT_NE(swept.text.find("deprecated"), std::string::npos) << swept.text;
+  Output as_ps = run("simulate " + plan + " --engine analytic --strategy ps --json");
+  EXPECT_EQ(as_ps.code, 0) << as_ps.text;
+  EXPECT_NE(as_ps.text.find("\"servers\": 2"), std::string::npos) << as_ps.text;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, ValidateHelpNamesFilesThatExist) {
+  Output o = run("validate --help");
+  ASSERT_EQ(o.code, 0) << o.text;
+  int named = 0;
+  for (std::size_t at = o.text.find("experiments/"); at != std::string::npos;
+       at = o.text.find("experiments/", at + 1)) {
+    std::string path = o.text.substr(at, o.text.find_first_of(" \n", at) - at);
+    EXPECT_TRUE(fs::exists(source_path(path))) << path;
+    ++named;
+  }
+  EXPECT_GT(named, 0);
 }
 
 TEST(Cli, HelpShowsAnExample) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace scaleout::core {
 namespace {
 
@@ -31,6 +33,20 @@ TEST(Units, RejectsWrongKindsAndGarbage) {
   EXPECT_FALSE(parse_quantity("1us", Quantity::kBytes));
   EXPECT_FALSE(parse_quantity("", Quantity::kCount));
   EXPECT_FALSE(parse_quantity("3Q", Quantity::kCount));
+}
+
+TEST(Units, RefusesValuesThatAreNotFinite) {
+  std::string why;
+  EXPECT_FALSE(parse_quantity("1e308GB/s", Quantity::kBandwidth, &why)) << "overflows once scaled";
+  EXPECT_EQ(why, "not finite");
+  EXPECT_FALSE(parse_quantity("1e400", Quantity::kCount, &why));
+  EXPECT_EQ(why, "not finite");
+  EXPECT_FALSE(parse_quantity("1e300P", Quantity::kCount));
+  EXPECT_FALSE(parse_quantity(".nan", Quantity::kCount, &why));
+  EXPECT_EQ(why, "not a unit");
+  EXPECT_FALSE(parse_quantity("inf", Quantity::kTime));
+  EXPECT_FALSE(parse_quantity("nans", Quantity::kTime));
+  EXPECT_DOUBLE_EQ(*parse_quantity("1e300B/s", Quantity::kBandwidth), 1e300) << "large but finite";
 }
 
 }  // namespace

@@ -1,0 +1,143 @@
+// validate_plan (declared in plan_loader.hpp): the checks that span the parts of a plan, run once
+// the command line's overrides are applied.
+#include <algorithm>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "core/topology.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+// Devices the cluster offers; -1 when nodes are "auto" (as many as needed).
+long long device_capacity(const Cluster& c) {
+  long long dpn = c.devices_per_node;
+  if (c.network.kind == NetworkKind::kExplicit) {
+    long long total = 0;
+    for (const auto& h : c.hosts) total += h.devices;
+    return total;
+  }
+  if (c.network.kind == NetworkKind::kTorus2d)
+    return static_cast<long long>(c.network.dims[0]) * c.network.dims[1] * dpn;
+  if (c.network.kind == NetworkKind::kFatTree) {
+    long long k = c.network.fat_tree_k;
+    return k * k * k / 4 * dpn;
+  }
+  if (c.nodes) return *c.nodes * dpn;
+  return -1;
+}
+
+// Nodes the job occupies: workers fill nodes in order, dedicated servers take the nodes after.
+long long job_nodes(const Plan& plan) {
+  long long needed = devices_needed(plan);
+  const Cluster& c = plan.cluster;
+  if (c.network.kind == NetworkKind::kExplicit) {
+    long long nodes = 0, devices = 0;
+    for (const auto& h : c.hosts) {
+      if (devices >= needed) break;
+      devices += h.devices;
+      ++nodes;
+    }
+    return nodes;
+  }
+  long long dpn = std::max(1, c.devices_per_node);
+  return (needed + dpn - 1) / dpn;
+}
+
+void check_devices(const Plan& plan) {
+  const auto& t = plan.training;
+  const auto& s = plan.strategy;
+  long long capacity = device_capacity(plan.cluster);
+  long long needed = t.workers;
+  if (s.kind == StrategyKind::kPs && s.ps_placement == PsPlacement::kDedicated) {
+    // Dedicated servers take whole nodes of their own.
+    needed = t.workers +
+             static_cast<long long>(s.ps_servers) * std::max(1, plan.cluster.devices_per_node);
+  }
+  if (capacity >= 0 && needed > capacity)
+    throw InputError(plan.file, t.workers_line, "training.workers",
+                     std::to_string(t.workers) + " workers" +
+                         (needed > t.workers ? " plus dedicated parameter servers" : "") +
+                         " need more devices than the cluster '" + plan.cluster.name + "' has (" +
+                         std::to_string(capacity) + ")");
+}
+
+// Bounds the devices a job takes (as devices_needed counts them, in a type that cannot overflow)
+// so that every engine's int counts stay exact.
+void check_job_size(const Plan& plan) {
+  const auto& s = plan.strategy;
+  long long dpn = std::max(1, plan.cluster.devices_per_node);
+  long long needed = plan.training.workers;
+  if (s.kind == StrategyKind::kPs && s.ps_placement == PsPlacement::kDedicated)
+    needed = (needed + dpn - 1) / dpn * dpn + s.ps_servers * dpn;
+  if (needed > kMaxDevices)
+    throw InputError(plan.file, plan.training.workers_line, "training.workers",
+                     "the job takes " + std::to_string(needed) +
+                         " devices, more than scaleout takes (" + std::to_string(kMaxDevices) +
+                         ")");
+}
+
+void check_parameter_server(const Plan& plan) {
+  const auto& t = plan.training;
+  const auto& s = plan.strategy;
+  if (s.kind != StrategyKind::kPs) return;
+  if (s.staleness_bound >= 0 && s.ps_servers > 1)
+    throw InputError(plan.file, s.line, "strategy.staleness_bound",
+                     "bounded staleness needs servers: 1 (each shard would admit pulls on its own, "
+                     "and two shards holding back different workers would wait on each other)");
+  if (s.replicas_to_aggregate > t.workers)
+    throw InputError(plan.file, s.replicas_line, "strategy.replicas_to_aggregate",
+                     "cannot exceed the " + std::to_string(t.workers) + " workers");
+  if (s.softsync > t.workers)
+    throw InputError(plan.file, s.softsync_line, "strategy.softsync",
+                     "cannot exceed the " + std::to_string(t.workers) +
+                         " workers (n-softsync applies after workers/n gradients)");
+  if (s.ps_placement == PsPlacement::kColocated && s.ps_servers > t.workers)
+    throw InputError(
+        plan.file, s.servers_line ? s.servers_line : s.line, "strategy.servers",
+        "colocated servers cannot outnumber the workers (" + std::to_string(t.workers) + ")");
+}
+
+void check_job_members(const Plan& plan) {
+  const auto& t = plan.training;
+  for (int w : plan.stragglers.slow_workers)
+    if (w >= t.workers)
+      throw InputError(plan.file, plan.stragglers.slow_workers_line, "stragglers.slow.workers",
+                       "worker " + std::to_string(w) + " does not exist (" +
+                           std::to_string(t.workers) + " workers: 0 to " +
+                           std::to_string(t.workers - 1) + ")");
+  long long nodes = job_nodes(plan);
+  for (const auto& f : plan.resilience.failures)
+    if (f.node >= nodes)
+      throw InputError(plan.file, f.line, "failures.node",
+                       "node " + std::to_string(f.node) +
+                           " is not part of the job (it runs on nodes 0 to " +
+                           std::to_string(nodes - 1) + ")");
+}
+
+}  // namespace
+
+void validate_plan(const Plan& plan) {
+  const auto& t = plan.training;
+  const auto& s = plan.strategy;
+  if (t.workers < 1)
+    throw InputError(plan.file, t.workers_line, "training.workers", "must be at least 1");
+  if (static_cast<long long>(t.workers) * t.batch_per_worker > kMaxSamplesPerStep)
+    throw InputError(
+        plan.file, t.batch_line ? t.batch_line : t.workers_line, "training.batch_per_worker",
+        std::to_string(t.workers) + " workers x " + std::to_string(t.batch_per_worker) +
+            " samples is more than " + std::to_string(kMaxSamplesPerStep) + " samples a step");
+  if (s.kind == StrategyKind::kTorus2d && s.grid &&
+      static_cast<long long>((*s.grid)[0]) * (*s.grid)[1] != t.workers)
+    throw InputError(plan.file, s.grid_line, "strategy.grid",
+                     "grid " + std::to_string((*s.grid)[0]) + "x" + std::to_string((*s.grid)[1]) +
+                         " does not multiply to the " + std::to_string(t.workers) + " workers");
+  check_job_size(plan);
+  check_devices(plan);
+  check_parameter_server(plan);
+  check_job_members(plan);
+}
+
+}  // namespace scaleout::core

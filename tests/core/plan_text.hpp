@@ -1,0 +1,73 @@
+// Plans written as YAML text in tests: a small inline cluster and workload, a temporary file,
+// and the check that loading fails with an InputError naming the file, the line and a word.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+
+namespace scaleout::testing {
+
+// Lines 1-7: 2 nodes of 8 devices; line 8: the workload. A plan's own lines start at line 9.
+inline const char* kInlineCluster =
+    "cluster:\n"
+    "  name: c\n"
+    "  devices_per_node: 8\n"
+    "  device: { flops: 100TFLOPS }\n"
+    "  intra_node: { bandwidth: 150GB/s, latency: 1us }\n"
+    "  nic: { bandwidth: 100Gbps, latency: 2us }\n"
+    "  nodes: 2\n";
+inline const char* kInlineWorkload =
+    "workload: { name: m, parameters: 10M, flops_per_sample: 1GFLOP }\n";
+
+// A directory of its own under the temporary directory, removed when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() / ("scaleout-test-" + name)) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::filesystem::path& path() const { return path_; }
+  std::string write(const std::string& file, const std::string& text) const {
+    std::ofstream(path_ / file) << text;
+    return (path_ / file).string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Loads `yaml` as a plan and expects an InputError whose message names the file, `line` (when
+// > 0) and contains `expect`.
+inline void expect_refused(const std::string& name, const std::string& yaml, int line,
+                           const std::string& expect, const core::PlanOverrides& overrides = {}) {
+  TempDir dir(name);
+  std::string file = dir.write("plan.yaml", yaml);
+  try {
+    core::load_plan(file, overrides);
+    ADD_FAILURE() << name << ": loaded, expected an error containing '" << expect << "'";
+  } catch (const core::InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find(file), std::string::npos) << name << ": " << msg;
+    if (line > 0)
+      EXPECT_NE(msg.find(":" + std::to_string(line) + ":"), std::string::npos)
+          << name << ": " << msg;
+    EXPECT_NE(msg.find(expect), std::string::npos) << name << ": " << msg;
+  }
+}
+
+// Loads `yaml` as a plan, which must load.
+inline core::Plan load_text(const std::string& name, const std::string& yaml,
+                            const core::PlanOverrides& overrides = {}) {
+  TempDir dir(name);
+  return core::load_plan(dir.write("plan.yaml", yaml), overrides);
+}
+
+}  // namespace scaleout::testing
