@@ -50,4 +50,16 @@ ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times,
   return out;
 }
 
+ResilienceOutcome restart_uniform_steps(long steps, double step_time, const Resilience& r,
+                                        double samples_per_step) {
+  if (!r.failures.empty()) return restart_from_checkpoint(std::vector<double>(steps, step_time), r, samples_per_step);
+  ResilienceOutcome out;
+  // A checkpoint after every `checkpoint_every` steps but the last.
+  long checkpoints = r.checkpoint_every > 0 && steps > 0 ? (steps - 1) / r.checkpoint_every : 0;
+  out.checkpoint_s = checkpoints * r.checkpoint_cost;
+  out.wall_s = steps * step_time + out.checkpoint_s;
+  out.goodput_samples_per_s = out.wall_s > 0 ? steps * samples_per_step / out.wall_s : 0;
+  return out;
+}
+
 }  // namespace scaleout::core

@@ -17,4 +17,9 @@ namespace scaleout::core {
 ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times, const Resilience& resilience,
                                           double samples_per_step);
 
+// The same for `steps` steps of `step_time` each, without a list: in closed form when no failure
+// is planned (the cost does not grow with the steps), replayed otherwise.
+ResilienceOutcome restart_uniform_steps(long steps, double step_time, const Resilience& resilience,
+                                        double samples_per_step);
+
 }  // namespace scaleout::core

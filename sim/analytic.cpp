@@ -25,6 +25,7 @@ namespace {
 // cross-traffic: each flow loads its reverse path with 5% (the acknowledgements), so where every
 // rank sends and receives at once each link direction carries 1.05 flows' worth per flow.
 constexpr double kLv08Latency = 13.01;
+constexpr int kListedSteps = 1000;
 constexpr double kLv08Bandwidth = 0.97;
 constexpr double kLv08CrossTraffic = 1.05;
 
@@ -236,16 +237,20 @@ RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, do
   r.phases.compute_s = m.compute_flops() / cluster_.device.flops;  // nominal, as the simulator
   r.phases.comm_s = comm;
   r.step_time_s = step;
-  for (int s = 0; s < plan.training.steps; ++s) r.steps.push_back({s, step});
+  // Every step takes the same time: list at most kListedSteps of them, so that a result's size
+  // and the engine's cost do not grow with the steps.
+  for (int s = 0; s < std::min(plan.training.steps, kListedSteps); ++s) r.steps.push_back({s, step});
+  if (plan.training.steps > kListedSteps)
+    r.warnings.push_back("the steps list holds the first " + std::to_string(kListedSteps) + " of " +
+                         std::to_string(plan.training.steps) + " steps, all alike");
   core::fill_derived(r, plan.training.batch_per_worker);
   double share = static_cast<double>(applied_per_step) / r.workers;  // only applied gradients train
   r.throughput_samples_per_s *= share;
   r.scaling_efficiency *= share;
   r.gradients.applied = static_cast<long>(applied_per_step) * plan.training.steps;
   r.staleness = core::staleness_from_histogram({r.gradients.applied});
-  std::vector<double> times(plan.training.steps, step);
-  r.resilience = core::restart_from_checkpoint(
-      times, plan.resilience, static_cast<double>(applied_per_step) * plan.training.batch_per_worker);
+  r.resilience = core::restart_uniform_steps(plan.training.steps, step, plan.resilience,
+                                             static_cast<double>(applied_per_step) * plan.training.batch_per_worker);
   return r;
 }
 
@@ -276,7 +281,8 @@ std::vector<std::string> analytic_warnings(const Plan& plan) {
 
 RunResult AnalyticModel::predict(const Plan& plan) const {
   RunResult r = predict_closed_form(plan);
-  r.warnings = analytic_warnings(plan);
+  auto model = analytic_warnings(plan);
+  r.warnings.insert(r.warnings.begin(), model.begin(), model.end());
   return r;
 }
 

@@ -47,5 +47,20 @@ TEST(FailureModel, WithoutCheckpointsEverythingIsLost) {
   EXPECT_DOUBLE_EQ(f.wall_s, 16);
 }
 
+// The closed form for identical steps equals the replay, with and without checkpoints.
+TEST(FailureModel, UniformStepsInClosedFormEqualTheReplay) {
+  for (int every : {0, 1, 3, 7})
+    for (long steps : {1L, 2L, 10L, 21L}) {
+      Resilience r;
+      r.checkpoint_every = every;
+      r.checkpoint_cost = 0.25;
+      ResilienceOutcome replay = restart_from_checkpoint(std::vector<double>(steps, 1.5), r, 10);
+      ResilienceOutcome closed = restart_uniform_steps(steps, 1.5, r, 10);
+      EXPECT_DOUBLE_EQ(closed.wall_s, replay.wall_s) << every << " " << steps;
+      EXPECT_DOUBLE_EQ(closed.checkpoint_s, replay.checkpoint_s);
+      EXPECT_DOUBLE_EQ(closed.goodput_samples_per_s, replay.goodput_samples_per_s);
+    }
+}
+
 }  // namespace
 }  // namespace scaleout::core
