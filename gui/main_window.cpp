@@ -1,0 +1,183 @@
+#include "gui/main_window.hpp"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "gui/answer_panel.hpp"
+#include "gui/chart_data.hpp"
+#include "gui/plan_panel.hpp"
+
+namespace scaleout::gui {
+
+MainWindow::MainWindow(const core::Plan& plan) {
+  setWindowTitle("scaleout: how training scales");
+  auto* central = new QWidget;
+  auto* row = new QHBoxLayout(central);
+  plan_panel_ = new PlanPanel;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(plan_panel_);
+  scroll->setWidgetResizable(true);
+  scroll->setFixedWidth(330);
+  row->addWidget(scroll);
+
+  auto* grid = new QGridLayout;
+  throughput_ = make_line_chart(central);
+  efficiency_ = make_line_chart(central);
+  auto* bars = new QWidget;
+  auto* bars_layout = new QVBoxLayout(bars);
+  bars_layout->setContentsMargins(0, 0, 0, 0);
+  auto* size_row = new QHBoxLayout;
+  size_row->addWidget(new QLabel("step-time breakdown at"));
+  size_ = new QComboBox;
+  size_row->addWidget(size_);
+  size_row->addWidget(new QLabel("workers"));
+  size_row->addStretch();
+  bars_layout->addLayout(size_row);
+  breakdown_ = make_bar_chart(bars);
+  bars_layout->addWidget(breakdown_->widget(), 1);
+  connect(size_, &QComboBox::currentIndexChanged, this, [this] { redraw_breakdown(); });
+
+  auto* side = new QWidget;
+  auto* side_layout = new QVBoxLayout(side);
+  answer_panel_ = new AnswerPanel;
+  side_layout->addWidget(answer_panel_, 1);
+  measured_text_ = new QLabel;
+  measured_text_->setWordWrap(true);
+  side_layout->addWidget(measured_text_);
+
+  grid->addWidget(throughput_->widget(), 0, 0);
+  grid->addWidget(efficiency_->widget(), 0, 1);
+  grid->addWidget(bars, 1, 0);
+  grid->addWidget(side, 1, 1);
+  grid->setColumnStretch(0, 1);
+  grid->setColumnStretch(1, 1);
+  row->addLayout(grid, 1);
+  setCentralWidget(central);
+  build_menus();
+  resize(1500, 950);
+
+  plan_panel_->on_change([this](const WhatIf& w) { recompute(w); });
+  WhatIf w;
+  w.plan = plan;
+  plan_panel_->set_what_if(w);
+  recompute(w);
+}
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("Open plan...", this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, "Open plan", {}, "Plans (*.yaml *.yml)");
+    if (!path.isEmpty()) statusBar()->showMessage(open_plan(path));
+  });
+  file->addAction("Open result JSON...", this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, "Open result", {}, "Results (*.json)");
+    if (!path.isEmpty()) statusBar()->showMessage(open_result(path));
+  });
+  file->addSeparator();
+  file->addAction("Export throughput chart as PNG...", this,
+                  [this] { export_chart(throughput_, "throughput.png"); });
+  file->addAction("Export efficiency chart as PNG...", this,
+                  [this] { export_chart(efficiency_, "efficiency.png"); });
+  file->addAction("Export breakdown chart as PNG...", this,
+                  [this] { export_chart(breakdown_, "breakdown.png"); });
+  file->addSeparator();
+  file->addAction("Quit", QKeySequence::Quit, qApp, &QApplication::quit);
+}
+
+void MainWindow::export_chart(Chart* chart, const QString& name) {
+  QString path = QFileDialog::getSaveFileName(this, "Export PNG", name, "PNG images (*.png)");
+  if (path.isEmpty()) return;
+  bool ok = chart->save_png(path, chart->widget()->size());
+  statusBar()->showMessage(ok ? "wrote " + path : "could not write " + path);
+}
+
+QString MainWindow::open_plan(const QString& path) {
+  try {
+    WhatIf w = what_if_;
+    w.plan = core::load_plan(path.toStdString());
+    plan_panel_->set_what_if(w);
+    recompute(w);
+    return "opened " + path;
+  } catch (const core::InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+}
+
+QString MainWindow::open_result(const QString& path) {
+  try {
+    measured_.push_back(load_measured(path.toStdString(), what_if_.plan));
+  } catch (const core::InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+  redraw();
+  return "measured run from " + path;
+}
+
+void MainWindow::recompute(const WhatIf& w) {
+  QElapsedTimer timer;
+  timer.start();
+  what_if_ = w;
+  curves_ = compute_curves(w.plan, doubling_sizes(w.min_workers, w.max_workers));
+  // Measured runs are predicted again on the edited plan; one that no longer fits is dropped.
+  std::vector<MeasuredPoint> kept;
+  for (const auto& m : measured_) {
+    try {
+      kept.push_back(load_measured(m.file, w.plan));
+    } catch (const core::InputError&) {
+    }
+  }
+  measured_ = std::move(kept);
+  redraw();
+  answer_panel_->set_what_if(w);
+  statusBar()->showMessage(QString("analytic: %1 points in %2 ms%3")
+                               .arg(curves_.curves.size() * curves_.workers.size())
+                               .arg(timer.elapsed())
+                               .arg(curves_.errors.empty()
+                                        ? QString()
+                                        : QString(", %1 sizes a strategy cannot run")
+                                              .arg(curves_.errors.size())));
+}
+
+void MainWindow::redraw() {
+  throughput_->show_data(throughput_data(curves_, measured_));
+  efficiency_->show_data(efficiency_data(curves_));
+  QString chosen = size_->currentText();
+  if (chosen.isEmpty()) chosen = QString::number(what_if_.plan.training.workers);
+  size_->blockSignals(true);
+  size_->clear();
+  for (int n : curves_.workers) size_->addItem(QString::number(n));
+  int index = size_->findText(chosen);
+  size_->setCurrentIndex(index >= 0 ? index : static_cast<int>(curves_.workers.size()) / 2);
+  size_->blockSignals(false);
+  redraw_breakdown();
+  QString text;
+  if (!measured_.empty()) text = "<b>Measured runs</b> (error = (predicted - measured) / measured)<br>";
+  for (const auto& m : measured_)
+    text += QString("%1: %2, %3 workers: %4 samples/s measured, %5 predicted, error %6 %<br>")
+                .arg(QFileInfo(QString::fromStdString(m.file)).fileName().toHtmlEscaped(),
+                     QString::fromStdString(m.measured.strategy))
+                .arg(m.measured.workers)
+                .arg(m.measured.throughput_samples_per_s, 0, 'f', 1)
+                .arg(m.predicted.throughput_samples_per_s, 0, 'f', 1)
+                .arg(m.throughput_error * 100, 0, 'f', 1);
+  measured_text_->setText(text);
+}
+
+void MainWindow::redraw_breakdown() {
+  bool ok = false;
+  int workers = size_->currentText().toInt(&ok);
+  if (ok) breakdown_->show_data(breakdown_data(curves_, workers));
+}
+
+}  // namespace scaleout::gui

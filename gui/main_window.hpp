@@ -1,0 +1,59 @@
+// The main window: the plan panel on the left, the charts in the middle, the planning answer and
+// the measured runs on the right. Every valid edit recomputes the analytic curves and redraws.
+#pragma once
+
+#include <QMainWindow>
+#include <string>
+#include <vector>
+
+#include "gui/chart.hpp"
+#include "gui/curves.hpp"
+#include "gui/measured.hpp"
+#include "gui/plan_fields.hpp"
+
+class QComboBox;
+class QLabel;
+
+namespace scaleout::gui {
+
+class AnswerPanel;
+class PlanPanel;
+
+class MainWindow : public QMainWindow {
+ public:
+  explicit MainWindow(const core::Plan& plan);
+
+  // Loads a plan file; on error leaves the window as it was and returns the message.
+  QString open_plan(const QString& path);
+  // Lays a result JSON over the curves; on error returns the message.
+  QString open_result(const QString& path);
+
+  PlanPanel* plan_panel() const { return plan_panel_; }
+  AnswerPanel* answer_panel() const { return answer_panel_; }
+  LineChart* throughput_chart() const { return throughput_; }
+  LineChart* efficiency_chart() const { return efficiency_; }
+  BarChart* breakdown_chart() const { return breakdown_; }
+  QComboBox* breakdown_size() const { return size_; }
+  const Curves& curves() const { return curves_; }
+  const std::vector<MeasuredPoint>& measured() const { return measured_; }
+
+ private:
+  void build_menus();
+  void recompute(const WhatIf& w);
+  void redraw();
+  void redraw_breakdown();
+  void export_chart(Chart* chart, const QString& name);
+
+  WhatIf what_if_;
+  Curves curves_;
+  std::vector<MeasuredPoint> measured_;
+  PlanPanel* plan_panel_ = nullptr;
+  AnswerPanel* answer_panel_ = nullptr;
+  LineChart* throughput_ = nullptr;
+  LineChart* efficiency_ = nullptr;
+  BarChart* breakdown_ = nullptr;
+  QComboBox* size_ = nullptr;
+  QLabel* measured_text_ = nullptr;
+};
+
+}  // namespace scaleout::gui

@@ -1,0 +1,142 @@
+#include "gui/plan_fields.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cassert>
+#include <cstdio>
+
+#include "core/yaml_reader.hpp"
+
+namespace scaleout::gui {
+
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// A one-key mapping read with the loader's YamlMap, so that values and errors are the YAML's.
+// `context` is the field's parent ("nic"), as the loader names it.
+core::YamlMap one_value(const std::string& context, const std::string& key,
+                        const std::string& text) {
+  YAML::Node node(YAML::NodeType::Map);
+  node[key] = text;
+  return core::YamlMap(node, "", context);
+}
+
+PlanField text_field(std::string context, std::string key, std::string label,
+                     std::function<std::string(const WhatIf&)> get,
+                     std::function<void(WhatIf&, core::YamlMap&, const std::string&)> read) {
+  std::string full = context.empty() ? key : context + "." + key;
+  return {full, std::move(label), PlanField::Kind::kText, {}, std::move(get),
+          [context, key, read](WhatIf& w, const std::string& text) {
+            core::YamlMap m = one_value(context, key, text);
+            read(w, m, key);
+            m.finish();
+          }};
+}
+
+std::vector<PlanField> make_fields() {
+  using core::Quantity;
+  std::vector<PlanField> f;
+  f.push_back(text_field(
+      "sweep", "max_workers", "workers up to", [](const WhatIf& w) { return std::to_string(w.max_workers); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.max_workers = static_cast<int>(m.get_int(k, 2));
+        if (w.max_workers > 65536) m.fail(k, "at most 65536 in the window");
+      }));
+  f.push_back(text_field(
+      "training", "batch_per_worker", "batch per worker",
+      [](const WhatIf& w) { return std::to_string(w.plan.training.batch_per_worker); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.training.batch_per_worker = static_cast<int>(m.get_int(k, 1));
+      }));
+  f.push_back({"training.gradient_precision", "gradient precision", PlanField::Kind::kChoice,
+               {"fp32", "fp16", "bf16"},
+               [](const WhatIf& w) { return w.plan.training.gradient_precision; },
+               [](WhatIf& w, const std::string& text) {
+                 core::YamlMap m = one_value("training", "gradient_precision", text);
+                 auto& t = w.plan.training;
+                 t.gradient_precision = m.get_choice("gradient_precision", {"fp32", "fp16", "bf16"});
+                 t.gradient_bytes_per_element = t.gradient_precision == "fp32" ? 4 : 2;
+               }});
+  f.push_back({"training.overlap", "overlap backward and exchange", PlanField::Kind::kBool, {},
+               [](const WhatIf& w) { return std::string(w.plan.training.overlap ? "true" : "false"); },
+               [](WhatIf& w, const std::string& text) { w.plan.training.overlap = text == "true"; }});
+  f.push_back(text_field(
+      "training", "fusion_buffer", "fusion buffer",
+      [](const WhatIf& w) { return core::format_bytes(w.plan.training.fusion_buffer); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.training.fusion_buffer = m.get_quantity(k, Quantity::kBytes);
+      }));
+  f.push_back(text_field(
+      "nic", "bandwidth", "NIC bandwidth",
+      [](const WhatIf& w) { return format_bandwidth(w.plan.cluster.nic.bandwidth); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.cluster.nic.bandwidth = m.get_quantity(k, Quantity::kBandwidth);
+      }));
+  f.push_back(text_field(
+      "nic", "latency", "NIC latency",
+      [](const WhatIf& w) { return format_time(w.plan.cluster.nic.latency); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.cluster.nic.latency = m.get_quantity(k, Quantity::kTime, /*positive=*/false);
+      }));
+  f.push_back(text_field(
+      "device", "flops", "device peak",
+      [](const WhatIf& w) { return format_flops(w.plan.cluster.device.flops); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.cluster.device.flops = m.get_quantity(k, Quantity::kFlops);
+      }));
+  f.push_back(text_field(
+      "workload", "efficiency", "achieved share of peak",
+      [](const WhatIf& w) { return fmt("%g", w.plan.workload.efficiency); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.workload.efficiency = m.get_double(k, 1e-6, 1.0);
+      }));
+  f.push_back(text_field(
+      "strategy", "servers", "parameter servers (ps)",
+      [](const WhatIf& w) { return std::to_string(w.plan.strategy.ps_servers); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.strategy.ps_servers = static_cast<int>(m.get_int(k, 1));
+      }));
+  return f;
+}
+
+}  // namespace
+
+const std::vector<PlanField>& plan_fields() {
+  static const std::vector<PlanField> fields = make_fields();
+  return fields;
+}
+
+const PlanField& plan_field(const std::string& key) {
+  for (const auto& f : plan_fields())
+    if (f.key == key) return f;
+  assert(false && "unknown plan field");
+  return plan_fields().front();
+}
+
+std::string format_bandwidth(double bytes_per_s) {
+  double bits = bytes_per_s * 8;
+  if (bits >= 1e9) return fmt("%gGbps", bits / 1e9);
+  if (bits >= 1e6) return fmt("%gMbps", bits / 1e6);
+  return fmt("%gbps", bits);
+}
+
+std::string format_time(double seconds) {
+  if (seconds == 0) return "0s";
+  if (seconds < 1e-6) return fmt("%gns", seconds * 1e9);
+  if (seconds < 1e-3) return fmt("%gus", seconds * 1e6);
+  if (seconds < 1) return fmt("%gms", seconds * 1e3);
+  return fmt("%gs", seconds);
+}
+
+std::string format_flops(double flops) {
+  if (flops >= 1e12) return fmt("%gTFLOPS", flops / 1e12);
+  if (flops >= 1e9) return fmt("%gGFLOPS", flops / 1e9);
+  return fmt("%gFLOPS", flops);
+}
+
+}  // namespace scaleout::gui

@@ -1,0 +1,45 @@
+// The plan panel: the fields that decide scaling, edited as text with units. A valid edit updates
+// the plan at once; a wrong value is marked at its field (red, the loader's message as tooltip)
+// and the plan keeps its last good value.
+#pragma once
+
+#include <QWidget>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "gui/plan_fields.hpp"
+
+class QLabel;
+
+namespace scaleout::gui {
+
+class PlanPanel : public QWidget {
+ public:
+  explicit PlanPanel(QWidget* parent = nullptr);
+
+  // Shows `w` in every field and clears the marks.
+  void set_what_if(const WhatIf& w);
+  // The plan with every valid edit applied.
+  const WhatIf& what_if() const { return good_; }
+  // Called after each valid edit.
+  void on_change(std::function<void(const WhatIf&)> callback) { on_change_ = std::move(callback); }
+
+  // The editor of a field (QLineEdit, QComboBox or QCheckBox), for tests and focus.
+  QWidget* editor(const std::string& key) const { return editors_.at(key); }
+  // The message marking a field; empty when its value is good.
+  QString error(const std::string& key) const;
+
+ private:
+  void edited(const PlanField& field, const std::string& text);
+  void mark(const std::string& key, const QString& message);
+
+  WhatIf good_;
+  std::map<std::string, QWidget*> editors_;
+  std::map<std::string, QString> errors_;
+  QLabel* source_ = nullptr;
+  QLabel* status_ = nullptr;
+  std::function<void(const WhatIf&)> on_change_;
+};
+
+}  // namespace scaleout::gui
