@@ -1,0 +1,319 @@
+// The window, driven headless (QT_QPA_PLATFORM=offscreen): its charts hold the analytic engine's
+// numbers, edits typed into fields act as the same YAML edit, wrong values keep the last good
+// curves, the planning answer is `scaleout plan`'s, and screenshots land under the build folder.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QTest>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/plan_loader.hpp"
+#include "core/relative_error.hpp"
+#include "gui/answer_panel.hpp"
+#include "gui/curves.hpp"
+#include "gui/main_window.hpp"
+#include "gui/plan_panel.hpp"
+#include "gui/sweep_csv.hpp"
+#include "sim/analytic.hpp"
+#include "sim/planner.hpp"
+#include "tests/support/command.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::gui {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::source_path;
+
+const std::string kQuickstart = source_path("experiments/quickstart.yaml");
+const fs::path kShots = SCALEOUT_SCREENSHOT_DIR;
+
+testing::Output cli(const std::string& args) { return testing::shell(std::string(SCALEOUT_BINARY) + " " + args); }
+
+core::Plan quickstart() { return core::load_plan(kQuickstart); }
+
+QList<QXYSeries*> series_of(Chart* chart, bool lines) {
+  QList<QXYSeries*> out;
+  auto* view = dynamic_cast<QChartView*>(chart->widget());
+  for (QAbstractSeries* s : view->chart()->series()) {
+    if (lines && qobject_cast<QLineSeries*>(s)) out << static_cast<QXYSeries*>(s);
+    if (!lines && qobject_cast<QScatterSeries*>(s)) out << static_cast<QXYSeries*>(s);
+  }
+  return out;
+}
+
+// Every point of the throughput chart, by strategy and workers.
+std::map<std::pair<std::string, int>, double> throughput_points(MainWindow& w) {
+  std::map<std::pair<std::string, int>, double> out;
+  for (QXYSeries* s : series_of(w.throughput_chart(), true))
+    for (const QPointF& p : s->points()) out[{s->name().toStdString(), static_cast<int>(p.x())}] = p.y();
+  return out;
+}
+
+void type_into(QWidget* editor, const QString& text) {
+  auto* line = dynamic_cast<QLineEdit*>(editor);
+  ASSERT_NE(line, nullptr);
+  line->setFocus();
+  QTest::keyClick(line, Qt::Key_A, Qt::ControlModifier);  // select all: the first key replaces it
+  QTest::keyClicks(line, text);
+}
+
+void expect_relative(double got, double want, double tolerance, const std::string& what) {
+  EXPECT_LE(std::abs(got - want), tolerance * std::abs(want)) << what << ": " << got << " vs " << want;
+}
+
+// The analytic curves `scaleout sweep` writes for `plan_path`, read back from its CSV.
+Curves cli_sweep(const std::string& plan_path, const fs::path& csv) {
+  fs::create_directories(csv.parent_path());
+  auto o = cli("sweep " + plan_path + " --engine analytic --workers 8:1024:x2 "
+               "--strategies ps,ring,torus2d,hierarchical_ring -q -o " + csv.string());
+  EXPECT_EQ(o.code, 0) << o.text;
+  return read_sweep_csv(csv.string());
+}
+
+// The CSV prints 9 significant digits: equal within 1e-8.
+void expect_chart_equals_csv(MainWindow& w, const Curves& csv) {
+  auto points = throughput_points(w);
+  std::size_t n = 0;
+  for (const auto& c : csv.curves)
+    for (const auto& r : c.points) {
+      auto it = points.find({c.strategy, r.workers});
+      ASSERT_NE(it, points.end()) << c.strategy << " " << r.workers;
+      expect_relative(it->second, r.throughput_samples_per_s, 1e-8, c.strategy);
+      ++n;
+    }
+  EXPECT_EQ(n, points.size());
+}
+
+TEST(GuiWindow, ChartSeriesEqualTheAnalyticModel) {
+  MainWindow w(quickstart());
+  core::Plan plan = quickstart();
+  auto throughput = series_of(w.throughput_chart(), true);
+  auto efficiency = series_of(w.efficiency_chart(), true);
+  ASSERT_EQ(throughput.size(), 4);
+  ASSERT_EQ(efficiency.size(), 4);
+  int checked = 0;
+  for (int i = 0; i < throughput.size(); ++i) {
+    auto kind = core::parse_strategy_kind(throughput[i]->name().toStdString());
+    ASSERT_TRUE(kind.has_value());
+    EXPECT_EQ(throughput[i]->count(), 8);  // 8 .. 1024
+    for (int k = 0; k < throughput[i]->count(); ++k) {
+      core::Plan p = plan;
+      p.strategy.kind = *kind;
+      p.training.workers = static_cast<int>(throughput[i]->at(k).x());
+      core::RunResult r = sim::predict_analytic(p);
+      expect_relative(throughput[i]->at(k).y(), r.throughput_samples_per_s, 1e-9, "throughput");
+      expect_relative(efficiency[i]->at(k).y() / 100, r.scaling_efficiency, 1e-9, "efficiency");
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 32);
+  expect_chart_equals_csv(w, cli_sweep(kQuickstart, kShots / "quickstart-sweep.csv"));
+}
+
+TEST(GuiWindow, TypedEditActsAsTheSameYamlEdit) {
+  MainWindow w(quickstart());
+  auto before = throughput_points(w);
+  type_into(w.plan_panel()->editor("nic.bandwidth"), "25Gbps");
+  EXPECT_TRUE(w.plan_panel()->error("nic.bandwidth").isEmpty()) << w.plan_panel()->error("nic.bandwidth").toStdString();
+  EXPECT_NE(throughput_points(w), before);
+
+  // The same edit in YAML: the bundled topology with a 25 Gb/s NIC.
+  fs::path dir = fs::temp_directory_path() / "scaleout-gui-edit";
+  fs::create_directories(dir);
+  std::ifstream in(source_path("topologies/v100-ib-switch.yaml"));
+  std::string topo((std::istreambuf_iterator<char>(in)), {});
+  topo.replace(topo.find("bandwidth: 100Gbps"), 18, "bandwidth: 25Gbps");
+  std::ofstream(dir / "topology.yaml") << topo;
+  std::ifstream pin(kQuickstart);
+  std::string plan_text((std::istreambuf_iterator<char>(pin)), {});
+  plan_text.replace(plan_text.find("../topologies/v100-ib-switch.yaml"), 33, "topology.yaml");
+  plan_text.replace(plan_text.find("../models/resnet50.yaml"), 23, source_path("models/resnet50.yaml"));
+  std::ofstream(dir / "plan.yaml") << plan_text;
+
+  Curves yaml = compute_curves(core::load_plan((dir / "plan.yaml").string()), doubling_sizes(8, 1024));
+  auto points = throughput_points(w);
+  for (const auto& c : yaml.curves)
+    for (const auto& r : c.points)
+      expect_relative(points[{c.strategy, r.workers}], r.throughput_samples_per_s, 1e-12, c.strategy);
+  expect_chart_equals_csv(w, cli_sweep((dir / "plan.yaml").string(), dir / "sweep.csv"));
+  fs::remove_all(dir);
+}
+
+TEST(GuiWindow, WrongValueIsMarkedAndKeepsTheLastGoodCurves) {
+  MainWindow w(quickstart());
+  auto good = throughput_points(w);
+  QWidget* nic = w.plan_panel()->editor("nic.bandwidth");
+  type_into(nic, "10Gbq");
+  QString message = w.plan_panel()->error("nic.bandwidth");
+  EXPECT_TRUE(message.contains("field 'nic.bandwidth': '10Gbq' is not a bandwidth such as 100Gbps or 25GB/s"))
+      << message.toStdString();
+  EXPECT_EQ(nic->toolTip(), message);
+  EXPECT_TRUE(nic->styleSheet().contains("background"));
+  EXPECT_EQ(throughput_points(w), good);
+
+  // One key: every keystroke is an edit, and a prefix such as "1" of "1.5" would be a good value.
+  type_into(w.plan_panel()->editor("workload.efficiency"), "2");
+  EXPECT_TRUE(w.plan_panel()->error("workload.efficiency").contains("must be between"));
+  EXPECT_EQ(throughput_points(w), good);
+
+  type_into(nic, "100Gbps");  // the original value again
+  EXPECT_TRUE(w.plan_panel()->error("nic.bandwidth").isEmpty());
+  EXPECT_TRUE(nic->styleSheet().isEmpty());
+  EXPECT_EQ(throughput_points(w), good);
+}
+
+struct Target {
+  const char* name;
+  bool by_time;
+  QString throughput, deadline, samples, epochs;
+  std::string cli_args;
+  bool reachable;
+};
+
+TEST(GuiWindow, PlanAnswerEqualsThePlannerAndTheCli) {
+  MainWindow w(quickstart());
+  AnswerPanel* panel = w.answer_panel();
+  const Target targets[] = {
+      {"throughput", false, "50K", "", "", "", "--target-throughput 50000", true},
+      {"time to train", true, "", "86400", "1.28M", "90",
+       "--time-to-train 86400 --samples-per-epoch 1.28M --epochs 90", true},
+      {"out of reach", false, "1000000000", "", "", "", "--target-throughput 1e9", false},
+  };
+  for (const auto& t : targets) {
+    SCOPED_TRACE(t.name);
+    panel->target_kind()->setCurrentIndex(t.by_time ? 1 : 0);
+    if (t.by_time) {
+      type_into(panel->input("deadline"), t.deadline);
+      type_into(panel->input("samples_per_epoch"), t.samples);
+      type_into(panel->input("epochs"), t.epochs);
+    } else {
+      type_into(panel->input("throughput"), t.throughput);
+    }
+    ASSERT_TRUE(panel->answer().has_value());
+    const sim::PlanAnswer& gui = *panel->answer();
+    EXPECT_EQ(gui.reachable, t.reachable) << gui.message;
+
+    sim::PlanRequest request;
+    request.min_efficiency = 0.5;  // the panel's default
+    if (t.by_time) {
+      request.target = {sim::PlanTarget::Kind::kTimeToTrain, 0, 86400, 1.28e6, 90};
+    } else {
+      request.target.throughput = t.reachable ? 50000 : 1e9;
+    }
+    EXPECT_EQ(gui.message, sim::plan_cluster(quickstart(), request).message);
+
+    auto o = cli("plan " + kQuickstart + " " + t.cli_args + " --min-efficiency 0.5 --json");
+    EXPECT_EQ(o.code, t.reachable ? 0 : 1) << o.text;
+    EXPECT_EQ(gui.message, nlohmann::json::parse(o.text)["message"].get<std::string>());
+  }
+  EXPECT_EQ(panel->answer()->message.rfind("not reachable below 2048 workers", 0), 0u);
+}
+
+// A "measured" run: the analytic result of ring on 16 workers, 20% slower, as a cpu run.
+void write_runs(const fs::path& predicted, const fs::path& measured) {
+  auto o = cli("simulate " + kQuickstart + " --engine analytic --workers 16 --strategy ring -o " +
+               predicted.string() + " --json");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(predicted));
+  j["engine"] = "cpu";
+  j["throughput_samples_per_s"] = j["throughput_samples_per_s"].get<double>() * 0.8;
+  j["step_time_s"] = j["step_time_s"].get<double>() / 0.8;
+  std::ofstream(measured) << j.dump(2);
+}
+
+TEST(GuiWindow, MeasuredRunSitsOnTheChartWithCompareError) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-gui-measured";
+  fs::create_directories(dir);
+  write_runs(dir / "predicted.json", dir / "measured.json");
+  MainWindow w(quickstart());
+  QString status = w.open_result(QString::fromStdString((dir / "measured.json").string()));
+  ASSERT_EQ(w.measured().size(), 1u) << status.toStdString();
+  const MeasuredPoint& m = w.measured()[0];
+
+  auto dots = series_of(w.throughput_chart(), false);
+  bool found = false;
+  for (QXYSeries* s : dots)
+    for (const QPointF& p : s->points())
+      found |= p.x() == 16 && p.y() == m.measured.throughput_samples_per_s;
+  EXPECT_TRUE(found);
+
+  auto c = cli("compare " + (dir / "predicted.json").string() + " " + (dir / "measured.json").string() + " --json");
+  ASSERT_EQ(c.code, 0) << c.text;
+  auto j = nlohmann::json::parse(c.text);
+  expect_relative(m.throughput_error, j["throughput_samples_per_s"]["relative_error"].get<double>(), 1e-9,
+                  "throughput error");
+  expect_relative(m.step_time_error, j["step_time_s"]["relative_error"].get<double>(), 1e-9, "step error");
+  EXPECT_NEAR(m.throughput_error, 0.25, 1e-9);  // predicted / (0.8 predicted) - 1
+
+  EXPECT_FALSE(w.open_result("/nonexistent.json").isEmpty());
+  EXPECT_EQ(w.measured().size(), 1u);
+  fs::remove_all(dir);
+}
+
+TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
+  fs::create_directories(kShots);
+  fs::path dir = fs::temp_directory_path() / "scaleout-gui-shots";
+  fs::create_directories(dir);
+  write_runs(dir / "predicted.json", dir / "measured.json");
+  MainWindow w(quickstart());
+  w.open_result(QString::fromStdString((dir / "measured.json").string()));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QApplication::processEvents();
+  const std::pair<const char*, QImage> shots[] = {
+      {"main_window.png", w.grab().toImage()},
+      {"throughput.png", w.throughput_chart()->image(QSize(800, 520))},
+      {"efficiency.png", w.efficiency_chart()->image(QSize(800, 520))},
+      {"breakdown.png", w.breakdown_chart()->image(QSize(800, 520))}};
+  for (const auto& [name, image] : shots) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(image.isNull());
+    EXPECT_GT(image.width(), 300);
+    ASSERT_TRUE(image.save(QString::fromStdString((kShots / name).string()), "PNG"));
+    EXPECT_GT(fs::file_size(kShots / name), 10000u);  // drawn, not blank
+  }
+  fs::remove_all(dir);
+}
+
+TEST(GuiBinary, RendersHeadlessAndRefusesBadInput) {
+  auto gui = [](const std::string& args) { return testing::shell(std::string(SCALEOUT_GUI_BINARY) + " " + args); };
+  fs::create_directories(kShots);
+  fs::path csv = kShots / "render-sweep.csv";
+  Curves written = cli_sweep(kQuickstart, csv);
+  EXPECT_EQ(written.curves.size(), 4u);
+  for (const auto& [args, png] :
+       {std::pair{"--render " + csv.string(), kShots / "render_sweep.png"},
+        std::pair{"--render-plan " + kQuickstart, kShots / "render_plan.png"}}) {
+    fs::remove(png);
+    auto o = gui(args + " -o " + png.string());
+    EXPECT_EQ(o.code, 0) << o.text;
+    EXPECT_GT(fs::exists(png) ? fs::file_size(png) : 0, 20000u) << args;
+  }
+  auto bad = gui("/nonexistent/plan.yaml");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.text.find("error: "), std::string::npos) << bad.text;
+  EXPECT_NE(bad.text.find("/nonexistent/plan.yaml"), std::string::npos) << bad.text;
+  EXPECT_EQ(gui("--render " + csv.string()).code, 2);  // no -o
+  EXPECT_EQ(gui("--render /nonexistent.csv -o " + (kShots / "x.png").string()).code, 2);
+}
+
+}  // namespace
+}  // namespace scaleout::gui
+
+int main(int argc, char** argv) {
+  // Headless always, also when ctest lists the tests without the test's environment.
+  if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  ::testing::InitGoogleTest(&argc, argv);
+  QApplication app(argc, argv);
+  return RUN_ALL_TESTS();
+}
