@@ -33,6 +33,7 @@ struct LineChartData {
   bool log10_y = false;
   QList<SeriesData> lines;     // curves
   QList<SeriesData> measured;  // points drawn as large dots
+  QList<SeriesData> refined;   // points ringed (simulated rather than closed-form)
   QList<MarkerData> markers;   // labelled points (crossovers)
 };
 

@@ -20,12 +20,25 @@ QString point_tip(const core::RunResult& r) {
       .arg(r.phases.exposed_comm_s * 1e3, 0, 'f', 3);
 }
 
+// Ringed points: those the simulator computed ("Refine with SimGrid").
+SeriesData refined_points(const Curves& curves, bool efficiency) {
+  SeriesData s{"SimGrid", {}, {}};
+  for (const auto& c : curves.curves)
+    for (const auto& r : c.points)
+      if (r.engine == "sim") {
+        s.points.append(QPointF(r.workers, efficiency ? r.scaling_efficiency * 100
+                                                      : r.throughput_samples_per_s));
+        s.tips.append("SimGrid: " + point_tip(r));
+      }
+  return s;
+}
+
 }  // namespace
 
 LineChartData throughput_data(const Curves& curves, const std::vector<MeasuredPoint>& measured) {
   LineChartData d;
-  d.title = "Throughput (analytic)";
-  d.subtitle = "ideal scaling is a straight line on these log axes";
+  d.title = "Throughput";
+  d.subtitle = "analytic; ideal scaling is a straight line here";
   d.x_title = "workers";
   d.y_title = "samples/s";
   d.y_format = "%.0f";
@@ -37,6 +50,11 @@ LineChartData throughput_data(const Curves& curves, const std::vector<MeasuredPo
       s.tips.append(point_tip(r));
     }
     d.lines.append(s);
+  }
+  SeriesData sim = refined_points(curves, false);
+  if (!sim.points.isEmpty()) {
+    d.refined.append(sim);
+    d.subtitle = "analytic, ringed points simulated; ideal scaling is a straight line here";
   }
   for (const auto& m : measured) {
     const auto& r = m.measured;
@@ -67,6 +85,8 @@ LineChartData efficiency_data(const Curves& curves) {
     d.lines.append(s);
   }
   d.y_max = 100;
+  SeriesData sim = refined_points(curves, true);
+  if (!sim.points.isEmpty()) d.refined.append(sim);
   int number = 0;
   QStringList notes;
   for (const auto& x : find_crossovers(curves)) {

@@ -17,6 +17,7 @@
 #include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/plan_panel.hpp"
+#include "gui/refine_bar.hpp"
 
 namespace scaleout::gui {
 
@@ -67,6 +68,12 @@ MainWindow::MainWindow(const core::Plan& plan) {
   build_menus();
   resize(1500, 950);
 
+  refine_bar_ = new RefineBar;
+  statusBar()->addPermanentWidget(refine_bar_);
+  refine_bar_->on_request([this] { start_refine(); });
+  refine_bar_->on_point([this](const RefinePoint& p, const core::RunResult& r) {
+    apply_refined(p.strategy, r);
+  });
   plan_panel_->on_change([this](const WhatIf& w) { recompute(w); });
   WhatIf w;
   w.plan = plan;
@@ -124,7 +131,25 @@ QString MainWindow::open_result(const QString& path) {
   return "measured run from " + path;
 }
 
+void MainWindow::start_refine() {
+  std::vector<RefinePoint> points;
+  for (int n : curves_.workers)  // small sizes first: they finish soonest
+    for (const auto& c : curves_.curves)
+      if (n <= kRefineMaxWorkers && find_point(curves_, c.strategy, n))
+        points.push_back({*core::parse_strategy_kind(c.strategy), n});
+  refine_bar_->start(what_if_.plan, std::move(points));
+}
+
+void MainWindow::apply_refined(core::StrategyKind strategy, const core::RunResult& r) {
+  for (auto& c : curves_.curves)
+    if (c.strategy == core::strategy_name(strategy))
+      for (auto& p : c.points)
+        if (p.workers == r.workers) p = r;
+  redraw();
+}
+
 void MainWindow::recompute(const WhatIf& w) {
+  refine_bar_->cancel();  // its points belong to the plan before this edit
   QElapsedTimer timer;
   timer.start();
   what_if_ = w;

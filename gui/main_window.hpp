@@ -18,6 +18,10 @@ namespace scaleout::gui {
 
 class AnswerPanel;
 class PlanPanel;
+class RefineBar;
+
+// Refine with SimGrid simulates the sizes up to this many workers (seconds, not minutes).
+constexpr int kRefineMaxWorkers = 256;
 
 class MainWindow : public QMainWindow {
  public:
@@ -27,6 +31,9 @@ class MainWindow : public QMainWindow {
   QString open_plan(const QString& path);
   // Lays a result JSON over the curves; on error returns the message.
   QString open_result(const QString& path);
+  // Simulates every point up to kRefineMaxWorkers on a worker thread; each result replaces its
+  // analytic point as it arrives. An edit of the plan cancels it.
+  void start_refine();
 
   PlanPanel* plan_panel() const { return plan_panel_; }
   AnswerPanel* answer_panel() const { return answer_panel_; }
@@ -34,6 +41,7 @@ class MainWindow : public QMainWindow {
   LineChart* efficiency_chart() const { return efficiency_; }
   BarChart* breakdown_chart() const { return breakdown_; }
   QComboBox* breakdown_size() const { return size_; }
+  RefineBar* refine_bar() const { return refine_bar_; }
   const Curves& curves() const { return curves_; }
   const std::vector<MeasuredPoint>& measured() const { return measured_; }
 
@@ -43,6 +51,7 @@ class MainWindow : public QMainWindow {
   void redraw();
   void redraw_breakdown();
   void export_chart(Chart* chart, const QString& name);
+  void apply_refined(core::StrategyKind strategy, const core::RunResult& r);
 
   WhatIf what_if_;
   Curves curves_;
@@ -54,6 +63,7 @@ class MainWindow : public QMainWindow {
   BarChart* breakdown_ = nullptr;
   QComboBox* size_ = nullptr;
   QLabel* measured_text_ = nullptr;
+  RefineBar* refine_bar_ = nullptr;
 };
 
 }  // namespace scaleout::gui

@@ -35,52 +35,10 @@ int nearest(const SeriesData& s, QPointF p, bool log_x) {
   return best;
 }
 
-class QtLineChart : public QChartView, public LineChart {
- public:
-  explicit QtLineChart(QWidget* parent) : QChartView(new QChart, parent) {
-    setRenderHint(QPainter::Antialiasing);
-    chart()->legend()->setAlignment(Qt::AlignBottom);
-    chart()->setMargins(QMargins(6, 6, 12, 6));
-    setMinimumSize(320, 240);
-  }
-  QWidget* widget() override { return this; }
-  QImage image(QSize size) override {
-    if (!isVisible()) resize(size);
-    return grab().toImage();
-  }
-  const LineChartData& data() const override { return data_; }
-  void show_data(const LineChartData& d) override;
-
- private:
-  void add_series(QXYSeries* series, const SeriesData& s, QAbstractAxis* x, QAbstractAxis* y) {
-    series->setName(s.name);
-    series->append(s.points);
-    chart()->addSeries(series);
-    series->attachAxis(x);
-    series->attachAxis(y);
-    bool log_x = data_.log2_x;
-    QObject::connect(series, &QXYSeries::hovered, this, [s, log_x](const QPointF& p, bool on) {
-      int i = on ? nearest(s, p, log_x) : -1;
-      if (i < 0) return QToolTip::hideText();
-      QToolTip::showText(QCursor::pos(), tip_for(s, i));
-    });
-  }
-
-  LineChartData data_;
-};
-
-void QtLineChart::show_data(const LineChartData& d) {
-  data_ = d;
-  QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* a : c->axes()) {
-    c->removeAxis(a);
-    delete a;
-  }
-  c->setTitle("<b>" + d.title + "</b>" +
-              (d.subtitle.isEmpty() ? QString() : "<br><small>" + d.subtitle + "</small>"));
+// The x axis (log2 or linear) and the y axis (log10 or linear from 0) that fit every point.
+std::pair<QAbstractAxis*, QAbstractAxis*> make_axes(const LineChartData& d) {
   double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = 0;
-  for (const auto* group : {&d.lines, &d.measured})
+  for (const auto* group : {&d.lines, &d.measured, &d.refined})
     for (const auto& s : *group)
       for (const auto& p : s.points) {
         xmin = std::min(xmin, p.x());
@@ -125,6 +83,54 @@ void QtLineChart::show_data(const LineChartData& d) {
     y = vy;
   }
   y->setTitleText(d.y_title);
+  return {x, y};
+}
+
+class QtLineChart : public QChartView, public LineChart {
+ public:
+  explicit QtLineChart(QWidget* parent) : QChartView(new QChart, parent) {
+    setRenderHint(QPainter::Antialiasing);
+    chart()->legend()->setAlignment(Qt::AlignBottom);
+    chart()->setMargins(QMargins(6, 6, 12, 6));
+    setMinimumSize(320, 240);
+  }
+  QWidget* widget() override { return this; }
+  QImage image(QSize size) override {
+    if (!isVisible()) resize(size);
+    return grab().toImage();
+  }
+  const LineChartData& data() const override { return data_; }
+  void show_data(const LineChartData& d) override;
+
+ private:
+  void add_series(QXYSeries* series, const SeriesData& s, QAbstractAxis* x, QAbstractAxis* y) {
+    series->setName(s.name);
+    series->append(s.points);
+    chart()->addSeries(series);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    bool log_x = data_.log2_x;
+    QObject::connect(series, &QXYSeries::hovered, this, [s, log_x](const QPointF& p, bool on) {
+      int i = on ? nearest(s, p, log_x) : -1;
+      if (i < 0) return QToolTip::hideText();
+      QToolTip::showText(QCursor::pos(), tip_for(s, i));
+    });
+  }
+
+  LineChartData data_;
+};
+
+void QtLineChart::show_data(const LineChartData& d) {
+  data_ = d;
+  QChart* c = chart();
+  c->removeAllSeries();
+  for (QAbstractAxis* a : c->axes()) {
+    c->removeAxis(a);
+    delete a;
+  }
+  c->setTitle("<b>" + d.title + "</b>" +
+              (d.subtitle.isEmpty() ? QString() : "<br><small>" + d.subtitle + "</small>"));
+  auto [x, y] = make_axes(d);
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
   for (const auto& s : d.lines) {
@@ -139,6 +145,13 @@ void QtLineChart::show_data(const LineChartData& d) {
     dots->setColor(series_color(s.name));
     dots->setBorderColor(Qt::black);
     add_series(dots, s, x, y);
+  }
+  for (const auto& s : d.refined) {
+    auto* rings = new QScatterSeries;
+    rings->setMarkerSize(16);
+    rings->setColor(Qt::transparent);
+    rings->setBorderColor(Qt::black);
+    add_series(rings, s, x, y);
   }
   for (const auto& m : d.markers) {
     auto* mark = new QScatterSeries;

@@ -11,7 +11,9 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QPushButton>
 #include <QTest>
+#include <QTimer>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +24,7 @@
 #include "gui/curves.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
+#include "gui/refine_bar.hpp"
 #include "gui/sweep_csv.hpp"
 #include "sim/analytic.hpp"
 #include "sim/planner.hpp"
@@ -260,6 +263,54 @@ TEST(GuiWindow, MeasuredRunSitsOnTheChartWithCompareError) {
   fs::remove_all(dir);
 }
 
+int simulated_points(const MainWindow& w) {
+  int n = 0;
+  for (const auto& c : w.curves().curves)
+    for (const auto& p : c.points) n += p.engine == "sim";
+  return n;
+}
+
+TEST(GuiWindow, RefineRunsOnAWorkerThreadAndReplacesPoints) {
+  MainWindow w(quickstart());
+  type_into(w.plan_panel()->editor("sweep.max_workers"), "64");  // 8 .. 64: 16 simulations
+  ASSERT_EQ(w.curves().workers, (std::vector<int>{8, 16, 32, 64}));
+  int ticks_while_running = 0;
+  QTimer timer;
+  QObject::connect(&timer, &QTimer::timeout, [&] { ticks_while_running += w.refine_bar()->running(); });
+  timer.start(1);
+  QTest::mouseClick(w.refine_bar()->refine_button(), Qt::LeftButton);
+  EXPECT_TRUE(w.refine_bar()->running());  // the click returned while simulations run
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.refine_bar()->running(); }, 120000));
+  EXPECT_GE(ticks_while_running, 1);  // the window's thread kept turning meanwhile
+  EXPECT_EQ(simulated_points(w), 16);
+  EXPECT_EQ(w.refine_bar()->status(), "16 of 16 points simulated");
+  auto rings = series_of(w.throughput_chart(), false);
+  ASSERT_EQ(rings.size(), 1);
+  EXPECT_EQ(rings[0]->count(), 16);
+  // A simulated point is the simulator's own number for that configuration.
+  core::Plan p = quickstart();
+  p.training.workers = 16;
+  const core::RunResult* ring16 = find_point(w.curves(), "ring", 16);
+  ASSERT_NE(ring16, nullptr);
+  EXPECT_EQ(ring16->engine, "sim");
+  EXPECT_NEAR(ring16->throughput_samples_per_s / sim::predict_analytic(p).throughput_samples_per_s, 1.0, 0.1);
+}
+
+TEST(GuiWindow, CancelStopsRefiningAndKeepsFinishedPoints) {
+  MainWindow w(quickstart());  // 8 .. 256 refined: 24 simulations
+  QTest::mouseClick(w.refine_bar()->refine_button(), Qt::LeftButton);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return simulated_points(w) >= 1; }, 60000));
+  QTest::mouseClick(w.refine_bar()->cancel_button(), Qt::LeftButton);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.refine_bar()->running(); }, 10000));
+  int kept = simulated_points(w);
+  EXPECT_GE(kept, 1);
+  EXPECT_LT(kept, 24);
+  EXPECT_TRUE(w.refine_bar()->status().startsWith("cancelled")) << w.refine_bar()->status().toStdString();
+  QTest::qWait(200);  // nothing arrives after a cancel
+  EXPECT_EQ(simulated_points(w), kept);
+  EXPECT_TRUE(w.refine_bar()->refine_button()->isEnabled());
+}
+
 TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
   fs::create_directories(kShots);
   fs::path dir = fs::temp_directory_path() / "scaleout-gui-shots";
@@ -267,6 +318,8 @@ TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
   write_runs(dir / "predicted.json", dir / "measured.json");
   MainWindow w(quickstart());
   w.open_result(QString::fromStdString((dir / "measured.json").string()));
+  w.start_refine();  // ringed points up to 256 workers in the pictures
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.refine_bar()->running(); }, 120000));
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
   QApplication::processEvents();
