@@ -32,7 +32,8 @@ struct PlanCommandArgs {
 double parse_value(const std::string& text, core::Quantity q, const char* field) {
   auto v = core::parse_quantity(text, core::Quantity::kCount);
   if (!v && q != core::Quantity::kCount) v = core::parse_quantity(text, q);
-  if (!v) throw core::InputError("", 0, field, "'" + text + "' is not " + core::quantity_example(q));
+  if (!v)
+    throw core::InputError("", 0, field, "'" + text + "' is not " + core::quantity_example(q));
   return *v;
 }
 
@@ -97,7 +98,8 @@ Action add_plan_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan",
       "The smallest cluster and strategy that reach a target (analytic engine; worker counts from\n"
-      "the topology's devices per node, doubling). Exit 0: reachable, 1: not reachable, 2: bad input.\n"
+      "the topology's devices per node, doubling). Exit 0: reachable, 1: not reachable, 2: bad "
+      "input.\n"
       "Example: scaleout plan experiments/quickstart.yaml --time-to-train 86400 "
       "--samples-per-epoch 1.28M --epochs 90 --min-efficiency 0.8");
   cmd->add_option("plan", args->plan, "plan YAML file")->required();
@@ -107,8 +109,9 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_option("--epochs", args->epochs, "epochs to train");
   cmd->add_option("--min-efficiency", args->min_efficiency, "scaling efficiency to keep (0..1)");
   cmd->add_option("--max-workers", args->max_workers, "largest worker count to try (default 1024)");
-  cmd->add_option("--strategies", args->strategies, "comma-separated (default ps,ring,torus2d,"
-                                                    "hierarchical_ring)");
+  cmd->add_option("--strategies", args->strategies,
+                  "comma-separated (default ps,ring,torus2d,"
+                  "hierarchical_ring)");
   cmd->add_option("--price", args->price,
                   "price per device-hour (default: the topology's price_per_device_hour)");
   cmd->add_flag("--json", args->json, "print the answer as JSON");

@@ -75,7 +75,8 @@ void AnswerPanel::set_what_if(const WhatIf& w) {
 sim::PlanRequest AnswerPanel::request() const {
   sim::PlanRequest r;
   if (kind_->currentIndex() == 0) {
-    r.target.throughput = read_number(input("throughput"), "target samples/s", core::Quantity::kCount);
+    r.target.throughput =
+        read_number(input("throughput"), "target samples/s", core::Quantity::kCount);
   } else {
     r.target.kind = sim::PlanTarget::Kind::kTimeToTrain;
     r.target.deadline_s = read_number(input("deadline"), "train within", core::Quantity::kTime);
@@ -83,9 +84,11 @@ sim::PlanRequest AnswerPanel::request() const {
         read_number(input("samples_per_epoch"), "samples per epoch", core::Quantity::kCount);
     r.target.epochs = read_number(input("epochs"), "epochs", core::Quantity::kCount);
   }
-  r.min_efficiency = read_number(input("min_efficiency"), "min. efficiency", core::Quantity::kCount);
+  r.min_efficiency =
+      read_number(input("min_efficiency"), "min. efficiency", core::Quantity::kCount);
   if (!input("price")->text().trimmed().isEmpty())
-    r.price_per_device_hour = read_number(input("price"), "price / device-hour", core::Quantity::kCount);
+    r.price_per_device_hour =
+        read_number(input("price"), "price / device-hour", core::Quantity::kCount);
   r.max_workers = what_if_.max_workers;
   return r;
 }
@@ -93,14 +96,15 @@ sim::PlanRequest AnswerPanel::request() const {
 void AnswerPanel::update() {
   bool by_time = kind_->currentIndex() == 1;
   input("throughput")->setEnabled(!by_time);
-  for (const char* name : {"deadline", "samples_per_epoch", "epochs"}) input(name)->setEnabled(by_time);
+  for (const char* name : {"deadline", "samples_per_epoch", "epochs"})
+    input(name)->setEnabled(by_time);
   if (what_if_.plan.cluster.device.flops <= 0) return;  // no plan yet
   try {
     answer_ = sim::plan_cluster(what_if_.plan, request());
   } catch (const core::InputError& e) {
     answer_.reset();
-    text_->setText("<span style='color:#c62828'>" + QString::fromStdString(e.what()).toHtmlEscaped() +
-                   "</span>");
+    text_->setText("<span style='color:#c62828'>" +
+                   QString::fromStdString(e.what()).toHtmlEscaped() + "</span>");
     return;
   }
   show_answer(*answer_);
@@ -133,7 +137,8 @@ void AnswerPanel::show_answer(const sim::PlanAnswer& a) {
   QString html = QString("needs %1 samples/s<br>").arg(a.required_throughput, 0, 'f', 0);
   if (a.reachable) {
     html += option_html("Smallest:", *a.best);
-    html += "&nbsp;&nbsp;bottleneck: " + QString::fromStdString(a.best->bottleneck.text).toHtmlEscaped();
+    html += "&nbsp;&nbsp;bottleneck: " +
+            QString::fromStdString(a.best->bottleneck.text).toHtmlEscaped();
     if (a.runner_up) html += "<br>" + option_html("Runner-up:", *a.runner_up);
   } else {
     html += "<span style='color:#c62828'>" + QString::fromStdString(a.message).toHtmlEscaped() +

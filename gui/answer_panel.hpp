@@ -1,5 +1,6 @@
 // The planning answer: a target (throughput, or time-to-train from samples per epoch x epochs), a
-// minimum efficiency and a price, answered by sim::plan_cluster, the function `scaleout plan` calls.
+// minimum efficiency and a price, answered by sim::plan_cluster, the function `scaleout plan`
+// calls.
 #pragma once
 
 #include <QWidget>

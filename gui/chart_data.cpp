@@ -9,8 +9,9 @@ namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString point_tip(const core::RunResult& r) {
-  return QString("%1, %2 workers\nthroughput %3 samples/s\nstep time %4 ms\nscaling efficiency %5 %\n"
-                 "compute %6 ms, exposed communication %7 ms")
+  return QString(
+             "%1, %2 workers\nthroughput %3 samples/s\nstep time %4 ms\nscaling efficiency %5 %\n"
+             "compute %6 ms, exposed communication %7 ms")
       .arg(q(r.strategy))
       .arg(r.workers)
       .arg(r.throughput_samples_per_s, 0, 'f', 1)
@@ -26,8 +27,8 @@ SeriesData refined_points(const Curves& curves, bool efficiency) {
   for (const auto& c : curves.curves)
     for (const auto& r : c.points)
       if (r.engine == "sim") {
-        s.points.append(QPointF(r.workers, efficiency ? r.scaling_efficiency * 100
-                                                      : r.throughput_samples_per_s));
+        s.points.append(QPointF(
+            r.workers, efficiency ? r.scaling_efficiency * 100 : r.throughput_samples_per_s));
         s.tips.append("SimGrid: " + point_tip(r));
       }
   return s;

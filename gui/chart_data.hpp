@@ -10,7 +10,8 @@
 namespace scaleout::gui {
 
 // Samples/s against workers, one line per strategy, measured runs as dots with their error.
-LineChartData throughput_data(const Curves& curves, const std::vector<MeasuredPoint>& measured = {});
+LineChartData throughput_data(const Curves& curves,
+                              const std::vector<MeasuredPoint>& measured = {});
 
 // Scaling efficiency (%) against workers, with the crossovers marked and labelled.
 LineChartData efficiency_data(const Curves& curves);

@@ -78,7 +78,8 @@ std::vector<Crossover> find_crossovers(const Curves& curves) {
         out.push_back({first, second, x, y});
       }
     }
-  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.workers < y.workers; });
+  std::sort(out.begin(), out.end(),
+            [](const auto& x, const auto& y) { return x.workers < y.workers; });
   return out;
 }
 

@@ -17,9 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kUsage =
-    "usage: scaleout-gui [PLAN]                      the window (default: experiments/quickstart.yaml)\n"
-    "       scaleout-gui --render SWEEP.csv -o CHART.png     draw a sweep's charts, no window\n"
-    "       scaleout-gui --render-plan PLAN -o CHART.png     draw a plan's analytic charts, no window\n"
+    "usage: scaleout-gui [PLAN]           the window (default: experiments/quickstart.yaml)\n"
+    "       scaleout-gui --render SWEEP.csv -o CHART.png   a sweep's charts, no window\n"
+    "       scaleout-gui --render-plan PLAN -o CHART.png   a plan's analytic charts, no window\n"
     "example: scaleout-gui --render sweep.csv -o scaling.png\n";
 
 struct Args {
@@ -61,10 +61,9 @@ std::string default_plan() {
 
 int render(const Args& a) {
   using namespace scaleout;
-  gui::Curves curves =
-      a.render_csv.empty()
-          ? gui::compute_curves(core::load_plan(a.render_plan), gui::doubling_sizes(8, 1024))
-          : gui::read_sweep_csv(a.render_csv);
+  gui::Curves curves = a.render_csv.empty() ? gui::compute_curves(core::load_plan(a.render_plan),
+                                                                  gui::doubling_sizes(8, 1024))
+                                            : gui::read_sweep_csv(a.render_csv);
   if (!gui::render_curves(curves).save(QString::fromStdString(a.output), "PNG")) {
     std::fprintf(stderr, "error: cannot write %s\n", a.output.c_str());
     return 1;

@@ -71,9 +71,8 @@ MainWindow::MainWindow(const core::Plan& plan) {
   refine_bar_ = new RefineBar;
   statusBar()->addPermanentWidget(refine_bar_);
   refine_bar_->on_request([this] { start_refine(); });
-  refine_bar_->on_point([this](const RefinePoint& p, const core::RunResult& r) {
-    apply_refined(p.strategy, r);
-  });
+  refine_bar_->on_point(
+      [this](const RefinePoint& p, const core::RunResult& r) { apply_refined(p.strategy, r); });
   plan_panel_->on_change([this](const WhatIf& w) { recompute(w); });
   WhatIf w;
   w.plan = plan;
@@ -165,13 +164,13 @@ void MainWindow::recompute(const WhatIf& w) {
   measured_ = std::move(kept);
   redraw();
   answer_panel_->set_what_if(w);
-  statusBar()->showMessage(QString("analytic: %1 points in %2 ms%3")
-                               .arg(curves_.curves.size() * curves_.workers.size())
-                               .arg(timer.elapsed())
-                               .arg(curves_.errors.empty()
-                                        ? QString()
-                                        : QString(", %1 sizes a strategy cannot run")
-                                              .arg(curves_.errors.size())));
+  statusBar()->showMessage(
+      QString("analytic: %1 points in %2 ms%3")
+          .arg(curves_.curves.size() * curves_.workers.size())
+          .arg(timer.elapsed())
+          .arg(curves_.errors.empty()
+                   ? QString()
+                   : QString(", %1 sizes a strategy cannot run").arg(curves_.errors.size())));
 }
 
 void MainWindow::redraw() {
@@ -187,7 +186,8 @@ void MainWindow::redraw() {
   size_->blockSignals(false);
   redraw_breakdown();
   QString text;
-  if (!measured_.empty()) text = "<b>Measured runs</b> (error = (predicted - measured) / measured)<br>";
+  if (!measured_.empty())
+    text = "<b>Measured runs</b> (error = (predicted - measured) / measured)<br>";
   for (const auto& m : measured_)
     text += QString("%1: %2, %3 workers: %4 samples/s measured, %5 predicted, error %6 %<br>")
                 .arg(QFileInfo(QString::fromStdString(m.file)).fileName().toHtmlEscaped(),

@@ -20,7 +20,8 @@ MeasuredPoint load_measured(const std::string& path, const core::Plan& plan) {
     throw core::InputError(path, 0, "", std::string("not a result JSON: ") + e.what());
   }
   auto kind = core::parse_strategy_kind(m.measured.strategy);
-  if (!kind) throw core::InputError(path, 0, "strategy", "unknown strategy '" + m.measured.strategy + "'");
+  if (!kind)
+    throw core::InputError(path, 0, "strategy", "unknown strategy '" + m.measured.strategy + "'");
   core::Plan p = plan;
   p.strategy.kind = *kind;
   if (m.measured.workers != p.training.workers) p.strategy.grid.reset();
@@ -29,7 +30,8 @@ MeasuredPoint load_measured(const std::string& path, const core::Plan& plan) {
     core::validate_plan(p);
     m.predicted = sim::predict_analytic(p);
   } catch (const core::InputError& e) {
-    throw core::InputError(path, 0, "", std::string("cannot predict this run on the plan: ") + e.what());
+    throw core::InputError(path, 0, "",
+                           std::string("cannot predict this run on the plan: ") + e.what());
   }
   m.throughput_error = core::relative_error(m.predicted.throughput_samples_per_s,
                                             m.measured.throughput_samples_per_s);

@@ -12,7 +12,7 @@ namespace scaleout::gui {
 struct MeasuredPoint {
   std::string file;
   core::RunResult measured;
-  core::RunResult predicted;  // analytic, the window's plan at the measured strategy and size
+  core::RunResult predicted;    // analytic, the window's plan at the measured strategy and size
   double throughput_error = 0;  // core::relative_error(predicted, measured) of samples/s
   double step_time_error = 0;
 };

@@ -30,7 +30,11 @@ PlanField text_field(std::string context, std::string key, std::string label,
                      std::function<std::string(const WhatIf&)> get,
                      std::function<void(WhatIf&, core::YamlMap&, const std::string&)> read) {
   std::string full = context.empty() ? key : context + "." + key;
-  return {full, std::move(label), PlanField::Kind::kText, {}, std::move(get),
+  return {full,
+          std::move(label),
+          PlanField::Kind::kText,
+          {},
+          std::move(get),
           [context, key, read](WhatIf& w, const std::string& text) {
             core::YamlMap m = one_value(context, key, text);
             read(w, m, key);
@@ -42,7 +46,8 @@ std::vector<PlanField> make_fields() {
   using core::Quantity;
   std::vector<PlanField> f;
   f.push_back(text_field(
-      "sweep", "max_workers", "workers up to", [](const WhatIf& w) { return std::to_string(w.max_workers); },
+      "sweep", "max_workers", "workers up to",
+      [](const WhatIf& w) { return std::to_string(w.max_workers); },
       [](WhatIf& w, core::YamlMap& m, const std::string& k) {
         w.max_workers = static_cast<int>(m.get_int(k, 2));
         if (w.max_workers > 65536) m.fail(k, "at most 65536 in the window");
@@ -53,18 +58,25 @@ std::vector<PlanField> make_fields() {
       [](WhatIf& w, core::YamlMap& m, const std::string& k) {
         w.plan.training.batch_per_worker = static_cast<int>(m.get_int(k, 1));
       }));
-  f.push_back({"training.gradient_precision", "gradient precision", PlanField::Kind::kChoice,
-               {"fp32", "fp16", "bf16"},
-               [](const WhatIf& w) { return w.plan.training.gradient_precision; },
-               [](WhatIf& w, const std::string& text) {
-                 core::YamlMap m = one_value("training", "gradient_precision", text);
-                 auto& t = w.plan.training;
-                 t.gradient_precision = m.get_choice("gradient_precision", {"fp32", "fp16", "bf16"});
-                 t.gradient_bytes_per_element = t.gradient_precision == "fp32" ? 4 : 2;
-               }});
-  f.push_back({"training.overlap", "overlap backward and exchange", PlanField::Kind::kBool, {},
-               [](const WhatIf& w) { return std::string(w.plan.training.overlap ? "true" : "false"); },
-               [](WhatIf& w, const std::string& text) { w.plan.training.overlap = text == "true"; }});
+  f.push_back(
+      {"training.gradient_precision",
+       "gradient precision",
+       PlanField::Kind::kChoice,
+       {"fp32", "fp16", "bf16"},
+       [](const WhatIf& w) { return w.plan.training.gradient_precision; },
+       [](WhatIf& w, const std::string& text) {
+         core::YamlMap m = one_value("training", "gradient_precision", text);
+         auto& t = w.plan.training;
+         t.gradient_precision = m.get_choice("gradient_precision", {"fp32", "fp16", "bf16"});
+         t.gradient_bytes_per_element = t.gradient_precision == "fp32" ? 4 : 2;
+       }});
+  f.push_back(
+      {"training.overlap",
+       "overlap backward and exchange",
+       PlanField::Kind::kBool,
+       {},
+       [](const WhatIf& w) { return std::string(w.plan.training.overlap ? "true" : "false"); },
+       [](WhatIf& w, const std::string& text) { w.plan.training.overlap = text == "true"; }});
   f.push_back(text_field(
       "training", "fusion_buffer", "fusion buffer",
       [](const WhatIf& w) { return core::format_bytes(w.plan.training.fusion_buffer); },

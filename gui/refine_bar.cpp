@@ -12,8 +12,9 @@ RefineBar::RefineBar(QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);
   refine_ = new QPushButton("Refine with SimGrid");
-  refine_->setToolTip("simulate every point up to 256 workers; the results replace the analytic "
-                      "points and are ringed");
+  refine_->setToolTip(
+      "simulate every point up to 256 workers; the results replace the analytic "
+      "points and are ringed");
   cancel_ = new QPushButton("Cancel");
   progress_ = new QProgressBar;
   progress_->setMaximumWidth(220);
@@ -91,8 +92,9 @@ void RefineBar::point_done(const std::shared_ptr<RefineJob>& job, std::size_t in
 void RefineBar::finished(const std::shared_ptr<RefineJob>& job) {
   if (job != job_) return;
   int total = static_cast<int>(job->points().size());
-  QString text = job->cancelled() ? QString("cancelled: %1 of %2 points simulated").arg(done_).arg(total)
-                                  : QString("%1 of %2 points simulated").arg(done_).arg(total);
+  QString text = job->cancelled()
+                     ? QString("cancelled: %1 of %2 points simulated").arg(done_).arg(total)
+                     : QString("%1 of %2 points simulated").arg(done_).arg(total);
   if (failed_) text += QString(" (%1 failed: %2)").arg(failed_).arg(first_error_);
   label_->setText(text);
   job_.reset();

@@ -29,10 +29,9 @@ Curves read_sweep_csv(const std::string& path) {
   std::map<std::string, std::size_t> col;
   auto header = split(line);
   for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* need : {"strategy", "workers", "step_time_s", "throughput_samples_per_s",
-                           "scaling_efficiency"})
-    if (!col.count(need))
-      throw core::InputError(path, 1, need, "missing column: not a sweep CSV");
+  for (const char* need :
+       {"strategy", "workers", "step_time_s", "throughput_samples_per_s", "scaling_efficiency"})
+    if (!col.count(need)) throw core::InputError(path, 1, need, "missing column: not a sweep CSV");
   Curves curves;
   std::set<int> sizes;
   int number = 1;
@@ -51,7 +50,8 @@ Curves read_sweep_csv(const std::string& path) {
       }
     };
     if (f.size() < header.size())
-      throw core::InputError(path, number, "", "expected " + std::to_string(header.size()) + " columns");
+      throw core::InputError(path, number, "",
+                             "expected " + std::to_string(header.size()) + " columns");
     core::RunResult r;
     r.strategy = f[col["strategy"]];
     r.engine = col.count("engine") ? f[col["engine"]] : "";

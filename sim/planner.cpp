@@ -67,12 +67,13 @@ Bottleneck find_bottleneck(const AnalyticModel& model, const core::Plan& plan,
   std::string share = " (exposed communication " + percent(exposed) + " of the step)";
   if (exposed <= kComputeBoundShare) return {"compute", "", "compute" + share};
   if (!r.links.empty()) {  // simulated results name their links
-    auto busiest = std::max_element(r.links.begin(), r.links.end(), [](const auto& a, const auto& b) {
-      return a.utilization < b.utilization;
-    });
+    auto busiest = std::max_element(
+        r.links.begin(), r.links.end(),
+        [](const auto& a, const auto& b) { return a.utilization < b.utilization; });
     std::string kind = link_kind(busiest->name);
-    return {kind, busiest->name, kind + " " + busiest->name + ", " + percent(busiest->utilization) +
-                                     " utilized" + share};
+    return {
+        kind, busiest->name,
+        kind + " " + busiest->name + ", " + percent(busiest->utilization) + " utilized" + share};
   }
   // Closed forms name no links: split the exchange into its latency and its bandwidth terms.
   double whole = model.exchange_time(plan, plan.gradient_bytes());
@@ -117,9 +118,8 @@ Candidates evaluate(const core::Plan& base, const PlanRequest& request,
   Candidates c;
   if (plans.empty()) return c;
   AnalyticModel model(base.cluster, max_devices);
-  std::optional<double> price = request.price_per_device_hour
-                                    ? request.price_per_device_hour
-                                    : base.cluster.price_per_device_hour;
+  std::optional<double> price = request.price_per_device_hour ? request.price_per_device_hour
+                                                              : base.cluster.price_per_device_hour;
   for (const auto& plan : plans) {
     PlanOption o;
     try {
@@ -164,11 +164,12 @@ std::string describe(const PlanOption& o) {
 }
 
 std::string unreachable_message(const PlanAnswer& a, const Candidates& c, double min_efficiency) {
-  if (a.sizes.empty() || !a.closest) return "not reachable: no configuration could run on this cluster";
-  std::string out = "not reachable below " + std::to_string(a.sizes.back() * 2) + " workers (tried " +
-                    std::to_string(a.sizes.front()) + ".." + std::to_string(a.sizes.back()) +
-                    "); bottleneck: " + a.closest->bottleneck.text + "; fastest: " +
-                    describe(*a.closest);
+  if (a.sizes.empty() || !a.closest)
+    return "not reachable: no configuration could run on this cluster";
+  std::string out =
+      "not reachable below " + std::to_string(a.sizes.back() * 2) + " workers (tried " +
+      std::to_string(a.sizes.front()) + ".." + std::to_string(a.sizes.back()) +
+      "); bottleneck: " + a.closest->bottleneck.text + "; fastest: " + describe(*a.closest);
   if (c.below_efficiency > 0)
     out += "; " + std::to_string(c.below_efficiency) +
            " configurations reach the throughput below the minimum efficiency " +
@@ -211,7 +212,8 @@ PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request) {
     return a;
   }
   for (const auto& o : c.all)
-    if (!a.closest || o.result.throughput_samples_per_s > a.closest->result.throughput_samples_per_s)
+    if (!a.closest ||
+        o.result.throughput_samples_per_s > a.closest->result.throughput_samples_per_s)
       a.closest = o;
   a.message = unreachable_message(a, c, request.min_efficiency);
   return a;
@@ -220,16 +222,16 @@ PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request) {
 namespace {
 
 nlohmann::json option_json(const PlanOption& o) {
-  nlohmann::json j = {{"strategy", core::strategy_name(o.strategy)},
-                      {"workers", o.workers},
-                      {"devices", o.devices},
-                      {"step_time_s", o.result.step_time_s},
-                      {"throughput_samples_per_s", o.result.throughput_samples_per_s},
-                      {"scaling_efficiency", o.result.scaling_efficiency},
-                      {"train_time_s", o.train_time_s},
-                      {"bottleneck",
-                       {{"kind", o.bottleneck.kind}, {"link", o.bottleneck.link},
-                        {"text", o.bottleneck.text}}}};
+  nlohmann::json j = {
+      {"strategy", core::strategy_name(o.strategy)},
+      {"workers", o.workers},
+      {"devices", o.devices},
+      {"step_time_s", o.result.step_time_s},
+      {"throughput_samples_per_s", o.result.throughput_samples_per_s},
+      {"scaling_efficiency", o.result.scaling_efficiency},
+      {"train_time_s", o.train_time_s},
+      {"bottleneck",
+       {{"kind", o.bottleneck.kind}, {"link", o.bottleneck.link}, {"text", o.bottleneck.text}}}};
   j["cost_per_hour"] = o.cost_per_hour ? nlohmann::json(*o.cost_per_hour) : nlohmann::json();
   j["cost"] = o.cost ? nlohmann::json(*o.cost) : nlohmann::json();
   return j;

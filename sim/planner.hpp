@@ -46,7 +46,7 @@ struct PlanOption {
   int workers = 0;
   int devices = 0;  // workers plus the devices of dedicated parameter-server nodes
   core::RunResult result;
-  double train_time_s = 0;            // kTimeToTrain targets; 0 otherwise
+  double train_time_s = 0;              // kTimeToTrain targets; 0 otherwise
   std::optional<double> cost_per_hour;  // devices x price
   std::optional<double> cost;           // for the whole run (kTimeToTrain with a price)
   Bottleneck bottleneck;
@@ -54,12 +54,12 @@ struct PlanOption {
 
 struct PlanAnswer {
   bool reachable = false;
-  double required_throughput = 0;        // samples/s the target amounts to
-  std::vector<int> sizes;                // worker counts tried, ascending
-  std::optional<PlanOption> best;        // the smallest cluster reaching the target
-  std::optional<PlanOption> runner_up;   // the best answer with another strategy
-  std::optional<PlanOption> closest;     // unreachable: the fastest configuration tried
-  std::string message;                   // the answer in one line
+  double required_throughput = 0;       // samples/s the target amounts to
+  std::vector<int> sizes;               // worker counts tried, ascending
+  std::optional<PlanOption> best;       // the smallest cluster reaching the target
+  std::optional<PlanOption> runner_up;  // the best answer with another strategy
+  std::optional<PlanOption> closest;    // unreachable: the fastest configuration tried
+  std::string message;                  // the answer in one line
 };
 
 // What limits `r` (a result of `plan`): compute when the exchange is mostly hidden, else the

@@ -2,7 +2,6 @@
 // numbers, edits typed into fields act as the same YAML edit, wrong values keep the last good
 // curves, the planning answer is `scaleout plan`'s, and screenshots land under the build folder.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <QApplication>
 #include <QChart>
@@ -10,13 +9,15 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QLineSeries>
-#include <QScatterSeries>
 #include <QPushButton>
+#include <QScatterSeries>
 #include <QTest>
 #include <QTimer>
+#include <QToolTip>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/plan_loader.hpp"
 #include "core/relative_error.hpp"
@@ -40,7 +41,9 @@ using testing::source_path;
 const std::string kQuickstart = source_path("experiments/quickstart.yaml");
 const fs::path kShots = SCALEOUT_SCREENSHOT_DIR;
 
-testing::Output cli(const std::string& args) { return testing::shell(std::string(SCALEOUT_BINARY) + " " + args); }
+testing::Output cli(const std::string& args) {
+  return testing::shell(std::string(SCALEOUT_BINARY) + " " + args);
+}
 
 core::Plan quickstart() { return core::load_plan(kQuickstart); }
 
@@ -58,7 +61,8 @@ QList<QXYSeries*> series_of(Chart* chart, bool lines) {
 std::map<std::pair<std::string, int>, double> throughput_points(MainWindow& w) {
   std::map<std::pair<std::string, int>, double> out;
   for (QXYSeries* s : series_of(w.throughput_chart(), true))
-    for (const QPointF& p : s->points()) out[{s->name().toStdString(), static_cast<int>(p.x())}] = p.y();
+    for (const QPointF& p : s->points())
+      out[{s->name().toStdString(), static_cast<int>(p.x())}] = p.y();
   return out;
 }
 
@@ -71,14 +75,17 @@ void type_into(QWidget* editor, const QString& text) {
 }
 
 void expect_relative(double got, double want, double tolerance, const std::string& what) {
-  EXPECT_LE(std::abs(got - want), tolerance * std::abs(want)) << what << ": " << got << " vs " << want;
+  EXPECT_LE(std::abs(got - want), tolerance * std::abs(want))
+      << what << ": " << got << " vs " << want;
 }
 
 // The analytic curves `scaleout sweep` writes for `plan_path`, read back from its CSV.
 Curves cli_sweep(const std::string& plan_path, const fs::path& csv) {
   fs::create_directories(csv.parent_path());
-  auto o = cli("sweep " + plan_path + " --engine analytic --workers 8:1024:x2 "
-               "--strategies ps,ring,torus2d,hierarchical_ring -q -o " + csv.string());
+  auto o = cli("sweep " + plan_path +
+               " --engine analytic --workers 8:1024:x2 "
+               "--strategies ps,ring,torus2d,hierarchical_ring -q -o " +
+               csv.string());
   EXPECT_EQ(o.code, 0) << o.text;
   return read_sweep_csv(csv.string());
 }
@@ -127,7 +134,8 @@ TEST(GuiWindow, TypedEditActsAsTheSameYamlEdit) {
   MainWindow w(quickstart());
   auto before = throughput_points(w);
   type_into(w.plan_panel()->editor("nic.bandwidth"), "25Gbps");
-  EXPECT_TRUE(w.plan_panel()->error("nic.bandwidth").isEmpty()) << w.plan_panel()->error("nic.bandwidth").toStdString();
+  EXPECT_TRUE(w.plan_panel()->error("nic.bandwidth").isEmpty())
+      << w.plan_panel()->error("nic.bandwidth").toStdString();
   EXPECT_NE(throughput_points(w), before);
 
   // The same edit in YAML: the bundled topology with a 25 Gb/s NIC.
@@ -140,14 +148,17 @@ TEST(GuiWindow, TypedEditActsAsTheSameYamlEdit) {
   std::ifstream pin(kQuickstart);
   std::string plan_text((std::istreambuf_iterator<char>(pin)), {});
   plan_text.replace(plan_text.find("../topologies/v100-ib-switch.yaml"), 33, "topology.yaml");
-  plan_text.replace(plan_text.find("../models/resnet50.yaml"), 23, source_path("models/resnet50.yaml"));
+  plan_text.replace(plan_text.find("../models/resnet50.yaml"), 23,
+                    source_path("models/resnet50.yaml"));
   std::ofstream(dir / "plan.yaml") << plan_text;
 
-  Curves yaml = compute_curves(core::load_plan((dir / "plan.yaml").string()), doubling_sizes(8, 1024));
+  Curves yaml =
+      compute_curves(core::load_plan((dir / "plan.yaml").string()), doubling_sizes(8, 1024));
   auto points = throughput_points(w);
   for (const auto& c : yaml.curves)
     for (const auto& r : c.points)
-      expect_relative(points[{c.strategy, r.workers}], r.throughput_samples_per_s, 1e-12, c.strategy);
+      expect_relative(points[{c.strategy, r.workers}], r.throughput_samples_per_s, 1e-12,
+                      c.strategy);
   expect_chart_equals_csv(w, cli_sweep((dir / "plan.yaml").string(), dir / "sweep.csv"));
   fs::remove_all(dir);
 }
@@ -158,7 +169,8 @@ TEST(GuiWindow, WrongValueIsMarkedAndKeepsTheLastGoodCurves) {
   QWidget* nic = w.plan_panel()->editor("nic.bandwidth");
   type_into(nic, "10Gbq");
   QString message = w.plan_panel()->error("nic.bandwidth");
-  EXPECT_TRUE(message.contains("field 'nic.bandwidth': '10Gbq' is not a bandwidth such as 100Gbps or 25GB/s"))
+  EXPECT_TRUE(message.contains(
+      "field 'nic.bandwidth': '10Gbq' is not a bandwidth such as 100Gbps or 25GB/s"))
       << message.toStdString();
   EXPECT_EQ(nic->toolTip(), message);
   EXPECT_TRUE(nic->styleSheet().contains("background"));
@@ -250,12 +262,14 @@ TEST(GuiWindow, MeasuredRunSitsOnTheChartWithCompareError) {
       found |= p.x() == 16 && p.y() == m.measured.throughput_samples_per_s;
   EXPECT_TRUE(found);
 
-  auto c = cli("compare " + (dir / "predicted.json").string() + " " + (dir / "measured.json").string() + " --json");
+  auto c = cli("compare " + (dir / "predicted.json").string() + " " +
+               (dir / "measured.json").string() + " --json");
   ASSERT_EQ(c.code, 0) << c.text;
   auto j = nlohmann::json::parse(c.text);
-  expect_relative(m.throughput_error, j["throughput_samples_per_s"]["relative_error"].get<double>(), 1e-9,
-                  "throughput error");
-  expect_relative(m.step_time_error, j["step_time_s"]["relative_error"].get<double>(), 1e-9, "step error");
+  expect_relative(m.throughput_error, j["throughput_samples_per_s"]["relative_error"].get<double>(),
+                  1e-9, "throughput error");
+  expect_relative(m.step_time_error, j["step_time_s"]["relative_error"].get<double>(), 1e-9,
+                  "step error");
   EXPECT_NEAR(m.throughput_error, 0.25, 1e-9);  // predicted / (0.8 predicted) - 1
 
   EXPECT_FALSE(w.open_result("/nonexistent.json").isEmpty());
@@ -276,7 +290,8 @@ TEST(GuiWindow, RefineRunsOnAWorkerThreadAndReplacesPoints) {
   ASSERT_EQ(w.curves().workers, (std::vector<int>{8, 16, 32, 64}));
   int ticks_while_running = 0;
   QTimer timer;
-  QObject::connect(&timer, &QTimer::timeout, [&] { ticks_while_running += w.refine_bar()->running(); });
+  QObject::connect(&timer, &QTimer::timeout,
+                   [&] { ticks_while_running += w.refine_bar()->running(); });
   timer.start(1);
   QTest::mouseClick(w.refine_bar()->refine_button(), Qt::LeftButton);
   EXPECT_TRUE(w.refine_bar()->running());  // the click returned while simulations run
@@ -293,7 +308,8 @@ TEST(GuiWindow, RefineRunsOnAWorkerThreadAndReplacesPoints) {
   const core::RunResult* ring16 = find_point(w.curves(), "ring", 16);
   ASSERT_NE(ring16, nullptr);
   EXPECT_EQ(ring16->engine, "sim");
-  EXPECT_NEAR(ring16->throughput_samples_per_s / sim::predict_analytic(p).throughput_samples_per_s, 1.0, 0.1);
+  EXPECT_NEAR(ring16->throughput_samples_per_s / sim::predict_analytic(p).throughput_samples_per_s,
+              1.0, 0.1);
 }
 
 TEST(GuiWindow, CancelStopsRefiningAndKeepsFinishedPoints) {
@@ -305,10 +321,31 @@ TEST(GuiWindow, CancelStopsRefiningAndKeepsFinishedPoints) {
   int kept = simulated_points(w);
   EXPECT_GE(kept, 1);
   EXPECT_LT(kept, 24);
-  EXPECT_TRUE(w.refine_bar()->status().startsWith("cancelled")) << w.refine_bar()->status().toStdString();
+  EXPECT_TRUE(w.refine_bar()->status().startsWith("cancelled"))
+      << w.refine_bar()->status().toStdString();
   QTest::qWait(200);  // nothing arrives after a cancel
   EXPECT_EQ(simulated_points(w), kept);
   EXPECT_TRUE(w.refine_bar()->refine_button()->isEnabled());
+}
+
+TEST(GuiWindow, HoverShowsTheExactValues) {
+  MainWindow w(quickstart());
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  auto* view = dynamic_cast<QChartView*>(w.throughput_chart()->widget());
+  QXYSeries* ps = nullptr;  // the parameter server's curve lies apart from the others
+  for (QXYSeries* s : series_of(w.throughput_chart(), true))
+    if (s->name() == "ps") ps = s;
+  ASSERT_NE(ps, nullptr);
+  QPointF at64 = ps->at(3);  // 8, 16, 32, 64
+  ASSERT_EQ(at64.x(), 64);
+  QPoint pixel = view->mapFromScene(view->chart()->mapToPosition(at64, ps));
+  QTest::mouseMove(view->viewport(), pixel + QPoint(0, 1));
+  ASSERT_TRUE(QTest::qWaitFor([] { return QToolTip::isVisible(); }, 3000));
+  QString tip = QToolTip::text();
+  EXPECT_TRUE(tip.startsWith("ps, 64 workers\n")) << tip.toStdString();
+  EXPECT_TRUE(tip.contains(QString("throughput %1 samples/s").arg(at64.y(), 0, 'f', 1)))
+      << tip.toStdString();
 }
 
 TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
@@ -339,7 +376,9 @@ TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
 }
 
 TEST(GuiBinary, RendersHeadlessAndRefusesBadInput) {
-  auto gui = [](const std::string& args) { return testing::shell(std::string(SCALEOUT_GUI_BINARY) + " " + args); };
+  auto gui = [](const std::string& args) {
+    return testing::shell(std::string(SCALEOUT_GUI_BINARY) + " " + args);
+  };
   fs::create_directories(kShots);
   fs::path csv = kShots / "render-sweep.csv";
   Curves written = cli_sweep(kQuickstart, csv);

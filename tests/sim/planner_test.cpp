@@ -14,7 +14,9 @@ namespace {
 
 using core::StrategyKind;
 
-core::Plan quickstart() { return core::load_plan(testing::source_path("experiments/quickstart.yaml")); }
+core::Plan quickstart() {
+  return core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+}
 
 core::RunResult predict_at(const core::Plan& base, StrategyKind kind, int workers) {
   core::Plan p = base;
@@ -99,7 +101,8 @@ TEST(Planner, UnreachableTargetSaysHowFarItTriedAndWhy) {
   EXPECT_FALSE(a.reachable);
   EXPECT_FALSE(a.best.has_value());
   ASSERT_TRUE(a.closest.has_value());
-  EXPECT_EQ(a.message.rfind("not reachable below 2048 workers (tried 8..1024); bottleneck: ", 0), 0u)
+  EXPECT_EQ(a.message.rfind("not reachable below 2048 workers (tried 8..1024); bottleneck: ", 0),
+            0u)
       << a.message;
   // A minimum efficiency no size keeps also makes it unreachable, and says so.
   request.target.throughput = 1000;
@@ -107,7 +110,8 @@ TEST(Planner, UnreachableTargetSaysHowFarItTriedAndWhy) {
   plan.training.overlap = false;
   PlanAnswer strict = plan_cluster(plan, request);
   EXPECT_FALSE(strict.reachable);
-  EXPECT_NE(strict.message.find("below the minimum efficiency"), std::string::npos) << strict.message;
+  EXPECT_NE(strict.message.find("below the minimum efficiency"), std::string::npos)
+      << strict.message;
 }
 
 TEST(Planner, BottleneckNamesComputeOrTheNetwork) {
