@@ -61,9 +61,13 @@ std::string default_plan() {
 
 int render(const Args& a) {
   using namespace scaleout;
-  gui::Curves curves = a.render_csv.empty() ? gui::compute_curves(core::load_plan(a.render_plan),
-                                                                  gui::doubling_sizes(8, 1024))
-                                            : gui::read_sweep_csv(a.render_csv);
+  gui::Curves curves;
+  if (a.render_csv.empty()) {
+    core::Plan plan = core::load_plan(a.render_plan);
+    curves = gui::compute_curves(plan, gui::fitting_sizes(plan));
+  } else {
+    curves = gui::read_sweep_csv(a.render_csv);
+  }
   if (!gui::render_curves(curves).save(QString::fromStdString(a.output), "PNG")) {
     std::fprintf(stderr, "error: cannot write %s\n", a.output.c_str());
     return 1;

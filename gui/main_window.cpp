@@ -21,6 +21,20 @@
 
 namespace scaleout::gui {
 
+namespace {
+
+// The sweep range for a freshly opened plan: what its cluster can hold.
+WhatIf fit_range(const core::Plan& plan) {
+  WhatIf w;
+  w.plan = plan;
+  std::vector<int> sizes = fitting_sizes(plan);
+  w.min_workers = sizes.front();
+  w.max_workers = sizes.back();
+  return w;
+}
+
+}  // namespace
+
 MainWindow::MainWindow(const core::Plan& plan) {
   setWindowTitle("scaleout: how training scales");
   auto* central = new QWidget;
@@ -74,8 +88,7 @@ MainWindow::MainWindow(const core::Plan& plan) {
   refine_bar_->on_point(
       [this](const RefinePoint& p, const core::RunResult& r) { apply_refined(p.strategy, r); });
   plan_panel_->on_change([this](const WhatIf& w) { recompute(w); });
-  WhatIf w;
-  w.plan = plan;
+  WhatIf w = fit_range(plan);
   plan_panel_->set_what_if(w);
   recompute(w);
 }
@@ -110,8 +123,7 @@ void MainWindow::export_chart(Chart* chart, const QString& name) {
 
 QString MainWindow::open_plan(const QString& path) {
   try {
-    WhatIf w = what_if_;
-    w.plan = core::load_plan(path.toStdString());
+    WhatIf w = fit_range(core::load_plan(path.toStdString()));
     plan_panel_->set_what_if(w);
     recompute(w);
     return "opened " + path;

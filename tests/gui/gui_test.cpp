@@ -348,6 +348,23 @@ TEST(GuiWindow, HoverShowsTheExactValues) {
       << tip.toStdString();
 }
 
+TEST(GuiWindow, EveryBundledPlanOpensWithCurves) {
+  MainWindow w(quickstart());
+  int opened = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(source_path("experiments"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().string());
+    QString status = w.open_plan(QString::fromStdString(entry.path().string()));
+    EXPECT_TRUE(status.startsWith("opened")) << status.toStdString();
+    std::size_t points = 0;
+    for (const auto& c : w.curves().curves) points += c.points.size();
+    EXPECT_GE(points, 4u);  // a fixed-size cluster gets the sizes it holds
+    ++opened;
+  }
+  EXPECT_GE(opened, 5);
+  EXPECT_FALSE(w.open_plan("/nonexistent/plan.yaml").startsWith("opened"));
+}
+
 TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
   fs::create_directories(kShots);
   fs::path dir = fs::temp_directory_path() / "scaleout-gui-shots";
