@@ -23,14 +23,13 @@ std::vector<int> doubling_sizes(int min_workers, int max_workers) {
 }
 
 std::vector<int> fitting_sizes(const core::Plan& plan, int max_workers) {
-  int first = std::min(8, std::max(1, plan.cluster.devices_per_node));
-  std::vector<int> sizes = doubling_sizes(first, max_workers);
-  Curves trial = compute_curves(plan, sizes);
+  Curves trial = compute_curves(plan, doubling_sizes(1, max_workers));
   int largest = 0;
   for (const auto& c : trial.curves)
     if (!c.points.empty()) largest = std::max(largest, c.points.back().workers);
-  while (sizes.size() > 2 && sizes.back() > largest) sizes.pop_back();
-  return sizes;
+  int first = std::min(8, std::max(1, plan.cluster.devices_per_node));
+  if (largest <= first) first = 1;  // one node at most: show it filling up
+  return doubling_sizes(first, std::max(largest, 2 * first));
 }
 
 Curves compute_curves(const core::Plan& plan, const std::vector<int>& workers,

@@ -3,18 +3,16 @@
 #include <QApplication>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <string>
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "gui/bundled_data.hpp"
 #include "gui/main_window.hpp"
 #include "gui/render.hpp"
 #include "gui/sweep_csv.hpp"
 
 namespace {
-
-namespace fs = std::filesystem;
 
 const char* kUsage =
     "usage: scaleout-gui [PLAN]           the window (default: experiments/quickstart.yaml)\n"
@@ -48,15 +46,6 @@ bool parse(int argc, char** argv, Args& a) {
   }
   bool render = !a.render_csv.empty() || !a.render_plan.empty();
   return render ? !a.output.empty() && a.plan.empty() : a.output.empty();
-}
-
-// The bundled quickstart plan: beside the working directory, else in the source tree.
-std::string default_plan() {
-  const char* rel = "experiments/quickstart.yaml";
-  if (fs::exists(rel)) return rel;
-  fs::path source = fs::path(SCALEOUT_SOURCE_DIR) / rel;
-  if (fs::exists(source)) return source.string();
-  return rel;  // load_plan names it in its error
 }
 
 int render(const Args& a) {
@@ -94,7 +83,10 @@ int main(int argc, char** argv) {
   try {
     // Load before any window exists, so a wrong plan is one message on stderr, not a dialog.
     scaleout::core::Plan plan;
-    if (!headless) plan = scaleout::core::load_plan(args.plan.empty() ? default_plan() : args.plan);
+    if (!headless)
+      plan = scaleout::core::load_plan(
+          args.plan.empty() ? scaleout::gui::bundled_path("experiments/quickstart.yaml")
+                            : args.plan);
     QApplication app(argc, argv);
     if (headless) return render(args);
     scaleout::gui::MainWindow window(plan);

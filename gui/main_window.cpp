@@ -43,7 +43,8 @@ MainWindow::MainWindow(const core::Plan& plan) {
   auto* scroll = new QScrollArea;
   scroll->setWidget(plan_panel_);
   scroll->setWidgetResizable(true);
-  scroll->setFixedWidth(330);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setFixedWidth(350);
   row->addWidget(scroll);
 
   auto* grid = new QGridLayout;

@@ -72,7 +72,7 @@ std::vector<PlanField> make_fields() {
        }});
   f.push_back(
       {"training.overlap",
-       "overlap backward and exchange",
+       "overlap exchange with backward",
        PlanField::Kind::kBool,
        {},
        [](const WhatIf& w) { return std::string(w.plan.training.overlap ? "true" : "false"); },

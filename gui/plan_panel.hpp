@@ -10,6 +10,7 @@
 
 #include "gui/plan_fields.hpp"
 
+class QComboBox;
 class QLabel;
 
 namespace scaleout::gui {
@@ -25,13 +26,20 @@ class PlanPanel : public QWidget {
   // Called after each valid edit.
   void on_change(std::function<void(const WhatIf&)> callback) { on_change_ = std::move(callback); }
 
-  // The editor of a field (QLineEdit, QComboBox or QCheckBox), for tests and focus.
+  // The editor of a field (QLineEdit, QComboBox or QCheckBox), for tests and focus; "cluster"
+  // and "workload" are the pickers of the bundled topologies and models.
   QWidget* editor(const std::string& key) const { return editors_.at(key); }
   // The message marking a field; empty when its value is good.
   QString error(const std::string& key) const;
 
  private:
   void edited(const PlanField& field, const std::string& text);
+  // A picker of the .yaml files in a bundled directory, named `key`.
+  QComboBox* add_picker(const std::string& key, const std::string& dir);
+  // Shows the plan's part: its bundled file, else an entry for the part the plan holds itself.
+  void select_file(QComboBox* combo, const std::string& file, const std::string& name);
+  // Loads a picked topology or model into the plan; the sweep range follows a new cluster.
+  void picked(const std::string& key, const std::string& path);
   void mark(const std::string& key, const QString& message);
 
   WhatIf good_;

@@ -365,6 +365,30 @@ TEST(GuiWindow, EveryBundledPlanOpensWithCurves) {
   EXPECT_FALSE(w.open_plan("/nonexistent/plan.yaml").startsWith("opened"));
 }
 
+TEST(GuiWindow, EveryBundledTopologyAndModelCanBePicked) {
+  MainWindow w(quickstart());
+  for (const char* key : {"cluster", "workload"}) {
+    auto* combo = dynamic_cast<QComboBox*>(w.plan_panel()->editor(key));
+    ASSERT_NE(combo, nullptr);
+    EXPECT_EQ(combo->currentText(), std::string(key) == "cluster" ? "v100-ib-switch" : "resnet50");
+    int picked = 0;
+    for (int i = 0; i < combo->count(); ++i) {
+      SCOPED_TRACE(combo->itemText(i).toStdString());
+      combo->setCurrentIndex(i);
+      emit combo->activated(i);  // as a user's choice
+      EXPECT_TRUE(w.plan_panel()->error(key).isEmpty()) << w.plan_panel()->error(key).toStdString();
+      std::size_t points = 0;
+      for (const auto& c : w.curves().curves) points += c.points.size();
+      EXPECT_GE(points, 3u);
+      ++picked;
+    }
+    EXPECT_GE(picked, std::string(key) == "cluster" ? 7 : 6);
+  }
+  // The last picks are in the plan the window computes with.
+  EXPECT_EQ(w.plan_panel()->what_if().plan.cluster.name, "v100-ib-switch");
+  EXPECT_EQ(w.plan_panel()->what_if().plan.workload.name, "vgg16");
+}
+
 TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
   fs::create_directories(kShots);
   fs::path dir = fs::temp_directory_path() / "scaleout-gui-shots";
