@@ -1,6 +1,7 @@
 #include "gui/main_window.hpp"
 
 #include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -17,6 +18,7 @@
 #include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/plan_panel.hpp"
+#include "gui/plan_writer.hpp"
 #include "gui/refine_bar.hpp"
 
 namespace scaleout::gui {
@@ -88,7 +90,11 @@ MainWindow::MainWindow(const core::Plan& plan) {
   refine_bar_->on_request([this] { start_refine(); });
   refine_bar_->on_point(
       [this](const RefinePoint& p, const core::RunResult& r) { apply_refined(p.strategy, r); });
-  plan_panel_->on_change([this](const WhatIf& w) { recompute(w); });
+  plan_panel_->on_change([this](const WhatIf& w) {
+    saved_path_.clear();
+    recompute(w);
+  });
+  saved_path_ = QString::fromStdString(plan.file);
   WhatIf w = fit_range(plan);
   plan_panel_->set_what_if(w);
   recompute(w);
@@ -103,6 +109,19 @@ void MainWindow::build_menus() {
   file->addAction("Open result JSON...", this, [this] {
     QString path = QFileDialog::getOpenFileName(this, "Open result", {}, "Results (*.json)");
     if (!path.isEmpty()) statusBar()->showMessage(open_result(path));
+  });
+  file->addAction("Save plan as YAML...", this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, "Save plan", "plan.yaml", "Plans (*.yaml)");
+    if (!path.isEmpty()) statusBar()->showMessage(save_plan_as(path));
+  });
+  file->addAction("Copy as CLI", this, [this] {
+    QString command = cli_command();
+    if (command.isEmpty()) {
+      statusBar()->showMessage("save the plan first: it has edits");
+    } else {
+      QApplication::clipboard()->setText(command);
+      statusBar()->showMessage("copied: " + command);
+    }
   });
   file->addSeparator();
   file->addAction("Export throughput chart as PNG...", this,
@@ -125,12 +144,35 @@ void MainWindow::export_chart(Chart* chart, const QString& name) {
 QString MainWindow::open_plan(const QString& path) {
   try {
     WhatIf w = fit_range(core::load_plan(path.toStdString()));
+    saved_path_ = path;
     plan_panel_->set_what_if(w);
     recompute(w);
     return "opened " + path;
   } catch (const core::InputError& e) {
     return QString::fromStdString(e.what());
   }
+}
+
+QString MainWindow::save_plan_as(const QString& path) {
+  try {
+    save_plan(what_if_.plan, path.toStdString());
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  saved_path_ = path;
+  return "saved " + path;
+}
+
+QString MainWindow::cli_command() const {
+  if (saved_path_.isEmpty()) return {};
+  QStringList strategies;
+  for (const auto& c : curves_.curves) strategies << QString::fromStdString(c.strategy);
+  return QString(
+             "scaleout sweep %1 --workers %2:%3:x2 --strategies %4 --engine analytic -o sweep.csv")
+      .arg(saved_path_)
+      .arg(what_if_.min_workers)
+      .arg(what_if_.max_workers)
+      .arg(strategies.join(","));
 }
 
 QString MainWindow::open_result(const QString& path) {

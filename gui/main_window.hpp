@@ -31,6 +31,11 @@ class MainWindow : public QMainWindow {
   QString open_plan(const QString& path);
   // Lays a result JSON over the curves; on error returns the message.
   QString open_result(const QString& path);
+  // Writes the plan with every edit as YAML; returns what happened.
+  QString save_plan_as(const QString& path);
+  // The `scaleout sweep` command that writes these curves' numbers: empty while edits are not
+  // saved (the command reads the plan file).
+  QString cli_command() const;
   // Simulates every point up to kRefineMaxWorkers on a worker thread; each result replaces its
   // analytic point as it arrives. An edit of the plan cancels it.
   void start_refine();
@@ -54,6 +59,7 @@ class MainWindow : public QMainWindow {
   void apply_refined(core::StrategyKind strategy, const core::RunResult& r);
 
   WhatIf what_if_;
+  QString saved_path_;  // the file that holds what_if_.plan; empty after an edit
   Curves curves_;
   std::vector<MeasuredPoint> measured_;
   PlanPanel* plan_panel_ = nullptr;

@@ -25,6 +25,7 @@
 #include "gui/curves.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
+#include "gui/plan_writer.hpp"
 #include "gui/refine_bar.hpp"
 #include "gui/sweep_csv.hpp"
 #include "sim/analytic.hpp"
@@ -387,6 +388,69 @@ TEST(GuiWindow, EveryBundledTopologyAndModelCanBePicked) {
   // The last picks are in the plan the window computes with.
   EXPECT_EQ(w.plan_panel()->what_if().plan.cluster.name, "v100-ib-switch");
   EXPECT_EQ(w.plan_panel()->what_if().plan.workload.name, "vgg16");
+}
+
+TEST(PlanWriter, SavedPlansLoadToTheSamePlan) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-gui-save";
+  fs::create_directories(dir);
+  // Every knob the writer knows, on top of the quickstart: async PS, stragglers, failures.
+  std::ifstream in(kQuickstart);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  text.replace(text.find("../topologies"), 13, source_path("topologies"));
+  text.replace(text.find("../models"), 9, source_path("models"));
+  text.replace(text.find("placement: dedicated"), 20, "placement: dedicated\n  mode: async");
+  text +=
+      "stragglers:\n  slow: { workers: [1, 3], factor: 2.5 }\n"
+      "  random: { distribution: lognormal, sigma: 0.3, seed: 9 }\n"
+      "failures:\n  - { node: 1, step: 1 }\n  - { node: 2, time: 1.5s }\n"
+      "checkpoint: { every: 1, cost: 2s, restart: 30s }\n";
+  std::ofstream(dir / "knobs.yaml") << text;
+  std::vector<std::string> plans = {(dir / "knobs.yaml").string()};
+  for (const auto& e : fs::recursive_directory_iterator(source_path("experiments")))
+    if (e.path().extension() == ".yaml") plans.push_back(e.path().string());
+  for (const auto& path : plans) {
+    SCOPED_TRACE(path);
+    core::Plan original = core::load_plan(path);
+    fs::path saved = dir / "saved.yaml";
+    save_plan(original, saved.string());
+    core::Plan again = core::load_plan(saved.string());
+    EXPECT_EQ(plan_to_yaml(again), plan_to_yaml(original));
+    EXPECT_EQ(again.cluster.nic.bandwidth, original.cluster.nic.bandwidth);
+    EXPECT_EQ(again.workload.flops_per_sample, original.workload.flops_per_sample);
+    EXPECT_EQ(again.workload.layers.size(), original.workload.layers.size());
+    EXPECT_EQ(again.stragglers.slow_workers, original.stragglers.slow_workers);
+    EXPECT_EQ(again.resilience.failures.size(), original.resilience.failures.size());
+    // The command line predicts the same from both.
+    auto a = cli("simulate " + path + " --engine analytic --json");
+    auto b = cli("simulate " + saved.string() + " --engine analytic --json");
+    ASSERT_EQ(a.code, 0) << a.text;
+    ASSERT_EQ(b.code, 0) << b.text;
+    EXPECT_EQ(nlohmann::json::parse(a.text)["step_time_s"],
+              nlohmann::json::parse(b.text)["step_time_s"]);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(GuiWindow, SaveThenCopyAsCliReproducesTheCurves) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-gui-copy";
+  fs::create_directories(dir);
+  MainWindow w(quickstart());
+  EXPECT_FALSE(w.cli_command().isEmpty());  // the opened file holds the plan
+  type_into(w.plan_panel()->editor("nic.bandwidth"), "40Gbps");
+  type_into(w.plan_panel()->editor("sweep.max_workers"), "256");
+  EXPECT_TRUE(w.cli_command().isEmpty());  // edits not saved yet
+  QString saved = QString::fromStdString((dir / "edited.yaml").string());
+  EXPECT_TRUE(w.save_plan_as(saved).startsWith("saved")) << w.save_plan_as(saved).toStdString();
+  std::string command = w.cli_command().toStdString();
+  ASSERT_EQ(command.rfind("scaleout sweep " + saved.toStdString() + " --workers 8:256:x2", 0), 0u)
+      << command;
+  command.replace(command.find("-o sweep.csv"), 12, "-q -o " + (dir / "sweep.csv").string());
+  auto o =
+      testing::shell(std::string(SCALEOUT_BINARY) + command.substr(std::string("scaleout").size()));
+  ASSERT_EQ(o.code, 0) << o.text;
+  expect_chart_equals_csv(w, read_sweep_csv((dir / "sweep.csv").string()));
+  EXPECT_FALSE(w.save_plan_as("/nonexistent/dir/plan.yaml").startsWith("saved"));
+  fs::remove_all(dir);
 }
 
 TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
