@@ -42,9 +42,25 @@ PlanField text_field(std::string context, std::string key, std::string label,
           }};
 }
 
-std::vector<PlanField> make_fields() {
+// A choice among `choices`, read as the loader reads it.
+PlanField choice_field(std::string context, std::string key, std::string label,
+                       std::vector<std::string> choices,
+                       std::function<std::string(const WhatIf&)> get,
+                       std::function<void(WhatIf&, const std::string&)> apply) {
+  std::string full = context + "." + key;
+  return {full,
+          std::move(label),
+          PlanField::Kind::kChoice,
+          choices,
+          std::move(get),
+          [context, key, choices, apply](WhatIf& w, const std::string& text) {
+            core::YamlMap m = one_value(context, key, text);
+            apply(w, m.get_choice(key, choices));
+          }};
+}
+
+void add_training_fields(std::vector<PlanField>& f) {
   using core::Quantity;
-  std::vector<PlanField> f;
   f.push_back(text_field(
       "sweep", "max_workers", "workers up to",
       [](const WhatIf& w) { return std::to_string(w.max_workers); },
@@ -82,6 +98,25 @@ std::vector<PlanField> make_fields() {
       [](const WhatIf& w) { return core::format_bytes(w.plan.training.fusion_buffer); },
       [](WhatIf& w, core::YamlMap& m, const std::string& k) {
         w.plan.training.fusion_buffer = m.get_quantity(k, Quantity::kBytes);
+        // Every keystroke recomputes: "1" on the way to "16MiB" would be 1-byte buckets, a
+        // hundred million exchanges for a model without layers.
+        if (w.plan.training.fusion_buffer < 64 * 1024) m.fail(k, "at least 64KiB in the window");
+      }));
+}
+
+void add_cluster_fields(std::vector<PlanField>& f) {
+  using core::Quantity;
+  f.push_back(text_field(
+      "cluster", "devices_per_node", "devices per node",
+      [](const WhatIf& w) { return std::to_string(w.plan.cluster.devices_per_node); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.cluster.devices_per_node = static_cast<int>(m.get_int(k, 1));
+      }));
+  f.push_back(text_field(
+      "intra_node", "bandwidth", "intra-node bandwidth",
+      [](const WhatIf& w) { return format_bytes_per_s(w.plan.cluster.intra_node.bandwidth); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.cluster.intra_node.bandwidth = m.get_quantity(k, Quantity::kBandwidth);
       }));
   f.push_back(text_field(
       "nic", "bandwidth", "NIC bandwidth",
@@ -107,12 +142,46 @@ std::vector<PlanField> make_fields() {
       [](WhatIf& w, core::YamlMap& m, const std::string& k) {
         w.plan.workload.efficiency = m.get_double(k, 1e-6, 1.0);
       }));
+}
+
+void add_strategy_fields(std::vector<PlanField>& f) {
+  f.push_back(text_field(
+      "strategy", "chunk", "ring chunk",
+      [](const WhatIf& w) { return core::format_bytes(w.plan.strategy.chunk); },
+      [](WhatIf& w, core::YamlMap& m, const std::string& k) {
+        w.plan.strategy.chunk = m.get_quantity(k, core::Quantity::kBytes);
+      }));
   f.push_back(text_field(
       "strategy", "servers", "parameter servers (ps)",
       [](const WhatIf& w) { return std::to_string(w.plan.strategy.ps_servers); },
       [](WhatIf& w, core::YamlMap& m, const std::string& k) {
         w.plan.strategy.ps_servers = static_cast<int>(m.get_int(k, 1));
       }));
+  f.push_back(choice_field(
+      "strategy", "placement", "server placement (ps)", {"dedicated", "colocated"},
+      [](const WhatIf& w) {
+        bool colocated = w.plan.strategy.ps_placement == core::PsPlacement::kColocated;
+        return std::string(colocated ? "colocated" : "dedicated");
+      },
+      [](WhatIf& w, const std::string& v) {
+        w.plan.strategy.ps_placement =
+            v == "colocated" ? core::PsPlacement::kColocated : core::PsPlacement::kDedicated;
+      }));
+  f.push_back(choice_field(
+      "strategy", "mode", "mode (ps)", {"sync", "async"},
+      [](const WhatIf& w) {
+        return std::string(w.plan.strategy.ps_mode == core::PsMode::kAsync ? "async" : "sync");
+      },
+      [](WhatIf& w, const std::string& v) {
+        w.plan.strategy.ps_mode = v == "async" ? core::PsMode::kAsync : core::PsMode::kSync;
+      }));
+}
+
+std::vector<PlanField> make_fields() {
+  std::vector<PlanField> f;
+  add_training_fields(f);
+  add_cluster_fields(f);
+  add_strategy_fields(f);
   return f;
 }
 
@@ -135,6 +204,11 @@ std::string format_bandwidth(double bytes_per_s) {
   if (bits >= 1e9) return fmt("%gGbps", bits / 1e9);
   if (bits >= 1e6) return fmt("%gMbps", bits / 1e6);
   return fmt("%gbps", bits);
+}
+
+std::string format_bytes_per_s(double bytes_per_s) {
+  if (bytes_per_s >= 1e9) return fmt("%gGB/s", bytes_per_s / 1e9);
+  return fmt("%gMB/s", bytes_per_s / 1e6);
 }
 
 std::string format_time(double seconds) {

@@ -34,8 +34,10 @@ const std::vector<PlanField>& plan_fields();
 // The field named `key`. REQUIRES: it exists.
 const PlanField& plan_field(const std::string& key);
 
-// Human renderings that the unit parser reads back: "100Gbps", "2us", "125TFLOPS".
+// Human renderings that the unit parser reads back: "100Gbps" (networks count bits), "150GB/s"
+// (links inside a node count bytes), "2us", "125TFLOPS".
 std::string format_bandwidth(double bytes_per_s);
+std::string format_bytes_per_s(double bytes_per_s);
 std::string format_time(double seconds);
 std::string format_flops(double flops);
 

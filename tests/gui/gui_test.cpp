@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QToolTip>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -164,6 +165,81 @@ TEST(GuiWindow, TypedEditActsAsTheSameYamlEdit) {
   fs::remove_all(dir);
 }
 
+struct FieldEdit {
+  const char* key;
+  const char* typed;
+  const char* file;  // plan | topology | model
+  const char* before;
+  const char* after;
+};
+
+// The quickstart with its topology and model copied beside it, `edit` applied to one of them.
+std::string edited_quickstart(const fs::path& dir, const FieldEdit* edit) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  std::map<std::string, std::string> text = {
+      {"plan", read(kQuickstart)},
+      {"topology", read(source_path("topologies/v100-ib-switch.yaml"))},
+      {"model", read(source_path("models/resnet50.yaml"))}};
+  std::string& plan = text["plan"];
+  plan.replace(plan.find("../topologies/v100-ib-switch.yaml"), 33, "topology.yaml");
+  plan.replace(plan.find("../models/resnet50.yaml"), 23, "model.yaml");
+  if (edit) {
+    std::string& t = text[edit->file];
+    std::size_t at = t.find(edit->before);
+    EXPECT_NE(at, std::string::npos) << edit->before;
+    if (at != std::string::npos) t.replace(at, std::strlen(edit->before), edit->after);
+  }
+  for (const auto& [name, content] : text) std::ofstream(dir / (name + ".yaml")) << content;
+  return (dir / "plan.yaml").string();
+}
+
+TEST(GuiWindow, EveryFieldEditActsAsTheSameYamlEdit) {
+  const FieldEdit edits[] = {
+      {"training.batch_per_worker", "128", "plan", "batch_per_worker: 64", "batch_per_worker: 128"},
+      {"training.fusion_buffer", "16MiB", "plan", "fusion_buffer: 64MiB", "fusion_buffer: 16MiB"},
+      {"strategy.servers", "2", "plan", "servers: 8", "servers: 2"},
+      {"nic.latency", "20us", "topology", "latency: 2us", "latency: 20us"},
+      {"device.flops", "250TFLOPS", "topology", "flops: 125TFLOPS", "flops: 250TFLOPS"},
+      {"intra_node.bandwidth", "50GB/s", "topology", "bandwidth: 150GB/s", "bandwidth: 50GB/s"},
+      {"cluster.devices_per_node", "4", "topology", "devices_per_node: 8", "devices_per_node: 4"},
+      {"workload.efficiency", "0.6", "model", "efficiency: 0.3", "efficiency: 0.6"},
+  };
+  fs::path dir = fs::temp_directory_path() / "scaleout-gui-fields";
+  fs::create_directories(dir);
+  for (const auto& e : edits) {
+    SCOPED_TRACE(e.key);
+    MainWindow w(core::load_plan(edited_quickstart(dir, nullptr)));
+    auto before = throughput_points(w);
+    type_into(w.plan_panel()->editor(e.key), e.typed);
+    EXPECT_TRUE(w.plan_panel()->error(e.key).isEmpty())
+        << w.plan_panel()->error(e.key).toStdString();
+    EXPECT_NE(throughput_points(w), before);
+    Curves yaml = compute_curves(core::load_plan(edited_quickstart(dir, &e)), w.curves().workers);
+    auto points = throughput_points(w);
+    std::size_t n = 0;
+    for (const auto& c : yaml.curves)
+      for (const auto& r : c.points) {
+        expect_relative(points[{c.strategy, r.workers}], r.throughput_samples_per_s, 1e-12,
+                        c.strategy);
+        ++n;
+      }
+    EXPECT_EQ(n, points.size());
+  }
+  // A choice is a field too: the parameter servers' mode.
+  MainWindow w(quickstart());
+  auto* mode = dynamic_cast<QComboBox*>(w.plan_panel()->editor("strategy.mode"));
+  ASSERT_NE(mode, nullptr);
+  double sync = find_point(w.curves(), "ps", 64)->throughput_samples_per_s;
+  mode->setCurrentText("async");
+  emit mode->textActivated("async");
+  EXPECT_EQ(find_point(w.curves(), "ps", 64)->staleness.mean, 63);  // N-1 for asynchronous PS
+  EXPECT_NE(find_point(w.curves(), "ps", 64)->throughput_samples_per_s, sync);
+  fs::remove_all(dir);
+}
+
 TEST(GuiWindow, WrongValueIsMarkedAndKeepsTheLastGoodCurves) {
   MainWindow w(quickstart());
   auto good = throughput_points(w);
@@ -180,6 +256,10 @@ TEST(GuiWindow, WrongValueIsMarkedAndKeepsTheLastGoodCurves) {
   // One key: every keystroke is an edit, and a prefix such as "1" of "1.5" would be a good value.
   type_into(w.plan_panel()->editor("workload.efficiency"), "2");
   EXPECT_TRUE(w.plan_panel()->error("workload.efficiency").contains("must be between"));
+  EXPECT_EQ(throughput_points(w), good);
+
+  type_into(w.plan_panel()->editor("training.fusion_buffer"), "1");  // 1 byte: refused
+  EXPECT_TRUE(w.plan_panel()->error("training.fusion_buffer").contains("at least 64KiB"));
   EXPECT_EQ(throughput_points(w), good);
 
   type_into(nic, "100Gbps");  // the original value again
