@@ -20,9 +20,6 @@ class AnswerPanel;
 class PlanPanel;
 class RefineBar;
 
-// Refine with SimGrid simulates the sizes up to this many workers (seconds, not minutes).
-constexpr int kRefineMaxWorkers = 256;
-
 class MainWindow : public QMainWindow {
  public:
   explicit MainWindow(const core::Plan& plan);
@@ -36,8 +33,8 @@ class MainWindow : public QMainWindow {
   // The `scaleout sweep` command that writes these curves' numbers: empty while edits are not
   // saved (the command reads the plan file).
   QString cli_command() const;
-  // Simulates every point up to kRefineMaxWorkers on a worker thread; each result replaces its
-  // analytic point as it arrives. An edit of the plan cancels it.
+  // Simulates every point up to kRefineMaxWorkers (refine_job.hpp) on a worker thread; each result
+  // replaces its analytic point as it arrives. An edit of the plan cancels it.
   void start_refine();
 
   PlanPanel* plan_panel() const { return plan_panel_; }

@@ -12,9 +12,9 @@ RefineBar::RefineBar(QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);
   refine_ = new QPushButton("Refine with SimGrid");
-  refine_->setToolTip(
-      "simulate every point up to 256 workers; the results replace the analytic "
-      "points and are ringed");
+  refine_->setToolTip(QString("simulate every point up to %1 workers; the results replace the "
+                              "analytic points and are ringed")
+                          .arg(kRefineMaxWorkers));
   cancel_ = new QPushButton("Cancel");
   progress_ = new QProgressBar;
   progress_->setMaximumWidth(220);

@@ -15,6 +15,9 @@
 
 namespace scaleout::gui {
 
+// Refine with SimGrid simulates the sizes up to this many workers (seconds, not minutes).
+constexpr int kRefineMaxWorkers = 256;
+
 struct RefinePoint {
   core::StrategyKind strategy = core::StrategyKind::kRing;
   int workers = 0;
