@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   scaleout::cli::Action cluster = scaleout::cli::add_cluster_command(app);
   scaleout::cli::Action validate = scaleout::cli::add_validate_command(app);
   scaleout::cli::Action calibrate = scaleout::cli::add_calibrate_command(app);
+  scaleout::cli::Action plan = scaleout::cli::add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("cluster")) return cluster();
     if (app.got_subcommand("validate")) return validate();
     if (app.got_subcommand("calibrate")) return calibrate();
+    if (app.got_subcommand("plan")) return plan();
   } catch (const scaleout::core::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -65,6 +65,7 @@ struct Cluster {
   std::vector<std::string> switches;
   std::vector<ExplicitLink> links;
   Heterogeneity heterogeneity;
+  std::optional<double> price_per_device_hour;  // for planning costs; any currency
 };
 
 struct Layer {

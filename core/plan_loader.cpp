@@ -168,6 +168,8 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
     }
     f.finish();
   }
+  if (m.has("price_per_device_hour"))
+    c.price_per_device_hour = m.get_double("price_per_device_hour", 0.0, 1e9);
   m.finish();
   if (c.network.kind == NetworkKind::kTorus2d && c.nodes &&
       *c.nodes != c.network.dims[0] * c.network.dims[1])

@@ -305,11 +305,40 @@ TEST(Cli, ValidateHelpNamesFilesThatExist) {
 
 TEST(Cli, HelpShowsAnExample) {
   for (const char* cmd : {"simulate --help", "sweep --help", "run --help", "compare --help", "validate --help",
-                          "calibrate --help", "cluster --help"}) {
+                          "calibrate --help", "cluster --help", "plan --help"}) {
     Output o = run(cmd);
     EXPECT_EQ(o.code, 0);
     EXPECT_NE(o.text.find("Example:"), std::string::npos) << cmd;
   }
+}
+
+TEST(Cli, PlanAnswersLikeTheLibraryAndExitsOneWhenUnreachable) {
+  Output ok = run("plan " + kQuickstart + " --target-throughput 50000 --json");
+  ASSERT_EQ(ok.code, 0) << ok.text;
+  auto j = nlohmann::json::parse(ok.text);
+  EXPECT_TRUE(j["reachable"].get<bool>());
+  for (const char* key : {"strategy", "workers", "devices", "step_time_s", "throughput_samples_per_s",
+                          "scaling_efficiency", "bottleneck", "cost"})
+    EXPECT_TRUE(j["best"].contains(key)) << key;
+  EXPECT_GE(j["best"]["throughput_samples_per_s"].get<double>(), 50000);
+
+  Output far = run("plan " + kQuickstart + " --target-throughput 1e9");
+  EXPECT_EQ(far.code, 1) << far.text;
+  EXPECT_NE(far.text.find("not reachable below 2048 workers"), std::string::npos) << far.text;
+  EXPECT_NE(far.text.find("bottleneck: "), std::string::npos) << far.text;
+
+  Output ttt = run("plan " + kQuickstart +
+                   " --time-to-train 21600 --samples-per-epoch 1.28M --epochs 90 --price 2 --json");
+  ASSERT_EQ(ttt.code, 0) << ttt.text;
+  auto t = nlohmann::json::parse(ttt.text);
+  EXPECT_LE(t["best"]["train_time_s"].get<double>(), 21600);
+  EXPECT_GT(t["best"]["cost"].get<double>(), 0);
+
+  EXPECT_EQ(run("plan " + kQuickstart).code, 2);  // no target
+  EXPECT_EQ(run("plan " + kQuickstart + " --target-throughput 1000 --time-to-train 60").code, 2);
+  EXPECT_EQ(run("plan " + kQuickstart + " --time-to-train 60").code, 2);  // no samples
+  EXPECT_EQ(run("plan " + kQuickstart + " --target-throughput 1000 --min-efficiency 3").code, 2);
+  EXPECT_EQ(run("plan /nonexistent.yaml --target-throughput 1000").code, 2);
 }
 
 }  // namespace

@@ -153,5 +153,24 @@ TEST(PlanLoader, TopologyErrorsNameTheTopologyFile) {
   fs::remove_all(dir);
 }
 
+TEST(PlanLoader, PricePerDeviceHourIsOptional) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-topo-price";
+  fs::create_directories(dir);
+  const std::string topo = "name: t\ndevice: { flops: 1TFLOPS }\nnic: { bandwidth: 10Gbps }\n";
+  std::ofstream(dir / "priced.yaml") << topo << "price_per_device_hour: 2.5\n";
+  std::ofstream(dir / "free.yaml") << topo;
+  std::ofstream(dir / "bad.yaml") << topo << "price_per_device_hour: -1\n";
+  EXPECT_EQ(load_cluster((dir / "priced.yaml").string()).price_per_device_hour, 2.5);
+  EXPECT_FALSE(load_cluster((dir / "free.yaml").string()).price_per_device_hour.has_value());
+  try {
+    load_cluster((dir / "bad.yaml").string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:4: field 'price_per_device_hour'"), std::string::npos)
+        << e.what();
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace scaleout::core

@@ -1,0 +1,131 @@
+// `scaleout plan`: the smallest cluster and strategy that reach a throughput or a time-to-train.
+// Exit 0 when a size reaches the target, 1 when none does (the message says why), 2 on bad input.
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "core/units.hpp"
+#include "sim/planner.hpp"
+
+namespace scaleout::cli {
+
+namespace {
+
+struct PlanCommandArgs {
+  std::string plan;
+  double target_throughput = 0;
+  std::string time_to_train;
+  std::string samples_per_epoch;
+  double epochs = 0;
+  double min_efficiency = 0;
+  int max_workers = 1024;
+  std::string strategies = "ps,ring,torus2d,hierarchical_ring";
+  double price = -1;
+  bool json = false;
+};
+
+// A count with an optional suffix ("1.28M"), or a time ("86400", "3600s").
+double parse_value(const std::string& text, core::Quantity q, const char* field) {
+  auto v = core::parse_quantity(text, core::Quantity::kCount);
+  if (!v && q != core::Quantity::kCount) v = core::parse_quantity(text, q);
+  if (!v)
+    throw core::InputError("", 0, field, "'" + text + "' is not " + core::quantity_example(q));
+  return *v;
+}
+
+sim::PlanRequest make_request(const PlanCommandArgs& a) {
+  sim::PlanRequest r;
+  bool by_time = !a.time_to_train.empty();
+  if (by_time == (a.target_throughput > 0))
+    throw core::InputError("", 0, "--target-throughput",
+                           "give exactly one of --target-throughput or --time-to-train");
+  if (by_time) {
+    if (a.samples_per_epoch.empty() || a.epochs <= 0)
+      throw core::InputError("", 0, "--time-to-train",
+                             "needs --samples-per-epoch and --epochs (greater than zero)");
+    r.target.kind = sim::PlanTarget::Kind::kTimeToTrain;
+    r.target.deadline_s = parse_value(a.time_to_train, core::Quantity::kTime, "--time-to-train");
+    r.target.samples_per_epoch =
+        parse_value(a.samples_per_epoch, core::Quantity::kCount, "--samples-per-epoch");
+    r.target.epochs = a.epochs;
+  } else {
+    r.target.throughput = a.target_throughput;
+  }
+  r.min_efficiency = a.min_efficiency;
+  r.max_workers = a.max_workers;
+  r.strategies.clear();
+  std::stringstream in(a.strategies);
+  for (std::string name; std::getline(in, name, ',');) {
+    auto kind = core::parse_strategy_kind(name);
+    if (!kind) throw core::InputError("", 0, "--strategies", "unknown strategy '" + name + "'");
+    r.strategies.push_back(*kind);
+  }
+  if (a.price >= 0) r.price_per_device_hour = a.price;
+  return r;
+}
+
+void print_option(const char* title, const sim::PlanOption& o) {
+  std::printf("%s %s on %d workers (%d devices)\n", title, core::strategy_name(o.strategy),
+              o.workers, o.devices);
+  std::printf("  step time %.3f ms, throughput %.1f samples/s, scaling efficiency %.1f %%\n",
+              o.result.step_time_s * 1e3, o.result.throughput_samples_per_s,
+              o.result.scaling_efficiency * 100);
+  if (o.train_time_s > 0) std::printf("  time to train %.2f h\n", o.train_time_s / 3600);
+  if (o.cost_per_hour) std::printf("  cost %.2f per hour", *o.cost_per_hour);
+  if (o.cost) std::printf(", %.2f for the run", *o.cost);
+  if (o.cost_per_hour) std::printf("\n");
+  std::printf("  bottleneck: %s\n", o.bottleneck.text.c_str());
+}
+
+void print_answer(const sim::PlanAnswer& a) {
+  std::printf("target: %.1f samples/s\n", a.required_throughput);
+  if (!a.reachable) {
+    std::printf("%s\n", a.message.c_str());
+    return;
+  }
+  print_option("smallest cluster:", *a.best);
+  if (a.runner_up) print_option("runner-up:", *a.runner_up);
+}
+
+}  // namespace
+
+Action add_plan_command(CLI::App& app) {
+  auto args = std::make_shared<PlanCommandArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "The smallest cluster and strategy that reach a target (analytic engine; worker counts from\n"
+      "the topology's devices per node, doubling). Exit 0: reachable, 1: not reachable, 2: bad "
+      "input.\n"
+      "Example: scaleout plan experiments/quickstart.yaml --time-to-train 86400 "
+      "--samples-per-epoch 1.28M --epochs 90 --min-efficiency 0.8");
+  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  cmd->add_option("--target-throughput", args->target_throughput, "samples/s to reach");
+  cmd->add_option("--time-to-train", args->time_to_train, "deadline in seconds (or 3600s, 90ms)");
+  cmd->add_option("--samples-per-epoch", args->samples_per_epoch, "e.g. 1281167 or 1.28M");
+  cmd->add_option("--epochs", args->epochs, "epochs to train");
+  cmd->add_option("--min-efficiency", args->min_efficiency, "scaling efficiency to keep (0..1)");
+  cmd->add_option("--max-workers", args->max_workers, "largest worker count to try (default 1024)");
+  cmd->add_option("--strategies", args->strategies,
+                  "comma-separated (default ps,ring,torus2d,"
+                  "hierarchical_ring)");
+  cmd->add_option("--price", args->price,
+                  "price per device-hour (default: the topology's price_per_device_hour)");
+  cmd->add_flag("--json", args->json, "print the answer as JSON");
+  return [args]() {
+    sim::PlanRequest request = make_request(*args);
+    core::Plan plan = core::load_plan(args->plan);
+    sim::PlanAnswer answer = sim::plan_cluster(plan, request);
+    if (args->json) {
+      std::printf("%s\n", sim::to_json(answer).dump(2).c_str());
+    } else {
+      print_answer(answer);
+    }
+    return answer.reachable ? 0 : 1;
+  };
+}
+
+}  // namespace scaleout::cli

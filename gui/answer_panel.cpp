@@ -1,0 +1,150 @@
+#include "gui/answer_panel.hpp"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QVBoxLayout>
+
+#include "core/input_error.hpp"
+#include "core/units.hpp"
+
+namespace scaleout::gui {
+
+namespace {
+
+struct Input {
+  const char* name;
+  const char* label;
+  const char* initial;
+  const char* tip;
+};
+
+const Input kInputs[] = {
+    {"throughput", "target samples/s", "50K", "samples per second to reach, e.g. 50000 or 50K"},
+    {"deadline", "train within", "86400s", "seconds, e.g. 86400 or 86400s"},
+    {"samples_per_epoch", "samples per epoch", "1.28M", "e.g. 1281167 or 1.28M"},
+    {"epochs", "epochs", "90", "epochs to train"},
+    {"min_efficiency", "min. efficiency", "0.5", "scaling efficiency to keep, 0..1"},
+    {"price", "price / device-hour", "", "empty: the topology's price_per_device_hour"},
+};
+
+// A number with an optional count suffix (50K, 1.28M); a time also in units (3600s).
+double read_number(const QLineEdit* e, const char* name, core::Quantity q) {
+  std::string text = e->text().toStdString();
+  auto v = core::parse_quantity(text, core::Quantity::kCount);
+  if (!v && q != core::Quantity::kCount) v = core::parse_quantity(text, q);
+  if (!v) throw core::InputError("", 0, name, "'" + text + "' is not " + core::quantity_example(q));
+  return *v;
+}
+
+}  // namespace
+
+AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* title = new QLabel("<b>Plan a cluster</b> (analytic; sizes double from one node)");
+  title->setWordWrap(true);
+  layout->addWidget(title);
+  auto* form = new QFormLayout;
+  kind_ = new QComboBox;
+  kind_->addItems({"throughput", "time to train"});
+  form->addRow("target", kind_);
+  for (const auto& in : kInputs) {
+    auto* e = new QLineEdit(in.initial);
+    e->setObjectName(in.name);
+    e->setToolTip(in.tip);
+    form->addRow(in.label, e);
+    connect(e, &QLineEdit::textEdited, this, [this] { update(); });
+  }
+  connect(kind_, &QComboBox::currentIndexChanged, this, [this] { update(); });
+  layout->addLayout(form);
+  text_ = new QLabel;
+  text_->setWordWrap(true);
+  text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  layout->addWidget(text_, 1);
+}
+
+QLineEdit* AnswerPanel::input(const QString& name) const { return findChild<QLineEdit*>(name); }
+
+void AnswerPanel::set_what_if(const WhatIf& w) {
+  what_if_ = w;
+  update();
+}
+
+sim::PlanRequest AnswerPanel::request() const {
+  sim::PlanRequest r;
+  if (kind_->currentIndex() == 0) {
+    r.target.throughput =
+        read_number(input("throughput"), "target samples/s", core::Quantity::kCount);
+  } else {
+    r.target.kind = sim::PlanTarget::Kind::kTimeToTrain;
+    r.target.deadline_s = read_number(input("deadline"), "train within", core::Quantity::kTime);
+    r.target.samples_per_epoch =
+        read_number(input("samples_per_epoch"), "samples per epoch", core::Quantity::kCount);
+    r.target.epochs = read_number(input("epochs"), "epochs", core::Quantity::kCount);
+  }
+  r.min_efficiency =
+      read_number(input("min_efficiency"), "min. efficiency", core::Quantity::kCount);
+  if (!input("price")->text().trimmed().isEmpty())
+    r.price_per_device_hour =
+        read_number(input("price"), "price / device-hour", core::Quantity::kCount);
+  r.max_workers = what_if_.max_workers;
+  return r;
+}
+
+void AnswerPanel::update() {
+  bool by_time = kind_->currentIndex() == 1;
+  input("throughput")->setEnabled(!by_time);
+  for (const char* name : {"deadline", "samples_per_epoch", "epochs"})
+    input(name)->setEnabled(by_time);
+  if (what_if_.plan.cluster.device.flops <= 0) return;  // no plan yet
+  try {
+    answer_ = sim::plan_cluster(what_if_.plan, request());
+  } catch (const core::InputError& e) {
+    answer_.reset();
+    text_->setText("<span style='color:#c62828'>" +
+                   QString::fromStdString(e.what()).toHtmlEscaped() + "</span>");
+    return;
+  }
+  show_answer(*answer_);
+}
+
+namespace {
+
+QString option_html(const char* title, const sim::PlanOption& o) {
+  QString s = QString("<b>%1</b> %2 on %3 workers (%4 devices)<br>")
+                  .arg(QString(title), QString(core::strategy_name(o.strategy)))
+                  .arg(o.workers)
+                  .arg(o.devices);
+  s += QString("&nbsp;&nbsp;%1 samples/s, step %2 ms, efficiency %3 %<br>")
+           .arg(o.result.throughput_samples_per_s, 0, 'f', 0)
+           .arg(o.result.step_time_s * 1e3, 0, 'f', 2)
+           .arg(o.result.scaling_efficiency * 100, 0, 'f', 1);
+  if (o.train_time_s > 0)
+    s += QString("&nbsp;&nbsp;time to train %1 h").arg(o.train_time_s / 3600, 0, 'f', 2);
+  if (o.cost)
+    s += QString(", cost %1").arg(*o.cost, 0, 'f', 2);
+  else if (o.cost_per_hour)
+    s += QString("&nbsp;&nbsp;%1 per hour").arg(*o.cost_per_hour, 0, 'f', 2);
+  if (o.train_time_s > 0 || o.cost_per_hour) s += "<br>";
+  return s;
+}
+
+}  // namespace
+
+void AnswerPanel::show_answer(const sim::PlanAnswer& a) {
+  QString html = QString("needs %1 samples/s<br>").arg(a.required_throughput, 0, 'f', 0);
+  if (a.reachable) {
+    html += option_html("Smallest:", *a.best);
+    html += "&nbsp;&nbsp;bottleneck: " +
+            QString::fromStdString(a.best->bottleneck.text).toHtmlEscaped();
+    if (a.runner_up) html += "<br>" + option_html("Runner-up:", *a.runner_up);
+  } else {
+    html += "<span style='color:#c62828'>" + QString::fromStdString(a.message).toHtmlEscaped() +
+            "</span>";
+  }
+  text_->setText(html);
+}
+
+}  // namespace scaleout::gui

@@ -1,0 +1,24 @@
+#include "gui/bundled_data.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace scaleout::gui {
+
+namespace fs = std::filesystem;
+
+std::string bundled_path(const std::string& relative) {
+  if (fs::exists(relative)) return relative;
+  return (fs::path(SCALEOUT_SOURCE_DIR) / relative).string();
+}
+
+std::vector<std::string> yaml_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace scaleout::gui

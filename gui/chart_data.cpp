@@ -1,0 +1,128 @@
+#include "gui/chart_data.hpp"
+
+#include <cmath>
+
+namespace scaleout::gui {
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QString point_tip(const core::RunResult& r) {
+  return QString(
+             "%1, %2 workers\nthroughput %3 samples/s\nstep time %4 ms\nscaling efficiency %5 %\n"
+             "compute %6 ms, exposed communication %7 ms")
+      .arg(q(r.strategy))
+      .arg(r.workers)
+      .arg(r.throughput_samples_per_s, 0, 'f', 1)
+      .arg(r.step_time_s * 1e3, 0, 'f', 3)
+      .arg(r.scaling_efficiency * 100, 0, 'f', 2)
+      .arg(r.phases.compute_s * 1e3, 0, 'f', 3)
+      .arg(r.phases.exposed_comm_s * 1e3, 0, 'f', 3);
+}
+
+// Ringed points: those the simulator computed ("Refine with SimGrid").
+SeriesData refined_points(const Curves& curves, bool efficiency) {
+  SeriesData s{"SimGrid", {}, {}};
+  for (const auto& c : curves.curves)
+    for (const auto& r : c.points)
+      if (r.engine == "sim") {
+        s.points.append(QPointF(
+            r.workers, efficiency ? r.scaling_efficiency * 100 : r.throughput_samples_per_s));
+        s.tips.append("SimGrid: " + point_tip(r));
+      }
+  return s;
+}
+
+}  // namespace
+
+LineChartData throughput_data(const Curves& curves, const std::vector<MeasuredPoint>& measured) {
+  LineChartData d;
+  d.title = "Throughput";
+  d.subtitle = "analytic; ideal scaling is a straight line here";
+  d.x_title = "workers";
+  d.y_title = "samples/s";
+  d.y_format = "%.0f";
+  d.log10_y = true;
+  for (const auto& c : curves.curves) {
+    SeriesData s{q(c.strategy), {}, {}};
+    for (const auto& r : c.points) {
+      s.points.append(QPointF(r.workers, r.throughput_samples_per_s));
+      s.tips.append(point_tip(r));
+    }
+    d.lines.append(s);
+  }
+  SeriesData sim = refined_points(curves, false);
+  if (!sim.points.isEmpty()) {
+    d.refined.append(sim);
+    d.subtitle = "analytic, ringed points simulated; ideal scaling is a straight line here";
+  }
+  for (const auto& m : measured) {
+    const auto& r = m.measured;
+    SeriesData s{q(r.strategy + " measured (" + r.engine + ")"), {}, {}};
+    s.points.append(QPointF(r.workers, r.throughput_samples_per_s));
+    s.tips.append(QString("%1\nmeasured %2 samples/s, predicted %3\nerror %4 %")
+                      .arg(q(m.file))
+                      .arg(r.throughput_samples_per_s, 0, 'f', 1)
+                      .arg(m.predicted.throughput_samples_per_s, 0, 'f', 1)
+                      .arg(m.throughput_error * 100, 0, 'f', 1));
+    d.measured.append(s);
+  }
+  return d;
+}
+
+LineChartData efficiency_data(const Curves& curves) {
+  LineChartData d;
+  d.title = "Scaling efficiency";
+  d.x_title = "workers";
+  d.y_title = "efficiency (%)";
+  d.y_format = "%.0f";
+  for (const auto& c : curves.curves) {
+    SeriesData s{q(c.strategy), {}, {}};
+    for (const auto& r : c.points) {
+      s.points.append(QPointF(r.workers, r.scaling_efficiency * 100));
+      s.tips.append(point_tip(r));
+    }
+    d.lines.append(s);
+  }
+  d.y_max = 100;
+  SeriesData sim = refined_points(curves, true);
+  if (!sim.points.isEmpty()) d.refined.append(sim);
+  int number = 0;
+  QStringList notes;
+  for (const auto& x : find_crossovers(curves)) {
+    QString label = QString::number(++number);
+    QString text = QString("%1 overtakes %2 at ~%3 workers")
+                       .arg(q(x.second), q(x.first))
+                       .arg(std::lround(x.workers));
+    d.markers.append({QPointF(x.workers, x.efficiency * 100), label, text});
+    notes << label + ": " + text;
+  }
+  d.subtitle = notes.isEmpty() ? "no crossovers" : "crossovers " + notes.join(", ");
+  return d;
+}
+
+BarChartData breakdown_data(const Curves& curves, int workers) {
+  BarChartData d;
+  d.title = QString("Step time at %1 workers").arg(workers);
+  d.y_title = "ms per step";
+  SeriesData compute{"compute", {}, {}}, exposed{"exposed communication", {}, {}};
+  for (const auto& c : curves.curves) {
+    const core::RunResult* r = find_point(curves, c.strategy, workers);
+    if (!r) continue;
+    int i = static_cast<int>(d.categories.size());
+    d.categories.append(q(c.strategy).replace("_", "<br>"));  // axis labels take HTML
+    double comp = r->step_time_s - r->phases.exposed_comm_s;  // the step's unhidden compute
+    compute.points.append(QPointF(i, comp * 1e3));
+    exposed.points.append(QPointF(i, r->phases.exposed_comm_s * 1e3));
+    compute.tips.append(QString("%1: compute %2 ms").arg(q(c.strategy)).arg(comp * 1e3, 0, 'f', 3));
+    exposed.tips.append(QString("%1: exposed communication %2 ms (all communication %3 ms)")
+                            .arg(q(c.strategy))
+                            .arg(r->phases.exposed_comm_s * 1e3, 0, 'f', 3)
+                            .arg(r->phases.comm_s * 1e3, 0, 'f', 3));
+  }
+  d.stacks = {compute, exposed};
+  return d;
+}
+
+}  // namespace scaleout::gui

@@ -1,0 +1,22 @@
+// What each chart shows, from the curves: the one place that turns results into chart data.
+#pragma once
+
+#include <vector>
+
+#include "gui/chart.hpp"
+#include "gui/curves.hpp"
+#include "gui/measured.hpp"
+
+namespace scaleout::gui {
+
+// Samples/s against workers, one line per strategy, measured runs as dots with their error.
+LineChartData throughput_data(const Curves& curves,
+                              const std::vector<MeasuredPoint>& measured = {});
+
+// Scaling efficiency (%) against workers, with the crossovers marked and labelled.
+LineChartData efficiency_data(const Curves& curves);
+
+// Compute and exposed communication per step (ms) for each strategy at `workers`.
+BarChartData breakdown_data(const Curves& curves, int workers);
+
+}  // namespace scaleout::gui

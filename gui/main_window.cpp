@@ -1,0 +1,263 @@
+#include "gui/main_window.hpp"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "gui/answer_panel.hpp"
+#include "gui/chart_data.hpp"
+#include "gui/plan_panel.hpp"
+#include "gui/plan_writer.hpp"
+#include "gui/refine_bar.hpp"
+
+namespace scaleout::gui {
+
+namespace {
+
+// The sweep range for a freshly opened plan: what its cluster can hold.
+WhatIf fit_range(const core::Plan& plan) {
+  WhatIf w;
+  w.plan = plan;
+  std::vector<int> sizes = fitting_sizes(plan);
+  w.min_workers = sizes.front();
+  w.max_workers = sizes.back();
+  return w;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const core::Plan& plan) {
+  setWindowTitle("scaleout: how training scales");
+  auto* central = new QWidget;
+  auto* row = new QHBoxLayout(central);
+  plan_panel_ = new PlanPanel;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(plan_panel_);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setFixedWidth(350);
+  row->addWidget(scroll);
+
+  auto* grid = new QGridLayout;
+  throughput_ = make_line_chart(central);
+  efficiency_ = make_line_chart(central);
+  auto* bars = new QWidget;
+  auto* bars_layout = new QVBoxLayout(bars);
+  bars_layout->setContentsMargins(0, 0, 0, 0);
+  auto* size_row = new QHBoxLayout;
+  size_row->addWidget(new QLabel("step-time breakdown at"));
+  size_ = new QComboBox;
+  size_row->addWidget(size_);
+  size_row->addWidget(new QLabel("workers"));
+  size_row->addStretch();
+  bars_layout->addLayout(size_row);
+  breakdown_ = make_bar_chart(bars);
+  bars_layout->addWidget(breakdown_->widget(), 1);
+  connect(size_, &QComboBox::currentIndexChanged, this, [this] { redraw_breakdown(); });
+
+  auto* side = new QWidget;
+  auto* side_layout = new QVBoxLayout(side);
+  answer_panel_ = new AnswerPanel;
+  side_layout->addWidget(answer_panel_, 1);
+  measured_text_ = new QLabel;
+  measured_text_->setWordWrap(true);
+  side_layout->addWidget(measured_text_);
+
+  grid->addWidget(throughput_->widget(), 0, 0);
+  grid->addWidget(efficiency_->widget(), 0, 1);
+  grid->addWidget(bars, 1, 0);
+  grid->addWidget(side, 1, 1);
+  grid->setColumnStretch(0, 1);
+  grid->setColumnStretch(1, 1);
+  row->addLayout(grid, 1);
+  setCentralWidget(central);
+  build_menus();
+  resize(1500, 950);
+
+  refine_bar_ = new RefineBar;
+  statusBar()->addPermanentWidget(refine_bar_);
+  refine_bar_->on_request([this] { start_refine(); });
+  refine_bar_->on_point(
+      [this](const RefinePoint& p, const core::RunResult& r) { apply_refined(p.strategy, r); });
+  plan_panel_->on_change([this](const WhatIf& w) {
+    saved_path_.clear();
+    recompute(w);
+  });
+  saved_path_ = QString::fromStdString(plan.file);
+  WhatIf w = fit_range(plan);
+  plan_panel_->set_what_if(w);
+  recompute(w);
+}
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("Open plan...", this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, "Open plan", {}, "Plans (*.yaml *.yml)");
+    if (!path.isEmpty()) statusBar()->showMessage(open_plan(path));
+  });
+  file->addAction("Open result JSON...", this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, "Open result", {}, "Results (*.json)");
+    if (!path.isEmpty()) statusBar()->showMessage(open_result(path));
+  });
+  file->addAction("Save plan as YAML...", this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, "Save plan", "plan.yaml", "Plans (*.yaml)");
+    if (!path.isEmpty()) statusBar()->showMessage(save_plan_as(path));
+  });
+  file->addAction("Copy as CLI", this, [this] {
+    QString command = cli_command();
+    if (command.isEmpty()) {
+      statusBar()->showMessage("save the plan first: it has edits");
+    } else {
+      QApplication::clipboard()->setText(command);
+      statusBar()->showMessage("copied: " + command);
+    }
+  });
+  file->addSeparator();
+  file->addAction("Export throughput chart as PNG...", this,
+                  [this] { export_chart(throughput_, "throughput.png"); });
+  file->addAction("Export efficiency chart as PNG...", this,
+                  [this] { export_chart(efficiency_, "efficiency.png"); });
+  file->addAction("Export breakdown chart as PNG...", this,
+                  [this] { export_chart(breakdown_, "breakdown.png"); });
+  file->addSeparator();
+  file->addAction("Quit", QKeySequence::Quit, qApp, &QApplication::quit);
+}
+
+void MainWindow::export_chart(Chart* chart, const QString& name) {
+  QString path = QFileDialog::getSaveFileName(this, "Export PNG", name, "PNG images (*.png)");
+  if (path.isEmpty()) return;
+  bool ok = chart->save_png(path, chart->widget()->size());
+  statusBar()->showMessage(ok ? "wrote " + path : "could not write " + path);
+}
+
+QString MainWindow::open_plan(const QString& path) {
+  try {
+    WhatIf w = fit_range(core::load_plan(path.toStdString()));
+    saved_path_ = path;
+    plan_panel_->set_what_if(w);
+    recompute(w);
+    return "opened " + path;
+  } catch (const core::InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+}
+
+QString MainWindow::save_plan_as(const QString& path) {
+  try {
+    save_plan(what_if_.plan, path.toStdString());
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  saved_path_ = path;
+  return "saved " + path;
+}
+
+QString MainWindow::cli_command() const {
+  if (saved_path_.isEmpty()) return {};
+  QStringList strategies;
+  for (const auto& c : curves_.curves) strategies << QString::fromStdString(c.strategy);
+  return QString(
+             "scaleout sweep %1 --workers %2:%3:x2 --strategies %4 --engine analytic -o sweep.csv")
+      .arg(saved_path_)
+      .arg(what_if_.min_workers)
+      .arg(what_if_.max_workers)
+      .arg(strategies.join(","));
+}
+
+QString MainWindow::open_result(const QString& path) {
+  try {
+    measured_.push_back(load_measured(path.toStdString(), what_if_.plan));
+  } catch (const core::InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+  redraw();
+  return "measured run from " + path;
+}
+
+void MainWindow::start_refine() {
+  std::vector<RefinePoint> points;
+  for (int n : curves_.workers)  // small sizes first: they finish soonest
+    for (const auto& c : curves_.curves)
+      if (n <= kRefineMaxWorkers && find_point(curves_, c.strategy, n))
+        points.push_back({*core::parse_strategy_kind(c.strategy), n});
+  refine_bar_->start(what_if_.plan, std::move(points));
+}
+
+void MainWindow::apply_refined(core::StrategyKind strategy, const core::RunResult& r) {
+  for (auto& c : curves_.curves)
+    if (c.strategy == core::strategy_name(strategy))
+      for (auto& p : c.points)
+        if (p.workers == r.workers) p = r;
+  redraw();
+}
+
+void MainWindow::recompute(const WhatIf& w) {
+  refine_bar_->cancel();  // its points belong to the plan before this edit
+  QElapsedTimer timer;
+  timer.start();
+  what_if_ = w;
+  curves_ = compute_curves(w.plan, doubling_sizes(w.min_workers, w.max_workers));
+  // Measured runs are predicted again on the edited plan; one that no longer fits is dropped.
+  std::vector<MeasuredPoint> kept;
+  for (const auto& m : measured_) {
+    try {
+      kept.push_back(load_measured(m.file, w.plan));
+    } catch (const core::InputError&) {
+    }
+  }
+  measured_ = std::move(kept);
+  redraw();
+  answer_panel_->set_what_if(w);
+  statusBar()->showMessage(
+      QString("analytic: %1 points in %2 ms%3")
+          .arg(curves_.curves.size() * curves_.workers.size())
+          .arg(timer.elapsed())
+          .arg(curves_.errors.empty()
+                   ? QString()
+                   : QString(", %1 sizes a strategy cannot run").arg(curves_.errors.size())));
+}
+
+void MainWindow::redraw() {
+  throughput_->show_data(throughput_data(curves_, measured_));
+  efficiency_->show_data(efficiency_data(curves_));
+  QString chosen = size_->currentText();
+  if (chosen.isEmpty()) chosen = QString::number(what_if_.plan.training.workers);
+  size_->blockSignals(true);
+  size_->clear();
+  for (int n : curves_.workers) size_->addItem(QString::number(n));
+  int index = size_->findText(chosen);
+  size_->setCurrentIndex(index >= 0 ? index : static_cast<int>(curves_.workers.size()) / 2);
+  size_->blockSignals(false);
+  redraw_breakdown();
+  QString text;
+  if (!measured_.empty())
+    text = "<b>Measured runs</b> (error = (predicted - measured) / measured)<br>";
+  for (const auto& m : measured_)
+    text += QString("%1: %2, %3 workers: %4 samples/s measured, %5 predicted, error %6 %<br>")
+                .arg(QFileInfo(QString::fromStdString(m.file)).fileName().toHtmlEscaped(),
+                     QString::fromStdString(m.measured.strategy))
+                .arg(m.measured.workers)
+                .arg(m.measured.throughput_samples_per_s, 0, 'f', 1)
+                .arg(m.predicted.throughput_samples_per_s, 0, 'f', 1)
+                .arg(m.throughput_error * 100, 0, 'f', 1);
+  measured_text_->setText(text);
+}
+
+void MainWindow::redraw_breakdown() {
+  bool ok = false;
+  int workers = size_->currentText().toInt(&ok);
+  if (ok) breakdown_->show_data(breakdown_data(curves_, workers));
+}
+
+}  // namespace scaleout::gui

@@ -1,0 +1,72 @@
+// The main window: the plan panel on the left, the charts in the middle, the planning answer and
+// the measured runs on the right. Every valid edit recomputes the analytic curves and redraws.
+#pragma once
+
+#include <QMainWindow>
+#include <string>
+#include <vector>
+
+#include "gui/chart.hpp"
+#include "gui/curves.hpp"
+#include "gui/measured.hpp"
+#include "gui/plan_fields.hpp"
+
+class QComboBox;
+class QLabel;
+
+namespace scaleout::gui {
+
+class AnswerPanel;
+class PlanPanel;
+class RefineBar;
+
+class MainWindow : public QMainWindow {
+ public:
+  explicit MainWindow(const core::Plan& plan);
+
+  // Loads a plan file; on error leaves the window as it was and returns the message.
+  QString open_plan(const QString& path);
+  // Lays a result JSON over the curves; on error returns the message.
+  QString open_result(const QString& path);
+  // Writes the plan with every edit as YAML; returns what happened.
+  QString save_plan_as(const QString& path);
+  // The `scaleout sweep` command that writes these curves' numbers: empty while edits are not
+  // saved (the command reads the plan file).
+  QString cli_command() const;
+  // Simulates every point up to kRefineMaxWorkers (refine_job.hpp) on a worker thread; each result
+  // replaces its analytic point as it arrives. An edit of the plan cancels it.
+  void start_refine();
+
+  PlanPanel* plan_panel() const { return plan_panel_; }
+  AnswerPanel* answer_panel() const { return answer_panel_; }
+  LineChart* throughput_chart() const { return throughput_; }
+  LineChart* efficiency_chart() const { return efficiency_; }
+  BarChart* breakdown_chart() const { return breakdown_; }
+  QComboBox* breakdown_size() const { return size_; }
+  RefineBar* refine_bar() const { return refine_bar_; }
+  const Curves& curves() const { return curves_; }
+  const std::vector<MeasuredPoint>& measured() const { return measured_; }
+
+ private:
+  void build_menus();
+  void recompute(const WhatIf& w);
+  void redraw();
+  void redraw_breakdown();
+  void export_chart(Chart* chart, const QString& name);
+  void apply_refined(core::StrategyKind strategy, const core::RunResult& r);
+
+  WhatIf what_if_;
+  QString saved_path_;  // the file that holds what_if_.plan; empty after an edit
+  Curves curves_;
+  std::vector<MeasuredPoint> measured_;
+  PlanPanel* plan_panel_ = nullptr;
+  AnswerPanel* answer_panel_ = nullptr;
+  LineChart* throughput_ = nullptr;
+  LineChart* efficiency_ = nullptr;
+  BarChart* breakdown_ = nullptr;
+  QComboBox* size_ = nullptr;
+  QLabel* measured_text_ = nullptr;
+  RefineBar* refine_bar_ = nullptr;
+};
+
+}  // namespace scaleout::gui

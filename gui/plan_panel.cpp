@@ -1,0 +1,175 @@
+#include "gui/plan_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QVBoxLayout>
+
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "gui/bundled_data.hpp"
+#include "gui/curves.hpp"
+
+namespace scaleout::gui {
+
+namespace {
+const char* kBadStyle = "background: #ffd6d6; border: 1px solid #c62828;";
+}
+
+PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  source_ = new QLabel;
+  source_->setWordWrap(true);
+  layout->addWidget(source_);
+  auto* form = new QFormLayout;
+  form->setLabelAlignment(Qt::AlignRight);
+  form->addRow("cluster", add_picker("cluster", "topologies"));
+  form->addRow("model", add_picker("workload", "models"));
+  for (const auto& f : plan_fields()) {
+    QWidget* editor = nullptr;
+    if (f.kind == PlanField::Kind::kText) {
+      auto* line = new QLineEdit;
+      connect(line, &QLineEdit::textEdited, this,
+              [this, &f](const QString& t) { edited(f, t.toStdString()); });
+      editor = line;
+    } else if (f.kind == PlanField::Kind::kChoice) {
+      auto* combo = new QComboBox;
+      for (const auto& c : f.choices) combo->addItem(QString::fromStdString(c));
+      connect(combo, &QComboBox::textActivated, this,
+              [this, &f](const QString& t) { edited(f, t.toStdString()); });
+      editor = combo;
+    } else {
+      auto* box = new QCheckBox;
+      connect(box, &QCheckBox::clicked, this,
+              [this, &f](bool on) { edited(f, on ? "true" : "false"); });
+      editor = box;
+    }
+    editor->setObjectName(QString::fromStdString(f.key));
+    editors_[f.key] = editor;
+    form->addRow(QString::fromStdString(f.label), editor);
+  }
+  layout->addLayout(form);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  status_->setStyleSheet("color: #c62828;");
+  layout->addWidget(status_);
+  layout->addStretch();
+}
+
+void PlanPanel::set_what_if(const WhatIf& w) {
+  good_ = w;
+  errors_.clear();
+  const auto& p = w.plan;
+  source_->setText(QString("<b>%1</b><br>cluster %2, model %3")
+                       .arg(QFileInfo(QString::fromStdString(p.file)).fileName(),
+                            QString::fromStdString(p.cluster.name),
+                            QString::fromStdString(p.workload.name)));
+  select_file(static_cast<QComboBox*>(editors_.at("cluster")), p.cluster.file, p.cluster.name);
+  select_file(static_cast<QComboBox*>(editors_.at("workload")), p.workload.file, p.workload.name);
+  mark("cluster", "");
+  mark("workload", "");
+  for (const auto& f : plan_fields()) {
+    QString value = QString::fromStdString(f.get(w));
+    QWidget* e = editors_.at(f.key);
+    if (auto* line = qobject_cast<QLineEdit*>(e)) line->setText(value);
+    if (auto* combo = qobject_cast<QComboBox*>(e)) combo->setCurrentText(value);
+    if (auto* box = qobject_cast<QCheckBox*>(e)) box->setChecked(value == "true");
+    mark(f.key, "");
+  }
+}
+
+QComboBox* PlanPanel::add_picker(const std::string& key, const std::string& dir) {
+  auto* combo = new QComboBox;
+  combo->setObjectName(QString::fromStdString(key));
+  // Long file names must not widen the panel: the popup shows them whole.
+  combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  combo->setMinimumContentsLength(8);
+  for (const auto& path : yaml_files(bundled_path(dir)))
+    combo->addItem(QFileInfo(QString::fromStdString(path)).completeBaseName(),
+                   QString::fromStdString(path));
+  connect(combo, &QComboBox::activated, this, [this, key, combo](int i) {
+    QString path = combo->itemData(i).toString();
+    if (!path.isEmpty()) picked(key, path.toStdString());
+  });
+  editors_[key] = combo;
+  return combo;
+}
+
+void PlanPanel::select_file(QComboBox* combo, const std::string& file, const std::string& name) {
+  for (int i = combo->count() - 1; i >= 0; --i)  // the plan's own part, from the last plan
+    if (combo->itemData(i).toString().isEmpty()) combo->removeItem(i);
+  QString wanted = QFileInfo(QString::fromStdString(file)).canonicalFilePath();
+  for (int i = 0; i < combo->count(); ++i) {
+    if (!wanted.isEmpty() &&
+        QFileInfo(combo->itemData(i).toString()).canonicalFilePath() == wanted) {
+      combo->setCurrentIndex(i);
+      return;
+    }
+  }
+  combo->insertItem(0, QString::fromStdString(name) + " (in the plan)", QString());
+  combo->setCurrentIndex(0);
+}
+
+void PlanPanel::picked(const std::string& key, const std::string& path) {
+  WhatIf candidate = good_;
+  core::Plan& plan = candidate.plan;
+  try {
+    if (key == "cluster") {
+      plan.cluster = core::load_cluster(path);
+      std::vector<int> sizes = fitting_sizes(plan);  // a fixed cluster holds only so many
+      candidate.min_workers = sizes.front();
+      candidate.max_workers = sizes.back();
+      plan.training.workers = std::min(plan.training.workers, sizes.back());
+      plan.strategy.grid.reset();
+    } else {
+      plan.workload = core::load_workload(path);
+    }
+    core::validate_plan(plan);
+  } catch (const core::InputError& e) {
+    mark(key, QString::fromStdString(e.what()));
+    return;
+  }
+  set_what_if(candidate);
+  if (on_change_) on_change_(good_);
+}
+
+QString PlanPanel::error(const std::string& key) const {
+  auto it = errors_.find(key);
+  return it == errors_.end() ? QString() : it->second;
+}
+
+void PlanPanel::edited(const PlanField& field, const std::string& text) {
+  WhatIf candidate = good_;
+  try {
+    field.set(candidate, text);
+    core::validate_plan(candidate.plan);
+  } catch (const core::InputError& e) {
+    mark(field.key, QString::fromStdString(e.what()));
+    return;
+  }
+  good_ = candidate;
+  mark(field.key, "");
+  if (on_change_) on_change_(good_);
+}
+
+void PlanPanel::mark(const std::string& key, const QString& message) {
+  QWidget* e = editors_.at(key);
+  if (message.isEmpty()) {
+    errors_.erase(key);
+    e->setStyleSheet("");
+    e->setToolTip("");
+  } else {
+    errors_[key] = message;
+    e->setStyleSheet(kBadStyle);
+    e->setToolTip(message);
+  }
+  QStringList all;
+  for (const auto& [k, m] : errors_) all << m;
+  status_->setText(all.isEmpty() ? QString()
+                                 : all.join("\n") + "\n(the charts keep the last good values)");
+}
+
+}  // namespace scaleout::gui

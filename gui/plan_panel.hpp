@@ -1,0 +1,53 @@
+// The plan panel: the fields that decide scaling, edited as text with units. A valid edit updates
+// the plan at once; a wrong value is marked at its field (red, the loader's message as tooltip)
+// and the plan keeps its last good value.
+#pragma once
+
+#include <QWidget>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "gui/plan_fields.hpp"
+
+class QComboBox;
+class QLabel;
+
+namespace scaleout::gui {
+
+class PlanPanel : public QWidget {
+ public:
+  explicit PlanPanel(QWidget* parent = nullptr);
+
+  // Shows `w` in every field and clears the marks.
+  void set_what_if(const WhatIf& w);
+  // The plan with every valid edit applied.
+  const WhatIf& what_if() const { return good_; }
+  // Called after each valid edit.
+  void on_change(std::function<void(const WhatIf&)> callback) { on_change_ = std::move(callback); }
+
+  // The editor of a field (QLineEdit, QComboBox or QCheckBox), for tests and focus; "cluster"
+  // and "workload" are the pickers of the bundled topologies and models.
+  QWidget* editor(const std::string& key) const { return editors_.at(key); }
+  // The message marking a field; empty when its value is good.
+  QString error(const std::string& key) const;
+
+ private:
+  void edited(const PlanField& field, const std::string& text);
+  // A picker of the .yaml files in a bundled directory, named `key`.
+  QComboBox* add_picker(const std::string& key, const std::string& dir);
+  // Shows the plan's part: its bundled file, else an entry for the part the plan holds itself.
+  void select_file(QComboBox* combo, const std::string& file, const std::string& name);
+  // Loads a picked topology or model into the plan; the sweep range follows a new cluster.
+  void picked(const std::string& key, const std::string& path);
+  void mark(const std::string& key, const QString& message);
+
+  WhatIf good_;
+  std::map<std::string, QWidget*> editors_;
+  std::map<std::string, QString> errors_;
+  QLabel* source_ = nullptr;
+  QLabel* status_ = nullptr;
+  std::function<void(const WhatIf&)> on_change_;
+};
+
+}  // namespace scaleout::gui

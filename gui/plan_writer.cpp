@@ -1,0 +1,206 @@
+#include "gui/plan_writer.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/atomic_file.hpp"
+
+namespace scaleout::gui {
+
+namespace {
+
+// The shortest text that reads back as the same double ("2e-06", not "1.9999999999999999e-06"),
+// with a unit the loader knows.
+std::string exact(double v, const char* unit = "") {
+  char buf[64];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return std::string(buf) + unit;
+}
+
+void link(YAML::Emitter& out, const char* key, const core::LinkSpec& l) {
+  out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "bandwidth" << YAML::Value << exact(l.bandwidth, "B/s");
+  out << YAML::Key << "latency" << YAML::Value << exact(l.latency, "s") << YAML::EndMap;
+}
+
+void network(YAML::Emitter& out, const core::NetworkSpec& n) {
+  static const char* kinds[] = {"switch", "two_tier", "fat_tree", "torus2d", "explicit"};
+  out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << kinds[static_cast<int>(n.kind)];
+  if (n.kind == core::NetworkKind::kTwoTier) {
+    out << YAML::Key << "hosts_per_rack" << YAML::Value << n.hosts_per_rack;
+    link(out, "uplink", n.uplink);
+  }
+  if (n.kind == core::NetworkKind::kFatTree) out << YAML::Key << "k" << YAML::Value << n.fat_tree_k;
+  if (n.kind == core::NetworkKind::kTorus2d)
+    out << YAML::Key << "dims" << YAML::Value << YAML::Flow << YAML::BeginSeq << n.dims[0]
+        << n.dims[1] << YAML::EndSeq;
+  if (n.fabric) link(out, "link", *n.fabric);
+  out << YAML::EndMap;
+}
+
+void explicit_parts(YAML::Emitter& out, const core::Cluster& c) {
+  out << YAML::Key << "hosts" << YAML::Value << YAML::BeginSeq;
+  for (const auto& h : c.hosts)
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << h.name << YAML::Key
+        << "devices" << YAML::Value << h.devices << YAML::EndMap;
+  out << YAML::EndSeq;
+  if (!c.switches.empty())
+    out << YAML::Key << "switches" << YAML::Value << YAML::Flow << c.switches;
+  out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+  for (const auto& l : c.links)
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "a" << YAML::Value << l.a << YAML::Key
+        << "b" << YAML::Value << l.b << YAML::Key << "bandwidth" << YAML::Value
+        << exact(l.link.bandwidth, "B/s") << YAML::Key << "latency" << YAML::Value
+        << exact(l.link.latency, "s") << YAML::EndMap;
+  out << YAML::EndSeq;
+}
+
+void cluster(YAML::Emitter& out, const core::Cluster& c) {
+  out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << c.name;
+  out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
+      << YAML::Value << c.device.name << YAML::Key << "flops" << YAML::Value
+      << exact(c.device.flops, "FLOPS") << YAML::EndMap;
+  link(out, "intra_node", c.intra_node);
+  network(out, c.network);
+  if (c.network.kind == core::NetworkKind::kExplicit) {
+    explicit_parts(out, c);
+    if (c.nic.bandwidth > 0) link(out, "nic", c.nic);
+  } else {
+    out << YAML::Key << "devices_per_node" << YAML::Value << c.devices_per_node;
+    out << YAML::Key << "nodes" << YAML::Value << (c.nodes ? std::to_string(*c.nodes) : "auto");
+    link(out, "nic", c.nic);
+  }
+  out << YAML::Key << "network_model" << YAML::Value << c.network_model;
+  if (!c.heterogeneity.speed_factors.empty()) {
+    out << YAML::Key << "speed_factors" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, f] : c.heterogeneity.speed_factors)
+      out << YAML::Key << name << YAML::Value << exact(f);
+    out << YAML::EndMap;
+  }
+  if (!c.heterogeneity.link_bandwidth.empty()) {
+    out << YAML::Key << "link_bandwidth" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, bw] : c.heterogeneity.link_bandwidth)
+      out << YAML::Key << name << YAML::Value << exact(bw, "B/s");
+    out << YAML::EndMap;
+  }
+  if (c.price_per_device_hour)
+    out << YAML::Key << "price_per_device_hour" << YAML::Value << exact(*c.price_per_device_hour);
+  out << YAML::EndMap;
+}
+
+void workload(YAML::Emitter& out, const core::Workload& w) {
+  out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << w.name;
+  out << YAML::Key << "parameters" << YAML::Value << exact(w.parameters);
+  out << YAML::Key << "flops_per_sample" << YAML::Value << exact(w.flops_per_sample, "FLOP");
+  out << YAML::Key << "efficiency" << YAML::Value << exact(w.efficiency);
+  if (!w.layers.empty()) {
+    out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
+    for (const auto& l : w.layers)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << l.name
+          << YAML::Key << "parameters" << YAML::Value << exact(l.parameters) << YAML::Key
+          << "backward_share" << YAML::Value << exact(l.backward_share) << YAML::EndMap;
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
+}
+
+void strategy(YAML::Emitter& out, const core::Strategy& s) {
+  bool async = s.ps_mode == core::PsMode::kAsync;
+  out << YAML::Key << "strategy" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << core::strategy_name(s.kind);
+  out << YAML::Key << "chunk" << YAML::Value << exact(s.chunk);
+  if (s.grid)
+    out << YAML::Key << "grid" << YAML::Value << YAML::Flow << YAML::BeginSeq << (*s.grid)[0]
+        << (*s.grid)[1] << YAML::EndSeq;
+  out << YAML::Key << "servers" << YAML::Value << s.ps_servers;
+  out << YAML::Key << "placement" << YAML::Value
+      << (s.ps_placement == core::PsPlacement::kColocated ? "colocated" : "dedicated");
+  out << YAML::Key << "mode" << YAML::Value << (async ? "async" : "sync");
+  if (s.replicas_to_aggregate > 0)
+    out << YAML::Key << "replicas_to_aggregate" << YAML::Value << s.replicas_to_aggregate;
+  if (s.softsync > 0) out << YAML::Key << "softsync" << YAML::Value << s.softsync;
+  if (s.staleness_bound >= 0)
+    out << YAML::Key << "staleness_bound" << YAML::Value << s.staleness_bound;
+  out << YAML::EndMap;
+}
+
+void training(YAML::Emitter& out, const core::Training& t) {
+  out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "workers" << YAML::Value << t.workers;
+  out << YAML::Key << "batch_per_worker" << YAML::Value << t.batch_per_worker;
+  out << YAML::Key << "steps" << YAML::Value << t.steps;
+  out << YAML::Key << "gradient_precision" << YAML::Value << t.gradient_precision;
+  out << YAML::Key << "overlap" << YAML::Value << t.overlap;
+  out << YAML::Key << "fusion_buffer" << YAML::Value << exact(t.fusion_buffer);
+  out << YAML::EndMap;
+}
+
+void stragglers(YAML::Emitter& out, const core::Stragglers& s) {
+  if (s.slow_workers.empty() && s.random == core::SlowdownKind::kNone) return;
+  out << YAML::Key << "stragglers" << YAML::Value << YAML::BeginMap;
+  if (!s.slow_workers.empty())
+    out << YAML::Key << "slow" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "workers" << YAML::Value << s.slow_workers << YAML::Key << "factor" << YAML::Value
+        << exact(s.slow_factor) << YAML::EndMap;
+  if (s.random != core::SlowdownKind::kNone) {
+    static const char* names[] = {"none", "exponential", "lognormal", "bernoulli"};
+    out << YAML::Key << "random" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "distribution" << YAML::Value << names[static_cast<int>(s.random)];
+    if (s.random == core::SlowdownKind::kExponential)
+      out << YAML::Key << "mean" << YAML::Value << exact(s.mean);
+    if (s.random == core::SlowdownKind::kLognormal)
+      out << YAML::Key << "sigma" << YAML::Value << exact(s.sigma);
+    if (s.random == core::SlowdownKind::kBernoulli)
+      out << YAML::Key << "probability" << YAML::Value << exact(s.probability) << YAML::Key
+          << "factor" << YAML::Value << exact(s.factor);
+    out << YAML::Key << "seed" << YAML::Value << s.seed << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+}
+
+void resilience(YAML::Emitter& out, const core::Resilience& r) {
+  if (!r.failures.empty()) {
+    out << YAML::Key << "failures" << YAML::Value << YAML::BeginSeq;
+    for (const auto& f : r.failures) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "node" << YAML::Value << f.node;
+      if (f.at_step >= 0) out << YAML::Key << "step" << YAML::Value << f.at_step;
+      if (f.at_step < 0) out << YAML::Key << "time" << YAML::Value << exact(f.at_time, "s");
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  if (r.checkpoint_every > 0)
+    out << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "every" << YAML::Value << r.checkpoint_every << YAML::Key << "cost" << YAML::Value
+        << exact(r.checkpoint_cost, "s") << YAML::Key << "restart" << YAML::Value
+        << exact(r.restart_time, "s") << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string plan_to_yaml(const core::Plan& plan) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  cluster(out, plan.cluster);
+  workload(out, plan.workload);
+  strategy(out, plan.strategy);
+  training(out, plan.training);
+  stragglers(out, plan.stragglers);
+  resilience(out, plan.resilience);
+  out << YAML::EndMap;
+  return "# Written by scaleout-gui: every value in SI units.\n" + std::string(out.c_str()) + "\n";
+}
+
+void save_plan(const core::Plan& plan, const std::string& path) {
+  core::write_file_atomic(path, plan_to_yaml(plan));
+}
+
+}  // namespace scaleout::gui

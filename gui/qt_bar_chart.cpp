@@ -1,0 +1,83 @@
+// Stacked bar charts on Qt Charts, with the exact value of a bar part on hover.
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QCursor>
+#include <QStackedBarSeries>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include "gui/chart.hpp"
+
+namespace scaleout::gui {
+
+namespace {
+
+class QtBarChart : public QChartView, public BarChart {
+ public:
+  explicit QtBarChart(QWidget* parent) : QChartView(new QChart, parent) {
+    setRenderHint(QPainter::Antialiasing);
+    chart()->legend()->setAlignment(Qt::AlignBottom);
+    chart()->setMargins(QMargins(6, 6, 12, 6));
+    setMinimumSize(320, 240);
+  }
+  QWidget* widget() override { return this; }
+  QImage image(QSize size) override {
+    if (!isVisible()) resize(size);
+    return grab().toImage();
+  }
+  const BarChartData& data() const override { return data_; }
+  void show_data(const BarChartData& d) override;
+
+ private:
+  BarChartData data_;
+};
+
+void QtBarChart::show_data(const BarChartData& d) {
+  data_ = d;
+  QChart* c = chart();
+  c->removeAllSeries();
+  for (QAbstractAxis* a : c->axes()) {
+    c->removeAxis(a);
+    delete a;
+  }
+  c->setTitle("<b>" + d.title + "</b>");
+  auto* series = new QStackedBarSeries;
+  QList<double> totals(d.categories.size(), 0.0);
+  for (const auto& s : d.stacks) {
+    auto* set = new QBarSet(s.name);
+    set->setColor(series_color(s.name));
+    set->setBorderColor(series_color(s.name));
+    for (int i = 0; i < s.points.size(); ++i) {
+      *set << s.points[i].y();
+      if (i < totals.size()) totals[i] += s.points[i].y();
+    }
+    QObject::connect(set, &QBarSet::hovered, this, [s](bool on, int i) {
+      if (!on || i >= s.tips.size()) return QToolTip::hideText();
+      QToolTip::showText(QCursor::pos(), s.tips[i]);
+    });
+    series->append(set);
+  }
+  series->setBarWidth(0.6);
+  c->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append(d.categories);
+  auto* y = new QValueAxis;
+  double top = 0;
+  for (double t : totals) top = std::max(top, t);
+  y->setRange(0, top > 0 ? top * 1.1 : 1);
+  y->applyNiceNumbers();
+  y->setLabelFormat("%g");
+  y->setTitleText(d.y_title);
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+}
+
+}  // namespace
+
+BarChart* make_bar_chart(QWidget* parent) { return new QtBarChart(parent); }
+
+}  // namespace scaleout::gui

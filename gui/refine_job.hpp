@@ -1,0 +1,49 @@
+// Refining analytic points with the simulator: one SimGrid simulation per point, each in its own
+// child process (sim::start_simulation), run from a worker thread and cancellable at any moment.
+// No Qt here: the window runs it on a QThread and posts the points back to its own thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "core/result.hpp"
+
+namespace scaleout::gui {
+
+// Refine with SimGrid simulates the sizes up to this many workers (seconds, not minutes).
+constexpr int kRefineMaxWorkers = 256;
+
+struct RefinePoint {
+  core::StrategyKind strategy = core::StrategyKind::kRing;
+  int workers = 0;
+};
+
+class RefineJob {
+ public:
+  // Called after each point: its index, the result (null when it failed) and the reason.
+  using OnPoint = std::function<void(std::size_t, const core::RunResult*, const std::string&)>;
+
+  RefineJob(core::Plan plan, std::vector<RefinePoint> points);
+
+  // Simulates the points in order until done or cancelled. Call from one thread only.
+  void run(const OnPoint& on_point);
+  // From any thread: stops run() soon, killing the simulation in flight.
+  void cancel() { cancelled_ = true; }
+  bool cancelled() const { return cancelled_; }
+  const std::vector<RefinePoint>& points() const { return points_; }
+
+ private:
+  // Waits for the child `pid`; returns false (child killed and reaped) when cancelled.
+  bool wait_for(pid_t pid, int& status);
+
+  core::Plan plan_;
+  std::vector<RefinePoint> points_;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace scaleout::gui

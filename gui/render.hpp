@@ -1,0 +1,16 @@
+// Headless pictures: the three charts of a set of curves side by side in one image, as the
+// window would draw them (`scaleout-gui --render sweep.csv -o chart.png`).
+#pragma once
+
+#include <QImage>
+#include <QString>
+
+#include "gui/curves.hpp"
+
+namespace scaleout::gui {
+
+// Throughput, efficiency and the step-time breakdown at `breakdown_workers` (0: the middle
+// size). REQUIRES: a QApplication exists.
+QImage render_curves(const Curves& curves, int breakdown_workers = 0);
+
+}  // namespace scaleout::gui

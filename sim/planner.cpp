@@ -1,0 +1,256 @@
+#include "sim/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "core/topology.hpp"
+#include "sim/analytic.hpp"
+
+namespace scaleout::sim {
+
+namespace {
+
+// Exposed communication below this share of the step counts as hidden behind compute.
+constexpr double kComputeBoundShare = 0.1;
+
+core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers) {
+  core::Plan plan = base;
+  plan.strategy.kind = kind;
+  if (workers != plan.training.workers) plan.strategy.grid.reset();  // a grid fits one count
+  plan.training.workers = workers;
+  return plan;
+}
+
+void check_request(const PlanRequest& r) {
+  auto fail = [](const char* field, const std::string& what) {
+    throw core::InputError("", 0, field, what);
+  };
+  if (r.target.kind == PlanTarget::Kind::kThroughput) {
+    if (!(r.target.throughput > 0)) fail("--target-throughput", "must be greater than zero");
+  } else {
+    if (!(r.target.deadline_s > 0)) fail("--time-to-train", "must be greater than zero");
+    if (!(r.target.samples_per_epoch > 0)) fail("--samples-per-epoch", "must be greater than zero");
+    if (!(r.target.epochs > 0)) fail("--epochs", "must be greater than zero");
+  }
+  if (!(r.min_efficiency >= 0 && r.min_efficiency <= 1))
+    fail("--min-efficiency", "must be between 0 and 1");
+  if (r.max_workers < 1) fail("--max-workers", "must be at least 1");
+  if (r.strategies.empty()) fail("--strategies", "name at least one strategy");
+  if (r.price_per_device_hour && !(*r.price_per_device_hour >= 0))
+    fail("--price", "must not be negative");
+}
+
+std::string link_kind(const std::string& name) {
+  auto ends_with = [&](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  if (name.find("uplink") != std::string::npos) return "uplink";
+  if (ends_with("-nic")) return "nic";
+  if (name.find("-dev") != std::string::npos) return "intra_node";
+  return "link";
+}
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", share * 100);
+  return buf;
+}
+
+}  // namespace
+
+Bottleneck find_bottleneck(const AnalyticModel& model, const core::Plan& plan,
+                           const core::RunResult& r) {
+  double exposed = r.step_time_s > 0 ? r.phases.exposed_comm_s / r.step_time_s : 0;
+  std::string share = " (exposed communication " + percent(exposed) + " of the step)";
+  if (exposed <= kComputeBoundShare) return {"compute", "", "compute" + share};
+  if (!r.links.empty()) {  // simulated results name their links
+    auto busiest = std::max_element(
+        r.links.begin(), r.links.end(),
+        [](const auto& a, const auto& b) { return a.utilization < b.utilization; });
+    std::string kind = link_kind(busiest->name);
+    return {
+        kind, busiest->name,
+        kind + " " + busiest->name + ", " + percent(busiest->utilization) + " utilized" + share};
+  }
+  // Closed forms name no links: split the exchange into its latency and its bandwidth terms.
+  double whole = model.exchange_time(plan, plan.gradient_bytes());
+  double latency = model.exchange_time(plan, 0);
+  if (whole > 0 && latency >= 0.5 * whole) return {"latency", "", "latency" + share};
+  int n = plan.training.workers, per_node = std::min(n, std::max(1, plan.cluster.devices_per_node));
+  if (plan.strategy.kind == core::StrategyKind::kPs && n > per_node * plan.strategy.ps_servers)
+    return {"server_nic", "", "the parameter servers' NICs" + share};
+  if (n <= per_node) return {"intra_node", "", "the links inside a node" + share};
+  return {"nic", "", "each node's NIC" + share};
+}
+
+std::vector<int> planner_sizes(const core::Plan& base, int max_workers) {
+  int start = std::min(std::max(1, base.cluster.devices_per_node), std::max(1, max_workers));
+  std::vector<int> sizes;
+  for (long n = start; n <= max_workers; n *= 2) sizes.push_back(static_cast<int>(n));
+  return sizes;
+}
+
+namespace {
+
+struct Candidates {
+  std::vector<PlanOption> all;  // every configuration that ran
+  int below_efficiency = 0;     // reached the throughput but not the efficiency
+};
+
+Candidates evaluate(const core::Plan& base, const PlanRequest& request,
+                    const std::vector<int>& sizes, double required) {
+  std::vector<core::Plan> plans;
+  int max_devices = 1;
+  for (auto kind : request.strategies)
+    for (int n : sizes) {
+      core::Plan plan = plan_at(base, kind, n);
+      try {
+        core::validate_plan(plan);
+      } catch (const core::InputError&) {
+        continue;  // more devices than a fixed-size cluster has, servers that do not fit, ...
+      }
+      max_devices = std::max(max_devices, core::devices_needed(plan));
+      plans.push_back(std::move(plan));
+    }
+  Candidates c;
+  if (plans.empty()) return c;
+  AnalyticModel model(base.cluster, max_devices);
+  std::optional<double> price = request.price_per_device_hour ? request.price_per_device_hour
+                                                              : base.cluster.price_per_device_hour;
+  for (const auto& plan : plans) {
+    PlanOption o;
+    try {
+      o.result = model.predict(plan);
+    } catch (const core::InputError&) {
+      continue;  // the strategy cannot run on this layout
+    }
+    o.strategy = plan.strategy.kind;
+    o.workers = plan.training.workers;
+    o.devices = core::devices_needed(plan);
+    double throughput = o.result.throughput_samples_per_s;
+    if (request.target.kind == PlanTarget::Kind::kTimeToTrain && throughput > 0)
+      o.train_time_s = request.target.samples_per_epoch * request.target.epochs / throughput;
+    if (price) o.cost_per_hour = *price * o.devices;
+    if (price && o.train_time_s > 0) o.cost = *o.cost_per_hour * o.train_time_s / 3600;
+    o.bottleneck = find_bottleneck(model, plan, o.result);
+    bool fast_enough = throughput >= required;
+    if (fast_enough && o.result.scaling_efficiency < request.min_efficiency) ++c.below_efficiency;
+    c.all.push_back(std::move(o));
+  }
+  return c;
+}
+
+std::string describe(const PlanOption& o) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s on %d workers (%d devices): %.0f samples/s, efficiency %.0f%%",
+                core::strategy_name(o.strategy), o.workers, o.devices,
+                o.result.throughput_samples_per_s, o.result.scaling_efficiency * 100);
+  std::string out = buf;
+  if (o.train_time_s > 0) {
+    std::snprintf(buf, sizeof buf, ", %.2f h", o.train_time_s / 3600);
+    out += buf;
+  }
+  if (o.cost) {
+    std::snprintf(buf, sizeof buf, ", cost %.2f", *o.cost);
+    out += buf;
+  } else if (o.cost_per_hour) {
+    std::snprintf(buf, sizeof buf, ", %.2f per hour", *o.cost_per_hour);
+    out += buf;
+  }
+  return out;
+}
+
+std::string unreachable_message(const PlanAnswer& a, const Candidates& c, double min_efficiency) {
+  if (a.sizes.empty() || !a.closest)
+    return "not reachable: no configuration could run on this cluster";
+  std::string out =
+      "not reachable below " + std::to_string(a.sizes.back() * 2) + " workers (tried " +
+      std::to_string(a.sizes.front()) + ".." + std::to_string(a.sizes.back()) +
+      "); bottleneck: " + a.closest->bottleneck.text + "; fastest: " + describe(*a.closest);
+  if (c.below_efficiency > 0)
+    out += "; " + std::to_string(c.below_efficiency) +
+           " configurations reach the throughput below the minimum efficiency " +
+           percent(min_efficiency);
+  return out;
+}
+
+}  // namespace
+
+PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request) {
+  check_request(request);
+  PlanAnswer a;
+  const PlanTarget& t = request.target;
+  a.required_throughput = t.kind == PlanTarget::Kind::kThroughput
+                              ? t.throughput
+                              : t.samples_per_epoch * t.epochs / t.deadline_s;
+  a.sizes = planner_sizes(base, request.max_workers);
+  Candidates c = evaluate(base, request, a.sizes, a.required_throughput);
+  // Fewest devices first; among equals the fastest (a shorter, cheaper run).
+  std::stable_sort(c.all.begin(), c.all.end(), [](const PlanOption& x, const PlanOption& y) {
+    if (x.devices != y.devices) return x.devices < y.devices;
+    return x.result.throughput_samples_per_s > y.result.throughput_samples_per_s;
+  });
+  for (const auto& o : c.all) {
+    bool meets = o.result.throughput_samples_per_s >= a.required_throughput &&
+                 o.result.scaling_efficiency >= request.min_efficiency;
+    if (!meets) continue;
+    if (!a.best) {
+      a.best = o;
+    } else if (o.strategy != a.best->strategy) {
+      a.runner_up = o;
+      break;
+    }
+  }
+  a.reachable = a.best.has_value();
+  if (a.reachable) {
+    a.message = "reachable: " + describe(*a.best);
+    if (a.runner_up) a.message += "; runner-up: " + describe(*a.runner_up);
+    a.message += "; bottleneck: " + a.best->bottleneck.text;
+    return a;
+  }
+  for (const auto& o : c.all)
+    if (!a.closest ||
+        o.result.throughput_samples_per_s > a.closest->result.throughput_samples_per_s)
+      a.closest = o;
+  a.message = unreachable_message(a, c, request.min_efficiency);
+  return a;
+}
+
+namespace {
+
+nlohmann::json option_json(const PlanOption& o) {
+  nlohmann::json j = {
+      {"strategy", core::strategy_name(o.strategy)},
+      {"workers", o.workers},
+      {"devices", o.devices},
+      {"step_time_s", o.result.step_time_s},
+      {"throughput_samples_per_s", o.result.throughput_samples_per_s},
+      {"scaling_efficiency", o.result.scaling_efficiency},
+      {"train_time_s", o.train_time_s},
+      {"bottleneck",
+       {{"kind", o.bottleneck.kind}, {"link", o.bottleneck.link}, {"text", o.bottleneck.text}}}};
+  j["cost_per_hour"] = o.cost_per_hour ? nlohmann::json(*o.cost_per_hour) : nlohmann::json();
+  j["cost"] = o.cost ? nlohmann::json(*o.cost) : nlohmann::json();
+  return j;
+}
+
+nlohmann::json optional_json(const std::optional<PlanOption>& o) {
+  return o ? option_json(*o) : nlohmann::json();
+}
+
+}  // namespace
+
+nlohmann::json to_json(const PlanAnswer& a) {
+  return {{"reachable", a.reachable},
+          {"required_throughput_samples_per_s", a.required_throughput},
+          {"sizes", a.sizes},
+          {"message", a.message},
+          {"best", optional_json(a.best)},
+          {"runner_up", optional_json(a.runner_up)},
+          {"closest", optional_json(a.closest)}};
+}
+
+}  // namespace scaleout::sim

@@ -1,0 +1,83 @@
+// Cluster planning: the smallest cluster and strategy that reach a training target, from the
+// analytic engine. One function answers for `scaleout plan` and the GUI's planning panel.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "core/result.hpp"
+#include "sim/analytic.hpp"
+
+namespace scaleout::sim {
+
+// What the cluster must achieve: a throughput, or a whole training run within a deadline.
+struct PlanTarget {
+  enum class Kind { kThroughput, kTimeToTrain };
+  Kind kind = Kind::kThroughput;
+  double throughput = 0;         // samples/s (kThroughput)
+  double deadline_s = 0;         // seconds (kTimeToTrain)
+  double samples_per_epoch = 0;  // kTimeToTrain
+  double epochs = 0;             // kTimeToTrain
+};
+
+struct PlanRequest {
+  PlanTarget target;
+  double min_efficiency = 0;  // scaling efficiency an answer must keep (0..1)
+  int max_workers = 1024;
+  std::vector<core::StrategyKind> strategies = {core::StrategyKind::kPs, core::StrategyKind::kRing,
+                                                core::StrategyKind::kTorus2d,
+                                                core::StrategyKind::kHierarchicalRing};
+  // Overrides the topology's price_per_device_hour; neither: no cost is given.
+  std::optional<double> price_per_device_hour;
+};
+
+// What limits a configuration: "compute", "latency", or a link kind ("nic", "server_nic",
+// "intra_node", "uplink", "link") with the link's name when a result names it.
+struct Bottleneck {
+  std::string kind;
+  std::string link;
+  std::string text;  // one line for people
+};
+
+struct PlanOption {
+  core::StrategyKind strategy = core::StrategyKind::kRing;
+  int workers = 0;
+  int devices = 0;  // workers plus the devices of dedicated parameter-server nodes
+  core::RunResult result;
+  double train_time_s = 0;              // kTimeToTrain targets; 0 otherwise
+  std::optional<double> cost_per_hour;  // devices x price
+  std::optional<double> cost;           // for the whole run (kTimeToTrain with a price)
+  Bottleneck bottleneck;
+};
+
+struct PlanAnswer {
+  bool reachable = false;
+  double required_throughput = 0;       // samples/s the target amounts to
+  std::vector<int> sizes;               // worker counts tried, ascending
+  std::optional<PlanOption> best;       // the smallest cluster reaching the target
+  std::optional<PlanOption> runner_up;  // the best answer with another strategy
+  std::optional<PlanOption> closest;    // unreachable: the fastest configuration tried
+  std::string message;                  // the answer in one line
+};
+
+// What limits `r` (a result of `plan`): compute when the exchange is mostly hidden, else the
+// busiest link a simulated result names, else (closed forms) latency or the link that the
+// bandwidth term of `model`'s exchange loads most.
+Bottleneck find_bottleneck(const AnalyticModel& model, const core::Plan& plan,
+                           const core::RunResult& r);
+
+// Worker counts the planner tries: devices_per_node (or 1), doubling, up to max_workers.
+std::vector<int> planner_sizes(const core::Plan& base, int max_workers);
+
+// Sweeps `request.strategies` x planner_sizes() with the analytic engine and picks the option
+// with the fewest devices (then the highest throughput) that meets the target and the minimum
+// efficiency. Configurations a strategy cannot run (e.g. hierarchical_ring on a partial node)
+// are left out. Throws core::InputError for a malformed request (non-positive target, ...).
+PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request);
+
+// The answer as JSON (`scaleout plan --json`).
+nlohmann::json to_json(const PlanAnswer& answer);
+
+}  // namespace scaleout::sim

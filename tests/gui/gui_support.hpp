@@ -1,0 +1,42 @@
+// Helpers of the GUI tests: the bundled plan, the command line, and reading a window's charts.
+#pragma once
+
+#include <QString>
+#include <QXYSeries>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "core/plan.hpp"
+#include "gui/chart.hpp"
+#include "gui/curves.hpp"
+#include "gui/main_window.hpp"
+#include "tests/support/command.hpp"
+
+namespace scaleout::gui {
+
+extern const std::string kQuickstart;       // experiments/quickstart.yaml in the source tree
+extern const std::filesystem::path kShots;  // where screenshots and artifacts go (build folder)
+
+// Runs the `scaleout` binary with `args`.
+testing::Output cli(const std::string& args);
+core::Plan quickstart();
+
+// The chart's line series (`lines`) or its dot series.
+QList<QXYSeries*> series_of(Chart* chart, bool lines);
+// Every point of the throughput chart, by strategy and workers.
+std::map<std::pair<std::string, int>, double> throughput_points(MainWindow& w);
+// Selects the editor's text and types `text` key by key, as a user would.
+void type_into(QWidget* editor, const QString& text);
+void expect_relative(double got, double want, double tolerance, const std::string& what);
+// The analytic curves `scaleout sweep` writes for `plan_path`, read back from its CSV.
+Curves cli_sweep(const std::string& plan_path, const std::filesystem::path& csv);
+// The throughput chart against a sweep CSV (9 significant digits: equal within 1e-8).
+void expect_chart_equals_csv(MainWindow& w, const Curves& csv);
+// A "measured" run: the analytic result of ring on 16 workers, 20% slower, as a cpu run.
+void write_runs(const std::filesystem::path& predicted, const std::filesystem::path& measured);
+// Points of the window's curves that the simulator computed.
+int simulated_points(const MainWindow& w);
+
+}  // namespace scaleout::gui
