@@ -37,7 +37,7 @@ Curves compute_curves(const core::Plan& plan, const std::vector<int>& workers,
   sim::SweepOptions options;
   options.workers = workers;
   options.strategies = strategies;
-  options.engine = "analytic";
+  options.engine = sim::Engine::kAnalytic;
   sim::SweepSummary summary = sim::run_sweep(plan, options);
   Curves out;
   out.workers = workers;

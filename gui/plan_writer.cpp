@@ -2,10 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 
 #include "core/atomic_file.hpp"
+#include "core/strategy_settings.hpp"
 
 namespace scaleout::gui {
 
@@ -112,23 +114,45 @@ void workload(YAML::Emitter& out, const core::Workload& w) {
   out << YAML::EndMap;
 }
 
-void strategy(YAML::Emitter& out, const core::Strategy& s) {
-  bool async = s.ps_mode == core::PsMode::kAsync;
-  out << YAML::Key << "strategy" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "kind" << YAML::Value << core::strategy_name(s.kind);
-  out << YAML::Key << "chunk" << YAML::Value << exact(s.chunk);
-  if (s.grid)
-    out << YAML::Key << "grid" << YAML::Value << YAML::Flow << YAML::BeginSeq << (*s.grid)[0]
-        << (*s.grid)[1] << YAML::EndSeq;
+// The parameter server's knobs, as a mapping's entries.
+void ps_knobs(YAML::Emitter& out, const core::Strategy& s) {
   out << YAML::Key << "servers" << YAML::Value << s.ps_servers;
   out << YAML::Key << "placement" << YAML::Value
       << (s.ps_placement == core::PsPlacement::kColocated ? "colocated" : "dedicated");
-  out << YAML::Key << "mode" << YAML::Value << (async ? "async" : "sync");
+  out << YAML::Key << "mode" << YAML::Value << (s.ps_mode == core::PsMode::kAsync ? "async" : "sync");
   if (s.replicas_to_aggregate > 0)
     out << YAML::Key << "replicas_to_aggregate" << YAML::Value << s.replicas_to_aggregate;
   if (s.softsync > 0) out << YAML::Key << "softsync" << YAML::Value << s.softsync;
-  if (s.staleness_bound >= 0)
-    out << YAML::Key << "staleness_bound" << YAML::Value << s.staleness_bound;
+  if (s.staleness_bound >= 0) out << YAML::Key << "staleness_bound" << YAML::Value << s.staleness_bound;
+}
+
+void grid(YAML::Emitter& out, const std::array<int, 2>& g) {
+  out << YAML::Key << "grid" << YAML::Value << YAML::Flow << YAML::BeginSeq << g[0] << g[1] << YAML::EndSeq;
+}
+
+// Knobs of the plan's own kind beside `kind`; the others in their kind's section, so that a sweep
+// over several kinds finds them (core/strategy_settings.hpp).
+void strategy(YAML::Emitter& out, const core::Strategy& s) {
+  out << YAML::Key << "strategy" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << core::strategy_name(s.kind);
+  bool chunk_here = core::knob_applies("chunk", s.kind);
+  if (chunk_here) out << YAML::Key << "chunk" << YAML::Value << exact(s.chunk);
+  if (s.kind == core::StrategyKind::kTorus2d && s.grid) grid(out, *s.grid);
+  if (s.kind == core::StrategyKind::kPs) ps_knobs(out, s);
+  if (!chunk_here) {
+    out << YAML::Key << "ring" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "chunk" << YAML::Value << exact(s.chunk) << YAML::EndMap;
+  }
+  if (s.kind != core::StrategyKind::kTorus2d && s.grid) {
+    out << YAML::Key << "torus2d" << YAML::Value << YAML::BeginMap;
+    grid(out, *s.grid);
+    out << YAML::EndMap;
+  }
+  if (s.kind != core::StrategyKind::kPs) {
+    out << YAML::Key << "ps" << YAML::Value << YAML::BeginMap;
+    ps_knobs(out, s);
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
 }
 

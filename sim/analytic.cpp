@@ -265,7 +265,7 @@ std::vector<std::string> analytic_warnings(const Plan& plan) {
   if (s.kind == core::StrategyKind::kPs && s.ps_placement == core::PsPlacement::kColocated)
     out.push_back("colocated parameter servers share their worker's links in ways the closed form does not "
                   "model (seen 1.7-1.9x off the simulator): use --engine sim");
-  if (core::uses_ps_training(plan) && s.ps_mode == core::PsMode::kAsync)
+  if (core::uses_ps_training(plan) && s.ps_mode == core::PsMode::kAsync && plan.training.workers > 16)
     out.push_back("the asynchronous PS closed form is held to the simulator within 10% at 16 workers; at 256 "
                   "workers it was about 20% off: use --engine sim to confirm");
   if (net.kind == core::NetworkKind::kTwoTier && net.uplink.bandwidth < net.hosts_per_rack * plan.cluster.nic.bandwidth)
