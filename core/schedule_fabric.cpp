@@ -1,0 +1,94 @@
+#include "core/schedule_fabric.hpp"
+
+#include <exception>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "core/input_error.hpp"
+#include "core/rank_plan.hpp"
+#include "core/slowdown.hpp"
+#include "core/step_model.hpp"
+#include "core/strategies/collective_training.hpp"
+#include "core/strategies/ps_training.hpp"
+
+namespace scaleout::core {
+
+Fabric::Handle ScheduleFabric::post_send(int peer, Span span) {
+  return planner_.post(PointOp{true, peer, span, Combine::kReplace});
+}
+
+Fabric::Handle ScheduleFabric::post_recv(int peer, Span span, Combine combine) {
+  return planner_.post(PointOp{false, peer, span, combine});
+}
+
+void ScheduleFabric::wait_all(const std::vector<Handle>&) {
+  OpGroup group = planner_.take_group();
+  if (!group.empty()) groups_.push_back(std::move(group));
+}
+
+void ScheduleFabric::send_message(int, const Message&) {
+  throw std::logic_error("parameter-server messages have no NCCL schedule");
+}
+
+Message ScheduleFabric::receive_message() {
+  throw std::logic_error("parameter-server messages have no NCCL schedule");
+}
+
+namespace {
+
+class QuietObserver : public CollectiveObserver {
+ public:
+  void step_done(int, const StepTimes&) override {}
+};
+
+}  // namespace
+
+void check_nccl_schedulable(const Plan& plan) {
+  if (uses_ps_training(plan))
+    throw InputError(plan.file, 0, "strategy",
+                     "asynchronous/backup/softsync/bounded parameter servers exchange messages, which "
+                     "the NCCL fabric does not carry yet; use --backend cpu");
+}
+
+std::vector<std::vector<OpGroup>> schedule_plan(const Plan& plan) {
+  check_nccl_schedulable(plan);
+  RankPlan ranks = plan_ranks(plan);
+  StepModel model = make_step_model(plan);
+  int size = ranks.layout.workers + ranks.layout.servers;
+  std::vector<std::vector<OpGroup>> out(size);
+  std::vector<std::exception_ptr> errors(size);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < size; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        // A program per rank, as each executed rank builds its own.
+        auto program = make_strategy(plan, ranks.layout);
+        ScheduleFabric fabric(r, size);
+        QuietObserver observer;
+        CollectiveTraining(*program, model, Slowdown(plan.stragglers), ranks.layout.workers, 1,
+                           plan.training.overlap)
+            .run(fabric, observer);
+        out[r] = fabric.groups();
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
+std::string format_schedule(const std::vector<std::vector<OpGroup>>& ranks) {
+  std::ostringstream out;
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    for (std::size_t g = 0; g < ranks[r].size(); ++g) {
+      out << "rank " << r << " group " << g << ":";
+      for (const PointOp& op : ranks[r][g]) out << ' ' << describe(op);
+      out << '\n';
+    }
+  return out.str();
+}
+
+}  // namespace scaleout::core
