@@ -123,7 +123,8 @@ void NcclFabric::synchronize() {
       // Aborting unblocks the stream's pending NCCL kernels; the communicator is unusable after.
       ncclCommAbort(comm_);
       comm_ = nullptr;
-      throw CudaError("rank " + std::to_string(rank_) + ": transfers with rank(s) " + peers +
+      std::string what = peers.empty() ? "queued work" : "transfers with rank(s) " + peers;
+      throw CudaError("rank " + std::to_string(rank_) + ": " + what +
                       (late ? " did not complete within " + std::to_string(timeout_.count()) + " ms"
                             : std::string(" failed: ") + ncclGetErrorString(async)));
     }

@@ -3,9 +3,12 @@
 // why and exits 77, which ctest reports as Skipped (never a pass).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,7 @@
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/kernels.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
+#include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::exec {
@@ -123,6 +127,21 @@ TEST(NcclFabric, EveryCollectiveSumsExactlyOnOneGpu) {
       }
       ncclCommDestroy(comm);
     }
+}
+
+TEST(RunCuda, OneWorkerEndToEndChecksTheSumsAndTimesNccl) {
+  auto out = std::filesystem::temp_directory_path() / "scaleout-gpu-run.json";
+  testing::Output o = testing::shell(std::string(SCALEOUT_BINARY) + " run " +
+                                     testing::source_path("experiments/quickstart.yaml") +
+                                     " --workers 1 --strategy ring --backend cuda -o " + out.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(j["engine"], "cuda");
+  EXPECT_EQ(j["wrong"], 0);
+  bool nccl = false;
+  for (const auto& b : j["baselines"]) nccl = nccl || b["name"] == "nccl_allreduce";
+  EXPECT_TRUE(nccl) << j.dump();
+  std::filesystem::remove(out);
 }
 
 }  // namespace
