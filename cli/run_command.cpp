@@ -38,7 +38,12 @@ struct RunArgs {
 // or checks that this build and machine can run the plan on GPUs. Returns -1 to go on running.
 int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions& options) {
   if (args.dry_run) {
-    std::fputs(core::format_schedule(core::schedule_plan(plan)).c_str(), stdout);
+    auto ranks = core::schedule_plan(plan);
+    std::printf("# NCCL calls of one training step: %s, %zu ranks; a line per ncclGroupStart/End,"
+                " ranges in gradient elements (%s)\n",
+                core::strategy_name(plan.strategy.kind), ranks.size(),
+                plan.training.gradient_precision.c_str());
+    std::fputs(core::format_schedule(ranks).c_str(), stdout);
     return 0;
   }
   core::check_nccl_schedulable(plan);
