@@ -14,19 +14,6 @@
 
 namespace scaleout::core {
 
-Fabric::Handle ScheduleFabric::post_send(int peer, Span span) {
-  return planner_.post(PointOp{true, peer, span, Combine::kReplace});
-}
-
-Fabric::Handle ScheduleFabric::post_recv(int peer, Span span, Combine combine) {
-  return planner_.post(PointOp{false, peer, span, combine});
-}
-
-void ScheduleFabric::wait_all(const std::vector<Handle>&) {
-  OpGroup group = planner_.take_group();
-  if (!group.empty()) groups_.push_back(std::move(group));
-}
-
 void ScheduleFabric::send_message(int, const Message&) {
   throw std::logic_error("parameter-server messages have no NCCL schedule");
 }
@@ -46,9 +33,10 @@ class QuietObserver : public CollectiveObserver {
 
 void check_nccl_schedulable(const Plan& plan) {
   if (uses_ps_training(plan))
-    throw InputError(plan.file, 0, "strategy",
-                     "asynchronous/backup/softsync/bounded parameter servers exchange messages, which "
-                     "the NCCL fabric does not carry yet; use --backend cpu");
+    throw InputError(
+        plan.file, 0, "strategy",
+        "asynchronous/backup/softsync/bounded parameter servers exchange messages, which "
+        "the NCCL fabric does not carry yet; use --backend cpu");
 }
 
 std::vector<std::vector<OpGroup>> schedule_plan(const Plan& plan) {

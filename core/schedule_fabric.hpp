@@ -1,28 +1,25 @@
 // A fabric that moves nothing and records what a rank's program asks of the network, grouped as
-// the NCCL fabric issues it: each wait_all (each exchange step) sends everything posted since the
-// last one as one ncclGroupStart/End group. Needs no GPU: `run --backend cuda --dry-run` prints it.
+// the NCCL fabric issues it (the grouping is GroupedFabric's, which both share): each wait_all and
+// each exchange step is one ncclGroupStart/End. Needs no GPU: `run --backend cuda --dry-run`
+// prints it.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "core/op_groups.hpp"
+#include "core/grouped_fabric.hpp"
 #include "core/plan.hpp"
 
 namespace scaleout::core {
 
 using OpGroup = std::vector<PointOp>;
 
-class ScheduleFabric : public Fabric {
+class ScheduleFabric : public GroupedFabric {
  public:
   ScheduleFabric(int rank, int size) : rank_(rank), size_(size) {}
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  Handle post_send(int peer, Span span) override;
-  Handle post_recv(int peer, Span span, Combine combine) override;
-  void wait_all(const std::vector<Handle>& handles) override;
-  void end_bucket() override { planner_.clear(); }
   // Parameter-server messages have no NCCL counterpart: a program that sends them is refused.
   void send_message(int peer, const Message& m) override;
   Message receive_message() override;
@@ -34,9 +31,12 @@ class ScheduleFabric : public Fabric {
   // The groups in the order they were issued.
   const std::vector<OpGroup>& groups() const { return groups_; }
 
+ protected:
+  void issue(const std::vector<PointOp>& group) override { groups_.push_back(group); }
+  void wait_issued() override {}
+
  private:
   int rank_, size_;
-  GroupPlanner planner_;
   std::vector<OpGroup> groups_;
 };
 

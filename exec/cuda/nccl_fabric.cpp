@@ -56,14 +56,6 @@ NcclFabric::~NcclFabric() {
   cudaFree(data_);
 }
 
-core::Fabric::Handle NcclFabric::post_send(int peer, core::Span span) {
-  return planner_.post({true, peer, span, core::Combine::kReplace});
-}
-
-core::Fabric::Handle NcclFabric::post_recv(int peer, core::Span span, core::Combine combine) {
-  return planner_.post({false, peer, span, combine});
-}
-
 void NcclFabric::ensure_scratch(std::int64_t elements) {
   if (elements <= scratch_elements_) return;
   // Work queued earlier may still read the old buffer: let it finish before freeing it.
@@ -75,9 +67,7 @@ void NcclFabric::ensure_scratch(std::int64_t elements) {
   scratch_elements_ = elements;
 }
 
-void NcclFabric::issue_group() {
-  std::vector<core::PointOp> group = planner_.take_group();
-  if (group.empty()) return;
+void NcclFabric::issue(const std::vector<core::PointOp>& group) {
   std::int64_t needed = 0;
   std::vector<std::int64_t> offsets = core::scratch_offsets(group, kScratchAlign, needed);
   ensure_scratch(needed);
@@ -131,22 +121,6 @@ void NcclFabric::synchronize() {
     std::this_thread::yield();
   }
   waiting_on_.clear();
-}
-
-void NcclFabric::wait_all(const std::vector<Handle>&) {
-  // Everything is on one stream: waiting for the last group waits for all the handles.
-  issue_group();
-  synchronize();
-}
-
-void NcclFabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
-  for (int i = 0; i < count; ++i) {
-    core::ExchangeStep step = step_at(i);
-    if (step.send.count > 0) post_send(to, step.send);
-    if (step.recv.count > 0) post_recv(from, step.recv, step.combine);
-    issue_group();
-  }
-  synchronize();
 }
 
 void NcclFabric::send_message(int, const core::Message&) {

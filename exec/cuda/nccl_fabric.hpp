@@ -1,9 +1,10 @@
 // The executed fabric on GPUs: each rank is a process driving one device; NCCL moves ranges of the
 // gradient (device memory, in the plan's precision) between ranks. Sends and receives are queued
-// and issued at each wait (one ncclGroupStart/End per wait, as core/op_groups.hpp plans them) on
-// one communication stream; a receive that adds lands in a reused scratch buffer and a kernel adds
-// it, in stream order. Compute phases run on a stream of their own, beside the exchanges. Every
-// wait has a deadline: a peer that never answers aborts the communicator and names the peers.
+// and issued at each wait (one ncclGroupStart/End per wait, as core/grouped_fabric.hpp groups
+// them) on one communication stream; a receive that adds lands in a reused scratch buffer and a
+// kernel adds it, in stream order. Compute phases run on a stream of their own, beside the
+// exchanges. Every wait has a deadline: a peer that never answers aborts the communicator and names
+// the peers.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -15,7 +16,7 @@
 
 #include "core/check_values.hpp"
 #include "core/fabric.hpp"
-#include "core/op_groups.hpp"
+#include "core/grouped_fabric.hpp"
 #include "exec/gradient_buffer.hpp"
 
 namespace scaleout::exec {
@@ -24,7 +25,7 @@ namespace scaleout::exec {
 std::vector<float> download_floats(ElementType type, const void* data, std::int64_t count,
                                    cudaStream_t stream);
 
-class NcclFabric : public core::Fabric {
+class NcclFabric : public core::GroupedFabric {
  public:
   // `comm` is this rank's communicator: the fabric does not own it, but on a timeout or an NCCL
   // error it aborts it and sets it to null. The current device must be the communicator's.
@@ -37,14 +38,9 @@ class NcclFabric : public core::Fabric {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  Handle post_send(int peer, core::Span span) override;
-  Handle post_recv(int peer, core::Span span, core::Combine combine) override;
-  void wait_all(const std::vector<Handle>& handles) override;
-  // One group per step, as the default, but the host enqueues every step without waiting: stream
-  // order runs step i+1's send after step i's add, and the host waits once at the end. (NCCL
-  // pipelines within a step itself; chunks of one step are not overlapped with the next step's.)
-  void exchange_steps(int to, int from, int count, const StepFn& step) override;
-  void end_bucket() override { planner_.clear(); }
+  // Sends, receives and exchanges are GroupedFabric's: an exchange's steps are enqueued without
+  // the host waiting in between, stream order running step i+1's send after step i's add. (NCCL
+  // pipelines within a step; chunks of one step are not overlapped with the next step's.)
   // Parameter-server messages need a control channel NCCL does not give; plans that use them are
   // refused before a GPU rank starts, so these throw.
   void send_message(int peer, const core::Message& m) override;
@@ -70,8 +66,12 @@ class NcclFabric : public core::Fabric {
   // Waits for everything queued on the communication stream, within the deadline.
   void synchronize();
 
+ protected:
+  // ncclSend/ncclRecv inside one ncclGroupStart/End, then the additions, on the stream.
+  void issue(const std::vector<core::PointOp>& group) override;
+  void wait_issued() override { synchronize(); }
+
  private:
-  void issue_group();
   void ensure_scratch(std::int64_t elements);
   std::byte* at(std::int64_t i) const {
     return static_cast<std::byte*>(data_) + i * element_bytes(type_);
@@ -91,7 +91,6 @@ class NcclFabric : public core::Fabric {
   cudaStream_t comm_stream_ = nullptr, compute_stream_ = nullptr;
   cudaEvent_t start_event_ = nullptr;
   std::vector<cudaEvent_t> compute_done_;
-  core::GroupPlanner planner_;
   std::set<int> waiting_on_;  // peers of the groups issued since the last synchronize
   std::chrono::steady_clock::time_point start_;
 };

@@ -116,6 +116,25 @@ TEST(NcclSchedule, GroupsAreWhatWasPostedSinceTheLastIssue) {
   EXPECT_EQ(describe({true, 1, {0, 1024}, Combine::kReplace}), "ncclSend(peer 1, [0, 1024))");
 }
 
+TEST(NcclSchedule, EachExchangeStepIsOneGroupAndEmptyWaitsIssueNothing) {
+  ScheduleFabric fabric(0, 4);
+  fabric.exchange_steps(1, 3, 3, [](int i) {
+    Span send = i == 1 ? Span{0, 0} : Span{i * 10, 10};  // step 1 only receives
+    return ExchangeStep{send, Span{i * 10 + 5, 5}, Combine::kAdd};
+  });
+  fabric.wait_all({});
+  ASSERT_EQ(fabric.groups().size(), 3u);
+  EXPECT_EQ(fabric.groups()[0].size(), 2u);
+  EXPECT_EQ(fabric.groups()[1], (OpGroup{{false, 3, {15, 5}, Combine::kAdd}}));
+  EXPECT_EQ(fabric.groups()[2].size(), 2u);
+  Fabric::Handle a = fabric.post_send(2, {0, 4});
+  Fabric::Handle b = fabric.post_recv(2, {4, 4}, Combine::kReplace);
+  fabric.wait_all({a, b});
+  EXPECT_EQ(fabric.groups().back(),
+            (OpGroup{{true, 2, {0, 4}, Combine::kReplace}, {false, 2, {4, 4}, Combine::kReplace}}));
+  fabric.end_bucket();
+}
+
 TEST(NcclSchedule, AdditionsShareOneAlignedScratchBuffer) {
   std::vector<PointOp> group{{false, 1, {0, 10}, Combine::kAdd},
                              {true, 2, {0, 10}, Combine::kReplace},
