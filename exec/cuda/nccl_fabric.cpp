@@ -13,6 +13,8 @@ namespace {
 
 constexpr std::int64_t kScratchAlign = 64;  // elements: keeps every scratch range 16-byte aligned
 
+}  // namespace
+
 ncclDataType_t nccl_type(ElementType type) {
   switch (type) {
     case ElementType::kFp16:
@@ -24,8 +26,6 @@ ncclDataType_t nccl_type(ElementType type) {
   }
   return ncclFloat32;
 }
-
-}  // namespace
 
 NcclFabric::NcclFabric(ncclComm_t& comm, ElementType type, std::int64_t elements,
                        const core::CheckValues& values, std::chrono::milliseconds timeout)

@@ -21,6 +21,9 @@
 
 namespace scaleout::exec {
 
+// NCCL's name for the element type.
+ncclDataType_t nccl_type(ElementType type);
+
 // `count` elements of `type` at device address `data`, as floats on the host (waits for `stream`).
 std::vector<float> download_floats(ElementType type, const void* data, std::int64_t count,
                                    cudaStream_t stream);

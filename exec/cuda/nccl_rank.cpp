@@ -14,11 +14,12 @@
 #include "core/check_values.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
+#include "core/schedule_fabric.hpp"
 #include "core/slowdown.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
-#include "core/schedule_fabric.hpp"
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/nccl_baselines.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
 #include "exec/cuda_backend.hpp"
 
@@ -53,13 +54,6 @@ ncclComm_t open_communicator(gloo::rendezvous::Store& store, const RankSetup& se
   ncclComm_t comm = nullptr;
   SCALEOUT_NCCL_CHECK(ncclCommInitRank(&comm, setup.size, id, setup.rank));
   return comm;
-}
-
-long count_wrong(const std::vector<float>& got, const core::CheckValues& values) {
-  long wrong = 0;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    wrong += got[i] != values.sum(static_cast<std::int64_t>(i));
-  return wrong;
 }
 
 // Lines the ranks up before each step, checks the sums once every rank is through, and keeps the
@@ -102,44 +96,6 @@ class CudaStepObserver : public core::CollectiveObserver {
   bool worker_;
 };
 
-ncclDataType_t nccl_type_of(ElementType type) {
-  if (type == ElementType::kFp16) return ncclFloat16;
-  if (type == ElementType::kBf16) return ncclBfloat16;
-  return ncclFloat32;
-}
-
-// NCCL's own all-reduce on the same known values, `repeats` times, each run started together
-// after a barrier as our steps are; out of place (into a second buffer) or in place.
-nlohmann::json time_nccl_allreduce(NcclFabric& fabric, ncclComm_t& comm, const Sync& sync,
-                                   const core::CheckValues& values, std::int64_t elements,
-                                   int repeats, bool in_place) {
-  void* out = fabric.device_data();
-  if (!in_place)
-    SCALEOUT_CUDA_CHECK(
-        cudaMalloc(&out, static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)) *
-                             element_bytes(fabric.type())));
-  nlohmann::json times = nlohmann::json::array();
-  long wrong = 0;
-  for (int i = 0; i < repeats; ++i) {
-    fabric.mark_step(i);
-    fabric.fill_gradient_ahead();
-    gloo::BarrierAllToAll(sync).run();
-    auto t0 = std::chrono::steady_clock::now();
-    SCALEOUT_NCCL_CHECK(ncclAllReduce(fabric.device_data(), out, static_cast<std::size_t>(elements),
-                                      nccl_type_of(fabric.type()), ncclSum, comm,
-                                      fabric.comm_stream()));
-    fabric.synchronize();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    gloo::BarrierAllToAll(sync).run();
-    wrong +=
-        count_wrong(download_floats(fabric.type(), out, elements, fabric.comm_stream()), values);
-  }
-  if (!in_place) SCALEOUT_CUDA_CHECK(cudaFree(out));
-  return {{"name", in_place ? "nccl_allreduce_inplace" : "nccl_allreduce"},
-          {"times_s", times},
-          {"wrong", wrong}};
-}
-
 // The step model as a GPU rank computes it: compute_scale of the plan's real FLOPs.
 core::StepModel device_model(const core::Plan& plan, const ExecOptions& options) {
   core::StepModel model = core::make_step_model(plan);
@@ -165,9 +121,12 @@ nlohmann::json train(const core::Plan& plan, const ExecOptions& options, const R
       .run(fabric, observer);
   nlohmann::json baselines = nlohmann::json::array();
   if (options.baselines && ranks.layout.servers == 0) {
-    for (bool in_place : {false, true})
-      baselines.push_back(time_nccl_allreduce(fabric, comm, sync, values, model.elements,
-                                              plan.training.steps, in_place));
+    NcclBaselines nccl(
+        fabric, comm, [&sync] { gloo::BarrierAllToAll(sync).run(); }, values, model.elements,
+        plan.training.steps);
+    for (bool in_place : {false, true}) baselines.push_back(nccl.all_reduce(in_place));
+    if (plan.strategy.kind == core::StrategyKind::kTorus2d)
+      baselines.push_back(nccl.torus2d(core::torus_grid(plan.strategy, workers)[0]));
   }
   return {{"rank", setup.rank},
           {"steps", observer.steps},

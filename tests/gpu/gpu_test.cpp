@@ -3,12 +3,12 @@
 // why and exits 77, which ctest reports as Skipped (never a pass).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -131,16 +131,24 @@ TEST(NcclFabric, EveryCollectiveSumsExactlyOnOneGpu) {
 
 TEST(RunCuda, OneWorkerEndToEndChecksTheSumsAndTimesNccl) {
   auto out = std::filesystem::temp_directory_path() / "scaleout-gpu-run.json";
-  testing::Output o = testing::shell(std::string(SCALEOUT_BINARY) + " run " +
-                                     testing::source_path("experiments/quickstart.yaml") +
-                                     " --workers 1 --strategy ring --backend cuda -o " + out.string());
-  ASSERT_EQ(o.code, 0) << o.text;
-  auto j = nlohmann::json::parse(std::ifstream(out));
-  EXPECT_EQ(j["engine"], "cuda");
-  EXPECT_EQ(j["wrong"], 0);
-  bool nccl = false;
-  for (const auto& b : j["baselines"]) nccl = nccl || b["name"] == "nccl_allreduce";
-  EXPECT_TRUE(nccl) << j.dump();
+  for (std::string strategy : {"ring", "torus2d"}) {
+    testing::Output o = testing::shell(std::string(SCALEOUT_BINARY) + " run " +
+                                       testing::source_path("experiments/quickstart.yaml") +
+                                       " --workers 1 --strategy " + strategy +
+                                       " --backend cuda -o " + out.string());
+    ASSERT_EQ(o.code, 0) << o.text;
+    auto j = nlohmann::json::parse(std::ifstream(out));
+    EXPECT_EQ(j["engine"], "cuda");
+    EXPECT_EQ(j["wrong"], 0);
+    std::vector<std::string> names;
+    for (const auto& b : j["baselines"]) {
+      names.push_back(b["name"]);
+      EXPECT_EQ(b["wrong"], 0) << b.dump();
+    }
+    std::vector<std::string> expected{"nccl_allreduce", "nccl_allreduce_inplace"};
+    if (strategy == "torus2d") expected.push_back("nccl_torus2d_rows_columns");
+    EXPECT_EQ(names, expected) << strategy;
+  }
   std::filesystem::remove(out);
 }
 
