@@ -85,7 +85,8 @@ Action add_run_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--timeout", args->timeout_s, "seconds a rank waits for a peer before the run fails")
       ->check(CLI::PositiveNumber);
-  cmd->add_flag("--no-baselines", args->no_baselines, "skip timing Gloo's own all-reduces");
+  cmd->add_flag("--no-baselines", args->no_baselines,
+                "skip timing Gloo's (cpu) or NCCL's (cuda) own collectives");
   cmd->add_flag("--json", args->json, "print the result JSON on stdout");
   cmd->add_flag("--dry-run", args->dry_run,
                 "with --backend cuda: print each rank's NCCL calls for one training step, "
