@@ -1,5 +1,6 @@
 #include "core/schedule_fabric.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <sstream>
 #include <stdexcept>
@@ -29,6 +30,18 @@ class QuietObserver : public CollectiveObserver {
   void step_done(int, const StepTimes&) override {}
 };
 
+// One rank's groups: its own program, as each executed rank builds its own.
+std::vector<OpGroup> schedule_rank(const Plan& plan, const RankPlan& ranks, const StepModel& model,
+                                   int rank) {
+  auto program = make_strategy(plan, ranks.layout);
+  ScheduleFabric fabric(rank, ranks.layout.workers + ranks.layout.servers);
+  QuietObserver observer;
+  CollectiveTraining(*program, model, Slowdown(plan.stragglers), ranks.layout.workers, 1,
+                     plan.training.overlap)
+      .run(fabric, observer);
+  return fabric.groups();
+}
+
 }  // namespace
 
 void check_nccl_schedulable(const Plan& plan) {
@@ -46,20 +59,17 @@ std::vector<std::vector<OpGroup>> schedule_plan(const Plan& plan) {
   int size = ranks.layout.workers + ranks.layout.servers;
   std::vector<std::vector<OpGroup>> out(size);
   std::vector<std::exception_ptr> errors(size);
+  // Ranks never wait on each other here (nothing moves), so a few threads serve any rank count.
+  const int thread_count = std::min(size, 32);
   std::vector<std::thread> threads;
-  for (int r = 0; r < size; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        // A program per rank, as each executed rank builds its own.
-        auto program = make_strategy(plan, ranks.layout);
-        ScheduleFabric fabric(r, size);
-        QuietObserver observer;
-        CollectiveTraining(*program, model, Slowdown(plan.stragglers), ranks.layout.workers, 1,
-                           plan.training.overlap)
-            .run(fabric, observer);
-        out[r] = fabric.groups();
-      } catch (...) {
-        errors[r] = std::current_exception();
+  for (int t = 0; t < thread_count; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = t; r < size; r += thread_count) {
+        try {
+          out[r] = schedule_rank(plan, ranks, model, r);
+        } catch (...) {
+          errors[r] = std::current_exception();
+        }
       }
     });
   for (auto& t : threads) t.join();

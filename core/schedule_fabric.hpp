@@ -45,8 +45,8 @@ class ScheduleFabric : public GroupedFabric {
 // has no control channel of its own yet.
 void check_nccl_schedulable(const Plan& plan);
 
-// Each rank's groups for one step of the plan's training loop (every rank's program on a thread
-// of its own). Throws as check_nccl_schedulable does.
+// Each rank's groups for one step of the plan's training loop (every rank's own program, on a
+// few threads). Throws as check_nccl_schedulable does.
 std::vector<std::vector<OpGroup>> schedule_plan(const Plan& plan);
 
 // "rank 0 group 3: ncclSend(peer 1, [0, 1024)) ncclRecv(peer 3, [1024, 2048) add)", a line per
