@@ -10,6 +10,8 @@
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/schedule_fabric.hpp"
+#include "exec/cuda_backend.hpp"
 #include "exec/emulated_cluster.hpp"
 #include "exec/local_run.hpp"
 
@@ -29,7 +31,35 @@ struct RunArgs {
   double timeout_s = 20;
   bool no_baselines = false;
   bool json = false;
+  bool dry_run = false;
 };
+
+// --backend cuda: prints the NCCL schedule (--dry-run, no GPU needed) and returns its exit code,
+// or checks that this build and machine can run the plan on GPUs. Returns -1 to go on running.
+int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions& options) {
+  if (args.dry_run) {
+    auto ranks = core::schedule_plan(plan);
+    std::printf("# NCCL calls of one training step: %s, %zu ranks; a line per ncclGroupStart/End,"
+                " ranges in gradient elements (%s)\n",
+                core::strategy_name(plan.strategy.kind), ranks.size(),
+                plan.training.gradient_precision.c_str());
+    std::fputs(core::format_schedule(ranks).c_str(), stdout);
+    return 0;
+  }
+  core::check_nccl_schedulable(plan);
+  if (!exec::cuda_built())
+    throw core::InputError("", 0, "--backend cuda", exec::cuda_unavailable(0));
+  int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
+  // Every rank here needs a device of its own; under --launch external each process checks its own.
+  int local_ranks = args.launch == "local" ? plan.training.workers + servers : 1;
+  std::string why = exec::cuda_unavailable(local_ranks);
+  if (!why.empty()) {
+    std::fprintf(stderr, "error: --backend cuda cannot run here: %s\n", why.c_str());
+    return 1;
+  }
+  options.backend = exec::Backend::kCuda;
+  return -1;
+}
 
 }  // namespace
 
@@ -60,14 +90,24 @@ Action add_run_command(CLI::App& app) {
   cmd->add_option("--timeout", args->timeout_s,
                   "seconds a rank waits for a peer before the run fails")
       ->check(positive_number());
-  cmd->add_flag("--no-baselines", args->no_baselines, "skip timing Gloo's own all-reduces");
+  cmd->add_flag("--no-baselines", args->no_baselines,
+                "skip timing Gloo's (cpu) or NCCL's (cuda) own collectives");
   cmd->add_flag("--json", args->json, "print the result JSON on stdout");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "with --backend cuda: print each rank's NCCL calls for one training step, "
+                "grouped as issued (needs no GPU)");
 
   return [args]() {
-    if (args->backend == "cuda")
-      throw core::InputError("", 0, "--backend", "this build has no CUDA backend yet; use --backend cpu");
+    if (args->dry_run && args->backend != "cuda")
+      throw core::InputError("", 0, "--dry-run",
+                             "prints the NCCL schedule: use it with --backend cuda");
     core::Plan plan = load_plan_args(args->plan);
     exec::ExecOptions options;
+    if (args->backend == "cuda") {
+      exec::check_executable(plan);
+      int code = prepare_cuda(*args, plan, options);
+      if (code >= 0) return code;
+    }
     options.compute_scale = args->compute_scale;
     options.timeout = std::chrono::milliseconds(static_cast<long>(args->timeout_s * 1000));
     options.baselines = !args->no_baselines;

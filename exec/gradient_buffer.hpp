@@ -8,15 +8,9 @@
 #include <vector>
 
 #include "core/fabric.hpp"
+#include "exec/element_type.hpp"
 
 namespace scaleout::exec {
-
-enum class ElementType { kFp32, kFp16, kBf16 };
-
-// "fp32" | "fp16" | "bf16" (as the plan's gradient_precision); anything else is fp32.
-ElementType element_type(const std::string& precision);
-int element_bytes(ElementType type);
-const char* element_name(ElementType type);  // "float" | "half" | "bfloat16", as nccl-tests names them
 
 class GradientBuffer {
  public:

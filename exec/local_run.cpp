@@ -88,8 +88,9 @@ void kill_all(const std::map<pid_t, int>& running) {
 }
 
 // The keys every executed result starts from.
-core::RunResult measured_result(const core::Plan& plan, int servers) {
-  return core::result_header(plan, "cpu", "measured", servers);
+core::RunResult measured_result(const core::Plan& plan, int servers, const ExecOptions& options) {
+  const char* engine = options.backend == Backend::kCuda ? "cuda" : "cpu";
+  return core::result_header(plan, engine, "measured", servers);
 }
 
 // Each rank's clock starts when its process does; within one rank the spans are exact.
@@ -122,9 +123,10 @@ void write_collective_trace(const core::Plan& plan, const std::vector<nlohmann::
 
 // A parameter-server training run: workers report their steps on their own clocks, servers their
 // staleness, accepted gradients and the check of their sums.
-core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers) {
+core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann::json>& reports,
+                             int servers, const ExecOptions& options) {
   int workers = plan.training.workers;
-  core::RunResult r = measured_result(plan, servers);
+  core::RunResult r = measured_result(plan, servers, options);
   double span = 0, compute = 0, comm = 0;
   long steps = 0;
   for (int w = 0; w < workers; ++w) {
@@ -181,13 +183,13 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
 core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers,
                           const ExecOptions& options, double wall) {
   if (core::uses_ps_training(plan)) {
-    core::RunResult r = aggregate_ps(plan, reports, servers);
+    core::RunResult r = aggregate_ps(plan, reports, servers, options);
     if (!options.trace_path.empty()) write_ps_trace(plan, reports, options.trace_path);
     r.resilience.wall_s = wall;
     return r;
   }
   int workers = plan.training.workers, steps = plan.training.steps;
-  core::RunResult r = measured_result(plan, servers);
+  core::RunResult r = measured_result(plan, servers, options);
   double step_sum = 0, compute_sum = 0, comm_sum = 0;
   for (int s = 0; s < steps; ++s) {
     double step = 0, comm = 0, compute = 0;

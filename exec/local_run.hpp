@@ -15,7 +15,10 @@
 
 namespace scaleout::exec {
 
+enum class Backend { kCpu, kCuda };  // Gloo over TCP, or NCCL on GPUs (exec/cuda_backend.hpp)
+
 struct ExecOptions {
+  Backend backend = Backend::kCpu;
   std::chrono::milliseconds timeout{20000};  // per transfer; a silent peer fails the run after this
   double compute_scale = 1e-4;  // share of the plan's FLOPs each step really computes (CPU-sized)
   // > 0: each rank's device is emulated: a compute phase waits flops / this rate (FLOP/s) with the
@@ -42,9 +45,9 @@ class RunFailed : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Runs the plan and returns the measured result (engine "cpu"; `wrong` counts elements that
-// differ from the exact sum). Throws core::InputError for plans that cannot be executed, RunFailed
-// when a rank fails or times out. Leaves no process behind.
+// Runs the plan and returns the measured result (engine "cpu" or "cuda"; `wrong` counts elements
+// that differ from the exact sum). Throws core::InputError for plans that cannot be executed,
+// RunFailed when a rank fails or times out. Leaves no process behind.
 core::RunResult run_local(const core::Plan& plan, const ExecOptions& options);
 
 // Throws core::InputError when the plan asks for what only the simulator does (PS knobs,

@@ -22,6 +22,7 @@
 #include "core/strategies/collective_training.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
+#include "exec/cuda_backend.hpp"
 #include "exec/gloo_fabric.hpp"
 
 namespace scaleout::exec {
@@ -202,6 +203,7 @@ void enter_netns(const std::string& netns) {
 void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
               const std::function<void(const nlohmann::json&)>& finish) {
   enter_netns(setup.netns);
+  if (options.backend == Backend::kCuda) return run_cuda_rank(plan, options, setup, finish);
   int workers = plan.training.workers;
   core::RankPlan ranks = core::plan_ranks(plan);
   bool ps_training = core::uses_ps_training(plan);

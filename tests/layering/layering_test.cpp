@@ -46,6 +46,20 @@ TEST(Layering, SimAndExecNeverIncludeEachOther) {
   EXPECT_EQ(includes_matching("exec", std::regex(R"(^(sim|cli|gui)/|simgrid|^Q)")), std::vector<std::string>{});
 }
 
+TEST(Layering, OnlyExecCudaIncludesCudaOrNccl) {
+  // Everything else builds without nvcc and without the toolkit's headers.
+  const std::regex device(R"(^(cuda_|cuda\.h|nccl\.h|exec/cuda/))");
+  std::vector<std::string> found;
+  for (const char* dir : {"core", "sim", "cli"})
+    for (const auto& f : includes_matching(dir, device)) found.push_back(f);
+  // exec/'s own files (names differ from those under exec/cuda/).
+  for (const auto& entry : fs::directory_iterator(fs::path(SCALEOUT_SOURCE_DIR) / "exec"))
+    if (entry.is_regular_file())
+      for (const auto& f : includes_matching("exec", device, entry.path().filename().string()))
+        found.push_back(f);
+  EXPECT_EQ(found, std::vector<std::string>{});
+}
+
 TEST(Layering, TheAnalyticModelIncludesCoreOnly) {
   std::regex not_core(R"(^(sim/(?!analytic\.hpp)|exec/|cli/)|simgrid|xbt)");
   EXPECT_EQ(includes_matching("sim", not_core, "analytic.cpp"), std::vector<std::string>{});

@@ -23,13 +23,14 @@ struct Post {
 
 class MemoryFabric : public core::Fabric {
  public:
-  MemoryFabric(Post& post, int rank, int size, std::vector<float>& data)
-      : post_(post), rank_(rank), size_(size), data_(data) {}
+  MemoryFabric(Post& post, int rank, int size, std::vector<float>& data, std::vector<core::PointOp>* record)
+      : post_(post), rank_(rank), size_(size), data_(data), record_(record) {}
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
   Handle post_send(int peer, core::Span span) override {
+    if (record_) record_->push_back({true, peer, span, core::Combine::kReplace});
     std::vector<float> payload(data_.begin() + span.begin, data_.begin() + span.end());
     {
       std::lock_guard<std::mutex> lock(post_.mutex);
@@ -41,6 +42,7 @@ class MemoryFabric : public core::Fabric {
   }
 
   Handle post_recv(int peer, core::Span span, core::Combine combine) override {
+    if (record_) record_->push_back({false, peer, span, combine});
     pending_.push_back({peer, span, combine});
     return static_cast<Handle>(pending_.size() - 1);
   }
@@ -119,6 +121,7 @@ class MemoryFabric : public core::Fabric {
   Post& post_;
   int rank_, size_;
   std::vector<float>& data_;
+  std::vector<core::PointOp>* record_;  // optional
   std::vector<Pending> pending_;
   std::vector<float> held_;
   core::Span held_span_;
@@ -135,8 +138,10 @@ std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, in
 
 std::vector<std::vector<float>> run_ranks_in_memory(int workers, int servers, std::int64_t elements,
                                                     const std::function<void(core::Fabric&)>& body,
-                                                    bool keep_servers) {
+                                                    bool keep_servers,
+                                                    std::vector<std::vector<core::PointOp>>* record) {
   int ranks = workers + servers;
+  if (record) record->assign(ranks, {});
   std::vector<std::vector<float>> data(ranks, std::vector<float>(elements, 0.0f));
   for (int r = 0; r < workers; ++r)
     for (std::int64_t i = 0; i < elements; ++i) data[r][i] = initial_value(r, i);
@@ -146,7 +151,7 @@ std::vector<std::vector<float>> run_ranks_in_memory(int workers, int servers, st
   for (int r = 0; r < ranks; ++r)
     threads.emplace_back([&, r] {
       try {
-        MemoryFabric fabric(post, r, ranks, data[r]);
+        MemoryFabric fabric(post, r, ranks, data[r], record ? &(*record)[r] : nullptr);
         body(fabric);
       } catch (...) {
         errors[r] = std::current_exception();
@@ -157,6 +162,16 @@ std::vector<std::vector<float>> run_ranks_in_memory(int workers, int servers, st
     if (e) std::rethrow_exception(e);
   if (!keep_servers) data.resize(workers);
   return data;
+}
+
+std::vector<std::vector<core::PointOp>> record_in_memory(core::StrategyProgram& program, int workers, int servers,
+                                                         std::int64_t elements,
+                                                         const std::vector<core::Span>& buckets) {
+  std::vector<std::vector<core::PointOp>> record;
+  run_ranks_in_memory(workers, servers, elements, [&](core::Fabric& fabric) {
+    for (const auto& b : buckets) program.run(fabric, b);
+  }, /*keep_servers=*/false, &record);
+  return record;
 }
 
 }  // namespace scaleout::testing

@@ -1,0 +1,34 @@
+// A fabric whose point-to-point transfers go out in groups, as NCCL issues them: a wait issues
+// everything posted since the last one as one group and then waits for it; each step of an
+// exchange is one group, issued without waiting in between (the device's stream keeps them in
+// order), with one wait at the end. The NCCL fabric and the dry-run schedule both derive from it,
+// so the schedule a user reads is the one the GPUs run.
+#pragma once
+
+#include <vector>
+
+#include "core/fabric.hpp"
+#include "core/op_groups.hpp"
+
+namespace scaleout::core {
+
+class GroupedFabric : public Fabric {
+ public:
+  Handle post_send(int peer, Span span) override;
+  Handle post_recv(int peer, Span span, Combine combine) override;
+  void wait_all(const std::vector<Handle>& handles) override;
+  void exchange_steps(int to, int from, int count, const StepFn& step) override;
+  void end_bucket() override { planner_.clear(); }
+
+ protected:
+  // Starts `group`: the operations posted since the last issue, in posting order, never empty.
+  virtual void issue(const std::vector<PointOp>& group) = 0;
+  // Waits until everything issued so far completed.
+  virtual void wait_issued() = 0;
+
+ private:
+  void issue_posted();
+  GroupPlanner planner_;
+};
+
+}  // namespace scaleout::core

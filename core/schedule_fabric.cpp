@@ -1,0 +1,92 @@
+#include "core/schedule_fabric.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "core/input_error.hpp"
+#include "core/rank_plan.hpp"
+#include "core/slowdown.hpp"
+#include "core/step_model.hpp"
+#include "core/strategies/collective_training.hpp"
+#include "core/strategies/ps_training.hpp"
+
+namespace scaleout::core {
+
+void ScheduleFabric::send_message(int, const Message&) {
+  throw std::logic_error("parameter-server messages have no NCCL schedule");
+}
+
+Message ScheduleFabric::receive_message() {
+  throw std::logic_error("parameter-server messages have no NCCL schedule");
+}
+
+namespace {
+
+class QuietObserver : public CollectiveObserver {
+ public:
+  void step_done(int, const StepTimes&) override {}
+};
+
+// One rank's groups: its own program, as each executed rank builds its own.
+std::vector<OpGroup> schedule_rank(const Plan& plan, const RankPlan& ranks, const StepModel& model,
+                                   int rank) {
+  auto program = make_strategy(plan, ranks.layout);
+  ScheduleFabric fabric(rank, ranks.layout.workers + ranks.layout.servers);
+  QuietObserver observer;
+  CollectiveTraining(*program, model, Slowdown(plan.stragglers), ranks.layout.workers, 1,
+                     plan.training.overlap)
+      .run(fabric, observer);
+  return fabric.groups();
+}
+
+}  // namespace
+
+void check_nccl_schedulable(const Plan& plan) {
+  if (uses_ps_training(plan))
+    throw InputError(
+        plan.file, 0, "strategy",
+        "asynchronous/backup/softsync/bounded parameter servers exchange messages, which "
+        "the NCCL fabric does not carry yet; use --backend cpu");
+}
+
+std::vector<std::vector<OpGroup>> schedule_plan(const Plan& plan) {
+  check_nccl_schedulable(plan);
+  RankPlan ranks = plan_ranks(plan);
+  StepModel model = make_step_model(plan);
+  int size = ranks.layout.workers + ranks.layout.servers;
+  std::vector<std::vector<OpGroup>> out(size);
+  std::vector<std::exception_ptr> errors(size);
+  // Ranks never wait on each other here (nothing moves), so a few threads serve any rank count.
+  const int thread_count = std::min(size, 32);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < thread_count; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = t; r < size; r += thread_count) {
+        try {
+          out[r] = schedule_rank(plan, ranks, model, r);
+        } catch (...) {
+          errors[r] = std::current_exception();
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
+std::string format_schedule(const std::vector<std::vector<OpGroup>>& ranks) {
+  std::ostringstream out;
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    for (std::size_t g = 0; g < ranks[r].size(); ++g) {
+      out << "rank " << r << " group " << g << ":";
+      for (const PointOp& op : ranks[r][g]) out << ' ' << describe(op);
+      out << '\n';
+    }
+  return out.str();
+}
+
+}  // namespace scaleout::core

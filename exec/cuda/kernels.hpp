@@ -1,0 +1,29 @@
+// The device work of the NCCL fabric: adding a received range into the gradient, converting
+// between the gradient's precision and float (known values in, checks out), and a compute phase of
+// a given number of floating-point operations. All launch on `stream` and return at once.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "exec/element_type.hpp"
+
+namespace scaleout::exec {
+
+// dst[i] = dst[i] + src[i] for i < count, added in float and rounded to `type` (as NCCL sums
+// halves). 16-byte vector loads when both pointers allow them.
+void launch_add(ElementType type, void* dst, const void* src, std::int64_t count,
+                cudaStream_t stream);
+
+// dst (float) = src (type), and back.
+void launch_to_float(ElementType type, const void* src, float* dst, std::int64_t count,
+                     cudaStream_t stream);
+void launch_from_float(ElementType type, const float* src, void* dst, std::int64_t count,
+                       cudaStream_t stream);
+
+// About `flops` fp32 floating-point operations (fused multiply-adds, two each) spread over the
+// device: a compute phase of the given size that holds the SMs as a backward pass would.
+void launch_busy(double flops, cudaStream_t stream);
+
+}  // namespace scaleout::exec

@@ -1,0 +1,164 @@
+// One rank of a --backend cuda run: the device, the communicator (its id passes through the run's
+// file store), the training loop on the NCCL fabric with the exact-sum check after every step, and
+// NCCL's own all-reduce timed the same way as the baseline. Barriers and the id use Gloo over TCP
+// beside NCCL, as the Gloo backend's ranks meet.
+#include <gloo/barrier_all_to_all.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/check_values.hpp"
+#include "core/input_error.hpp"
+#include "core/rank_plan.hpp"
+#include "core/schedule_fabric.hpp"
+#include "core/slowdown.hpp"
+#include "core/step_model.hpp"
+#include "core/strategies/collective_training.hpp"
+#include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/nccl_baselines.hpp"
+#include "exec/cuda/nccl_fabric.hpp"
+#include "exec/cuda_backend.hpp"
+
+namespace scaleout::exec {
+
+namespace {
+
+using Sync = std::shared_ptr<gloo::Context>;
+
+Sync connect(gloo::rendezvous::Store& store, const RankSetup& setup,
+             std::chrono::milliseconds timeout) {
+  gloo::transport::tcp::attr attr(setup.hostname.c_str());
+  auto device = gloo::transport::tcp::CreateDevice(attr);
+  auto context = std::make_shared<gloo::rendezvous::Context>(setup.rank, setup.size);
+  context->setTimeout(timeout);
+  context->connectFullMesh(store, device);
+  return context;
+}
+
+// Rank 0 makes the communicator's id and writes it to the store; the others read it.
+ncclComm_t open_communicator(gloo::rendezvous::Store& store, const RankSetup& setup) {
+  ncclUniqueId id;
+  const std::string key = "nccl-unique-id";
+  if (setup.rank == 0) {
+    SCALEOUT_NCCL_CHECK(ncclGetUniqueId(&id));
+    store.set(key, std::vector<char>(id.internal, id.internal + sizeof id.internal));
+  } else {
+    std::vector<char> bytes = store.get(key);
+    if (bytes.size() != sizeof id.internal) throw CudaError("the store holds a malformed NCCL id");
+    std::memcpy(id.internal, bytes.data(), sizeof id.internal);
+  }
+  ncclComm_t comm = nullptr;
+  SCALEOUT_NCCL_CHECK(ncclCommInitRank(&comm, setup.size, id, setup.rank));
+  return comm;
+}
+
+// Lines the ranks up before each step, checks the sums once every rank is through, and keeps the
+// step's times and phases for the report (as the Gloo backend's ranks do).
+class CudaStepObserver : public core::CollectiveObserver {
+ public:
+  CudaStepObserver(const ExecOptions& options, Sync sync, NcclFabric& fabric,
+                   const core::CheckValues& values, bool worker)
+      : options_(options),
+        sync_(std::move(sync)),
+        fabric_(fabric),
+        values_(values),
+        worker_(worker) {}
+  void step_starting(int, int) override {
+    if (worker_) fabric_.fill_gradient_ahead();
+    gloo::BarrierAllToAll(sync_).run();
+  }
+  void step_done(int, const core::StepTimes& t) override {
+    gloo::BarrierAllToAll(sync_).run();
+    long wrong = t.worker ? count_wrong(fabric_.download(), values_) : 0;
+    steps.push_back({{"start", t.start},
+                     {"compute_end", t.compute_end},
+                     {"comm_s", t.comm_s},
+                     {"end", t.end},
+                     {"wrong", wrong}});
+  }
+  void phase(int, const std::string& name, const char* category, double start,
+             double end) override {
+    if (!options_.trace_path.empty()) phases.push_back({name, category, start, end});
+  }
+
+  nlohmann::json steps = nlohmann::json::array();
+  nlohmann::json phases = nlohmann::json::array();
+
+ private:
+  const ExecOptions& options_;
+  Sync sync_;
+  NcclFabric& fabric_;
+  const core::CheckValues& values_;
+  bool worker_;
+};
+
+// The step model as a GPU rank computes it: compute_scale of the plan's real FLOPs.
+core::StepModel device_model(const core::Plan& plan, const ExecOptions& options) {
+  core::StepModel model = core::make_step_model(plan);
+  double scale = plan.workload.efficiency * options.compute_scale;
+  model.forward_flops *= scale;
+  model.backward_flops *= scale;
+  return model;
+}
+
+// Runs the plan's steps and NCCL's baselines on an open communicator; returns the rank's report.
+nlohmann::json train(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
+                     ncclComm_t& comm, const Sync& sync) {
+  int workers = plan.training.workers;
+  core::RankPlan ranks = core::plan_ranks(plan);
+  core::CheckValues values(workers, 1, plan.training.gradient_precision, plan.file);
+  core::StepModel model = device_model(plan, options);
+  NcclFabric fabric(comm, element_type(plan.training.gradient_precision), model.elements, values,
+                    options.timeout);
+  auto program = core::make_strategy(plan, ranks.layout);
+  CudaStepObserver observer(options, sync, fabric, values, setup.rank < workers);
+  core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers,
+                           plan.training.steps, plan.training.overlap)
+      .run(fabric, observer);
+  nlohmann::json baselines = nlohmann::json::array();
+  if (options.baselines && ranks.layout.servers == 0) {
+    NcclBaselines nccl(
+        fabric, comm, [&sync] { gloo::BarrierAllToAll(sync).run(); }, values, model.elements,
+        plan.training.steps);
+    for (bool in_place : {false, true}) baselines.push_back(nccl.all_reduce(in_place));
+    if (plan.strategy.kind == core::StrategyKind::kTorus2d)
+      baselines.push_back(nccl.torus2d(core::torus_grid(plan.strategy, workers)[0]));
+  }
+  return {{"rank", setup.rank},
+          {"steps", observer.steps},
+          {"phases", observer.phases},
+          {"baselines", baselines}};
+}
+
+}  // namespace
+
+void run_cuda_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
+                   const std::function<void(const nlohmann::json&)>& finish) {
+  core::check_nccl_schedulable(plan);
+  int devices = 0;
+  SCALEOUT_CUDA_CHECK(cudaGetDeviceCount(&devices));
+  if (devices == 0) throw CudaError("rank " + std::to_string(setup.rank) + ": no GPU");
+  SCALEOUT_CUDA_CHECK(cudaSetDevice(setup.rank % devices));
+
+  gloo::rendezvous::FileStore store(setup.store_dir);
+  gloo::rendezvous::PrefixStore sync_store("sync", store);
+  Sync sync = connect(sync_store, setup, options.timeout);
+  gloo::rendezvous::PrefixStore nccl_store("nccl", store);
+  ncclComm_t comm = open_communicator(nccl_store, setup);
+  nlohmann::json report;
+  try {
+    report = train(plan, options, setup, comm, sync);
+  } catch (...) {
+    if (comm) ncclCommAbort(comm);  // null: the fabric aborted it already
+    throw;
+  }
+  gloo::BarrierAllToAll(sync).run();
+  SCALEOUT_NCCL_CHECK(ncclCommDestroy(comm));
+  finish(report);
+}
+
+}  // namespace scaleout::exec

@@ -1,0 +1,54 @@
+// `run --backend cuda` as a user meets it on a machine without GPUs: the dry-run schedule, and a
+// clear refusal (exit 1: no usable GPU here; exit 2: this build has no CUDA).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/command.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace {
+
+using scaleout::testing::Output;
+using scaleout::testing::shell;
+
+Output run(const std::string& args) { return shell(std::string(SCALEOUT_BINARY) + " " + args); }
+
+const std::string kQuickstart = scaleout::testing::source_path("experiments/quickstart.yaml");
+
+TEST(CudaCli, DryRunPrintsTheGroupsOfEveryRankForEveryStrategy) {
+  for (std::string strategy :
+       {"ring", "torus2d", "hierarchical_ring", "halving_doubling", "tree", "ps"}) {
+    Output o = run("run " + kQuickstart + " --workers 4 --strategy " + strategy +
+                   " --backend cuda --dry-run");
+    ASSERT_EQ(o.code, 0) << strategy << ": " << o.text;
+    for (int r = 0; r < 4; ++r)
+      EXPECT_NE(o.text.find("rank " + std::to_string(r) + " group 0: "), std::string::npos)
+          << strategy << o.text;
+    EXPECT_NE(o.text.find("ncclSend(peer "), std::string::npos) << strategy;
+    EXPECT_NE(o.text.find("ncclRecv(peer "), std::string::npos) << strategy;
+  }
+}
+
+TEST(CudaCli, DryRunBelongsToTheCudaBackend) {
+  Output o = run("run " + kQuickstart + " --workers 2 --dry-run");
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find("--backend cuda"), std::string::npos) << o.text;
+}
+
+TEST(CudaCli, WithoutEnoughGpusTheRunSaysWhy) {
+  // 16 ranks want 16 devices: refused on this machine, and on any machine with fewer.
+  Output o = run("run " + kQuickstart + " --workers 16 --backend cuda --no-baselines");
+  if (SCALEOUT_CUDA_BUILT) {
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("cannot run here"), std::string::npos) << o.text;
+    EXPECT_TRUE(o.text.find("no usable GPU") != std::string::npos ||
+                o.text.find("16 GPUs") != std::string::npos)
+        << o.text;
+  } else {
+    EXPECT_EQ(o.code, 2) << o.text;
+    EXPECT_NE(o.text.find("no CUDA"), std::string::npos) << o.text;
+  }
+}
+
+}  // namespace
