@@ -15,7 +15,8 @@ using namespace scaleout;
 
 int main(int argc, char** argv) {
   int rows = argc > 1 ? std::atoi(argv[1]) : 100000;
-  core::Plan plan = core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
+  core::Plan plan =
+      core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
   sim::SweepOptions o;
   o.engine = sim::Engine::kAnalytic;
   o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kPs};
@@ -25,8 +26,8 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   sim::SweepSummary s = sim::run_sweep(plan, o);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("analytic sweep: %zu rows (%zu errors) in %.3f s, %.0f rows/s; workers 8..%d\n", s.rows.size(),
-              s.errors.size(), wall, s.rows.size() / wall, 8 + per_strategy - 1);
+  std::printf("analytic sweep: %zu rows (%zu errors) in %.3f s, %.0f rows/s; workers 8..%d\n",
+              s.rows.size(), s.errors.size(), wall, s.rows.size() / wall, 8 + per_strategy - 1);
   std::filesystem::remove(o.csv_path);
   return 0;
 }

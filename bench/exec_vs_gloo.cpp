@@ -30,12 +30,13 @@ void compare(const char* where, core::Plan plan, exec::ExecOptions options) {
     core::RunResult r = exec::run_local(plan, options);
     double factor = 2.0 * (r.workers - 1) / r.workers;
     double ours = r.bytes * factor / median_step(r);
-    const char* theirs_name = kind == core::StrategyKind::kRing ? "gloo_ring_chunked" : "gloo_halving_doubling";
+    const char* theirs_name =
+        kind == core::StrategyKind::kRing ? "gloo_ring_chunked" : "gloo_halving_doubling";
     double theirs = 0;
     for (const auto& b : r.baselines)
       if (b.name == theirs_name) theirs = b.busbw_Bps;
-    std::printf("%-10s %-18s %12.2f %-22s %12.2f %8.2f %7ld\n", where, r.strategy.c_str(), ours / 1e6, theirs_name,
-                theirs / 1e6, theirs > 0 ? ours / theirs : 0.0, r.wrong);
+    std::printf("%-10s %-18s %12.2f %-22s %12.2f %8.2f %7ld\n", where, r.strategy.c_str(),
+                ours / 1e6, theirs_name, theirs / 1e6, theirs > 0 ? ours / theirs : 0.0, r.wrong);
     std::fflush(stdout);
   }
 }
@@ -56,8 +57,8 @@ int main(int argc, char** argv) {
   plan.strategy.chunk = 2e6;
   exec::ExecOptions options;
   options.compute_scale = 0;
-  std::printf("%-10s %-18s %12s %-22s %12s %8s %7s\n", "cluster", "ours", "busbw MB/s", "gloo", "busbw MB/s", "ratio",
-              "#wrong");
+  std::printf("%-10s %-18s %12s %-22s %12s %8s %7s\n", "cluster", "ours", "busbw MB/s", "gloo",
+              "busbw MB/s", "ratio", "#wrong");
   compare("loopback", plan, options);
   std::string why = exec::emulation_unavailable();
   if (!why.empty()) {

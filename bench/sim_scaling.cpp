@@ -11,8 +11,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/plan_loader.hpp"
 #include "bench/measure_child.hpp"
+#include "core/plan_loader.hpp"
 
 using namespace scaleout;
 
@@ -21,8 +21,8 @@ namespace {
 void measure(const core::Plan& plan, const std::string& fidelity) {
   bench::Measured m = bench::measure_simulation(plan, fidelity);
   const core::RunResult& r = m.result;
-  std::printf("%-9s %-6s %6d %10.2f %10.1f %14.3f %12.2f\n", r.strategy.c_str(), fidelity.c_str(), r.workers,
-              m.wall_s, m.peak_mb, r.step_time_s * 1e3, r.busbw_Bps / 1e9);
+  std::printf("%-9s %-6s %6d %10.2f %10.1f %14.3f %12.2f\n", r.strategy.c_str(), fidelity.c_str(),
+              r.workers, m.wall_s, m.peak_mb, r.step_time_s * 1e3, r.busbw_Bps / 1e9);
   std::fflush(stdout);
 }
 
@@ -32,14 +32,16 @@ int main(int argc, char** argv) {
   int max_workers = argc > 1 && argv[1][0] != '-' ? std::atoi(argv[1]) : 4096;
   bool step = false;
   for (int i = 1; i < argc; ++i) step |= std::strcmp(argv[i], "--step") == 0;
-  core::Plan plan = core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
+  core::Plan plan =
+      core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
   plan.training.steps = 1;
   plan.training.overlap = false;
   std::printf("one synchronous step, ResNet-50 gradient %.1f MB, %s\n", plan.gradient_bytes() / 1e6,
               plan.cluster.name.c_str());
   std::printf("%-9s %-6s %6s %10s %10s %14s %12s\n", "strategy", "fidel.", "N", "wall s", "peak MB",
               "sim step ms", "busbw GB/s");
-  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kPs})
+  for (auto kind :
+       {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kPs})
     for (int n : {64, 256, 1024, 4096}) {
       if (n > max_workers) continue;
       plan.strategy.kind = kind;

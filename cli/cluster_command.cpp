@@ -15,10 +15,13 @@ Action add_cluster_command(CLI::App& app) {
   auto topology = std::make_shared<std::string>();
   auto devices = std::make_shared<int>(0);
   CLI::App* cmd = app.add_subcommand(
-      "cluster", "Build or remove an emulated cluster on this machine (root): namespaces, bridges, tc rate limits.\n"
-                 "Example: scaleout cluster up topologies/emulated-4x200mbit.yaml && scaleout cluster down");
+      "cluster",
+      "Build or remove an emulated cluster on this machine (root): namespaces, bridges, tc rate "
+      "limits.\n"
+      "Example: scaleout cluster up topologies/emulated-4x200mbit.yaml && scaleout cluster down");
   cmd->require_subcommand(1);
-  CLI::App* up = cmd->add_subcommand("up", "Build the cluster a topology describes (switch or two_tier network)");
+  CLI::App* up = cmd->add_subcommand(
+      "up", "Build the cluster a topology describes (switch or two_tier network)");
   up->add_option("topology", *topology, "topology YAML file")->required();
   up->add_option("--devices", *devices, "devices to provide when the topology says nodes: auto")
       ->check(positive_int());
@@ -35,10 +38,13 @@ Action add_cluster_command(CLI::App& app) {
       return 0;
     }
     core::Cluster cluster = core::load_cluster(*topology);
-    if (cluster.network.kind != core::NetworkKind::kSwitch && cluster.network.kind != core::NetworkKind::kTwoTier)
-      throw core::InputError(*topology, 0, "network.kind", "the emulated cluster supports switch and two_tier networks");
+    if (cluster.network.kind != core::NetworkKind::kSwitch &&
+        cluster.network.kind != core::NetworkKind::kTwoTier)
+      throw core::InputError(*topology, 0, "network.kind",
+                             "the emulated cluster supports switch and two_tier networks");
     if (!cluster.nodes && *devices == 0)
-      throw core::InputError(*topology, 0, "nodes", "is auto: say how many devices to provide with --devices");
+      throw core::InputError(*topology, 0, "nodes",
+                             "is auto: say how many devices to provide with --devices");
     core::Topology topo = core::Topology::build(cluster, *devices);
     std::string why = exec::emulation_unavailable();
     if (!why.empty()) {
@@ -48,7 +54,8 @@ Action add_cluster_command(CLI::App& app) {
     exec::EmulatedCluster c = exec::cluster_up(topo);
     std::printf("emulated cluster '%s' up: %zu nodes\n", cluster.name.c_str(), c.node_netns.size());
     for (std::size_t n = 0; n < c.node_netns.size(); ++n)
-      std::printf("  node%zu  namespace %s  address %s\n", n, c.node_netns[n].c_str(), c.node_ip[n].c_str());
+      std::printf("  node%zu  namespace %s  address %s\n", n, c.node_netns[n].c_str(),
+                  c.node_ip[n].c_str());
     return 0;
   };
 }

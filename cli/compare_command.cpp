@@ -30,9 +30,9 @@ Action add_compare_command(CLI::App& app) {
   auto predicted = std::make_shared<std::string>();
   auto measured = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand(
-      "compare", "Predicted against measured, number by number.\n"
-                 "Example: scaleout compare predicted.json measured.json");
+  CLI::App* cmd = app.add_subcommand("compare",
+                                     "Predicted against measured, number by number.\n"
+                                     "Example: scaleout compare predicted.json measured.json");
   cmd->add_option("predicted", *predicted, "result JSON of simulate")->required();
   cmd->add_option("measured", *measured, "result JSON of run")->required();
   cmd->add_flag("--json", *json, "print the comparison as JSON");

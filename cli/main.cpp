@@ -1,7 +1,6 @@
 // scaleout: predict how deep-learning training scales on a cluster.
 // Exit codes: 0 done, 1 the run failed, 2 the input was wrong.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -10,9 +9,10 @@
 #include "core/input_error.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"scaleout: predict how deep-learning training scales, before booking the cluster.\n"
-               "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
-               "--strategies ring,torus2d,ps -o sweep.csv"};
+  CLI::App app{
+      "scaleout: predict how deep-learning training scales, before booking the cluster.\n"
+      "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
+      "--strategies ring,torus2d,ps -o sweep.csv"};
   app.set_version_flag("--version", std::string("scaleout ") + SCALEOUT_VERSION);
   app.require_subcommand(1);
   scaleout::cli::Action simulate = scaleout::cli::add_simulate_command(app);

@@ -58,7 +58,8 @@ core::Plan load_plan_args(const PlanArgs& args) {
   if (args.workers > 0) overrides.workers = args.workers;
   if (!args.strategy.empty()) {
     overrides.strategy = core::parse_strategy_kind(args.strategy);
-    if (!overrides.strategy) throw core::InputError("", 0, "--strategy", "unknown strategy '" + args.strategy + "'");
+    if (!overrides.strategy)
+      throw core::InputError("", 0, "--strategy", "unknown strategy '" + args.strategy + "'");
   }
   core::Plan plan = core::load_plan(args.plan, overrides);
   print_plan_warnings(plan);
@@ -68,7 +69,8 @@ core::Plan load_plan_args(const PlanArgs& args) {
 void use_emulated_cluster(exec::ExecOptions& options) {
   auto cluster = exec::current_cluster();
   if (!cluster)
-    throw core::InputError("", 0, "--cluster", "no emulated cluster is up: run 'scaleout cluster up TOPOLOGY' first");
+    throw core::InputError("", 0, "--cluster",
+                           "no emulated cluster is up: run 'scaleout cluster up TOPOLOGY' first");
   options.node_netns = cluster->node_netns;
   options.node_ip = cluster->node_ip;
 }

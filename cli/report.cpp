@@ -9,7 +9,9 @@
 namespace scaleout::cli {
 
 namespace {
-std::string r_count(std::size_t rows) { return "(" + std::to_string(rows) + (rows == 1 ? " row) " : " rows) "); }
+std::string r_count(std::size_t rows) {
+  return "(" + std::to_string(rows) + (rows == 1 ? " row) " : " rows) ");
+}
 }  // namespace
 
 void print_summary(std::FILE* out, const core::RunResult& r) {
@@ -23,12 +25,15 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
   std::fprintf(out, "  communication       %10.3f ms (exposed %.3f ms)\n", r.phases.comm_s * 1e3,
                r.phases.exposed_comm_s * 1e3);
   if (r.phases.idle_s > 0)
-    std::fprintf(out, "  idle                %10.3f ms (waiting for slower workers or the servers)\n",
+    std::fprintf(out,
+                 "  idle                %10.3f ms (waiting for slower workers or the servers)\n",
                  r.phases.idle_s * 1e3);
-  std::fprintf(out, "  algbw / busbw       %10.2f / %.2f GB/s\n", r.algbw_Bps / 1e9, r.busbw_Bps / 1e9);
+  std::fprintf(out, "  algbw / busbw       %10.2f / %.2f GB/s\n", r.algbw_Bps / 1e9,
+               r.busbw_Bps / 1e9);
   if (!r.links.empty()) {
-    auto busiest = std::max_element(r.links.begin(), r.links.end(),
-                                    [](const auto& a, const auto& b) { return a.utilization < b.utilization; });
+    auto busiest = std::max_element(
+        r.links.begin(), r.links.end(),
+        [](const auto& a, const auto& b) { return a.utilization < b.utilization; });
     std::fprintf(out, "  busiest link        %s, %.1f %% utilized\n", busiest->name.c_str(),
                  busiest->utilization * 100);
   }
@@ -38,7 +43,8 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
 void print_warnings(std::FILE* out, const std::vector<core::RunResult>& rows) {
   std::map<std::string, std::vector<std::string>> where;  // warning -> the rows it applies to
   for (const auto& r : rows)
-    for (const auto& w : r.warnings) where[w].push_back(r.strategy + "/" + std::to_string(r.workers));
+    for (const auto& w : r.warnings)
+      where[w].push_back(r.strategy + "/" + std::to_string(r.workers));
   for (const auto& [warning, at] : where) {
     std::string rows_it_applies_to = rows.size() > 1 ? r_count(at.size()) : "";
     std::fprintf(out, "warning: %s%s\n", rows_it_applies_to.c_str(), warning.c_str());
@@ -58,31 +64,32 @@ bool emit_result(const core::RunResult& r, const std::string& path, bool json) {
 }
 
 void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows) {
-  std::fprintf(out, "%-18s %8s %12s %14s %10s %12s\n", "strategy", "workers", "step (ms)", "samples/s",
-               "efficiency", "busbw GB/s");
+  std::fprintf(out, "%-18s %8s %12s %14s %10s %12s\n", "strategy", "workers", "step (ms)",
+               "samples/s", "efficiency", "busbw GB/s");
   for (const auto& r : rows)
     std::fprintf(out, "%-18s %8d %12.3f %14.1f %9.1f%% %12.2f\n", r.strategy.c_str(), r.workers,
-                 r.step_time_s * 1e3, r.throughput_samples_per_s, r.scaling_efficiency * 100, r.busbw_Bps / 1e9);
+                 r.step_time_s * 1e3, r.throughput_samples_per_s, r.scaling_efficiency * 100,
+                 r.busbw_Bps / 1e9);
 }
 
 void print_collective_table(std::FILE* out, const core::RunResult& r) {
   // As nccl-tests names the element types.
   const char* type = r.precision == "fp16" ? "half" : r.precision == "bf16" ? "bfloat16" : "float";
   double count = r.bytes / (r.precision == "fp32" ? 4 : 2);
-  std::fprintf(out, "#%13s %12s %8s %6s %-22s %10s %8s %8s %7s\n", "size", "count", "type", "redop", "algorithm",
-               "time(us)", "algbw", "busbw", "#wrong");
-  std::fprintf(out, "#%13s %12s %8s %6s %-22s %10s %8s %8s %7s\n", "(B)", "(elements)", "", "", "", "", "(GB/s)",
-               "(GB/s)", "");
+  std::fprintf(out, "#%13s %12s %8s %6s %-22s %10s %8s %8s %7s\n", "size", "count", "type", "redop",
+               "algorithm", "time(us)", "algbw", "busbw", "#wrong");
+  std::fprintf(out, "#%13s %12s %8s %6s %-22s %10s %8s %8s %7s\n", "(B)", "(elements)", "", "", "",
+               "", "(GB/s)", "(GB/s)", "");
   auto row = [&](const std::string& name, double time, double algbw, double busbw, long wrong) {
-    std::fprintf(out, " %13.0f %12.0f %8s %6s %-22s %10.1f %8.3f %8.3f %7ld\n", r.bytes, count, type, "sum",
-                 name.c_str(), time * 1e6, algbw / 1e9, busbw / 1e9, wrong);
+    std::fprintf(out, " %13.0f %12.0f %8s %6s %-22s %10.1f %8.3f %8.3f %7ld\n", r.bytes, count,
+                 type, "sum", name.c_str(), time * 1e6, algbw / 1e9, busbw / 1e9, wrong);
   };
   row("scaleout " + r.strategy, r.phases.comm_s, r.algbw_Bps, r.busbw_Bps, r.wrong);
   for (const auto& b : r.baselines) {
     row(b.name, b.time_s, b.algbw_Bps, b.busbw_Bps, b.wrong);
     if (b.busbw_Bps > 0)
-      std::fprintf(out, "#   scaleout %s / %s busbw ratio: %.2f\n", r.strategy.c_str(), b.name.c_str(),
-                   r.busbw_Bps / b.busbw_Bps);
+      std::fprintf(out, "#   scaleout %s / %s busbw ratio: %.2f\n", r.strategy.c_str(),
+                   b.name.c_str(), r.busbw_Bps / b.busbw_Bps);
   }
 }
 
@@ -94,9 +101,12 @@ void print_comparison(std::FILE* out, const core::RunResult& p, const core::RunR
     bool time = v.name == "step_time_s" || v.name == "median_step_s" || v.name == "comm_s";
     bool bandwidth = v.name == "busbw_Bps";
     double scale = time ? 1e3 : bandwidth ? 1e-9 : 1;
-    const char* unit = time ? "ms" : bandwidth ? "GB/s" : v.name == "throughput_samples_per_s" ? "/s" : "";
-    std::fprintf(out, "%-22s %12.3f%-4s %12.3f%-4s", v.label.c_str(), v.predicted * scale, unit, v.measured * scale,
-                 unit);
+    const char* unit = time                                   ? "ms"
+                       : bandwidth                            ? "GB/s"
+                       : v.name == "throughput_samples_per_s" ? "/s"
+                                                              : "";
+    std::fprintf(out, "%-22s %12.3f%-4s %12.3f%-4s", v.label.c_str(), v.predicted * scale, unit,
+                 v.measured * scale, unit);
     if (v.has_error) std::fprintf(out, " %9.1f%%", v.relative_error * 100);
     std::fprintf(out, "\n");
   }

@@ -19,6 +19,7 @@ void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows)
 // nccl-tests' table for an executed collective run: ours, then Gloo's own algorithms.
 void print_collective_table(std::FILE* out, const core::RunResult& r);
 // Predicted against measured: step time, throughput, busbw and staleness with relative errors.
-void print_comparison(std::FILE* out, const core::RunResult& predicted, const core::RunResult& measured);
+void print_comparison(std::FILE* out, const core::RunResult& predicted,
+                      const core::RunResult& measured);
 
 }  // namespace scaleout::cli

@@ -39,10 +39,11 @@ struct RunArgs {
 int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions& options) {
   if (args.dry_run) {
     auto ranks = core::schedule_plan(plan);
-    std::printf("# NCCL calls of one training step: %s, %zu ranks; a line per ncclGroupStart/End,"
-                " ranges in gradient elements (%s)\n",
-                core::strategy_name(plan.strategy.kind), ranks.size(),
-                plan.training.gradient_precision.c_str());
+    std::printf(
+        "# NCCL calls of one training step: %s, %zu ranks; a line per ncclGroupStart/End,"
+        " ranges in gradient elements (%s)\n",
+        core::strategy_name(plan.strategy.kind), ranks.size(),
+        plan.training.gradient_precision.c_str());
     std::fputs(core::format_schedule(ranks).c_str(), stdout);
     return 0;
   }
@@ -65,17 +66,20 @@ int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions&
 
 Action add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "run",
-      "Execute a plan for real: one process per rank, the same strategy code, real gradients, checked sums.\n"
-      "Example: scaleout run experiments/quickstart.yaml --workers 4 --strategy ring -o measured.json");
+  CLI::App* cmd = app.add_subcommand("run",
+                                     "Execute a plan for real: one process per rank, the same "
+                                     "strategy code, real gradients, checked sums.\n"
+                                     "Example: scaleout run experiments/quickstart.yaml --workers "
+                                     "4 --strategy ring -o measured.json");
   add_plan_options(cmd, args->plan);
-  cmd->add_option("--backend", args->backend, "cpu (Gloo over TCP) or cuda (NCCL)")->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--backend", args->backend, "cpu (Gloo over TCP) or cuda (NCCL)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_option("--cluster", args->cluster, "local (this machine, loopback) or emulated")
       ->check(CLI::IsMember({"local", "emulated"}));
   cmd->add_option("--launch", args->launch,
                   "local: start every rank here; external: run the one rank that TF_CONFIG, mpirun "
-                  "(OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS) gives this process")
+                  "(OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS) gives "
+                  "this process")
       ->check(CLI::IsMember({"local", "external"}));
   cmd->add_option("--store", args->store,
                   "external: a directory every rank sees (shared across hosts)")
@@ -125,15 +129,18 @@ Action add_run_command(CLI::App& app) {
     core::RunResult result;
     try {
       if (args->launch == "external") {
-        if (args->store.empty()) throw core::InputError("", 0, "--store", "--launch external needs a shared --store DIR");
+        if (args->store.empty())
+          throw core::InputError("", 0, "--store", "--launch external needs a shared --store DIR");
         auto me = exec::external_rank_from_environment();
         if (!me)
-          throw core::InputError("", 0, "--launch",
-                                 "no rank found: set TF_CONFIG, or start under mpirun (OMPI_COMM_WORLD_RANK/SIZE, "
-                                 "PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS)");
+          throw core::InputError(
+              "", 0, "--launch",
+              "no rank found: set TF_CONFIG, or start under mpirun (OMPI_COMM_WORLD_RANK/SIZE, "
+              "PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS)");
         auto mine = exec::run_external(plan, options, *me, args->store);
         if (!mine) {
-          std::printf("rank %d of %d done (%s); rank 0 reports the run\n", me->rank, me->size, me->source.c_str());
+          std::printf("rank %d of %d done (%s); rank 0 reports the run\n", me->rank, me->size,
+                      me->source.c_str());
           return 0;
         }
         result = *mine;

@@ -30,15 +30,16 @@ struct SimulateArgs {
 
 Action add_simulate_command(CLI::App& app) {
   auto args = std::make_shared<SimulateArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "simulate",
-      "Predict one training configuration.\n"
-      "Example: scaleout simulate experiments/quickstart.yaml --workers 64 --strategy ring -o result.json");
+  CLI::App* cmd = app.add_subcommand("simulate",
+                                     "Predict one training configuration.\n"
+                                     "Example: scaleout simulate experiments/quickstart.yaml "
+                                     "--workers 64 --strategy ring -o result.json");
   add_plan_options(cmd, args->plan);
   cmd->add_option("--engine", args->engine, "sim (SimGrid) or analytic (closed form)")
       ->check(CLI::IsMember({"sim", "analytic"}));
-  cmd->add_option("--fidelity", args->fidelity,
-                  "sim: fast (fixed-peer steps travel as one message) or step (every step simulated)")
+  cmd->add_option(
+         "--fidelity", args->fidelity,
+         "sim: fast (fixed-peer steps travel as one message) or step (every step simulated)")
       ->check(CLI::IsMember({"fast", "step"}));
   cmd->add_option("-o,--output", args->output, "write the result JSON here")
       ->check(non_empty_path());
@@ -50,10 +51,13 @@ Action add_simulate_command(CLI::App& app) {
     core::Plan plan = load_plan_args(args->plan);
     core::RunResult result;
     if (args->engine == "analytic") {
-      if (!args->trace.empty()) throw core::InputError("", 0, "--trace", "the analytic engine has no timeline; use --engine sim");
+      if (!args->trace.empty())
+        throw core::InputError("", 0, "--trace",
+                               "the analytic engine has no timeline; use --engine sim");
       result = sim::predict_analytic(plan);
     } else {
-      result = sim::simulate(plan, {sim::parse_fidelity(args->fidelity, "--fidelity"), args->trace});
+      result =
+          sim::simulate(plan, {sim::parse_fidelity(args->fidelity, "--fidelity"), args->trace});
     }
     emit_result(result, args->output, args->json);
     return 0;

@@ -35,7 +35,8 @@ struct SweepArgs {
 std::function<void(std::size_t, std::size_t)> print_progress() {
   auto start = std::chrono::steady_clock::now();
   return [start](std::size_t done, std::size_t total) {
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double rate = elapsed > 0 ? done / elapsed : 0;
     double left = rate > 0 ? (total - done) / rate : 0;
     std::fprintf(stderr, "\r  %zu/%zu rows, %.1f rows/s, %.0f s left   ", done, total, rate, left);
@@ -70,11 +71,11 @@ std::vector<core::StrategyKind> parse_strategies(const std::string& text) {
 
 Action add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "sweep",
-      "Predict a scaling curve: one row per (strategy, workers).\n"
-      "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
-      "--strategies ring,torus2d,ps -o sweep.csv");
+  CLI::App* cmd =
+      app.add_subcommand("sweep",
+                         "Predict a scaling curve: one row per (strategy, workers).\n"
+                         "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
+                         "--strategies ring,torus2d,ps -o sweep.csv");
   cmd->add_option("plan", args->plan, "plan YAML file")->required();
   cmd->add_option(
       "--workers", args->workers,
@@ -82,13 +83,16 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option(
       "--strategies", args->strategies,
       "comma-separated strategy kinds (default: the plan's); a repeated kind runs once");
-  cmd->add_option("--engine", args->engine, "sim or analytic")->check(CLI::IsMember({"sim", "analytic"}));
-  cmd->add_option("--fidelity", args->fidelity, "sim: fast or step")->check(CLI::IsMember({"fast", "step"}));
+  cmd->add_option("--engine", args->engine, "sim or analytic")
+      ->check(CLI::IsMember({"sim", "analytic"}));
+  cmd->add_option("--fidelity", args->fidelity, "sim: fast or step")
+      ->check(CLI::IsMember({"fast", "step"}));
   cmd->add_option("-o,--output", args->output, "CSV file, written row by row")
       ->required()
       ->check(non_empty_path());
   cmd->add_option("-j,--jobs", args->jobs, "simulations run side by side")->check(positive_int());
-  cmd->add_flag("--resume", args->resume, "keep the rows already in the CSV and run only the missing ones");
+  cmd->add_flag("--resume", args->resume,
+                "keep the rows already in the CSV and run only the missing ones");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress and no table");
 
   return [args]() {
@@ -97,8 +101,9 @@ Action add_sweep_command(CLI::App& app) {
     core::Plan plan = core::load_plan(args->plan, named);
     print_plan_warnings(plan);
     sim::SweepOptions options;
-    options.workers = args->workers.empty() ? std::vector<int>{plan.training.workers}
-                                            : first_of_each(sim::parse_worker_list(args->workers, "--workers"));
+    options.workers = args->workers.empty()
+                          ? std::vector<int>{plan.training.workers}
+                          : first_of_each(sim::parse_worker_list(args->workers, "--workers"));
     options.strategies = named.strategies.empty()
                              ? std::vector<core::StrategyKind>{plan.strategy.kind}
                              : named.strategies;

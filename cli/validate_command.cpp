@@ -33,8 +33,8 @@ struct ValidateArgs {
 // (a wait that leaves the CPU free, as a GPU leaves its host): this machine's cores cannot run
 // every rank's compute and their TCP at once, and the question here is the overlap.
 double size_compute_to_exchange(core::Plan& plan, double exchange_s) {
-  plan.workload.flops_per_sample =
-      exchange_s * plan.cluster.device.flops * plan.workload.efficiency / plan.training.batch_per_worker;
+  plan.workload.flops_per_sample = exchange_s * plan.cluster.device.flops *
+                                   plan.workload.efficiency / plan.training.batch_per_worker;
   return plan.cluster.device.flops * plan.workload.efficiency;  // the executed FLOPs' rate
 }
 
@@ -44,14 +44,18 @@ Action add_validate_command(CLI::App& app) {
   auto args = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
-      "Simulate a plan, run it for real, compare: exits 1 when the step-time error passes the tolerance.\n"
-      "It checks the communication: compute is left out of both (this CPU is not the device the topology\n"
+      "Simulate a plan, run it for real, compare: exits 1 when the step-time error passes the "
+      "tolerance.\n"
+      "It checks the communication: compute is left out of both (this CPU is not the device the "
+      "topology\n"
       "describes). On an emulated cluster the topology's rates are what tc enforces.\n"
       "Example: scaleout cluster up topologies/emulated-4x200mbit.yaml && "
       "scaleout validate experiments/emulated/ring-4.yaml --cluster emulated");
   add_plan_options(cmd, args->plan);
-  cmd->add_option("--cluster", args->cluster, "local or emulated")->check(CLI::IsMember({"local", "emulated"}));
-  cmd->add_option("--tolerance", args->tolerance, "largest relative step-time error accepted (default 0.10)")
+  cmd->add_option("--cluster", args->cluster, "local or emulated")
+      ->check(CLI::IsMember({"local", "emulated"}));
+  cmd->add_option("--tolerance", args->tolerance,
+                  "largest relative step-time error accepted (default 0.10)")
       ->check(finite_range(0.0, 10.0));
   cmd->add_option("-o,--output", args->output, "write {predicted, measured, error} as JSON here")
       ->check(non_empty_path());
@@ -72,7 +76,8 @@ Action add_validate_command(CLI::App& app) {
       predicted = sim::simulate(plan);
     }
     // A transfer may wait for a few steps of the others (a PS worker for its turn at the server).
-    options.timeout = std::max(options.timeout, std::chrono::milliseconds(static_cast<long>(5e3 * predicted.step_time_s)));
+    options.timeout = std::max(
+        options.timeout, std::chrono::milliseconds(static_cast<long>(5e3 * predicted.step_time_s)));
     core::RunResult measured;
     try {
       measured = exec::run_local(plan, options);
@@ -84,19 +89,23 @@ Action add_validate_command(CLI::App& app) {
     // shared machine. A parameter-server training program's steps are not (a step ends when its
     // slowest worker is through it, and workers drift apart): the mean over the whole run.
     bool alike = !core::uses_ps_training(plan);
-    double predicted_step = core::judged_step(predicted, alike), measured_step = core::judged_step(measured, alike);
+    double predicted_step = core::judged_step(predicted, alike),
+           measured_step = core::judged_step(measured, alike);
     double error = core::relative_error(predicted_step, measured_step);
     print_comparison(stdout, predicted, measured);
     // The table above shows the mean step; this line names the step it judges (median or mean).
-    std::string over = alike ? "median of " + std::to_string(measured.steps.size()) + " steps each" : "mean over the run";
+    std::string over = alike ? "median of " + std::to_string(measured.steps.size()) + " steps each"
+                             : "mean over the run";
     std::printf(
         "step time: %s step predicted %.3f ms, measured %.3f ms (%s): error %+.1f%%, "
         "tolerance %.1f%%\n",
         alike ? "median" : "mean", predicted_step * 1e3, measured_step * 1e3, over.c_str(),
         error * 100, args->tolerance * 100);
     if (!args->output.empty()) {
-      nlohmann::json out = {{"predicted", core::to_json(predicted)}, {"measured", core::to_json(measured)},
-                            {"step_time_error", error}, {"tolerance", args->tolerance}};
+      nlohmann::json out = {{"predicted", core::to_json(predicted)},
+                            {"measured", core::to_json(measured)},
+                            {"step_time_error", error},
+                            {"tolerance", args->tolerance}};
       core::write_file_atomic(args->output, out.dump(2) + "\n");
     }
     if (measured.wrong > 0) {

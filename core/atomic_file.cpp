@@ -11,8 +11,8 @@ namespace scaleout::core {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   std::filesystem::path target(path);
-  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp" +
-                                             std::to_string(::getpid())))
+  std::string tmp = (target.parent_path() /
+                     ("." + target.filename().string() + ".tmp" + std::to_string(::getpid())))
                         .string();
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

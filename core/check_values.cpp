@@ -12,14 +12,15 @@ long exact_integer_limit(const std::string& precision) {
   return 1L << 24;
 }
 
-CheckValues::CheckValues(int workers, int rounds, const std::string& precision, const std::string& file) {
+CheckValues::CheckValues(int workers, int rounds, const std::string& precision,
+                         const std::string& file) {
   long limit = exact_integer_limit(precision);
   long contributions = static_cast<long>(std::max(1, workers)) * std::max(1, rounds);
   if (contributions > limit)
     throw InputError(file, 0, "training.gradient_precision",
-                     "an executed " + precision + " run checks exact sums of at most " + std::to_string(limit) +
-                         " contributions; this one has " + std::to_string(contributions) +
-                         " (fewer workers or steps, or fp32)");
+                     "an executed " + precision + " run checks exact sums of at most " +
+                         std::to_string(limit) + " contributions; this one has " +
+                         std::to_string(contributions) + " (fewer workers or steps, or fp32)");
   // Distinct values per rank (m = workers) catch a misrouted range best; fewer when sums need it.
   auto total = [&](int m, int k) {
     long per_round = 0;

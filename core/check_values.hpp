@@ -20,7 +20,9 @@ class CheckValues {
     return static_cast<float>((rank % rank_kinds_ + 1) * (i % element_kinds_ + 1));
   }
   // What element i holds after an all-reduce over every worker.
-  float sum(std::int64_t i) const { return static_cast<float>(rank_sum_ * (i % element_kinds_ + 1)); }
+  float sum(std::int64_t i) const {
+    return static_cast<float>(rank_sum_ * (i % element_kinds_ + 1));
+  }
 
  private:
   int rank_kinds_ = 1;     // m

@@ -15,15 +15,19 @@ double median_step(const RunResult& r) {
   return t.empty() ? 0 : t[t.size() / 2];
 }
 
-double judged_step(const RunResult& r, bool steps_alike) { return steps_alike ? median_step(r) : r.step_time_s; }
+double judged_step(const RunResult& r, bool steps_alike) {
+  return steps_alike ? median_step(r) : r.step_time_s;
+}
 
 std::vector<ComparedValue> compare_results(const RunResult& p, const RunResult& m) {
-  auto value = [](const char* name, const char* label, double pv, double mv, bool has_error = true) {
+  auto value = [](const char* name, const char* label, double pv, double mv,
+                  bool has_error = true) {
     return ComparedValue{name, label, pv, mv, has_error ? relative_error(pv, mv) : 0, has_error};
   };
   return {value("step_time_s", "step time (mean)", p.step_time_s, m.step_time_s),
           value("median_step_s", "step time (median)", median_step(p), median_step(m)),
-          value("throughput_samples_per_s", "throughput", p.throughput_samples_per_s, m.throughput_samples_per_s),
+          value("throughput_samples_per_s", "throughput", p.throughput_samples_per_s,
+                m.throughput_samples_per_s),
           value("comm_s", "communication", p.phases.comm_s, m.phases.comm_s),
           value("busbw_Bps", "busbw", p.busbw_Bps, m.busbw_Bps),
           value("staleness_mean", "staleness (mean)", p.staleness.mean, m.staleness.mean, false)};

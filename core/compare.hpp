@@ -3,7 +3,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -14,11 +13,12 @@ namespace scaleout::core {
 // (predicted - measured) / measured; 0 when nothing was measured.
 double relative_error(double predicted, double measured);
 
-// The median of a result's step times (0 for none): robust to one step disturbed on a shared machine.
+// The median of a result's step times (0 for none): robust to one step disturbed on a shared
+// machine.
 double median_step(const RunResult& r);
 
 struct ComparedValue {
-  std::string name;  // "step_time_s", "throughput_samples_per_s", ...
+  std::string name;   // "step_time_s", "throughput_samples_per_s", ...
   std::string label;  // for people: "step time"
   double predicted = 0, measured = 0;
   double relative_error = 0;

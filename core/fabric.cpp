@@ -18,6 +18,8 @@ Fabric::ComputeTicket Fabric::compute_async(double flops) {
   return static_cast<ComputeTicket>(done_at_.size() - 1);
 }
 
-double Fabric::wait_compute(ComputeTicket ticket) { return done_at_.at(static_cast<std::size_t>(ticket)); }
+double Fabric::wait_compute(ComputeTicket ticket) {
+  return done_at_.at(static_cast<std::size_t>(ticket));
+}
 
 }  // namespace scaleout::core

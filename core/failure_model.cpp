@@ -2,8 +2,8 @@
 
 namespace scaleout::core {
 
-ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times, const Resilience& r,
-                                       double samples_per_step) {
+ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times,
+                                          const Resilience& r, double samples_per_step) {
   ResilienceOutcome out;
   out.policy = r.failures.empty() ? "none" : "restart_from_checkpoint";
   std::vector<bool> fired(r.failures.size(), false);
@@ -52,7 +52,8 @@ ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times,
 
 ResilienceOutcome restart_uniform_steps(long steps, double step_time, const Resilience& r,
                                         double samples_per_step) {
-  if (!r.failures.empty()) return restart_from_checkpoint(std::vector<double>(steps, step_time), r, samples_per_step);
+  if (!r.failures.empty())
+    return restart_from_checkpoint(std::vector<double>(steps, step_time), r, samples_per_step);
   ResilienceOutcome out;
   // A checkpoint after every `checkpoint_every` steps but the last.
   long checkpoints = r.checkpoint_every > 0 && steps > 0 ? (steps - 1) / r.checkpoint_every : 0;

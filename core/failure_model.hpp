@@ -14,8 +14,8 @@ namespace scaleout::core {
 
 // The outcome in the result schema's own type (wall_s: time to finish every step; lost_work_s: work
 // thrown away and redone; goodput: useful samples over wall time).
-ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times, const Resilience& resilience,
-                                          double samples_per_step);
+ResilienceOutcome restart_from_checkpoint(const std::vector<double>& step_times,
+                                          const Resilience& resilience, double samples_per_step);
 
 // The same for `steps` steps of `step_time` each, without a list: in closed form when no failure
 // is planned (the cost does not grow with the steps), replayed otherwise.

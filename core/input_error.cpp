@@ -15,6 +15,9 @@ std::string format(const std::string& file, int line, const std::string& field,
 
 InputError::InputError(const std::string& file, int line, const std::string& field,
                        const std::string& what)
-    : std::runtime_error(format(file, line, field, what)), file_(file), line_(line), field_(field) {}
+    : std::runtime_error(format(file, line, field, what)),
+      file_(file),
+      line_(line),
+      field_(field) {}
 
 }  // namespace scaleout::core

@@ -19,11 +19,12 @@ enum class NetworkKind { kSwitch, kTwoTier, kFatTree, kTorus2d, kExplicit };
 
 struct NetworkSpec {
   NetworkKind kind = NetworkKind::kSwitch;
-  int hosts_per_rack = 0;           // two_tier
-  LinkSpec uplink;                  // two_tier: each rack switch to the core switch
-  int fat_tree_k = 0;               // fat_tree: k-ary fat tree (k even)
-  std::array<int, 2> dims{0, 0};    // torus2d: nodes arranged dims[0] x dims[1], wrap-around links
-  std::optional<LinkSpec> fabric;   // fat_tree / torus2d: switch-switch or node-node links (default nic)
+  int hosts_per_rack = 0;         // two_tier
+  LinkSpec uplink;                // two_tier: each rack switch to the core switch
+  int fat_tree_k = 0;             // fat_tree: k-ary fat tree (k even)
+  std::array<int, 2> dims{0, 0};  // torus2d: nodes arranged dims[0] x dims[1], wrap-around links
+  std::optional<LinkSpec>
+      fabric;  // fat_tree / torus2d: switch-switch or node-node links (default nic)
 };
 
 struct ExplicitHost {
@@ -95,7 +96,7 @@ enum class PsMode { kSync, kAsync };
 
 struct Strategy {
   StrategyKind kind = StrategyKind::kRing;
-  double chunk = 4.0 * 1024 * 1024;     // bytes: ring-family and tree pipeline chunk
+  double chunk = 4.0 * 1024 * 1024;        // bytes: ring-family and tree pipeline chunk
   std::optional<std::array<int, 2>> grid;  // torus2d: X (row length) x Y (rows)
   int ps_servers = 1;
   PsPlacement ps_placement = PsPlacement::kDedicated;
@@ -103,7 +104,7 @@ struct Strategy {
   int replicas_to_aggregate = 0;  // 0: all workers
   int softsync = 0;               // 0: off
   int staleness_bound = -1;       // -1: unbounded
-  int line = 0;       // where the strategy was given (for errors found later)
+  int line = 0;                   // where the strategy was given (for errors found later)
   int grid_line = 0;
   int replicas_line = 0;
   int softsync_line = 0;
@@ -149,9 +150,9 @@ struct Failure {
 
 struct Resilience {
   std::vector<Failure> failures;
-  int checkpoint_every = 0;      // steps; 0: no checkpoints (a failure loses everything so far)
-  double checkpoint_cost = 0;    // seconds each checkpoint stalls training
-  double restart_time = 0;       // seconds from a failure until training resumes
+  int checkpoint_every = 0;    // steps; 0: no checkpoints (a failure loses everything so far)
+  double checkpoint_cost = 0;  // seconds each checkpoint stalls training
+  double restart_time = 0;     // seconds from a failure until training resumes
 };
 
 struct Plan {

@@ -131,7 +131,8 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   if (c.network.kind == NetworkKind::kExplicit) {
     read_explicit(m, c);
     m.child("devices_per_node", false);
-    if (c.intra_node.bandwidth <= 0) m.fail("intra_node", "missing (required when hosts have devices)");
+    if (c.intra_node.bandwidth <= 0)
+      m.fail("intra_node", "missing (required when hosts have devices)");
     if (m.has("nic")) c.nic = read_link(m, "nic");
   } else {
     c.devices_per_node = m.get_int_or("devices_per_node", 1, 1, kMaxDevicesPerNode);
@@ -180,7 +181,8 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   return c;
 }
 
-Workload read_workload(const YAML::Node& node, const std::string& file, const std::string& context) {
+Workload read_workload(const YAML::Node& node, const std::string& file,
+                       const std::string& context) {
   YamlMap m(node, file, context);
   Workload w;
   w.file = file;
@@ -208,7 +210,8 @@ Workload read_workload(const YAML::Node& node, const std::string& file, const st
       param_sum += layer.parameters;
       w.layers.push_back(layer);
     }
-    if (!w.layers.empty() && share_sum <= 0) m.fail("layers", "backward_share must add up to more than 0");
+    if (!w.layers.empty() && share_sum <= 0)
+      m.fail("layers", "backward_share must add up to more than 0");
     if (param_sum > w.parameters * 1.001)
       m.fail("layers", "layer parameters add up to more than the model's parameters");
   }
@@ -260,7 +263,8 @@ Stragglers read_stragglers(YamlMap& parent) {
   if (m.has("slow")) {
     YamlMap slow(m.child("slow"), m.file(), m.field("slow"));
     YAML::Node workers = slow.child("workers");
-    if (!workers.IsSequence() || workers.size() == 0) slow.fail("workers", "expected a list of worker ranks");
+    if (!workers.IsSequence() || workers.size() == 0)
+      slow.fail("workers", "expected a list of worker ranks");
     st.slow_workers_line = line_of(workers);
     for (const auto& w : workers) {
       auto r = read_whole(w, 0, INT_MAX);
@@ -295,7 +299,8 @@ Resilience read_resilience(YamlMap& parent) {
   Resilience res;
   YAML::Node failures = parent.child("failures", false);
   if (failures.IsDefined()) {
-    if (!failures.IsSequence()) parent.fail("failures", "expected a list such as [{ node: 2, step: 5 }]");
+    if (!failures.IsSequence())
+      parent.fail("failures", "expected a list such as [{ node: 2, step: 5 }]");
     for (std::size_t i = 0; i < failures.size(); ++i) {
       YamlMap f(failures[i], parent.file(), "failures[" + std::to_string(i) + "]");
       Failure fail;
@@ -323,8 +328,8 @@ Resilience read_resilience(YamlMap& parent) {
 }  // namespace
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names = {"ps", "ring", "torus2d", "hierarchical_ring",
-                                                 "halving_doubling", "tree"};
+  static const std::vector<std::string> names = {
+      "ps", "ring", "torus2d", "hierarchical_ring", "halving_doubling", "tree"};
   return names;
 }
 

@@ -9,13 +9,16 @@ RankPlan plan_ranks(const Plan& plan) {
   p.placement = place_ranks(plan, p.topology);
   p.layout.workers = plan.training.workers;
   p.layout.servers = static_cast<int>(p.placement.server_device.size());
-  for (int d : p.placement.worker_device) p.layout.worker_node.push_back(p.topology.node_of_device(d));
+  for (int d : p.placement.worker_device)
+    p.layout.worker_node.push_back(p.topology.node_of_device(d));
   p.rank_device = p.placement.worker_device;
-  p.rank_device.insert(p.rank_device.end(), p.placement.server_device.begin(), p.placement.server_device.end());
+  p.rank_device.insert(p.rank_device.end(), p.placement.server_device.begin(),
+                       p.placement.server_device.end());
   return p;
 }
 
-RunResult result_header(const Plan& plan, const std::string& engine, const std::string& network_model, int servers) {
+RunResult result_header(const Plan& plan, const std::string& engine,
+                        const std::string& network_model, int servers) {
   RunResult r;
   r.engine = engine;
   r.strategy = strategy_name(plan.strategy.kind);
@@ -27,7 +30,8 @@ RunResult result_header(const Plan& plan, const std::string& engine, const std::
   r.servers = servers;
   r.precision = plan.training.gradient_precision;
   // As StepModel counts them: whole elements of the gradient precision.
-  r.bytes = static_cast<double>(std::llround(plan.workload.parameters)) * plan.training.gradient_bytes_per_element;
+  r.bytes = static_cast<double>(std::llround(plan.workload.parameters)) *
+            plan.training.gradient_bytes_per_element;
   return r;
 }
 

@@ -28,6 +28,7 @@ RankPlan plan_ranks(const Plan& plan);
 
 // A result with the keys that say what ran: engine, strategy, plan, cluster, workload, network
 // model, workers, servers and gradient bytes (as moved: elements x the precision's bytes).
-RunResult result_header(const Plan& plan, const std::string& engine, const std::string& network_model, int servers);
+RunResult result_header(const Plan& plan, const std::string& engine,
+                        const std::string& network_model, int servers);
 
 }  // namespace scaleout::core

@@ -1,7 +1,6 @@
 #include "core/result.hpp"
 
 #include <algorithm>
-
 #include <cmath>
 #include <stdexcept>
 
@@ -14,8 +13,11 @@ json to_json(const RunResult& r) {
   for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"time_s", s.time_s}});
   json baselines = json::array();
   for (const auto& b : r.baselines)
-    baselines.push_back({{"name", b.name}, {"time_s", b.time_s}, {"algbw_Bps", b.algbw_Bps},
-                         {"busbw_Bps", b.busbw_Bps}, {"wrong", b.wrong}});
+    baselines.push_back({{"name", b.name},
+                         {"time_s", b.time_s},
+                         {"algbw_Bps", b.algbw_Bps},
+                         {"busbw_Bps", b.busbw_Bps},
+                         {"wrong", b.wrong}});
   json links = json::array();
   for (const auto& l : r.links)
     links.push_back({{"name", l.name}, {"bytes", l.bytes}, {"utilization", l.utilization}});
@@ -66,7 +68,8 @@ json to_json(const RunResult& r) {
 
 namespace {
 const json& need(const json& j, const char* key) {
-  if (!j.contains(key)) throw std::runtime_error(std::string("result JSON lacks the key '") + key + "'");
+  if (!j.contains(key))
+    throw std::runtime_error(std::string("result JSON lacks the key '") + key + "'");
   return j.at(key);
 }
 }  // namespace
@@ -98,9 +101,11 @@ RunResult result_from_json(const json& j) {
   r.staleness.p99 = need(st, "p99").get<int>();
   r.staleness.max = need(st, "max").get<int>();
   r.staleness.histogram = need(st, "histogram").get<std::vector<long>>();
-  for (const auto& s : need(j, "steps")) r.steps.push_back({s.at("step").get<int>(), s.at("time_s").get<double>()});
+  for (const auto& s : need(j, "steps"))
+    r.steps.push_back({s.at("step").get<int>(), s.at("time_s").get<double>()});
   for (const auto& l : need(j, "links"))
-    r.links.push_back({l.at("name").get<std::string>(), l.at("bytes").get<double>(), l.at("utilization").get<double>()});
+    r.links.push_back({l.at("name").get<std::string>(), l.at("bytes").get<double>(),
+                       l.at("utilization").get<double>()});
   if (j.contains("gradients")) {
     r.gradients.applied = j["gradients"].value("applied", 0L);
     r.gradients.dropped = j["gradients"].value("dropped", 0L);
@@ -108,8 +113,9 @@ RunResult result_from_json(const json& j) {
   r.wrong = j.value("wrong", 0L);
   if (j.contains("baselines"))
     for (const auto& b : j["baselines"])
-      r.baselines.push_back({b.at("name").get<std::string>(), b.value("time_s", 0.0), b.value("algbw_Bps", 0.0),
-                             b.value("busbw_Bps", 0.0), b.value("wrong", 0L)});
+      r.baselines.push_back({b.at("name").get<std::string>(), b.value("time_s", 0.0),
+                             b.value("algbw_Bps", 0.0), b.value("busbw_Bps", 0.0),
+                             b.value("wrong", 0L)});
   if (j.contains("resilience")) {
     const json& x = j["resilience"];
     r.resilience.policy = x.value("policy", "none");

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -59,7 +58,7 @@ struct Baseline {
 };
 
 struct RunResult {
-  std::string engine;    // sim | analytic | cpu | cuda
+  std::string engine;  // sim | analytic | cpu | cuda
   std::string strategy;
   std::string fidelity;  // sim: fast | step; empty for other engines
   std::string plan;      // plan file

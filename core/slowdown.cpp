@@ -22,21 +22,26 @@ double uniform01(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
 
 double Slowdown::random_factor(int worker, int step) const {
   switch (s_.random) {
-    case SlowdownKind::kNone: return 1;
-    case SlowdownKind::kExponential: return 1 - s_.mean * std::log(uniform01(s_.seed, worker, step));
+    case SlowdownKind::kNone:
+      return 1;
+    case SlowdownKind::kExponential:
+      return 1 - s_.mean * std::log(uniform01(s_.seed, worker, step));
     case SlowdownKind::kLognormal: {
-      double u1 = uniform01(s_.seed, worker, step), u2 = uniform01(s_.seed ^ 0x5bd1e995, worker, step);
+      double u1 = uniform01(s_.seed, worker, step),
+             u2 = uniform01(s_.seed ^ 0x5bd1e995, worker, step);
       double normal = std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
       return std::exp(s_.sigma * normal);
     }
-    case SlowdownKind::kBernoulli: return uniform01(s_.seed, worker, step) < s_.probability ? s_.factor : 1;
+    case SlowdownKind::kBernoulli:
+      return uniform01(s_.seed, worker, step) < s_.probability ? s_.factor : 1;
   }
   return 1;
 }
 
 double Slowdown::factor(int worker, int step) const {
   double f = random_factor(worker, step);
-  if (std::find(s_.slow_workers.begin(), s_.slow_workers.end(), worker) != s_.slow_workers.end()) f *= s_.slow_factor;
+  if (std::find(s_.slow_workers.begin(), s_.slow_workers.end(), worker) != s_.slow_workers.end())
+    f *= s_.slow_factor;
   return f;
 }
 

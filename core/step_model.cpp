@@ -13,7 +13,8 @@ namespace {
 void even_buckets(StepModel& m, double fusion_bytes) {
   double bytes = m.gradient_bytes();
   int n = std::max(1, static_cast<int>(std::ceil(bytes / fusion_bytes - 1e-9)));
-  for (int i = 0; i < n; ++i) m.buckets.push_back({split_part(Span{0, m.elements}, n, i), static_cast<double>(i + 1) / n});
+  for (int i = 0; i < n; ++i)
+    m.buckets.push_back({split_part(Span{0, m.elements}, n, i), static_cast<double>(i + 1) / n});
 }
 
 // Layers in backward order fill buckets of at least `fusion_bytes`; a bucket is ready when the

@@ -11,8 +11,8 @@
 namespace scaleout::core {
 
 struct Bucket {
-  Span span;                   // gradient elements
-  double ready_fraction = 1;   // share of the backward pass done when the bucket is ready
+  Span span;                  // gradient elements
+  double ready_fraction = 1;  // share of the backward pass done when the bucket is ready
 };
 
 struct StepModel {

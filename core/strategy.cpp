@@ -23,14 +23,19 @@ std::array<int, 2> torus_grid(const Strategy& strategy, int workers) {
 
 std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayout& layout) {
   switch (plan.strategy.kind) {
-    case StrategyKind::kRing: return make_ring(layout);
-    case StrategyKind::kTorus2d: return make_torus2d(layout, torus_grid(plan.strategy, layout.workers));
-    case StrategyKind::kHierarchicalRing: return make_hierarchical_ring(plan, layout);
-    case StrategyKind::kHalvingDoubling: return make_halving_doubling(layout);
+    case StrategyKind::kRing:
+      return make_ring(layout);
+    case StrategyKind::kTorus2d:
+      return make_torus2d(layout, torus_grid(plan.strategy, layout.workers));
+    case StrategyKind::kHierarchicalRing:
+      return make_hierarchical_ring(plan, layout);
+    case StrategyKind::kHalvingDoubling:
+      return make_halving_doubling(layout);
     case StrategyKind::kTree:
       return make_tree(layout, static_cast<std::int64_t>(plan.strategy.chunk /
                                                          plan.training.gradient_bytes_per_element));
-    case StrategyKind::kPs: return make_ps(layout);
+    case StrategyKind::kPs:
+      return make_ps(layout);
   }
   return nullptr;
 }

@@ -14,7 +14,7 @@ namespace scaleout::core {
 // Where the ranks sit, as far as strategies care: the node of each worker rank.
 struct RankLayout {
   int workers = 0;
-  int servers = 0;             // parameter-server ranks, numbered after the workers
+  int servers = 0;               // parameter-server ranks, numbered after the workers
   std::vector<int> worker_node;  // rank -> node index
 };
 

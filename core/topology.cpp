@@ -1,9 +1,8 @@
 #include "core/topology.hpp"
 
+#include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/connected_components.hpp>
-
-#include <algorithm>
 #include <cassert>
 #include <limits>
 #include <map>
@@ -24,7 +23,8 @@ int Topology::add_vertex(VertexKind kind, const std::string& name, int node) {
   return v;
 }
 
-void Topology::add_link(int a, int b, const LinkSpec& spec, LinkClass cls, const std::string& name) {
+void Topology::add_link(int a, int b, const LinkSpec& spec, LinkClass cls,
+                        const std::string& name) {
   int id = static_cast<int>(links_.size());
   links_.push_back(LinkInfo{name, a, b, spec.bandwidth, spec.latency, cls});
   boost::add_edge(a, b, TopoEdge{name, spec.bandwidth, spec.latency, cls, id}, graph_);
@@ -53,7 +53,9 @@ Topology Topology::build(const Cluster& c, int devices_needed) {
   Topology t = build_graph(c, devices_needed);
   t.device_flops_.assign(t.num_devices(), c.device.flops);
   t.apply_heterogeneity(c);
-  for (double f : t.device_flops_) t.slowest_prefix_.push_back(t.slowest_prefix_.empty() ? f : std::min(t.slowest_prefix_.back(), f));
+  for (double f : t.device_flops_)
+    t.slowest_prefix_.push_back(t.slowest_prefix_.empty() ? f
+                                                          : std::min(t.slowest_prefix_.back(), f));
   return t;
 }
 
@@ -70,12 +72,15 @@ void Topology::apply_heterogeneity(const Cluster& c) {
       }
     }
     if (!found)
-      throw InputError(c.file, h.line, "speed_factors." + name, "no node or device of this cluster is named '" + name + "'");
+      throw InputError(c.file, h.line, "speed_factors." + name,
+                       "no node or device of this cluster is named '" + name + "'");
   }
   for (const auto& [name, bandwidth] : h.link_bandwidth) {
-    auto it = std::find_if(links_.begin(), links_.end(), [&](const LinkInfo& l) { return l.name == name; });
+    auto it = std::find_if(links_.begin(), links_.end(),
+                           [&](const LinkInfo& l) { return l.name == name; });
     if (it == links_.end())
-      throw InputError(c.file, h.line, "link_bandwidth." + name, "no link of this cluster is named '" + name + "'");
+      throw InputError(c.file, h.line, "link_bandwidth." + name,
+                       "no link of this cluster is named '" + name + "'");
     it->bandwidth = bandwidth;
     graph_[boost::edge(it->a, it->b, graph_).first].bandwidth = bandwidth;
   }
@@ -91,7 +96,8 @@ int Topology::add_switch(const std::string& name) {
 void Topology::build_explicit(const Cluster& c) {
   std::map<std::string, int> by_name;
   for (const auto& h : c.hosts) {
-    if (by_name.count(h.name)) throw InputError(c.file, 0, "hosts", "host '" + h.name + "' is named twice");
+    if (by_name.count(h.name))
+      throw InputError(c.file, 0, "hosts", "host '" + h.name + "' is named twice");
     add_node(h.devices, c.intra_node, h.name);
     by_name[h.name] = gateways_.back();
   }
@@ -101,10 +107,12 @@ void Topology::build_explicit(const Cluster& c) {
   }
   for (const auto& l : c.links) {
     for (const auto* end : {&l.a, &l.b})
-      if (!by_name.count(*end)) throw InputError(c.file, l.line, "links", "unknown host or switch '" + *end + "'");
+      if (!by_name.count(*end))
+        throw InputError(c.file, l.line, "links", "unknown host or switch '" + *end + "'");
     add_link(by_name[l.a], by_name[l.b], l.link, LinkClass::kFabric, l.a + "-" + l.b);
   }
-  if (!connected()) throw InputError(c.file, 0, "links", "the hosts and switches are not all connected");
+  if (!connected())
+    throw InputError(c.file, 0, "links", "the hosts and switches are not all connected");
 }
 
 // Node n's NIC into `sw`, remembered for tree routing with its rack's uplink (-1: none).
@@ -135,11 +143,14 @@ void Topology::build_fat_tree(const Cluster& c, int nodes, const LinkSpec& fabri
   for (int i = 0; i < h * h; ++i) core.push_back(add_switch("core" + std::to_string(i)));
   for (int p = 0; p < k; ++p) {
     std::vector<int> agg, edge;
-    for (int i = 0; i < h; ++i) agg.push_back(add_switch("pod" + std::to_string(p) + "-agg" + std::to_string(i)));
-    for (int i = 0; i < h; ++i) edge.push_back(add_switch("pod" + std::to_string(p) + "-edge" + std::to_string(i)));
+    for (int i = 0; i < h; ++i)
+      agg.push_back(add_switch("pod" + std::to_string(p) + "-agg" + std::to_string(i)));
+    for (int i = 0; i < h; ++i)
+      edge.push_back(add_switch("pod" + std::to_string(p) + "-edge" + std::to_string(i)));
     for (int a = 0; a < h; ++a) {
       for (int e = 0; e < h; ++e)
-        add_link(edge[e], agg[a], fabric, LinkClass::kFabric, graph_[edge[e]].name + "-agg" + std::to_string(a));
+        add_link(edge[e], agg[a], fabric, LinkClass::kFabric,
+                 graph_[edge[e]].name + "-agg" + std::to_string(a));
       for (int j = 0; j < h; ++j)
         add_link(agg[a], core[a * h + j], fabric, LinkClass::kFabric,
                  graph_[agg[a]].name + "-core" + std::to_string(a * h + j));
@@ -147,7 +158,8 @@ void Topology::build_fat_tree(const Cluster& c, int nodes, const LinkSpec& fabri
     for (int e = 0; e < h; ++e)
       for (int j = 0; j < h; ++j) {
         int n = (p * h + e) * h + j;
-        if (n < nodes) add_link(gateways_[n], edge[e], c.nic, LinkClass::kNic, node_name(n) + "-nic");
+        if (n < nodes)
+          add_link(gateways_[n], edge[e], c.nic, LinkClass::kNic, node_name(n) + "-nic");
       }
   }
 }
@@ -159,8 +171,10 @@ void Topology::build_torus(const NetworkSpec& net, const LinkSpec& fabric) {
     for (int x = 0; x < X; ++x) {
       int n = y * X + x;
       // Right and down neighbours, with wrap-around; a ring of two needs one link, of one none.
-      if (X > 2 || (X == 2 && x == 0)) add_link(at(x, y), at(x + 1, y), fabric, LinkClass::kFabric, node_name(n) + "-east");
-      if (Y > 2 || (Y == 2 && y == 0)) add_link(at(x, y), at(x, y + 1), fabric, LinkClass::kFabric, node_name(n) + "-south");
+      if (X > 2 || (X == 2 && x == 0))
+        add_link(at(x, y), at(x + 1, y), fabric, LinkClass::kFabric, node_name(n) + "-east");
+      if (Y > 2 || (Y == 2 && y == 0))
+        add_link(at(x, y), at(x, y + 1), fabric, LinkClass::kFabric, node_name(n) + "-south");
     }
 }
 
@@ -174,7 +188,8 @@ Topology Topology::build_graph(const Cluster& c, int devices_needed) {
   int dpn = c.devices_per_node;
   int nodes = c.nodes ? *c.nodes : std::max(1, (devices_needed + dpn - 1) / dpn);
   if (net.kind == NetworkKind::kTorus2d) nodes = net.dims[0] * net.dims[1];
-  if (net.kind == NetworkKind::kFatTree) nodes = std::min(nodes, net.fat_tree_k * net.fat_tree_k * net.fat_tree_k / 4);
+  if (net.kind == NetworkKind::kFatTree)
+    nodes = std::min(nodes, net.fat_tree_k * net.fat_tree_k * net.fat_tree_k / 4);
   for (int n = 0; n < nodes; ++n) t.add_node(dpn, c.intra_node, node_name(n));
   const LinkSpec fabric = net.fabric.value_or(c.nic);
   switch (net.kind) {
@@ -188,9 +203,14 @@ Topology Topology::build_graph(const Cluster& c, int devices_needed) {
       t.tree_routing_ = true;
       t.build_two_tier(c, nodes);
       break;
-    case NetworkKind::kFatTree: t.build_fat_tree(c, nodes, fabric); break;
-    case NetworkKind::kTorus2d: t.build_torus(net, fabric); break;
-    case NetworkKind::kExplicit: break;
+    case NetworkKind::kFatTree:
+      t.build_fat_tree(c, nodes, fabric);
+      break;
+    case NetworkKind::kTorus2d:
+      t.build_torus(net, fabric);
+      break;
+    case NetworkKind::kExplicit:
+      break;
   }
   return t;
 }
@@ -268,7 +288,10 @@ const Path& Topology::node_path(int a, int b) const {
   long long key = static_cast<long long>(a) * num_nodes() + b;
   auto it = node_path_cache_.find(key);
   if (it == node_path_cache_.end())
-    it = node_path_cache_.emplace(key, tree_routing_ ? tree_node_path(a, b) : vertex_path(gateways_[a], gateways_[b])).first;
+    it = node_path_cache_
+             .emplace(key, tree_routing_ ? tree_node_path(a, b)
+                                         : vertex_path(gateways_[a], gateways_[b]))
+             .first;
   return it->second;
 }
 

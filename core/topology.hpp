@@ -3,7 +3,6 @@
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>
-
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,7 +28,8 @@ struct TopoEdge {
   int id = 0;  // index into Topology::links()
 };
 
-using TopoGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, TopoVertex, TopoEdge>;
+using TopoGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, TopoVertex, TopoEdge>;
 
 // One direction of travel over a link: links are full duplex, each direction has its own capacity.
 struct Hop {

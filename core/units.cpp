@@ -19,12 +19,19 @@ struct Suffix {
 
 double decimal_prefix(char c) {
   switch (c) {
-    case 'K': case 'k': return 1e3;
-    case 'M': return 1e6;
-    case 'G': return 1e9;
-    case 'T': return 1e12;
-    case 'P': return 1e15;
-    default: return 0;
+    case 'K':
+    case 'k':
+      return 1e3;
+    case 'M':
+      return 1e6;
+    case 'G':
+      return 1e9;
+    case 'T':
+      return 1e12;
+    case 'P':
+      return 1e15;
+    default:
+      return 0;
   }
 }
 
@@ -33,14 +40,17 @@ enum class Split { kOk, kNoNumber, kOutOfRange };
 // Splits "12.5GB/s" into 12.5 and "GB/s". kNoNumber when there is no leading number, kOutOfRange
 // when it does not fit a double ("1e400").
 Split split_number(std::string_view text, double& value, std::string_view& unit) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   std::size_t i = 0;
   while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
                              text[i] == 'e' || text[i] == '-' || text[i] == '+')) {
     // An 'e' belongs to the number only when a digit follows (so "1e9" parses, "1EB" does not).
-    if (text[i] == 'e' && !(i + 1 < text.size() && (std::isdigit(static_cast<unsigned char>(text[i + 1])) ||
-                                                     text[i + 1] == '-' || text[i + 1] == '+')))
+    if (text[i] == 'e' &&
+        !(i + 1 < text.size() && (std::isdigit(static_cast<unsigned char>(text[i + 1])) ||
+                                  text[i + 1] == '-' || text[i + 1] == '+')))
       break;
     ++i;
   }
@@ -49,7 +59,8 @@ Split split_number(std::string_view text, double& value, std::string_view& unit)
   if (ec == std::errc::result_out_of_range && ptr == text.data() + i) return Split::kOutOfRange;
   if (ec != std::errc() || ptr != text.data() + i) return Split::kNoNumber;
   unit = text.substr(i);
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.remove_prefix(1);
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front())))
+    unit.remove_prefix(1);
   return std::isfinite(value) ? Split::kOk : Split::kOutOfRange;
 }
 
@@ -67,11 +78,16 @@ double match_prefixed(std::string_view unit, const std::vector<Suffix>& bases, b
     }
     if (binary && prefix.size() == 2 && prefix[1] == 'i') {
       switch (prefix[0]) {
-        case 'K': return 1024.0 * base.factor;
-        case 'M': return 1048576.0 * base.factor;
-        case 'G': return 1073741824.0 * base.factor;
-        case 'T': return 1099511627776.0 * base.factor;
-        default: break;
+        case 'K':
+          return 1024.0 * base.factor;
+        case 'M':
+          return 1048576.0 * base.factor;
+        case 'G':
+          return 1073741824.0 * base.factor;
+        case 'T':
+          return 1099511627776.0 * base.factor;
+        default:
+          break;
       }
     }
   }
@@ -83,13 +99,18 @@ double unit_factor(std::string_view unit, Quantity q) {
   double factor = 0;
   switch (q) {
     case Quantity::kBandwidth:
-      factor = match_prefixed(unit, {{"bps", 1.0 / 8}, {"b/s", 1.0 / 8}, {"Bps", 1}, {"B/s", 1}}, true);
+      factor =
+          match_prefixed(unit, {{"bps", 1.0 / 8}, {"b/s", 1.0 / 8}, {"Bps", 1}, {"B/s", 1}}, true);
       break;
     case Quantity::kTime:
-      if (unit == "s") factor = 1;
-      else if (unit == "ms") factor = 1e-3;
-      else if (unit == "us") factor = 1e-6;
-      else if (unit == "ns") factor = 1e-9;
+      if (unit == "s")
+        factor = 1;
+      else if (unit == "ms")
+        factor = 1e-3;
+      else if (unit == "us")
+        factor = 1e-6;
+      else if (unit == "ns")
+        factor = 1e-9;
       break;
     case Quantity::kBytes:
       factor = unit.empty() ? 1 : match_prefixed(unit, {{"B", 1}}, true);
@@ -101,8 +122,10 @@ double unit_factor(std::string_view unit, Quantity q) {
       factor = match_prefixed(unit, {{"FLOP", 1}, {"flop", 1}}, false);
       break;
     case Quantity::kCount:
-      if (unit.empty()) factor = 1;
-      else if (unit.size() == 1) factor = decimal_prefix(unit[0]);
+      if (unit.empty())
+        factor = 1;
+      else if (unit.size() == 1)
+        factor = decimal_prefix(unit[0]);
       break;
   }
   return factor;
@@ -112,12 +135,18 @@ double unit_factor(std::string_view unit, Quantity q) {
 
 std::string quantity_example(Quantity q) {
   switch (q) {
-    case Quantity::kBandwidth: return "a bandwidth such as 100Gbps or 25GB/s";
-    case Quantity::kTime: return "a time such as 1.5us, 2ms or 1s";
-    case Quantity::kBytes: return "a size such as 4MiB or 64MB";
-    case Quantity::kFlops: return "a compute rate such as 125TFLOPS";
-    case Quantity::kFlop: return "an amount of work such as 12.3GFLOP";
-    case Quantity::kCount: return "a number such as 25.6M or 1200";
+    case Quantity::kBandwidth:
+      return "a bandwidth such as 100Gbps or 25GB/s";
+    case Quantity::kTime:
+      return "a time such as 1.5us, 2ms or 1s";
+    case Quantity::kBytes:
+      return "a size such as 4MiB or 64MB";
+    case Quantity::kFlops:
+      return "a compute rate such as 125TFLOPS";
+    case Quantity::kFlop:
+      return "an amount of work such as 12.3GFLOP";
+    case Quantity::kCount:
+      return "a number such as 25.6M or 1200";
   }
   return "a quantity";
 }

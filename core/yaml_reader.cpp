@@ -260,8 +260,7 @@ bool YamlMap::get_bool(const std::string& key, bool fallback) {
 void YamlMap::finish() const {
   for (const auto& kv : node_) {
     std::string key = kv.first.Scalar();
-    if (!read_.count(key))
-      throw InputError(file_, line_of(kv.first), field(key), "unknown key");
+    if (!read_.count(key)) throw InputError(file_, line_of(kv.first), field(key), "unknown key");
   }
 }
 

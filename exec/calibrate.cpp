@@ -5,6 +5,7 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/transport/tcp/device.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,7 +16,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <signal.h>
 #include <sstream>
 #include <stdexcept>
 
@@ -31,10 +31,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // Rank 0 measures against rank 1: ping-pong of 4-byte messages, then a one-way stream.
-LinkMeasure measure_pair(int rank, const std::string& store_dir, const std::string& host, const CalibrateOptions& o) {
+LinkMeasure measure_pair(int rank, const std::string& store_dir, const std::string& host,
+                         const CalibrateOptions& o) {
   gloo::rendezvous::FileStore store(store_dir);
   auto device = gloo::transport::tcp::CreateDevice(gloo::transport::tcp::attr(host.c_str()));
   auto context = std::make_shared<gloo::rendezvous::Context>(rank, 2);
@@ -66,10 +69,16 @@ LinkMeasure measure_pair(int rank, const std::string& store_dir, const std::stri
   auto t0 = Clock::now();
   for (std::size_t off = 0; off < data.size() * sizeof(float); off += chunk) {
     std::size_t n = std::min(chunk, data.size() * sizeof(float) - off);
-    if (rank == 0) big->send(peer, 3, off, n); else big->recv(peer, 3, off, n);
+    if (rank == 0)
+      big->send(peer, 3, off, n);
+    else
+      big->recv(peer, 3, off, n);
   }
   for (std::size_t off = 0; off < data.size() * sizeof(float); off += chunk) {
-    if (rank == 0) big->waitSend(); else big->waitRecv();
+    if (rank == 0)
+      big->waitSend();
+    else
+      big->waitRecv();
   }
   // The receiver's clock ends when the last byte is in; it sends its time back to rank 0.
   float elapsed = static_cast<float>(seconds_since(t0));
@@ -131,7 +140,9 @@ LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const s
       std::getline(e, why);
     }
   fs::remove_all(dir);
-  if (!ok) throw std::runtime_error("calibration between two ranks failed" + (why.empty() ? "" : ": " + why));
+  if (!ok)
+    throw std::runtime_error("calibration between two ranks failed" +
+                             (why.empty() ? "" : ": " + why));
   return m;
 }
 
@@ -140,8 +151,8 @@ double measure_reduction() {
   std::vector<float> a(8 << 20, 1.0f), b(8 << 20, 2.0f);
   auto t0 = Clock::now();
   for (int rep = 0; rep < 4; ++rep)
-    add_elements(ElementType::kFp32, reinterpret_cast<std::byte*>(a.data()), reinterpret_cast<const std::byte*>(b.data()),
-                 static_cast<std::int64_t>(a.size()));
+    add_elements(ElementType::kFp32, reinterpret_cast<std::byte*>(a.data()),
+                 reinterpret_cast<const std::byte*>(b.data()), static_cast<std::int64_t>(a.size()));
   volatile float sink = a[11];
   (void)sink;
   return 4.0 * a.size() * sizeof(float) / seconds_since(t0);
@@ -149,7 +160,8 @@ double measure_reduction() {
 
 std::string link_yaml(const LinkMeasure& m) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "{ bandwidth: %.6gGB/s, latency: %.4gus }", m.bandwidth_Bps / 1e9, m.latency_s * 1e6);
+  std::snprintf(buf, sizeof buf, "{ bandwidth: %.6gGB/s, latency: %.4gus }", m.bandwidth_Bps / 1e9,
+                m.latency_s * 1e6);
   return buf;
 }
 
@@ -175,18 +187,20 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
   std::snprintf(flops, sizeof flops, "%.6gGFLOPS", c.device_flops / 1e9);
   topo["device"]["flops"] = flops;
   topo["nic"] = YAML::Load(link_yaml(c.inter_node));
-  if (topo["intra_node"] || topo["devices_per_node"]) topo["intra_node"] = YAML::Load(link_yaml(c.intra_node));
+  if (topo["intra_node"] || topo["devices_per_node"])
+    topo["intra_node"] = YAML::Load(link_yaml(c.intra_node));
   if (topo["name"]) topo["name"] = topo["name"].as<std::string>() + "-calibrated";
   topo["network_model"] = "cm02";  // measured rates already include TCP's overheads: no corrections
   std::ostringstream out;
   char head[512];
-  std::snprintf(head, sizeof head,
-                "# Calibrated from %s on this machine: measured values replace the claimed ones.\n"
-                "# inter-node: %.3f us one way, %.4g MB/s; intra-node: %.3f us, %.4g MB/s;\n"
-                "# compute: %.4g GFLOP/s per device (one core); reduction: %.4g GB/s of float additions.\n",
-                topology_path.c_str(), c.inter_node.latency_s * 1e6, c.inter_node.bandwidth_Bps / 1e6,
-                c.intra_node.latency_s * 1e6, c.intra_node.bandwidth_Bps / 1e6, c.device_flops / 1e9,
-                c.reduction_Bps / 1e9);
+  std::snprintf(
+      head, sizeof head,
+      "# Calibrated from %s on this machine: measured values replace the claimed ones.\n"
+      "# inter-node: %.3f us one way, %.4g MB/s; intra-node: %.3f us, %.4g MB/s;\n"
+      "# compute: %.4g GFLOP/s per device (one core); reduction: %.4g GB/s of float additions.\n",
+      topology_path.c_str(), c.inter_node.latency_s * 1e6, c.inter_node.bandwidth_Bps / 1e6,
+      c.intra_node.latency_s * 1e6, c.intra_node.bandwidth_Bps / 1e6, c.device_flops / 1e9,
+      c.reduction_Bps / 1e9);
   YAML::Emitter emitter;
   emitter << topo;
   out << head << emitter.c_str() << "\n";

@@ -9,14 +9,14 @@
 namespace scaleout::exec {
 
 struct LinkMeasure {
-  double latency_s = 0;    // one way: half the median round trip of a small message
+  double latency_s = 0;      // one way: half the median round trip of a small message
   double bandwidth_Bps = 0;  // payload bytes per second of a long stream
 };
 
 struct Calibration {
-  LinkMeasure intra_node;  // two ranks in one node's namespace (or on loopback)
-  LinkMeasure inter_node;  // node 0 to node 1 (emulated cluster); same as intra on loopback
-  double device_flops = 0;  // one core's multiply-add rate
+  LinkMeasure intra_node;    // two ranks in one node's namespace (or on loopback)
+  LinkMeasure inter_node;    // node 0 to node 1 (emulated cluster); same as intra on loopback
+  double device_flops = 0;   // one core's multiply-add rate
   double reduction_Bps = 0;  // bytes of float additions per second
 };
 

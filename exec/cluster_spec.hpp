@@ -10,9 +10,9 @@ namespace scaleout::exec {
 struct ExternalRank {
   int rank = 0;
   int size = 0;
-  int servers = 0;         // TF_CONFIG: the "ps" tasks (numbered after the workers); else unknown (-1)
-  std::string hostname;    // address to listen on ("" : this host's name)
-  std::string source;      // which variables said so, for messages
+  int servers = 0;  // TF_CONFIG: the "ps" tasks (numbered after the workers); else unknown (-1)
+  std::string hostname;  // address to listen on ("" : this host's name)
+  std::string source;    // which variables said so, for messages
 };
 
 // Reads TF_CONFIG ({"cluster": {"worker": [...], "ps": [...]}, "task": {"type", "index"}}; "chief"

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -38,10 +38,13 @@ std::string sh(const std::string& cmd) {
 std::string tbf(double bytes_per_s) {
   long bits = static_cast<long>(bytes_per_s * 8);
   long burst = std::max<long>(32 * 1024, static_cast<long>(bytes_per_s / 250));
-  return "tbf rate " + std::to_string(bits) + "bit burst " + std::to_string(burst) + " latency 50ms";
+  return "tbf rate " + std::to_string(bits) + "bit burst " + std::to_string(burst) +
+         " latency 50ms";
 }
 
-std::string in_ns(const std::string& ns, const std::string& cmd) { return "ip netns exec " + ns + " " + cmd; }
+std::string in_ns(const std::string& ns, const std::string& cmd) {
+  return "ip netns exec " + ns + " " + cmd;
+}
 
 }  // namespace
 
@@ -73,7 +76,8 @@ std::vector<std::string> emulation_leftovers() {
 }
 
 void cluster_down() {
-  for (const auto& ns : emulation_leftovers()) std::system(("ip netns delete " + ns + " > /dev/null 2>&1").c_str());
+  for (const auto& ns : emulation_leftovers())
+    std::system(("ip netns delete " + ns + " > /dev/null 2>&1").c_str());
   std::error_code ec;
   fs::remove(kStateFile, ec);
 }
@@ -105,7 +109,8 @@ EmulatedCluster cluster_up(const core::Topology& topo) {
     }
     int v = 0;
     for (const auto& link : topo.links()) {
-      if (link.cls == core::LinkClass::kIntraNode) continue;  // devices of a node share its namespace
+      if (link.cls == core::LinkClass::kIntraNode)
+        continue;  // devices of a node share its namespace
       const auto& a = topo.vertex(link.a);
       const auto& bv = topo.vertex(link.b);
       std::string end_a = "sov" + std::to_string(v) + "a", end_b = "sov" + std::to_string(v) + "b";
@@ -127,7 +132,9 @@ EmulatedCluster cluster_up(const core::Topology& topo) {
         }
       };
       if (a.kind == core::VertexKind::kGateway && bv.kind == core::VertexKind::kGateway)
-        throw std::runtime_error("emulated cluster: node-to-node links (torus) are not supported; use a switch or two_tier network");
+        throw std::runtime_error(
+            "emulated cluster: node-to-node links (torus) are not supported; use a switch or "
+            "two_tier network");
       place(a, link.a, end_a);
       place(bv, link.b, end_b);
     }
@@ -145,7 +152,8 @@ std::optional<EmulatedCluster> current_cluster() {
   if (!in) return std::nullopt;
   nlohmann::json state = nlohmann::json::parse(in, nullptr, false);
   if (state.is_discarded()) return std::nullopt;
-  EmulatedCluster c{state.value("node_netns", std::vector<std::string>{}), state.value("node_ip", std::vector<std::string>{})};
+  EmulatedCluster c{state.value("node_netns", std::vector<std::string>{}),
+                    state.value("node_ip", std::vector<std::string>{})};
   for (const auto& ns : c.node_netns)
     if (!fs::exists("/var/run/netns/" + ns)) return std::nullopt;
   return c;

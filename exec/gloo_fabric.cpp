@@ -20,15 +20,21 @@ constexpr std::uint64_t kMessageDataSlot = 3;
 constexpr int kHeaderWords = 6;  // kind, a, b, data.begin, data.count, from
 }  // namespace
 
-GlooFabric::GlooFabric(std::shared_ptr<gloo::Context> context, GradientBuffer& data, const core::CheckValues& values,
-                       std::chrono::milliseconds timeout, std::int64_t chunk_elements)
-    : context_(std::move(context)), data_(data), values_(values), timeout_(timeout), chunk_elements_(chunk_elements) {}
+GlooFabric::GlooFabric(std::shared_ptr<gloo::Context> context, GradientBuffer& data,
+                       const core::CheckValues& values, std::chrono::milliseconds timeout,
+                       std::int64_t chunk_elements)
+    : context_(std::move(context)),
+      data_(data),
+      values_(values),
+      timeout_(timeout),
+      chunk_elements_(chunk_elements) {}
 
 void GlooFabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
   std::vector<core::ExchangeStep> steps;
   for (int i = 0; i < count; ++i) steps.push_back(step_at(i));
   auto chunks_of = [&](core::Span span) {
-    int n = static_cast<int>(std::max<std::int64_t>(1, (span.count + chunk_elements_ - 1) / chunk_elements_));
+    int n = static_cast<int>(
+        std::max<std::int64_t>(1, (span.count + chunk_elements_ - 1) / chunk_elements_));
     std::vector<core::Span> out;
     for (int c = 0; c < n; ++c) out.push_back(core::split_part(span, n, c));
     return out;
@@ -114,9 +120,9 @@ void GlooFabric::wait_one(Pending& p) {
     bool ok = p.send ? p.buffer->waitSend(timeout_) : p.buffer->waitRecv(timeout_);
     if (!ok) throw PeerError("");
   } catch (const std::exception& e) {
-    throw PeerError("rank " + std::to_string(rank()) + ": no " + (p.send ? "send to" : "receive from") +
-                    " rank " + std::to_string(p.peer) + " within " + std::to_string(timeout_.count()) +
-                    " ms (" + e.what() + ")");
+    throw PeerError("rank " + std::to_string(rank()) + ": no " +
+                    (p.send ? "send to" : "receive from") + " rank " + std::to_string(p.peer) +
+                    " within " + std::to_string(timeout_.count()) + " ms (" + e.what() + ")");
   }
   if (!p.send && p.combine == core::Combine::kAdd && p.scratch) {
     data_.add(p.span, p.scratch.get());
@@ -208,7 +214,8 @@ core::Message GlooFabric::receive_message() {
     Pending p;
     p.peer = m.from;
     p.buffer = std::move(data);
-    p.combine = core::Combine::kReplace;  // lands in held_; accept_data() decides what to do with it
+    p.combine =
+        core::Combine::kReplace;  // lands in held_; accept_data() decides what to do with it
     wait_one(p);
   }
   return m;
@@ -245,13 +252,17 @@ void GlooFabric::compute(double flops) {
 }
 
 core::Fabric::ComputeTicket GlooFabric::compute_async(double flops) {
-  if (!stream_) stream_ = std::make_unique<ComputeStream>([this](double f) { compute(f); }, [this] { return now(); });
+  if (!stream_)
+    stream_ =
+        std::make_unique<ComputeStream>([this](double f) { compute(f); }, [this] { return now(); });
   return stream_->enqueue(flops);
 }
 
 double GlooFabric::wait_compute(ComputeTicket ticket) { return stream_->wait(ticket); }
 
-void GlooFabric::idle(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
+void GlooFabric::idle(double seconds) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
 
 double GlooFabric::now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

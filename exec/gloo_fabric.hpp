@@ -31,8 +31,9 @@ class GlooFabric : public core::Fabric {
  public:
   // `data` is this rank's gradient buffer and `values` the known values workers produce; both must
   // outlive the fabric. `chunk_elements`: pipeline granularity of exchange_steps (0: none).
-  GlooFabric(std::shared_ptr<gloo::Context> context, GradientBuffer& data, const core::CheckValues& values,
-             std::chrono::milliseconds timeout, std::int64_t chunk_elements = 0);
+  GlooFabric(std::shared_ptr<gloo::Context> context, GradientBuffer& data,
+             const core::CheckValues& values, std::chrono::milliseconds timeout,
+             std::int64_t chunk_elements = 0);
   ~GlooFabric() override;
 
   int rank() const override { return context_->rank; }

@@ -27,11 +27,13 @@ void add_fp32(float* __restrict dst, const float* __restrict in, std::int64_t n)
 }
 
 void add_fp16(_Float16* __restrict dst, const _Float16* __restrict in, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<_Float16>(static_cast<float>(dst[i]) + static_cast<float>(in[i]));
+  for (std::int64_t i = 0; i < n; ++i)
+    dst[i] = static_cast<_Float16>(static_cast<float>(dst[i]) + static_cast<float>(in[i]));
 }
 
 void add_bf16(std::uint16_t* __restrict dst, const std::uint16_t* __restrict in, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) dst[i] = float_to_bf16(bf16_to_float(dst[i]) + bf16_to_float(in[i]));
+  for (std::int64_t i = 0; i < n; ++i)
+    dst[i] = float_to_bf16(bf16_to_float(dst[i]) + bf16_to_float(in[i]));
 }
 
 }  // namespace
@@ -46,9 +48,12 @@ int element_bytes(ElementType type) { return type == ElementType::kFp32 ? 4 : 2;
 
 const char* element_name(ElementType type) {
   switch (type) {
-    case ElementType::kFp16: return "half";
-    case ElementType::kBf16: return "bfloat16";
-    default: return "float";
+    case ElementType::kFp16:
+      return "half";
+    case ElementType::kBf16:
+      return "bfloat16";
+    default:
+      return "float";
   }
 }
 
@@ -59,7 +64,8 @@ void add_elements(ElementType type, std::byte* dst, const std::byte* in, std::in
       add_fp16(reinterpret_cast<_Float16*>(dst), reinterpret_cast<const _Float16*>(in), count);
       break;
     case ElementType::kBf16:
-      add_bf16(reinterpret_cast<std::uint16_t*>(dst), reinterpret_cast<const std::uint16_t*>(in), count);
+      add_bf16(reinterpret_cast<std::uint16_t*>(dst), reinterpret_cast<const std::uint16_t*>(in),
+               count);
       break;
     default:
       add_fp32(reinterpret_cast<float*>(dst), reinterpret_cast<const float*>(in), count);
@@ -97,7 +103,9 @@ void GradientBuffer::set(std::int64_t i, float value) {
   }
 }
 
-void GradientBuffer::add(core::Span span, const std::byte* in) { add_elements(type_, at(span.begin), in, span.count); }
+void GradientBuffer::add(core::Span span, const std::byte* in) {
+  add_elements(type_, at(span.begin), in, span.count);
+}
 
 void GradientBuffer::copy_in(core::Span span, const std::byte* in) {
   if (span.count > 0) std::memmove(at(span.begin), in, bytes(span.count));

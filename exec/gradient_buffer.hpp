@@ -19,7 +19,9 @@ class GradientBuffer {
   ElementType type() const { return type_; }
   int element_size() const { return element_bytes(type_); }
   std::int64_t size() const { return elements_; }
-  std::size_t bytes(std::int64_t count) const { return static_cast<std::size_t>(count) * element_size(); }
+  std::size_t bytes(std::int64_t count) const {
+    return static_cast<std::size_t>(count) * element_size();
+  }
   std::byte* at(std::int64_t i) { return bytes_.data() + bytes(i); }
   const std::byte* at(std::int64_t i) const { return bytes_.data() + bytes(i); }
 

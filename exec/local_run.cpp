@@ -40,7 +40,8 @@ std::string read_file(const fs::path& p) {
 // closing its connections while a peer still finishes the last barrier would fail that peer.
 void report_and_wait(const fs::path& dir, int rank, int size, std::chrono::milliseconds timeout,
                      const nlohmann::json& report) {
-  core::write_file_atomic((dir / ("rank-" + std::to_string(rank) + ".json")).string(), report.dump());
+  core::write_file_atomic((dir / ("rank-" + std::to_string(rank) + ".json")).string(),
+                          report.dump());
   auto until = std::chrono::steady_clock::now() + timeout;
   for (int r = 0; r < size && std::chrono::steady_clock::now() < until;) {
     std::string name = "rank-" + std::to_string(r);
@@ -57,9 +58,12 @@ std::vector<nlohmann::json> read_reports(const fs::path& dir, int size) {
   std::vector<nlohmann::json> reports;
   for (int r = 0; r < size; ++r) {
     fs::path err = dir / ("rank-" + std::to_string(r) + ".err");
-    if (fs::exists(err)) throw RunFailed("rank " + std::to_string(r) + " failed: " + read_file(err));
-    nlohmann::json report = nlohmann::json::parse(read_file(dir / ("rank-" + std::to_string(r) + ".json")), nullptr, false);
-    if (report.is_discarded()) throw RunFailed("rank " + std::to_string(r) + " ended without a report");
+    if (fs::exists(err))
+      throw RunFailed("rank " + std::to_string(r) + " failed: " + read_file(err));
+    nlohmann::json report = nlohmann::json::parse(
+        read_file(dir / ("rank-" + std::to_string(r) + ".json")), nullptr, false);
+    if (report.is_discarded())
+      throw RunFailed("rank " + std::to_string(r) + " ended without a report");
     reports.push_back(std::move(report));
   }
   return reports;
@@ -68,7 +72,7 @@ std::vector<nlohmann::json> read_reports(const fs::path& dir, int size) {
 // The child side: run the rank, write its report (or its error), exit without returning.
 [[noreturn]] void child(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
                         const fs::path& dir, pid_t launcher) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);      // never outlive the launcher,
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);          // never outlive the launcher,
   if (::getppid() != launcher) std::_Exit(1);  // not even one that died before the line above
   int code = 0;
   try {
@@ -94,12 +98,14 @@ core::RunResult measured_result(const core::Plan& plan, int servers, const ExecO
 }
 
 // Each rank's clock starts when its process does; within one rank the spans are exact.
-void write_ps_trace(const core::Plan& plan, const std::vector<nlohmann::json>& reports, const std::string& path) {
+void write_ps_trace(const core::Plan& plan, const std::vector<nlohmann::json>& reports,
+                    const std::string& path) {
   core::Trace trace;
   for (int w = 0; w < plan.training.workers; ++w) {
     int track = trace.add_track("worker " + std::to_string(w));
     for (const auto& s : reports[w]["ps_steps"]) {
-      double start = s["start"], pull_end = s["pull_end"], compute_end = s["compute_end"], end = s["end"];
+      double start = s["start"], pull_end = s["pull_end"], compute_end = s["compute_end"],
+             end = s["end"];
       trace.span(track, "pull", "comm", start, pull_end - start);
       trace.span(track, "compute", "compute", pull_end, compute_end - pull_end);
       trace.span(track, "push", "comm", compute_end, end - compute_end);
@@ -113,9 +119,11 @@ void write_collective_trace(const core::Plan& plan, const std::vector<nlohmann::
   core::Trace trace;
   for (std::size_t r = 0; r < reports.size(); ++r) {
     int w = static_cast<int>(r);
-    int track = trace.add_track(w < plan.training.workers ? "worker " + std::to_string(w)
-                                                          : "server " + std::to_string(w - plan.training.workers));
-    for (const auto& p : reports[r]["phases"]) trace.span(track, p[0], p[1], p[2], p[3].get<double>() - p[2].get<double>());
+    int track = trace.add_track(w < plan.training.workers
+                                    ? "worker " + std::to_string(w)
+                                    : "server " + std::to_string(w - plan.training.workers));
+    for (const auto& p : reports[r]["phases"])
+      trace.span(track, p[0], p[1], p[2], p[3].get<double>() - p[2].get<double>());
   }
   trace.write(path, "cpu " + std::string(core::strategy_name(plan.strategy.kind)) + ", " +
                         std::to_string(plan.training.workers) + " workers");
@@ -135,7 +143,8 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
     span = std::max(span, reports[w]["done"].get<double>() - st.front()["start"].get<double>());
     for (const auto& s : st) {
       compute += s["compute_end"].get<double>() - s["pull_end"].get<double>();
-      comm += (s["pull_end"].get<double>() - s["start"].get<double>()) + (s["end"].get<double>() - s["compute_end"].get<double>());
+      comm += (s["pull_end"].get<double>() - s["start"].get<double>()) +
+              (s["end"].get<double>() - s["compute_end"].get<double>());
       ++steps;
     }
   }
@@ -176,12 +185,13 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
   r.phases.compute_s = steps ? compute / steps : 0;
   r.phases.comm_s = steps ? comm / steps : 0;
   core::fill_derived(r, plan.training.batch_per_worker);
-  r.throughput_samples_per_s = span > 0 ? r.gradients.applied * plan.training.batch_per_worker / span : 0;
+  r.throughput_samples_per_s =
+      span > 0 ? r.gradients.applied * plan.training.batch_per_worker / span : 0;
   return r;
 }
 
-core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::json>& reports, int servers,
-                          const ExecOptions& options, double wall) {
+core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::json>& reports,
+                          int servers, const ExecOptions& options, double wall) {
   if (core::uses_ps_training(plan)) {
     core::RunResult r = aggregate_ps(plan, reports, servers, options);
     if (!options.trace_path.empty()) write_ps_trace(plan, reports, options.trace_path);
@@ -222,7 +232,8 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
     std::vector<double> runs(first[b]["times_s"].size(), 0.0);
     for (int w = 0; w < workers; ++w) {
       const auto& mine = reports[w]["baselines"][b];
-      for (std::size_t i = 0; i < runs.size(); ++i) runs[i] = std::max(runs[i], mine["times_s"][i].get<double>());
+      for (std::size_t i = 0; i < runs.size(); ++i)
+        runs[i] = std::max(runs[i], mine["times_s"][i].get<double>());
       base.wrong += mine["wrong"].get<long>();
     }
     std::sort(runs.begin(), runs.end());
@@ -239,8 +250,10 @@ std::string rank_failure(const fs::path& dir, int rank, int status) {
   fs::path err = dir / ("rank-" + std::to_string(rank) + ".err");
   if (fs::exists(err)) return "rank " + std::to_string(rank) + " failed: " + read_file(err);
   if (WIFSIGNALED(status))
-    return "rank " + std::to_string(rank) + " died (signal " + std::to_string(WTERMSIG(status)) + ")";
-  return "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(status));
+    return "rank " + std::to_string(rank) + " died (signal " + std::to_string(WTERMSIG(status)) +
+           ")";
+  return "rank " + std::to_string(rank) + " exited with code " +
+         std::to_string(WEXITSTATUS(status));
 }
 
 // Waits for every rank (only this run's processes: a caller's other children are left alone);
@@ -260,7 +273,8 @@ std::string wait_for_ranks(std::map<pid_t, int>& running, const fs::path& dir,
       int rank = it->second;
       it = running.erase(it);
       reaped = true;
-      if (pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) return rank_failure(dir, rank, status);
+      if (pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        return rank_failure(dir, rank, status);
     }
     if (reaped) continue;
     if (std::chrono::steady_clock::now() > deadline)
@@ -275,7 +289,8 @@ std::string other_ranks_errors(const fs::path& dir, int size, const std::string&
   std::string out;
   for (int r = 0; r < size; ++r) {
     fs::path err = dir / ("rank-" + std::to_string(r) + ".err");
-    if (fs::exists(err) && failure.find("rank " + std::to_string(r) + " failed") == std::string::npos)
+    if (fs::exists(err) &&
+        failure.find("rank " + std::to_string(r) + " failed") == std::string::npos)
       out += "\n  (rank " + std::to_string(r) + ": " + read_file(err) + ")";
   }
   return out;
@@ -297,9 +312,11 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   int size = plan.training.workers + servers;
   // Where each rank runs: its node's namespace and address on an emulated cluster.
   core::RankPlan ranks = core::plan_ranks(plan);
-  if (!options.node_netns.empty() && ranks.topology.num_nodes() > static_cast<int>(options.node_netns.size()))
+  if (!options.node_netns.empty() &&
+      ranks.topology.num_nodes() > static_cast<int>(options.node_netns.size()))
     throw core::InputError(plan.file, plan.training.workers_line, "training.workers",
-                           "the plan needs " + std::to_string(ranks.topology.num_nodes()) + " nodes; the emulated cluster has " +
+                           "the plan needs " + std::to_string(ranks.topology.num_nodes()) +
+                               " nodes; the emulated cluster has " +
                                std::to_string(options.node_netns.size()));
   char tmpl[] = "/tmp/scaleout-run-XXXXXX";
   if (!::mkdtemp(tmpl)) throw RunFailed("cannot create a run directory in /tmp");
@@ -364,9 +381,9 @@ std::optional<core::RunResult> run_external(const core::Plan& plan, const ExecOp
   if (me.size != size || (me.servers >= 0 && me.servers != servers))
     throw core::InputError(plan.file, plan.training.workers_line, "training.workers",
                            me.source + " describes " + std::to_string(me.size) + " ranks" +
-                               (me.servers >= 0 ? " (" + std::to_string(me.servers) + " ps)" : "") + "; the plan has " +
-                               std::to_string(plan.training.workers) + " workers and " + std::to_string(servers) +
-                               " servers");
+                               (me.servers >= 0 ? " (" + std::to_string(me.servers) + " ps)" : "") +
+                               "; the plan has " + std::to_string(plan.training.workers) +
+                               " workers and " + std::to_string(servers) + " servers");
   auto wall0 = std::chrono::steady_clock::now();
   fs::path dir(store_dir);
   fs::create_directories(dir / "store");

@@ -25,8 +25,8 @@ struct ExecOptions {
   // CPU left free, as a GPU leaves its host thread free, instead of running the kernel. Lets a
   // machine with fewer cores than ranks check overlap without compute taking the exchange's CPU.
   double emulated_device_flops = 0;
-  bool baselines = true;        // also time Gloo's own all-reduces on the same data
-  std::string trace_path;       // Chrome trace of the measured run; empty for none
+  bool baselines = true;   // also time Gloo's own all-reduces on the same data
+  std::string trace_path;  // Chrome trace of the measured run; empty for none
   // Run each rank inside its node's namespace of this emulated cluster (see emulated_cluster.hpp);
   // empty: all ranks on loopback.
   std::vector<std::string> node_netns;

@@ -1,5 +1,6 @@
 #include "exec/rank_main.hpp"
 
+#include <fcntl.h>
 #include <gloo/allreduce_halving_doubling.h>
 #include <gloo/allreduce_ring_chunked.h>
 #include <gloo/barrier_all_to_all.h>
@@ -8,7 +9,6 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 #include <gloo/types.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
@@ -60,9 +60,9 @@ std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const Ran
 // Times Gloo's algorithm `repeats` times on fresh inputs, each run started together after a
 // barrier, as our steps are; the wrong elements are counted after every run.
 template <template <typename> class Algorithm, typename T>
-nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, const std::shared_ptr<gloo::Context>& sync,
-                             const char* name, int rank, const core::CheckValues& values, std::int64_t elements,
-                             int repeats) {
+nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context,
+                             const std::shared_ptr<gloo::Context>& sync, const char* name, int rank,
+                             const core::CheckValues& values, std::int64_t elements, int repeats) {
   std::vector<T> data(elements);
   Algorithm<T> algorithm(context, {data.data()}, static_cast<int>(elements));
   nlohmann::json times = nlohmann::json::array();
@@ -82,23 +82,29 @@ nlohmann::json time_baseline(const std::shared_ptr<gloo::Context>& context, cons
 // Gloo's own all-reduces on the same data, in the gradient's type (Gloo has no bfloat16).
 template <typename T>
 void time_baselines(nlohmann::json& out, const std::shared_ptr<gloo::Context>& context,
-                    const std::shared_ptr<gloo::Context>& sync, int rank, const core::CheckValues& values,
-                    std::int64_t elements, int repeats) {
-  out.push_back(time_baseline<gloo::AllreduceRingChunked, T>(context, sync, "gloo_ring_chunked", rank, values, elements,
-                                                             repeats));
-  out.push_back(time_baseline<gloo::AllreduceHalvingDoubling, T>(context, sync, "gloo_halving_doubling", rank, values,
-                                                                 elements, repeats));
+                    const std::shared_ptr<gloo::Context>& sync, int rank,
+                    const core::CheckValues& values, std::int64_t elements, int repeats) {
+  out.push_back(time_baseline<gloo::AllreduceRingChunked, T>(context, sync, "gloo_ring_chunked",
+                                                             rank, values, elements, repeats));
+  out.push_back(time_baseline<gloo::AllreduceHalvingDoubling, T>(
+      context, sync, "gloo_halving_doubling", rank, values, elements, repeats));
 }
 
 // Records what the PS training program reports on this rank.
 class RankObserver : public core::TrainingObserver {
  public:
   explicit RankObserver(int workers) : applied_from(workers, 0) {}
-  void worker_step(int, int step, double start, double pull_end, double compute_end, double end) override {
-    steps.push_back({{"step", step}, {"start", start}, {"pull_end", pull_end}, {"compute_end", compute_end}, {"end", end}});
+  void worker_step(int, int step, double start, double pull_end, double compute_end,
+                   double end) override {
+    steps.push_back({{"step", step},
+                     {"start", start},
+                     {"pull_end", pull_end},
+                     {"compute_end", compute_end},
+                     {"end", end}});
   }
   void applied(int, int worker, int staleness, double) override {
-    if (static_cast<std::size_t>(staleness) >= staleness_histogram.size()) staleness_histogram.resize(staleness + 1);
+    if (static_cast<std::size_t>(staleness) >= staleness_histogram.size())
+      staleness_histogram.resize(staleness + 1);
     ++staleness_histogram[staleness];
     ++applied_from[worker];
   }
@@ -116,9 +122,15 @@ class RankObserver : public core::TrainingObserver {
 // every rank is through, and keeps the step's times and phases for the report.
 class StepObserver : public core::CollectiveObserver {
  public:
-  StepObserver(const ExecOptions& options, const std::shared_ptr<gloo::Context>& sync, GlooFabric& fabric,
-               const GradientBuffer& data, const core::CheckValues& values, bool worker)
-      : options_(options), sync_(sync), fabric_(fabric), data_(data), values_(values), worker_(worker) {}
+  StepObserver(const ExecOptions& options, const std::shared_ptr<gloo::Context>& sync,
+               GlooFabric& fabric, const GradientBuffer& data, const core::CheckValues& values,
+               bool worker)
+      : options_(options),
+        sync_(sync),
+        fabric_(fabric),
+        data_(data),
+        values_(values),
+        worker_(worker) {}
   void step_starting(int rank, int step) override {
     if (rank == options_.kill_rank && step == options_.kill_step) ::kill(::getpid(), SIGKILL);
     // The known values are written before the clock starts: the check costs the step nothing.
@@ -130,10 +142,14 @@ class StepObserver : public core::CollectiveObserver {
     // early would take CPU from those still reducing.
     gloo::BarrierAllToAll(sync_).run();
     long wrong = t.worker ? count_wrong(data_, values_) : 0;
-    steps.push_back({{"start", t.start}, {"compute_end", t.compute_end}, {"comm_s", t.comm_s}, {"end", t.end},
+    steps.push_back({{"start", t.start},
+                     {"compute_end", t.compute_end},
+                     {"comm_s", t.comm_s},
+                     {"end", t.end},
                      {"wrong", wrong}});
   }
-  void phase(int, const std::string& name, const char* category, double start, double end) override {
+  void phase(int, const std::string& name, const char* category, double start,
+             double end) override {
     if (!options_.trace_path.empty()) phases.push_back({name, category, start, end});
   }
 
@@ -161,8 +177,9 @@ core::StepModel executed_model(const core::Plan& plan, const ExecOptions& option
 
 // The parameter server as a training program (async, backup workers, softsync): workers produce
 // known gradients; each server ends holding the sum of the gradients it accepted, and checks it.
-nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
-                               GlooFabric& fabric, const GradientBuffer& data, const core::CheckValues& values,
+nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& options,
+                               const RankSetup& setup, GlooFabric& fabric,
+                               const GradientBuffer& data, const core::CheckValues& values,
                                int servers) {
   int workers = plan.training.workers;
   core::StepModel model = executed_model(plan, options);
@@ -176,18 +193,27 @@ nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& option
   double done = fabric.now();
   long wrong = 0;
   if (!worker) {
-    core::Span mine = core::split_part(core::Span{0, model.elements}, servers, setup.rank - workers);
+    core::Span mine =
+        core::split_part(core::Span{0, model.elements}, servers, setup.rank - workers);
     for (std::int64_t i = mine.begin; i < mine.end(); ++i) {
       float expected = 0;
-      for (int w = 0; w < workers; ++w) expected += static_cast<float>(observer.applied_from[w]) * values.value(w, i);
+      for (int w = 0; w < workers; ++w)
+        expected += static_cast<float>(observer.applied_from[w]) * values.value(w, i);
       wrong += data.get(i) != expected;
     }
   }
   long applied = 0;
   for (long a : observer.applied_from) applied += a;
-  return {{"rank", setup.rank},  {"role", worker ? "worker" : "server"}, {"ps_steps", observer.steps}, {"done", done},
-          {"staleness", observer.staleness_histogram}, {"applied", applied}, {"dropped", observer.dropped_count},
-          {"wrong", wrong}, {"steps", nlohmann::json::array()}, {"baselines", nlohmann::json::array()}};
+  return {{"rank", setup.rank},
+          {"role", worker ? "worker" : "server"},
+          {"ps_steps", observer.steps},
+          {"done", done},
+          {"staleness", observer.staleness_histogram},
+          {"applied", applied},
+          {"dropped", observer.dropped_count},
+          {"wrong", wrong},
+          {"steps", nlohmann::json::array()},
+          {"baselines", nlohmann::json::array()}};
 }
 
 void enter_netns(const std::string& netns) {
@@ -195,7 +221,8 @@ void enter_netns(const std::string& netns) {
   int fd = ::open(("/var/run/netns/" + netns).c_str(), O_RDONLY | O_CLOEXEC);
   bool entered = fd >= 0 && ::setns(fd, CLONE_NEWNET) == 0;
   if (fd >= 0) ::close(fd);
-  if (!entered) throw std::runtime_error("cannot enter network namespace " + netns + " (is the cluster up?)");
+  if (!entered)
+    throw std::runtime_error("cannot enter network namespace " + netns + " (is the cluster up?)");
 }
 
 }  // namespace
@@ -207,8 +234,8 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   int workers = plan.training.workers;
   core::RankPlan ranks = core::plan_ranks(plan);
   bool ps_training = core::uses_ps_training(plan);
-  core::CheckValues values(workers, ps_training ? plan.training.steps + 1 : 1, plan.training.gradient_precision,
-                           plan.file);
+  core::CheckValues values(workers, ps_training ? plan.training.steps + 1 : 1,
+                           plan.training.gradient_precision, plan.file);
   core::StepModel model = executed_model(plan, options);
 
   gloo::rendezvous::FileStore store(setup.store_dir);
@@ -219,11 +246,13 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   gloo::rendezvous::PrefixStore sync_store("sync", store);
   auto sync = connect(sync_store, setup, options.timeout);
   GradientBuffer data(element_type(plan.training.gradient_precision), model.elements);
-  GlooFabric fabric(context, data, values, options.timeout,
-                    static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
+  GlooFabric fabric(
+      context, data, values, options.timeout,
+      static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
   fabric.emulate_device(options.emulated_device_flops);
   if (ps_training) {
-    nlohmann::json report = run_ps_training(plan, options, setup, fabric, data, values, ranks.layout.servers);
+    nlohmann::json report =
+        run_ps_training(plan, options, setup, fabric, data, values, ranks.layout.servers);
     // Asynchronous workers finish at their own pace: one done early waits for the slowest as long
     // as the whole run may take, not one transfer's deadline.
     sync->setTimeout(options.run_timeout(plan.training.steps));
@@ -234,8 +263,8 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
 
   auto program = core::make_strategy(plan, ranks.layout);
   StepObserver observer(options, sync, fabric, data, values, setup.rank < workers);
-  core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers, plan.training.steps,
-                           plan.training.overlap)
+  core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers,
+                           plan.training.steps, plan.training.overlap)
       .run(fabric, observer);
 
   nlohmann::json baselines = nlohmann::json::array();
@@ -246,14 +275,18 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
     // Gloo's own algorithms, on connections of their own.
     gloo_context = connect(theirs, setup, options.timeout);
     if (type == ElementType::kFp16) {
-      time_baselines<gloo::float16>(baselines, gloo_context, sync, setup.rank, values, model.elements,
-                                    plan.training.steps);
+      time_baselines<gloo::float16>(baselines, gloo_context, sync, setup.rank, values,
+                                    model.elements, plan.training.steps);
     } else {
-      time_baselines<float>(baselines, gloo_context, sync, setup.rank, values, model.elements, plan.training.steps);
+      time_baselines<float>(baselines, gloo_context, sync, setup.rank, values, model.elements,
+                            plan.training.steps);
     }
   }
   gloo::BarrierAllToAll(sync).run();
-  finish({{"rank", setup.rank}, {"steps", observer.steps}, {"phases", observer.phases}, {"baselines", baselines}});
+  finish({{"rank", setup.rank},
+          {"steps", observer.steps},
+          {"phases", observer.phases},
+          {"baselines", baselines}});
 }
 
 }  // namespace scaleout::exec

@@ -2,9 +2,8 @@
 // the strategy on real floats, the exact-sum check), time Gloo's own all-reduces, and report.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/plan.hpp"

@@ -2,9 +2,9 @@
 
 #include <fstream>
 
+#include "core/compare.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
-#include "core/compare.hpp"
 #include "sim/analytic.hpp"
 
 namespace scaleout::gui {

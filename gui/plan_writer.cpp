@@ -119,15 +119,18 @@ void ps_knobs(YAML::Emitter& out, const core::Strategy& s) {
   out << YAML::Key << "servers" << YAML::Value << s.ps_servers;
   out << YAML::Key << "placement" << YAML::Value
       << (s.ps_placement == core::PsPlacement::kColocated ? "colocated" : "dedicated");
-  out << YAML::Key << "mode" << YAML::Value << (s.ps_mode == core::PsMode::kAsync ? "async" : "sync");
+  out << YAML::Key << "mode" << YAML::Value
+      << (s.ps_mode == core::PsMode::kAsync ? "async" : "sync");
   if (s.replicas_to_aggregate > 0)
     out << YAML::Key << "replicas_to_aggregate" << YAML::Value << s.replicas_to_aggregate;
   if (s.softsync > 0) out << YAML::Key << "softsync" << YAML::Value << s.softsync;
-  if (s.staleness_bound >= 0) out << YAML::Key << "staleness_bound" << YAML::Value << s.staleness_bound;
+  if (s.staleness_bound >= 0)
+    out << YAML::Key << "staleness_bound" << YAML::Value << s.staleness_bound;
 }
 
 void grid(YAML::Emitter& out, const std::array<int, 2>& g) {
-  out << YAML::Key << "grid" << YAML::Value << YAML::Flow << YAML::BeginSeq << g[0] << g[1] << YAML::EndSeq;
+  out << YAML::Key << "grid" << YAML::Value << YAML::Flow << YAML::BeginSeq << g[0] << g[1]
+      << YAML::EndSeq;
 }
 
 // Knobs of the plan's own kind beside `kind`; the others in their kind's section, so that a sweep

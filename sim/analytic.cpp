@@ -6,11 +6,11 @@
 #include <functional>
 #include <limits>
 
-#include "core/input_error.hpp"
-#include "core/step_model.hpp"
 #include "core/failure_model.hpp"
+#include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
+#include "core/step_model.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
 
@@ -42,7 +42,8 @@ struct Layout {
 // rate, where flows leaving (entering) one node share its NIC. Looks at the first and the last
 // node's ranks, which covers the distinct cases of the regular patterns used here.
 // `both_ways`: every rank also receives while it sends (exchanges), so cross-traffic applies.
-double pattern_step(const Layout& L, const std::function<int(int)>& partner, double bytes, bool both_ways = true) {
+double pattern_step(const Layout& L, const std::function<int(int)>& partner, double bytes,
+                    bool both_ways = true) {
   const core::Topology& t = *L.topo;
   auto node_of = [&](int r) { return t.node_of_device(r); };
   auto share_out = [&](int node) {
@@ -76,7 +77,8 @@ double pattern_step(const Layout& L, const std::function<int(int)>& partner, dou
   return worst;
 }
 
-double ring_phase(const Layout& L, int steps, double bytes, const std::function<int(int)>& partner) {
+double ring_phase(const Layout& L, int steps, double bytes,
+                  const std::function<int(int)>& partner) {
   return steps > 0 ? steps * pattern_step(L, partner, bytes) : 0.0;
 }
 
@@ -103,7 +105,8 @@ double hierarchical(const Layout& L, const Plan& plan, double bytes) {
   int m = L.workers / g;
   auto inside = [g](int r) { return r / g * g + (r % g + 1) % g; };
   auto across = [g, n = L.workers](int r) { return (r + g) % n; };
-  return 2 * ring_phase(L, g - 1, bytes / g, inside) + ring_phase(L, 2 * (m - 1), bytes / g / m, across);
+  return 2 * ring_phase(L, g - 1, bytes / g, inside) +
+         ring_phase(L, 2 * (m - 1), bytes / g / m, across);
 }
 
 double halving_doubling(const Layout& L, int n, double bytes) {
@@ -114,7 +117,8 @@ double halving_doubling(const Layout& L, int n, double bytes) {
   auto index_of = [extra](int r) { return r < 2 * extra ? (r % 2 ? -1 : r / 2) : r - extra; };
   double total = 0;
   if (extra > 0)  // fold in and out: odd ranks below 2*extra pair with the even rank below
-    total += 2 * pattern_step(L, [extra](int r) { return r < 2 * extra ? (r ^ 1) : -1; }, bytes);
+    total += 2 * pattern_step(
+                     L, [extra](int r) { return r < 2 * extra ? (r ^ 1) : -1; }, bytes);
   double chunk = bytes;
   for (int d = 1; d < p; d <<= 1) {
     chunk /= 2;
@@ -152,7 +156,8 @@ double parameter_server(const Layout& L, const Plan& plan, double bytes) {
   double alpha = cost.latency * L.latency_factor;
   double path_bw = cost.bandwidth * L.bandwidth_factor;
   int per_node = std::min(n, t.devices_on_node(0));
-  double worker_bw = L.nic_bw > 0 && t.num_nodes() > 1 ? std::min(path_bw, L.nic_bw / per_node) : path_bw;
+  double worker_bw =
+      L.nic_bw > 0 && t.num_nodes() > 1 ? std::min(path_bw, L.nic_bw / per_node) : path_bw;
   double server_bw = L.nic_bw > 0 ? std::min(path_bw, L.nic_bw) : path_bw;
   // max(S/B, N*S/(k*B)): a worker's link carries its whole gradient, a server's N shards of S/k.
   double one_way = alpha + std::max(bytes / worker_bw, n * bytes / k / server_bw);
@@ -173,15 +178,25 @@ AnalyticModel::AnalyticModel(const core::Cluster& cluster, int max_devices)
 double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
   int n = plan.training.workers;
   if (n < 2 && plan.strategy.kind != core::StrategyKind::kPs) return 0;
-  Layout L{&topo_, n, cluster_.network.kind == core::NetworkKind::kExplicit ? 0.0 : cluster_.nic.bandwidth,
-           latency_factor_, bandwidth_factor_, cross_traffic_};
+  Layout L{&topo_,
+           n,
+           cluster_.network.kind == core::NetworkKind::kExplicit ? 0.0 : cluster_.nic.bandwidth,
+           latency_factor_,
+           bandwidth_factor_,
+           cross_traffic_};
   switch (plan.strategy.kind) {
-    case core::StrategyKind::kRing: return ring_allreduce(L, n, bytes);
-    case core::StrategyKind::kTorus2d: return torus2d(L, core::torus_grid(plan.strategy, n), bytes);
-    case core::StrategyKind::kHierarchicalRing: return hierarchical(L, plan, bytes);
-    case core::StrategyKind::kHalvingDoubling: return halving_doubling(L, n, bytes);
-    case core::StrategyKind::kTree: return tree(L, bytes, plan.strategy.chunk);
-    case core::StrategyKind::kPs: return parameter_server(L, plan, bytes);
+    case core::StrategyKind::kRing:
+      return ring_allreduce(L, n, bytes);
+    case core::StrategyKind::kTorus2d:
+      return torus2d(L, core::torus_grid(plan.strategy, n), bytes);
+    case core::StrategyKind::kHierarchicalRing:
+      return hierarchical(L, plan, bytes);
+    case core::StrategyKind::kHalvingDoubling:
+      return halving_doubling(L, n, bytes);
+    case core::StrategyKind::kTree:
+      return tree(L, bytes, plan.strategy.chunk);
+    case core::StrategyKind::kPs:
+      return parameter_server(L, plan, bytes);
   }
   return 0;
 }
@@ -230,16 +245,18 @@ double mean_stretch(const Plan& plan) {
 
 // The keys every analytic result shares, from a step time that holds for every step; `applied`
 // gradients of `batch` samples train the model each step.
-RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, double step, double comm,
-                                  int applied_per_step) const {
-  RunResult r = core::result_header(plan, "analytic", cluster_.network_model,
-                                    plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0);
+RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, double step,
+                                  double comm, int applied_per_step) const {
+  RunResult r = core::result_header(
+      plan, "analytic", cluster_.network_model,
+      plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0);
   r.phases.compute_s = m.compute_flops() / cluster_.device.flops;  // nominal, as the simulator
   r.phases.comm_s = comm;
   r.step_time_s = step;
   // Every step takes the same time: list at most kListedSteps of them, so that a result's size
   // and the engine's cost do not grow with the steps.
-  for (int s = 0; s < std::min(plan.training.steps, kListedSteps); ++s) r.steps.push_back({s, step});
+  for (int s = 0; s < std::min(plan.training.steps, kListedSteps); ++s)
+    r.steps.push_back({s, step});
   if (plan.training.steps > kListedSteps)
     r.warnings.push_back("the steps list holds the first " + std::to_string(kListedSteps) + " of " +
                          std::to_string(plan.training.steps) + " steps, all alike");
@@ -249,8 +266,9 @@ RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, do
   r.scaling_efficiency *= share;
   r.gradients.applied = static_cast<long>(applied_per_step) * plan.training.steps;
   r.staleness = core::staleness_from_histogram({r.gradients.applied});
-  r.resilience = core::restart_uniform_steps(plan.training.steps, step, plan.resilience,
-                                             static_cast<double>(applied_per_step) * plan.training.batch_per_worker);
+  r.resilience = core::restart_uniform_steps(
+      plan.training.steps, step, plan.resilience,
+      static_cast<double>(applied_per_step) * plan.training.batch_per_worker);
   return r;
 }
 
@@ -261,19 +279,28 @@ std::vector<std::string> analytic_warnings(const Plan& plan) {
   const auto& s = plan.strategy;
   const auto& net = plan.cluster.network;
   if (s.kind == core::StrategyKind::kTree)
-    out.push_back("the tree's closed form is held to the simulator within about 20%, not 2%: use --engine sim");
+    out.push_back(
+        "the tree's closed form is held to the simulator within about 20%, not 2%: use --engine "
+        "sim");
   if (s.kind == core::StrategyKind::kPs && s.ps_placement == core::PsPlacement::kColocated)
-    out.push_back("colocated parameter servers share their worker's links in ways the closed form does not "
-                  "model (seen 1.7-1.9x off the simulator): use --engine sim");
-  if (core::uses_ps_training(plan) && s.ps_mode == core::PsMode::kAsync && plan.training.workers > 16)
-    out.push_back("the asynchronous PS closed form is held to the simulator within 10% at 16 workers; at 256 "
-                  "workers it was about 20% off: use --engine sim to confirm");
-  if (net.kind == core::NetworkKind::kTwoTier && net.uplink.bandwidth < net.hosts_per_rack * plan.cluster.nic.bandwidth)
-    out.push_back("the rack uplinks are oversubscribed: the closed form counts NIC sharing only, not uplink "
-                  "contention (seen 2x off for a PS): use --engine sim");
+    out.push_back(
+        "colocated parameter servers share their worker's links in ways the closed form does not "
+        "model (seen 1.7-1.9x off the simulator): use --engine sim");
+  if (core::uses_ps_training(plan) && s.ps_mode == core::PsMode::kAsync &&
+      plan.training.workers > 16)
+    out.push_back(
+        "the asynchronous PS closed form is held to the simulator within 10% at 16 workers; at 256 "
+        "workers it was about 20% off: use --engine sim to confirm");
+  if (net.kind == core::NetworkKind::kTwoTier &&
+      net.uplink.bandwidth < net.hosts_per_rack * plan.cluster.nic.bandwidth)
+    out.push_back(
+        "the rack uplinks are oversubscribed: the closed form counts NIC sharing only, not uplink "
+        "contention (seen 2x off for a PS): use --engine sim");
   if (net.kind == core::NetworkKind::kFatTree || net.kind == core::NetworkKind::kTorus2d ||
       net.kind == core::NetworkKind::kExplicit)
-    out.push_back("contention inside this network (fabric links) is not in the closed form: use --engine sim");
+    out.push_back(
+        "contention inside this network (fabric links) is not in the closed form: use --engine "
+        "sim");
   if (plan.cluster.network_model == "ib")
     out.push_back("SimGrid's IB model penalties are not in the closed form: use --engine sim");
   return out;
@@ -298,7 +325,8 @@ RunResult AnalyticModel::predict_closed_form(const Plan& plan) const {
   bool ps_program = core::uses_ps_training(plan);
   int k = ps_program && rules.drop_stale ? rules.aggregate : n;
   double stretch = sync_stretch(plan, k);
-  double forward = m.forward_flops / slowest * stretch, backward = m.backward_flops / slowest * stretch;
+  double forward = m.forward_flops / slowest * stretch,
+         backward = m.backward_flops / slowest * stretch;
   if (ps_program && !rules.drop_stale) return predict_async_ps(plan, m, slowest);
   // Buckets leave in order, each once ready and once the previous one is through.
   double comm_free = 0, comm = 0;
@@ -314,7 +342,8 @@ RunResult AnalyticModel::predict_closed_form(const Plan& plan) const {
   return r;
 }
 
-RunResult AnalyticModel::predict_async_ps(const Plan& plan, const core::StepModel& m, double flops) const {
+RunResult AnalyticModel::predict_async_ps(const Plan& plan, const core::StepModel& m,
+                                          double flops) const {
   // Identical workers loop pull, compute, push without waiting for each other. A cycle takes the
   // worker's own pull + compute + push, unless the servers' links are the bottleneck: they carry
   // N shards of S/k each way per cycle, pushes in while pulls go out (the links are full duplex
@@ -322,14 +351,16 @@ RunResult AnalyticModel::predict_async_ps(const Plan& plan, const core::StepMode
   // (per shard), so mean staleness is N-1 (at most the bound, with one).
   int n = plan.training.workers;
   double bytes = m.gradient_bytes();
-  double exchange = exchange_time(plan, bytes) / 2;  // synchronous PS: push, then pull; here at once
+  double exchange =
+      exchange_time(plan, bytes) / 2;  // synchronous PS: push, then pull; here at once
   Plan one = plan;
   one.training.workers = 1;
   double compute = m.compute_flops() / flops * mean_stretch(plan);
   double cycle = std::max(compute + exchange_time(one, bytes), exchange);
   RunResult r = assemble(plan, m, cycle, cycle - compute, n);
   double mean = n - 1;
-  if (plan.strategy.staleness_bound >= 0) mean = std::min(mean, static_cast<double>(plan.strategy.staleness_bound));
+  if (plan.strategy.staleness_bound >= 0)
+    mean = std::min(mean, static_cast<double>(plan.strategy.staleness_bound));
   r.staleness = {};  // the closed form gives the mean, not a histogram
   r.staleness.mean = mean;
   r.staleness.p50 = static_cast<int>(std::lround(mean));

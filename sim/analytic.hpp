@@ -30,9 +30,10 @@ class AnalyticModel {
 
  private:
   core::RunResult predict_closed_form(const core::Plan& plan) const;
-  core::RunResult assemble(const core::Plan& plan, const core::StepModel& m, double step, double comm,
-                           int applied_per_step) const;
-  core::RunResult predict_async_ps(const core::Plan& plan, const core::StepModel& m, double flops) const;
+  core::RunResult assemble(const core::Plan& plan, const core::StepModel& m, double step,
+                           double comm, int applied_per_step) const;
+  core::RunResult predict_async_ps(const core::Plan& plan, const core::StepModel& m,
+                                   double flops) const;
 
   core::Cluster cluster_;
   core::Topology topo_;

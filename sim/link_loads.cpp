@@ -16,7 +16,8 @@ struct DirectedLink {
 };
 
 // SimGrid names the halves of a split-duplex link NAME_UP and NAME_DOWN.
-DirectedLink resolve(const std::unordered_map<std::string, int>& by_name, const std::string& simgrid_name) {
+DirectedLink resolve(const std::unordered_map<std::string, int>& by_name,
+                     const std::string& simgrid_name) {
   bool up = simgrid_name.size() > 3 && simgrid_name.compare(simgrid_name.size() - 3, 3, "_UP") == 0;
   std::size_t cut = up ? 3 : (simgrid_name.size() > 5 ? 5 : 0);
   auto it = by_name.find(simgrid_name.substr(0, simgrid_name.size() - cut));
@@ -70,7 +71,8 @@ std::vector<core::LinkLoad> link_loads(const core::Topology& topo, const SimWorl
       int track = trace->add_track("link " + links[l].name);
       for (std::size_t s = 0; s < steps; ++s) {
         double span = step_end[s] - step_start[s];
-        double step_util = span > 0 ? std::max(up[s][l], down[s][l]) / (links[l].bandwidth * span) : 0;
+        double step_util =
+            span > 0 ? std::max(up[s][l], down[s][l]) / (links[l].bandwidth * span) : 0;
         trace->counter(track, "utilization", step_start[s], step_util);
       }
       trace->counter(track, "utilization", total_time, 0);

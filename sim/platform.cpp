@@ -1,9 +1,8 @@
 #include "sim/platform.hpp"
 
-#include <xbt/config.hpp>
-
 #include <cassert>
 #include <stdexcept>
+#include <xbt/config.hpp>
 
 namespace scaleout::sim {
 
@@ -54,7 +53,9 @@ SimPlatform build_platform(const core::Topology& topo) {
       int dv = topo.device_vertex(d);
       auto* host = zone->create_host(topo.vertex(dv).name, topo.device_flops(d));
       const core::LinkInfo& link = links[topo.device_link(d)];
-      auto* l = zone->create_split_duplex_link(link.name, link.bandwidth)->set_latency(link.latency)->seal();
+      auto* l = zone->create_split_duplex_link(link.name, link.bandwidth)
+                    ->set_latency(link.latency)
+                    ->seal();
       zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                       {sg4::LinkInRoute(l, sg4::LinkInRoute::Direction::UP)}, true);
       out.device_hosts[d] = host;
@@ -72,10 +73,13 @@ SimPlatform build_platform(const core::Topology& topo) {
   }
   for (const auto& link : links) {
     if (link.cls == core::LinkClass::kIntraNode) continue;
-    auto* l = world->create_split_duplex_link(link.name, link.bandwidth)->set_latency(link.latency)->seal();
+    auto* l = world->create_split_duplex_link(link.name, link.bandwidth)
+                  ->set_latency(link.latency)
+                  ->seal();
     // UP is the direction from `a` to `b`; the symmetrical route uses DOWN.
-    world->add_route(zone_of[link.a]->get_netpoint(), zone_of[link.b]->get_netpoint(), gateway_of[link.a],
-                     gateway_of[link.b], {sg4::LinkInRoute(l, sg4::LinkInRoute::Direction::UP)}, true);
+    world->add_route(zone_of[link.a]->get_netpoint(), zone_of[link.b]->get_netpoint(),
+                     gateway_of[link.a], gateway_of[link.b],
+                     {sg4::LinkInRoute(l, sg4::LinkInRoute::Direction::UP)}, true);
   }
   world->seal();
   return out;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <simgrid/s4u.hpp>
-
 #include <string>
 #include <vector>
 
@@ -20,8 +19,8 @@ struct SimPlatform {
 // REQUIRES: a simgrid Engine exists and no platform was loaded yet.
 SimPlatform build_platform(const core::Topology& topo);
 
-// Sets SimGrid's network model: "lv08" (TCP-like), "cm02" (no corrections, cross-traffic off), "ib".
-// REQUIRES: called before build_platform.
+// Sets SimGrid's network model: "lv08" (TCP-like), "cm02" (no corrections, cross-traffic off),
+// "ib". REQUIRES: called before build_platform.
 void configure_network_model(const std::string& model);
 
 // Latency multiplier that the configured model applies to every message (13.01 for LV08).

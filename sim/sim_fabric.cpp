@@ -9,7 +9,9 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 char payload;  // messages carry no data: only their size matters
-std::string mailbox_name(int from, int to) { return std::to_string(from) + ">" + std::to_string(to); }
+std::string mailbox_name(int from, int to) {
+  return std::to_string(from) + ">" + std::to_string(to);
+}
 }  // namespace
 
 sg4::Mailbox* SimFabric::outbox(int peer) {
@@ -25,8 +27,10 @@ sg4::Mailbox* SimFabric::inbox(int peer) {
 }
 
 void SimFabric::count_bytes(int peer, double bytes) {
-  if (static_cast<std::size_t>(step_) >= world_.pair_bytes.size()) world_.pair_bytes.resize(step_ + 1);
-  world_.pair_bytes[step_][(static_cast<std::uint64_t>(rank_) << 32) | static_cast<std::uint32_t>(peer)] += bytes;
+  if (static_cast<std::size_t>(step_) >= world_.pair_bytes.size())
+    world_.pair_bytes.resize(step_ + 1);
+  world_.pair_bytes[step_][(static_cast<std::uint64_t>(rank_) << 32) |
+                           static_cast<std::uint32_t>(peer)] += bytes;
   ++world_.messages;
 }
 
@@ -54,7 +58,9 @@ MessageBox& SimFabric::message_box(int rank) {
 }
 
 double SimFabric::message_bytes(const core::Message& m) const {
-  return m.data.count > 0 ? kMessageHeaderBytes + static_cast<double>(m.data.count) * world_.bytes_per_element : 0;
+  return m.data.count > 0
+             ? kMessageHeaderBytes + static_cast<double>(m.data.count) * world_.bytes_per_element
+             : 0;
 }
 
 void SimFabric::send_message(int peer, const core::Message& m) {
@@ -103,7 +109,8 @@ int SimFabric::pick_sender() {
     } else {
       auto key = std::make_pair(at, from);
       if (any < 0 || key < std::make_pair(any_at, any)) any = from, any_at = at;
-      if (world_.uploading[from] == 0 && (idle < 0 || key < std::make_pair(idle_at, idle))) idle = from, idle_at = at;
+      if (world_.uploading[from] == 0 && (idle < 0 || key < std::make_pair(idle_at, idle)))
+        idle = from, idle_at = at;
     }
   }
   return control >= 0 ? control : idle >= 0 ? idle : any;
@@ -114,7 +121,8 @@ int SimFabric::pick_sender() {
 void SimFabric::take_data(int from, double bytes) {
   double start = now();
   ++world_.uploading[from];
-  sg4::Comm::sendto(world_.rank_host[from], world_.rank_host[rank_], static_cast<std::uint64_t>(bytes));
+  sg4::Comm::sendto(world_.rank_host[from], world_.rank_host[rank_],
+                    static_cast<std::uint64_t>(bytes));
   --world_.uploading[from];
   if (world_.data_taken) world_.data_taken(from, rank_, start, now());
 }
@@ -178,7 +186,8 @@ void SimFabric::exchange_steps(int to, int from, int count, const StepFn& step) 
   if (recv > 0) handles.push_back(recv_bytes(from));
   wait_all(handles);
   // Each step the run stands for would have paid the slower of its two routes' latency once.
-  double latency = std::max(route_latency(rank_, to), route_latency(from, rank_)) * world_.latency_factor;
+  double latency =
+      std::max(route_latency(rank_, to), route_latency(from, rank_)) * world_.latency_factor;
   sg4::this_actor::sleep_for(latency * (count - 1));
 }
 
@@ -209,7 +218,9 @@ core::Fabric::ComputeTicket SimFabric::compute_async(double flops) {
     stream_ = std::make_shared<ComputeStream>();
     stream_->posted = sg4::Semaphore::create(0);
     stream_->finished = sg4::Semaphore::create(0);
-    sg4::Actor::create("compute" + std::to_string(rank_), world_.rank_host[rank_], run_stream, stream_)->daemonize();
+    sg4::Actor::create("compute" + std::to_string(rank_), world_.rank_host[rank_], run_stream,
+                       stream_)
+        ->daemonize();
   }
   stream_->queued.push_back(flops);
   stream_->posted->release();

@@ -3,13 +3,12 @@
 // Messages (send_message) are a header that costs its latency and data the receiver takes.
 #pragma once
 
-#include <simgrid/s4u.hpp>
-
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <simgrid/s4u.hpp>
 #include <unordered_map>
 #include <vector>
 

@@ -58,7 +58,8 @@ RunResult collect_simulation(const SimChild& child, int status) {
   }
   auto out = nlohmann::json::parse(text.str());
   if (out.contains("input_error")) throw core::InputError(out["input_error"].get<std::string>());
-  if (out.contains("error")) throw std::runtime_error("simulation failed: " + out["error"].get<std::string>());
+  if (out.contains("error"))
+    throw std::runtime_error("simulation failed: " + out["error"].get<std::string>());
   return core::result_from_json(out.at("result"));
 }
 

@@ -1,21 +1,21 @@
 #include "sim/simulator.hpp"
 
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <sstream>
 #include <map>
+#include <simgrid/s4u.hpp>
+#include <sstream>
 #include <unordered_map>
 
 #include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/step_model.hpp"
 #include "core/failure_model.hpp"
+#include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
+#include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
@@ -42,9 +42,9 @@ struct StepRecord {
 struct Run {
   const Plan* plan = nullptr;
   core::StepModel model;
-  std::unique_ptr<core::StrategyProgram> program;       // collectives and plain synchronous PS
+  std::unique_ptr<core::StrategyProgram> program;      // collectives and plain synchronous PS
   std::unique_ptr<core::CollectiveTraining> training;  // the loop around `program`
-  std::unique_ptr<core::PsTraining> ps_training;        // PS with knobs (async, backup, softsync)
+  std::unique_ptr<core::PsTraining> ps_training;       // PS with knobs (async, backup, softsync)
   SimWorld world;
   std::vector<std::unique_ptr<SimFabric>> fabrics;
   std::vector<std::vector<StepRecord>> records;  // [worker][step]
@@ -68,7 +68,8 @@ class CollectiveRecorder : public core::CollectiveObserver {
     if (!t.worker) return;
     run_.records[rank][t.step] = {t.start, t.compute_end, t.comm_s, t.end, true};
   }
-  void phase(int rank, const std::string& name, const char* category, double start, double end) override {
+  void phase(int rank, const std::string& name, const char* category, double start,
+             double end) override {
     if (run_.trace) run_.trace->span(run_.rank_track[rank], name, category, start, end - start);
   }
 
@@ -85,19 +86,22 @@ void collective_rank(Run* run, CollectiveRecorder* recorder, int rank) {
 class Recorder : public core::TrainingObserver {
  public:
   explicit Recorder(Run& run) : run_(run) {}
-  void worker_step(int worker, int step, double start, double pull_end, double compute_end, double end) override {
+  void worker_step(int worker, int step, double start, double pull_end, double compute_end,
+                   double end) override {
     if (step >= run_.steps) return;  // n-softsync: a fast worker may do more local steps
     StepRecord& r = run_.records[worker][step];
     r = {start, compute_end, (pull_end - start) + (end - compute_end), end, true};
     if (run_.trace) {
       run_.trace->span(run_.rank_track[worker], "pull", "comm", start, pull_end - start);
-      run_.trace->span(run_.rank_track[worker], "compute", "compute", pull_end, compute_end - pull_end);
+      run_.trace->span(run_.rank_track[worker], "compute", "compute", pull_end,
+                       compute_end - pull_end);
     }
   }
   // Staleness is recorded on every shard; gradients are counted on shard 0 (each gradient reaches
   // every shard as one piece), so that counts and throughput do not grow with the shards.
   void applied(int shard, int, int staleness, double time) override {
-    if (static_cast<std::size_t>(staleness) >= run_.staleness.size()) run_.staleness.resize(staleness + 1);
+    if (static_cast<std::size_t>(staleness) >= run_.staleness.size())
+      run_.staleness.resize(staleness + 1);
     ++run_.staleness[staleness];
     if (shard == 0) ++run_.gradients.applied;
     run_.last_apply = std::max(run_.last_apply, time);
@@ -154,8 +158,9 @@ std::unique_ptr<sg4::Engine> start_engine(const Plan& plan) {
 void choose_program(Run& run, const Plan& plan, const core::RankPlan& ranks, bool go_on_without) {
   if (!core::uses_ps_training(plan)) {
     run.program = core::make_strategy(plan, ranks.layout);
-    run.training = std::make_unique<core::CollectiveTraining>(*run.program, run.model, core::Slowdown(plan.stragglers),
-                                                              run.workers, run.steps, plan.training.overlap);
+    run.training = std::make_unique<core::CollectiveTraining>(
+        *run.program, run.model, core::Slowdown(plan.stragglers), run.workers, run.steps,
+        plan.training.overlap);
     return;
   }
   std::vector<int> leave_step(run.workers, -1);
@@ -167,28 +172,32 @@ void choose_program(Run& run, const Plan& plan, const core::RankPlan& ranks, boo
           leave_step[w] = f.at_step;
           leave_time[w] = f.at_time;
         }
-  run.ps_training = std::make_unique<core::PsTraining>(plan, run.model, ranks.layout.workers, ranks.layout.servers,
-                                                       leave_step, leave_time);
+  run.ps_training = std::make_unique<core::PsTraining>(
+      plan, run.model, ranks.layout.workers, ranks.layout.servers, leave_step, leave_time);
 }
 
 // One fabric per rank on its device's host, and a trace track per rank when tracing.
-void set_up_ranks(Run& run, const core::RankPlan& ranks, const SimPlatform& platform, core::Trace* trace) {
+void set_up_ranks(Run& run, const core::RankPlan& ranks, const SimPlatform& platform,
+                  core::Trace* trace) {
   for (int d : ranks.rank_device) {
     run.world.rank_device.push_back(d);
     run.world.rank_host.push_back(platform.device_hosts[d]);
   }
-  for (int r = 0; r < ranks.ranks(); ++r) run.fabrics.push_back(std::make_unique<SimFabric>(run.world, r));
+  for (int r = 0; r < ranks.ranks(); ++r)
+    run.fabrics.push_back(std::make_unique<SimFabric>(run.world, r));
   run.records.assign(run.workers, std::vector<StepRecord>(run.steps));
   run.trace = trace;
   if (!trace) return;
   for (int r = 0; r < ranks.ranks(); ++r)
-    run.rank_track.push_back(trace->add_track(r < run.workers ? "worker " + std::to_string(r)
-                                                              : "server " + std::to_string(r - run.workers)));
+    run.rank_track.push_back(trace->add_track(r < run.workers
+                                                  ? "worker " + std::to_string(r)
+                                                  : "server " + std::to_string(r - run.workers)));
   if (run.ps_training) {
     // A push lies on its server's track while it arrives; parameters inside the worker's pull.
     run.world.data_taken = [&run](int from, int to, double start, double end) {
-      std::string name = to >= run.workers ? "push from worker " + std::to_string(from)
-                                           : "parameters from server " + std::to_string(from - run.workers);
+      std::string name = to >= run.workers
+                             ? "push from worker " + std::to_string(from)
+                             : "parameters from server " + std::to_string(from - run.workers);
       run.trace->span(run.rank_track[to], name, "comm", start, end - start);
     };
   }
@@ -196,7 +205,8 @@ void set_up_ranks(Run& run, const core::RankPlan& ranks, const SimPlatform& plat
 
 void launch_actors(Run& run, CollectiveRecorder& collective, Recorder& ps) {
   for (int r = 0; r < static_cast<int>(run.fabrics.size()); ++r) {
-    std::string name = r < run.workers ? "worker" + std::to_string(r) : "server" + std::to_string(r - run.workers);
+    std::string name =
+        r < run.workers ? "worker" + std::to_string(r) : "server" + std::to_string(r - run.workers);
     if (run.ps_training) {
       sg4::Actor::create(name, run.world.rank_host[r], ps_rank, &run, &ps, r);
     } else {
@@ -224,7 +234,8 @@ std::pair<std::vector<double>, std::vector<double>> fold_steps(Run& run, const P
       step_end[s] = 0;
       auto v = static_cast<std::size_t>((s + 1) * last / run.steps);
       for (const auto& [shard, times] : run.version_times)
-        if (v > 0 && !times.empty()) step_end[s] = std::max(step_end[s], times[std::min(v, times.size()) - 1]);
+        if (v > 0 && !times.empty())
+          step_end[s] = std::max(step_end[s], times[std::min(v, times.size()) - 1]);
     }
     run.last_apply = std::max(run.last_apply, step_end.empty() ? 0.0 : step_end.back());
   }
@@ -236,14 +247,16 @@ std::pair<std::vector<double>, std::vector<double>> fold_steps(Run& run, const P
 }
 
 // Throughput, staleness and resilience: what a PS program's gradients and the failures change.
-void assemble_training(RunResult& result, const Run& run, const Plan& plan, bool go_on_without, double makespan) {
+void assemble_training(RunResult& result, const Run& run, const Plan& plan, bool go_on_without,
+                       double makespan) {
   int batch = plan.training.batch_per_worker;
   if (run.ps_training) {
     result.gradients = run.gradients;
     result.staleness = core::staleness_from_histogram(run.staleness);
     // Only applied gradients train the model.
     result.throughput_samples_per_s = makespan > 0 ? run.gradients.applied * batch / makespan : 0;
-    result.scaling_efficiency = result.throughput_samples_per_s * result.phases.compute_s / (run.workers * batch);
+    result.scaling_efficiency =
+        result.throughput_samples_per_s * result.phases.compute_s / (run.workers * batch);
   } else {
     result.gradients.applied = static_cast<long>(run.workers) * run.steps;
     result.staleness = core::staleness_from_histogram({result.gradients.applied});
@@ -259,8 +272,11 @@ void assemble_training(RunResult& result, const Run& run, const Plan& plan, bool
   }
   std::vector<double> times;
   for (const auto& s : result.steps) times.push_back(s.time_s);
-  result.resilience = core::restart_from_checkpoint(times, plan.resilience, static_cast<double>(run.workers) * batch);
-  if (run.ps_training) result.resilience.goodput_samples_per_s = run.gradients.applied * batch / result.resilience.wall_s;
+  result.resilience = core::restart_from_checkpoint(times, plan.resilience,
+                                                    static_cast<double>(run.workers) * batch);
+  if (run.ps_training)
+    result.resilience.goodput_samples_per_s =
+        run.gradients.applied * batch / result.resilience.wall_s;
 }
 
 // A PS training program's workers are out of step: the communication of a step is the mean
@@ -274,9 +290,12 @@ double mean_worker_comm(const Run& run) {
   return count ? sum / count : 0;
 }
 
-RunResult assemble_result(Run& run, const Plan& plan, const core::RankPlan& ranks, bool go_on_without) {
-  RunResult result = core::result_header(plan, "sim", plan.cluster.network_model, ranks.layout.servers);
-  result.fidelity = run.world.coalesce ? fidelity_name(Fidelity::kFast) : fidelity_name(Fidelity::kStep);
+RunResult assemble_result(Run& run, const Plan& plan, const core::RankPlan& ranks,
+                          bool go_on_without) {
+  RunResult result =
+      core::result_header(plan, "sim", plan.cluster.network_model, ranks.layout.servers);
+  result.fidelity =
+      run.world.coalesce ? fidelity_name(Fidelity::kFast) : fidelity_name(Fidelity::kStep);
   auto [step_end, step_comm] = fold_steps(run, plan);
   double makespan = step_end.empty() ? 0.0 : step_end.back(), prev = 0, comm_total = 0;
   for (int s = 0; s < run.steps; ++s) {
@@ -305,7 +324,9 @@ Fidelity parse_fidelity(const std::string& text, const std::string& field) {
   throw core::InputError("", 0, field, "unknown fidelity '" + text + "'; expected fast or step");
 }
 
-const char* fidelity_name(Fidelity fidelity) { return fidelity == Fidelity::kFast ? "fast" : "step"; }
+const char* fidelity_name(Fidelity fidelity) {
+  return fidelity == Fidelity::kFast ? "fast" : "step";
+}
 
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
@@ -332,13 +353,15 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   launch_actors(run, collective, ps);
   engine->run();
   if (run.finished_actors != run.actors)
-    throw std::runtime_error("the simulation stopped with " + std::to_string(run.actors - run.finished_actors) +
-                             " of " + std::to_string(run.actors) + " ranks still waiting (a deadlock in the strategy)");
+    throw std::runtime_error(
+        "the simulation stopped with " + std::to_string(run.actors - run.finished_actors) + " of " +
+        std::to_string(run.actors) + " ranks still waiting (a deadlock in the strategy)");
 
   RunResult result = assemble_result(run, plan, ranks, go_on_without);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
-    trace.write(options.trace_path, "sim " + result.strategy + ", " + std::to_string(run.workers) + " workers");
+    trace.write(options.trace_path,
+                "sim " + result.strategy + ", " + std::to_string(run.workers) + " workers");
   return result;
 }
 

@@ -40,8 +40,9 @@ int parse_positive(const std::string& text, const std::string& whole, const std:
   } catch (...) {
   }
   throw core::InputError("", 0, field,
-                         "'" + whole + "' is not a worker list such as 8:1024:x2, 8:64:+8 or 8,16,100 "
-                         "(counts from 1 to 10000000)");
+                         "'" + whole +
+                             "' is not a worker list such as 8:1024:x2, 8:64:+8 or 8,16,100 "
+                             "(counts from 1 to 10000000)");
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -54,10 +55,11 @@ std::vector<std::string> split(const std::string& text, char sep) {
 
 std::string format_row(const core::RunResult& r) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s,%s,%d,%.9g,%.9g,%.6f,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.4g\n", r.engine.c_str(),
-                r.strategy.c_str(), r.workers, r.step_time_s, r.throughput_samples_per_s, r.scaling_efficiency,
-                r.busbw_Bps, r.staleness.mean, r.phases.compute_s, r.phases.comm_s, r.phases.exposed_comm_s,
-                r.algbw_Bps, r.wall_s);
+  std::snprintf(buf, sizeof buf, "%s,%s,%d,%.9g,%.9g,%.6f,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.4g\n",
+                r.engine.c_str(), r.strategy.c_str(), r.workers, r.step_time_s,
+                r.throughput_samples_per_s, r.scaling_efficiency, r.busbw_Bps, r.staleness.mean,
+                r.phases.compute_s, r.phases.comm_s, r.phases.exposed_comm_s, r.algbw_Bps,
+                r.wall_s);
   return buf;
 }
 
@@ -101,7 +103,8 @@ std::set<std::string> completed_rows(const std::string& path) {
   std::string kept = lines.front() + "\n";
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto f = split(lines[i], ',');
-    if (!valid_row(f) || !done.insert(f[0] + "," + f[1] + "," + f[2]).second) continue;  // broken or twice
+    if (!valid_row(f) || !done.insert(f[0] + "," + f[1] + "," + f[2]).second)
+      continue;  // broken or twice
     kept += lines[i] + "\n";
   }
   if (kept.size() != text.size()) {
@@ -122,7 +125,8 @@ class CsvLock {
     if (fd_ < 0) throw std::runtime_error("cannot open " + path + " for writing");
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd_);
-      throw std::runtime_error("another sweep is writing " + path + " (it holds the file's lock); wait for it "
+      throw std::runtime_error("another sweep is writing " + path +
+                               " (it holds the file's lock); wait for it "
                                "to end or write to another file");
     }
   }
@@ -142,7 +146,8 @@ class CsvAppender {
  public:
   void open(const std::string& path, bool truncate) {
     path_ = path;
-    out_.open(path, truncate ? std::ios::trunc | std::ios::binary : std::ios::app | std::ios::binary);
+    out_.open(path,
+              truncate ? std::ios::trunc | std::ios::binary : std::ios::app | std::ios::binary);
     if (!out_) throw std::runtime_error("cannot write " + path);
     out_.rdbuf()->pubsetbuf(nullptr, 0);  // unbuffered: each write below is one whole chunk
   }
@@ -152,7 +157,8 @@ class CsvAppender {
     if (!enabled()) return;
     pending_ += row;
     auto now = std::chrono::steady_clock::now();
-    if (urgent || pending_.size() > (1 << 16) || now - last_ > std::chrono::milliseconds(500)) flush();
+    if (urgent || pending_.size() > (1 << 16) || now - last_ > std::chrono::milliseconds(500))
+      flush();
   }
   void flush() {
     if (!enabled() || pending_.empty()) return;
@@ -214,9 +220,19 @@ class SimChildren {
 }  // namespace
 
 const std::vector<std::string>& sweep_columns() {
-  static const std::vector<std::string> columns = {
-      "engine", "strategy", "workers", "step_time_s", "throughput_samples_per_s", "scaling_efficiency",
-      "busbw_Bps", "staleness_mean", "compute_s", "comm_s", "exposed_comm_s", "algbw_Bps", "wall_s"};
+  static const std::vector<std::string> columns = {"engine",
+                                                   "strategy",
+                                                   "workers",
+                                                   "step_time_s",
+                                                   "throughput_samples_per_s",
+                                                   "scaling_efficiency",
+                                                   "busbw_Bps",
+                                                   "staleness_mean",
+                                                   "compute_s",
+                                                   "comm_s",
+                                                   "exposed_comm_s",
+                                                   "algbw_Bps",
+                                                   "wall_s"};
   return columns;
 }
 
@@ -225,12 +241,14 @@ std::vector<int> parse_worker_list(const std::string& text, const std::string& f
   auto number = [&](const std::string& part) { return parse_positive(part, text, field); };
   if (text.find(':') != std::string::npos) {
     auto parts = split(text, ':');
-    if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+')) number("");  // throws
+    if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+'))
+      number("");  // throws
     int start = number(parts[0]), end = number(parts[1]);
     int step = number(parts[2].substr(1));
     bool times = parts[2][0] == 'x';
     if (times && step < 2) number("");
-    for (long n = start; n <= end; n = times ? n * step : n + step) out.push_back(static_cast<int>(n));
+    for (long n = start; n <= end; n = times ? n * step : n + step)
+      out.push_back(static_cast<int>(n));
   } else {
     for (const auto& p : split(text, ',')) out.push_back(number(p));
   }
@@ -336,7 +354,8 @@ class SweepRun {
   void run_analytic() {
     if (jobs_.empty()) return;
     int max_devices = 1;
-    for (const auto& j : jobs_) max_devices = std::max(max_devices, core::devices_needed(plan_for(j)));
+    for (const auto& j : jobs_)
+      max_devices = std::max(max_devices, core::devices_needed(plan_for(j)));
     AnalyticModel model(base_.cluster, max_devices);
     for (std::size_t i = 0; i < jobs_.size() && !cancelled(); ++i) {
       try {
@@ -379,6 +398,8 @@ class SweepRun {
 
 }  // namespace
 
-SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) { return SweepRun(base, options).run(); }
+SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
+  return SweepRun(base, options).run();
+}
 
 }  // namespace scaleout::sim

@@ -4,9 +4,15 @@
 
 namespace scaleout::core {
 
-CollectiveTraining::CollectiveTraining(StrategyProgram& program, const StepModel& model, const Slowdown& slowdown,
-                                       int workers, int steps, bool overlap)
-    : program_(program), model_(model), slowdown_(slowdown), workers_(workers), steps_(steps), overlap_(overlap) {}
+CollectiveTraining::CollectiveTraining(StrategyProgram& program, const StepModel& model,
+                                       const Slowdown& slowdown, int workers, int steps,
+                                       bool overlap)
+    : program_(program),
+      model_(model),
+      slowdown_(slowdown),
+      workers_(workers),
+      steps_(steps),
+      overlap_(overlap) {}
 
 void CollectiveTraining::run(Fabric& fabric, CollectiveObserver& observer) const {
   int rank = fabric.rank();
@@ -19,14 +25,16 @@ void CollectiveTraining::run(Fabric& fabric, CollectiveObserver& observer) const
     }
     StepTimes t{s, false, fabric.now(), 0, 0, 0};
     t.compute_end = t.start;
-    for (std::size_t b = 0; b < model_.buckets.size(); ++b) t.comm_s += exchange(fabric, observer, b);
+    for (std::size_t b = 0; b < model_.buckets.size(); ++b)
+      t.comm_s += exchange(fabric, observer, b);
     t.end = fabric.now();
     observer.step_done(rank, t);
   }
 }
 
 // Without overlap: forward, backward, then every bucket's exchange.
-StepTimes CollectiveTraining::worker_step(Fabric& fabric, CollectiveObserver& observer, int step) const {
+StepTimes CollectiveTraining::worker_step(Fabric& fabric, CollectiveObserver& observer,
+                                          int step) const {
   int rank = fabric.rank();
   double f = slowdown_.factor(rank, step);
   StepTimes t{step, true, fabric.now(), 0, 0, 0};
@@ -75,7 +83,8 @@ double CollectiveTraining::overlapped_step(Fabric& fabric, CollectiveObserver& o
   return forward_end;
 }
 
-double CollectiveTraining::exchange(Fabric& fabric, CollectiveObserver& observer, std::size_t bucket) const {
+double CollectiveTraining::exchange(Fabric& fabric, CollectiveObserver& observer,
+                                    std::size_t bucket) const {
   double t0 = fabric.now();
   program_.run(fabric, model_.buckets[bucket].span);
   fabric.end_bucket();

@@ -33,23 +33,24 @@ class CollectiveObserver {
   // `rank` is through step `times.step`.
   virtual void step_done(int rank, const StepTimes& times) = 0;
   // A phase of `rank` for the timeline: "forward", "backward", "exchange bucket 3".
-  virtual void phase(int /*rank*/, const std::string& /*name*/, const char* /*category*/, double /*start*/,
-                     double /*end*/) {}
+  virtual void phase(int /*rank*/, const std::string& /*name*/, const char* /*category*/,
+                     double /*start*/, double /*end*/) {}
 };
 
 class CollectiveTraining {
  public:
   // `model` gives the compute (FLOPs as the fabric's compute() takes them) and the buckets;
   // `program` the strategy; `slowdown` stretches a worker's compute per step (stragglers).
-  CollectiveTraining(StrategyProgram& program, const StepModel& model, const Slowdown& slowdown, int workers,
-                     int steps, bool overlap);
+  CollectiveTraining(StrategyProgram& program, const StepModel& model, const Slowdown& slowdown,
+                     int workers, int steps, bool overlap);
 
   // Runs every step on the fabric's rank.
   void run(Fabric& fabric, CollectiveObserver& observer) const;
 
  private:
   StepTimes worker_step(Fabric& fabric, CollectiveObserver& observer, int step) const;
-  double overlapped_step(Fabric& fabric, CollectiveObserver& observer, double factor, StepTimes& times) const;
+  double overlapped_step(Fabric& fabric, CollectiveObserver& observer, double factor,
+                         StepTimes& times) const;
   double exchange(Fabric& fabric, CollectiveObserver& observer, std::size_t bucket) const;
 
   StrategyProgram& program_;

@@ -35,7 +35,8 @@ class HalvingDoubling : public StrategyProgram {
       int peer = rank_of(idx ^ d);
       Span lower = split_part(cur, 2, 0), upper = split_part(cur, 2, 1);
       bool keep_lower = (idx & d) == 0;
-      fabric.exchange(peer, peer, {keep_lower ? upper : lower, keep_lower ? lower : upper, Combine::kAdd});
+      fabric.exchange(peer, peer,
+                      {keep_lower ? upper : lower, keep_lower ? lower : upper, Combine::kAdd});
       parents.push_back(cur);
       cur = keep_lower ? lower : upper;
     }

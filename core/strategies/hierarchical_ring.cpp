@@ -14,7 +14,9 @@ class HierarchicalRing : public StrategyProgram {
  public:
   HierarchicalRing(std::vector<std::vector<int>> nodes, std::vector<int> node_index,
                    std::vector<int> local_index)
-      : nodes_(std::move(nodes)), node_index_(std::move(node_index)), local_index_(std::move(local_index)) {}
+      : nodes_(std::move(nodes)),
+        node_index_(std::move(node_index)),
+        local_index_(std::move(local_index)) {}
 
   void run(Fabric& fabric, Span bucket) override {
     int r = fabric.rank();
@@ -42,7 +44,8 @@ class HierarchicalRing : public StrategyProgram {
 
 }  // namespace
 
-std::unique_ptr<StrategyProgram> make_hierarchical_ring(const Plan& plan, const RankLayout& layout) {
+std::unique_ptr<StrategyProgram> make_hierarchical_ring(const Plan& plan,
+                                                        const RankLayout& layout) {
   std::map<int, std::vector<int>> by_node;
   for (int r = 0; r < layout.workers; ++r) by_node[layout.worker_node[r]].push_back(r);
   std::vector<std::vector<int>> nodes;
@@ -58,7 +61,8 @@ std::unique_ptr<StrategyProgram> make_hierarchical_ring(const Plan& plan, const 
     }
     nodes.push_back(members);
   }
-  return std::make_unique<HierarchicalRing>(std::move(nodes), std::move(node_index), std::move(local_index));
+  return std::make_unique<HierarchicalRing>(std::move(nodes), std::move(node_index),
+                                            std::move(local_index));
 }
 
 }  // namespace scaleout::core

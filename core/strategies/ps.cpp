@@ -1,5 +1,6 @@
-// Synchronous parameter server: the gradient is split into one shard per server; every worker pushes
-// each shard to its server, each server sums the shards of all workers, then workers pull the sums.
+// Synchronous parameter server: the gradient is split into one shard per server; every worker
+// pushes each shard to its server, each server sums the shards of all workers, then workers pull
+// the sums.
 #include "core/strategies/strategies.hpp"
 
 namespace scaleout::core {
@@ -14,7 +15,8 @@ class SyncPs : public StrategyProgram {
     int r = fabric.rank();
     std::vector<Fabric::Handle> handles;
     if (r < workers_) {
-      for (int j = 0; j < servers_; ++j) handles.push_back(fabric.post_send(workers_ + j, shard(bucket, j)));
+      for (int j = 0; j < servers_; ++j)
+        handles.push_back(fabric.post_send(workers_ + j, shard(bucket, j)));
       fabric.wait_all(handles);
       handles.clear();
       for (int j = 0; j < servers_; ++j)
@@ -23,7 +25,8 @@ class SyncPs : public StrategyProgram {
       return;
     }
     Span mine = shard(bucket, r - workers_);
-    // The first push replaces the server's copy, the others add to it: the server ends with the sum.
+    // The first push replaces the server's copy, the others add to it: the server ends with the
+    // sum.
     for (int w = 0; w < workers_; ++w)
       handles.push_back(fabric.post_recv(w, mine, w == 0 ? Combine::kReplace : Combine::kAdd));
     fabric.wait_all(handles);

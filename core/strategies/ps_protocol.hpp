@@ -19,7 +19,9 @@ enum class Kind : int {
 
 inline Kind kind_of(const Message& m) { return static_cast<Kind>(m.kind); }
 
-inline Message pull(int from, long step) { return {from, static_cast<int>(Kind::kPull), step, 0, {}}; }
+inline Message pull(int from, long step) {
+  return {from, static_cast<int>(Kind::kPull), step, 0, {}};
+}
 inline Message params(int from, std::int64_t version, Span shard) {
   return {from, static_cast<int>(Kind::kParams), version, 0, shard};
 }
@@ -29,12 +31,14 @@ inline Message push(int from, std::int64_t version, long step, Span shard, bool 
 inline Message leave(int from, long remaining_steps) {
   return {from, static_cast<int>(Kind::kLeave), remaining_steps, 0, {}};
 }
-inline Message stop(int from, std::int64_t version) { return {from, static_cast<int>(Kind::kStop), version, 0, {}}; }
+inline Message stop(int from, std::int64_t version) {
+  return {from, static_cast<int>(Kind::kStop), version, 0, {}};
+}
 
 // Fields by kind.
-inline long pull_step(const Message& m) { return static_cast<long>(m.a); }          // kPull
-inline std::int64_t version_of(const Message& m) { return m.a; }                     // kParams, kPush, kStop
-inline long push_step(const Message& m) { return static_cast<long>(m.b); }          // kPush, kPushPull
-inline long remaining_steps(const Message& m) { return static_cast<long>(m.a); }    // kLeave
+inline long pull_step(const Message& m) { return static_cast<long>(m.a); }  // kPull
+inline std::int64_t version_of(const Message& m) { return m.a; }            // kParams, kPush, kStop
+inline long push_step(const Message& m) { return static_cast<long>(m.b); }  // kPush, kPushPull
+inline long remaining_steps(const Message& m) { return static_cast<long>(m.a); }  // kLeave
 
 }  // namespace scaleout::core::ps

@@ -6,7 +6,8 @@
 
 namespace scaleout::core {
 
-bool staleness_bound_admits(int bound, std::int64_t version, const std::multiset<std::int64_t>& in_flight) {
+bool staleness_bound_admits(int bound, std::int64_t version,
+                            const std::multiset<std::int64_t>& in_flight) {
   if (bound < 0 || in_flight.empty()) return true;
   // After this pull, every gradient in flight could still see all the others applied first.
   auto n = static_cast<std::int64_t>(in_flight.size()) + 1;
@@ -14,8 +15,9 @@ bool staleness_bound_admits(int bound, std::int64_t version, const std::multiset
   return static_cast<std::int64_t>(in_flight.size()) <= bound;
 }
 
-ServerShard::ServerShard(Fabric& fabric, TrainingObserver& observer, const PsRules& rules, int workers, int shard,
-                         Span range, long expected_pushes, std::int64_t last_version)
+ServerShard::ServerShard(Fabric& fabric, TrainingObserver& observer, const PsRules& rules,
+                         int workers, int shard, Span range, long expected_pushes,
+                         std::int64_t last_version)
     : fabric_(fabric),
       observer_(observer),
       rules_(rules),
@@ -23,13 +25,16 @@ ServerShard::ServerShard(Fabric& fabric, TrainingObserver& observer, const PsRul
       shard_(shard),
       range_(range),
       expected_(expected_pushes),
-      // Synchronous modes end at a version: `steps` updates (n-softsync: as many gradients as sync).
+      // Synchronous modes end at a version: `steps` updates (n-softsync: as many gradients as
+      // sync).
       last_version_(rules.blocking_pulls ? last_version : std::numeric_limits<std::int64_t>::max()),
       last_pulled_(workers, -1),
       pushes_from_(workers, 0),
       is_stopped_(workers, false) {}
 
-bool ServerShard::finished() const { return rules_.blocking_pulls ? stopped_ == workers_ : received_ >= expected_; }
+bool ServerShard::finished() const {
+  return rules_.blocking_pulls ? stopped_ == workers_ : received_ >= expected_;
+}
 
 // A worker's pull is served after its previous push was applied (one connection keeps order).
 bool ServerShard::can_serve(int w, long step) const {
@@ -136,8 +141,12 @@ void ServerShard::run() {
     if (finished()) break;
     Message m = fabric_.receive_message();
     switch (ps::kind_of(m)) {
-      case ps::Kind::kPull: on_pull(m.from, ps::pull_step(m)); break;
-      case ps::Kind::kPush: on_push(m); break;
+      case ps::Kind::kPull:
+        on_pull(m.from, ps::pull_step(m));
+        break;
+      case ps::Kind::kPush:
+        on_push(m);
+        break;
       case ps::Kind::kPushPull:
         on_push(m);
         on_pull(m.from, ps::push_step(m) + 1);
@@ -146,7 +155,8 @@ void ServerShard::run() {
         expected_ -= ps::remaining_steps(m);
         mark_stopped(m.from);
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }

@@ -17,15 +17,17 @@ namespace scaleout::core {
 
 // Bounded staleness (SSP): may one more pull be served while gradients computed on the versions in
 // `in_flight` are still to come? Not if, after it, a gradient in flight could end up more than
-// `bound` versions stale (version + in flight - oldest pulled version > bound). bound < 0: no bound.
-bool staleness_bound_admits(int bound, std::int64_t version, const std::multiset<std::int64_t>& in_flight);
+// `bound` versions stale (version + in flight - oldest pulled version > bound). bound < 0: no
+// bound.
+bool staleness_bound_admits(int bound, std::int64_t version,
+                            const std::multiset<std::int64_t>& in_flight);
 
 class ServerShard {
  public:
   // The shard `shard` holding `range`; it applies `expected_pushes` pushes at most and, in the
   // synchronous modes, stops at `last_version`.
-  ServerShard(Fabric& fabric, TrainingObserver& observer, const PsRules& rules, int workers, int shard, Span range,
-              long expected_pushes, std::int64_t last_version);
+  ServerShard(Fabric& fabric, TrainingObserver& observer, const PsRules& rules, int workers,
+              int shard, Span range, long expected_pushes, std::int64_t last_version);
 
   // Serves until every worker stopped (synchronous modes) or every push arrived (asynchronous).
   void run();
@@ -56,7 +58,8 @@ class ServerShard {
   std::multiset<std::int64_t> in_flight_versions_;
   std::vector<long> pushes_from_;
   std::vector<bool> is_stopped_;
-  std::deque<std::pair<int, long>> deferred_;  // held-back pulls: (worker, its step), in arrival order
+  std::deque<std::pair<int, long>>
+      deferred_;  // held-back pulls: (worker, its step), in arrival order
 };
 
 }  // namespace scaleout::core

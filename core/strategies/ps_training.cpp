@@ -32,7 +32,8 @@ PsRules ps_rules(const Plan& plan) {
 std::int64_t ps_last_version(const Plan& plan) {
   PsRules r = ps_rules(plan);
   if (r.drop_stale) return plan.training.steps;
-  return std::max<std::int64_t>(1, static_cast<std::int64_t>(plan.training.workers) * plan.training.steps / r.aggregate);
+  return std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(plan.training.workers) * plan.training.steps / r.aggregate);
 }
 
 bool uses_ps_training(const Plan& plan) {
@@ -105,7 +106,8 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     fabric.compute(model_.compute_flops() * slowdown_.factor(w, step));
     fabric.produce_gradient(Span{0, model_.elements});
     double compute_end = fabric.now();
-    // Whether this worker goes on is known before it pushes (its node may fail before the next step).
+    // Whether this worker goes on is known before it pushes (its node may fail before the next
+    // step).
     bool leaving = (leave_step_[w] >= 0 && step + 1 >= leave_step_[w]) ||
                    (leave_time_[w] >= 0 && fabric.now() >= leave_time_[w]);
     bool more = step + 1 < local_steps && !leaving;
@@ -117,7 +119,8 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
       }
     observer.worker_step(w, step, start, pull_end, compute_end, fabric.now());
     if (leaving && step + 1 < local_steps) {
-      for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, ps::leave(w, steps_ - step - 1));
+      for (int j = 0; j < servers_; ++j)
+        fabric.send_message(workers_ + j, ps::leave(w, steps_ - step - 1));
       observer.left(w, step + 1, fabric.now());
       return;
     }
@@ -126,7 +129,8 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
 
 void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
   int j = fabric.rank() - workers_;
-  ServerShard(fabric, observer, rules_, workers_, j, shard(j), static_cast<long>(workers_) * steps_, last_version_)
+  ServerShard(fabric, observer, rules_, workers_, j, shard(j), static_cast<long>(workers_) * steps_,
+              last_version_)
       .run();
 }
 

@@ -23,8 +23,10 @@ namespace scaleout::core {
 class TrainingObserver {
  public:
   virtual ~TrainingObserver() = default;
-  // A worker's step: pull from `start` to `pull_end`, compute until `compute_end`, push posted by `end`.
-  virtual void worker_step(int worker, int step, double start, double pull_end, double compute_end, double end) = 0;
+  // A worker's step: pull from `start` to `pull_end`, compute until `compute_end`, push posted by
+  // `end`.
+  virtual void worker_step(int worker, int step, double start, double pull_end, double compute_end,
+                           double end) = 0;
   virtual void applied(int shard, int worker, int staleness, double time) = 0;
   virtual void dropped(int shard, double time) = 0;
   // The shard reached `version` (versions count from 0; version v+1 follows v's last gradient).

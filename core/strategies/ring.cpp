@@ -17,7 +17,9 @@ class Ring : public StrategyProgram {
     ring_allreduce(fabric, group, bucket);
   }
 
-  std::string describe() const override { return "ring: reduce-scatter + all-gather over all workers"; }
+  std::string describe() const override {
+    return "ring: reduce-scatter + all-gather over all workers";
+  }
 
  private:
   int workers_;

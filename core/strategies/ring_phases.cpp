@@ -11,13 +11,15 @@ int wrap(int i, int n) { return ((i % n) + n) % n; }
 // Step s of the reduce-scatter: send segment p - s, receive and add segment p - s - 1.
 ExchangeStep reduce_scatter_step(const RingGroup& g, Span span, int s) {
   int n = g.size(), p = g.position;
-  return {split_part(span, n, wrap(p - s, n)), split_part(span, n, wrap(p - s - 1, n)), Combine::kAdd};
+  return {split_part(span, n, wrap(p - s, n)), split_part(span, n, wrap(p - s - 1, n)),
+          Combine::kAdd};
 }
 
 // Step s of the all-gather: send segment p + 1 - s, receive segment p - s.
 ExchangeStep allgather_step(const RingGroup& g, Span span, int s) {
   int n = g.size(), p = g.position;
-  return {split_part(span, n, wrap(p + 1 - s, n)), split_part(span, n, wrap(p - s, n)), Combine::kReplace};
+  return {split_part(span, n, wrap(p + 1 - s, n)), split_part(span, n, wrap(p - s, n)),
+          Combine::kReplace};
 }
 
 }  // namespace
@@ -40,7 +42,8 @@ void ring_allreduce(Fabric& fabric, const RingGroup& group, Span span) {
   int n = group.size();
   if (n < 2) return;
   fabric.exchange_steps(group.right(), group.left(), 2 * (n - 1), [&](int s) {
-    return s < n - 1 ? reduce_scatter_step(group, span, s) : allgather_step(group, span, s - (n - 1));
+    return s < n - 1 ? reduce_scatter_step(group, span, s)
+                     : allgather_step(group, span, s - (n - 1));
   });
 }
 

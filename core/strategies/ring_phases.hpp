@@ -1,5 +1,6 @@
 // Ring building blocks shared by the ring-family strategies: reduce-scatter, all-gather and
-// all-reduce over an ordered group of ranks, bandwidth-optimal (each rank sends 2(n-1)/n of the span).
+// all-reduce over an ordered group of ranks, bandwidth-optimal (each rank sends 2(n-1)/n of the
+// span).
 #pragma once
 
 #include <vector>

@@ -1,5 +1,5 @@
-// Sony's 2D-torus all-reduce (Mikami et al. 2018): workers form a grid of Y rows of X; reduce-scatter
-// along rows, all-reduce the owned segment along columns, all-gather along rows.
+// Sony's 2D-torus all-reduce (Mikami et al. 2018): workers form a grid of Y rows of X;
+// reduce-scatter along rows, all-reduce the owned segment along columns, all-gather along rows.
 #include "core/strategies/ring_phases.hpp"
 #include "core/strategies/strategies.hpp"
 

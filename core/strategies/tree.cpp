@@ -10,7 +10,8 @@ namespace {
 
 class Tree : public StrategyProgram {
  public:
-  Tree(int workers, std::int64_t chunk_elements) : n_(workers), chunk_(std::max<std::int64_t>(1, chunk_elements)) {}
+  Tree(int workers, std::int64_t chunk_elements)
+      : n_(workers), chunk_(std::max<std::int64_t>(1, chunk_elements)) {}
 
   void run(Fabric& fabric, Span bucket) override {
     int r = fabric.rank();

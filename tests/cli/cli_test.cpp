@@ -26,14 +26,18 @@ const std::string kQuickstart = source_path("experiments/quickstart.yaml");
 TEST(Cli, SimulateWritesEveryDocumentedKey) {
   fs::path out = fs::temp_directory_path() / "scaleout-cli-result.json";
   fs::path trace = fs::temp_directory_path() / "scaleout-cli-trace.json";
-  Output o = run("simulate " + kQuickstart + " --workers 16 -o " + out.string() + " --trace " + trace.string());
+  Output o = run("simulate " + kQuickstart + " --workers 16 -o " + out.string() + " --trace " +
+                 trace.string());
   ASSERT_EQ(o.code, 0) << o.text;
   auto j = nlohmann::json::parse(std::ifstream(out));
-  for (const char* key : {"engine", "strategy", "workers", "bytes", "step_time_s", "throughput_samples_per_s",
-                          "scaling_efficiency", "phases", "algbw_Bps", "busbw_Bps", "staleness", "steps", "links"})
+  for (const char* key :
+       {"engine", "strategy", "workers", "bytes", "step_time_s", "throughput_samples_per_s",
+        "scaling_efficiency", "phases", "algbw_Bps", "busbw_Bps", "staleness", "steps", "links"})
     EXPECT_TRUE(j.contains(key)) << key;
-  for (const char* key : {"compute_s", "comm_s", "exposed_comm_s"}) EXPECT_TRUE(j["phases"].contains(key)) << key;
-  for (const char* key : {"mean", "p50", "p99", "max", "histogram"}) EXPECT_TRUE(j["staleness"].contains(key)) << key;
+  for (const char* key : {"compute_s", "comm_s", "exposed_comm_s"})
+    EXPECT_TRUE(j["phases"].contains(key)) << key;
+  for (const char* key : {"mean", "p50", "p99", "max", "histogram"})
+    EXPECT_TRUE(j["staleness"].contains(key)) << key;
   EXPECT_EQ(j["workers"], 16);
   EXPECT_EQ(j["engine"], "sim");
   EXPECT_EQ(j["steps"].size(), 2u);
@@ -44,7 +48,7 @@ TEST(Cli, SimulateWritesEveryDocumentedKey) {
     tracks += e["name"] == "thread_name";
     spans += e["ph"] == "X";
   }
-  EXPECT_GT(tracks, 16u);       // every worker and the busy links
+  EXPECT_GT(tracks, 16u);         // every worker and the busy links
   EXPECT_GE(spans, 16u * 2 * 3);  // forward, backward, an exchange per worker and step
   fs::remove(out);
   fs::remove(trace);
@@ -60,7 +64,8 @@ TEST(Cli, JsonOnStdoutAndAnalyticEngine) {
 
 // The analytic engine outside its tested range says so: a warning line and the JSON field.
 TEST(Cli, AnalyticWarningsArePrintedAndInTheJson) {
-  Output o = run("simulate " + kQuickstart + " --engine analytic --strategy tree --workers 64 --json");
+  Output o =
+      run("simulate " + kQuickstart + " --engine analytic --strategy tree --workers 64 --json");
   ASSERT_EQ(o.code, 0) << o.text;
   EXPECT_NE(o.text.find("warning: the tree's closed form"), std::string::npos) << o.text;
   std::string json = o.text.substr(o.text.find('{'));
@@ -73,10 +78,11 @@ TEST(Cli, AnalyticWarningsArePrintedAndInTheJson) {
 TEST(Cli, BadInputExitsTwoNamingFileAndLine) {
   fs::path dir = fs::temp_directory_path() / "scaleout-cli-bad";
   fs::create_directories(dir);
-  std::ofstream(dir / "plan.yaml") << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
-                                   << "workload: " << source_path("models/resnet50.yaml") << "\n"
-                                   << "strategy: { kind: ring, chunck: 4MiB }\n"
-                                   << "training: { workers: 8 }\n";
+  std::ofstream(dir / "plan.yaml")
+      << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
+      << "workload: " << source_path("models/resnet50.yaml") << "\n"
+      << "strategy: { kind: ring, chunck: 4MiB }\n"
+      << "training: { workers: 8 }\n";
   Output o = run("simulate " + (dir / "plan.yaml").string());
   EXPECT_EQ(o.code, 2) << o.text;
   EXPECT_NE(o.text.find((dir / "plan.yaml").string() + ":3:"), std::string::npos) << o.text;
@@ -91,7 +97,8 @@ TEST(Cli, BadInputExitsTwoNamingFileAndLine) {
 
 TEST(Cli, SweepPrintsATableAndWritesTheCsv) {
   fs::path csv = fs::temp_directory_path() / "scaleout-cli-sweep.csv";
-  Output o = run("sweep " + kQuickstart + " --workers 8:32:x2 --strategies ring,torus2d,ps -o " + csv.string());
+  Output o = run("sweep " + kQuickstart + " --workers 8:32:x2 --strategies ring,torus2d,ps -o " +
+                 csv.string());
   ASSERT_EQ(o.code, 0) << o.text;
   EXPECT_NE(o.text.find("torus2d"), std::string::npos);
   std::ifstream in(csv);
@@ -132,12 +139,14 @@ TEST(Cli, AKilledRankExitsOneNamingItAndLeavesNoProcess) {
                       << "workload: { name: tiny, parameters: 200K, flops_per_sample: 1MFLOP }\n"
                       << "strategy: { kind: ring }\n"
                       << "training: { workers: 3, steps: 4 }\n";
-  Output o = shell("SCALEOUT_KILL_RANK=2:1 " + std::string(SCALEOUT_BINARY) + " run " + plan.string() +
-                   " --timeout 3 --no-baselines");
+  Output o = shell("SCALEOUT_KILL_RANK=2:1 " + std::string(SCALEOUT_BINARY) + " run " +
+                   plan.string() + " --timeout 3 --no-baselines");
   EXPECT_EQ(o.code, 1) << o.text;
   EXPECT_NE(o.text.find("rank 2"), std::string::npos) << o.text;
-  Output left = shell("pgrep -f 'kill-plan-[u]nique' || true");  // the bracket keeps pgrep's own shell out
-  EXPECT_EQ(left.text.find_first_of("0123456789"), std::string::npos) << "processes left: " << left.text;
+  Output left =
+      shell("pgrep -f 'kill-plan-[u]nique' || true");  // the bracket keeps pgrep's own shell out
+  EXPECT_EQ(left.text.find_first_of("0123456789"), std::string::npos)
+      << "processes left: " << left.text;
   fs::remove_all(dir);
 }
 
@@ -150,12 +159,14 @@ TEST(Cli, ExternallyLaunchedRanksMeetThroughASharedStore) {
                       << "workload: { name: tiny, parameters: 100K, flops_per_sample: 1MFLOP }\n"
                       << "strategy: { kind: ring, ps: { servers: 1 } }\n"
                       << "training: { workers: 3, steps: 2 }\n";
-  std::string bin = std::string(SCALEOUT_BINARY) + " run " + plan.string() + " --no-baselines --timeout 10 --launch external";
+  std::string bin = std::string(SCALEOUT_BINARY) + " run " + plan.string() +
+                    " --no-baselines --timeout 10 --launch external";
   // As mpirun would start them: one process per rank, rank and size in the environment.
   std::string mpi;
   for (int r = 0; r < 3; ++r)
-    mpi += "OMPI_COMM_WORLD_RANK=" + std::to_string(r) + " OMPI_COMM_WORLD_SIZE=3 " + bin + " --store " +
-           (dir / "mpi").string() + " -o " + (dir / "mpi.json").string() + " > " + (dir / ("mpi" + std::to_string(r))).string() + " 2>&1 & ";
+    mpi += "OMPI_COMM_WORLD_RANK=" + std::to_string(r) + " OMPI_COMM_WORLD_SIZE=3 " + bin +
+           " --store " + (dir / "mpi").string() + " -o " + (dir / "mpi.json").string() + " > " +
+           (dir / ("mpi" + std::to_string(r))).string() + " 2>&1 & ";
   Output o = shell(mpi + "wait");
   ASSERT_TRUE(fs::exists(dir / "mpi.json")) << shell("cat " + (dir / "mpi0").string()).text;
   auto j = nlohmann::json::parse(std::ifstream(dir / "mpi.json"));
@@ -166,16 +177,20 @@ TEST(Cli, ExternallyLaunchedRanksMeetThroughASharedStore) {
   std::string tf;
   const char* tasks[] = {"chief", "worker", "ps"};
   for (const char* type : tasks)
-    tf += std::string("TF_CONFIG='{\"cluster\": {\"chief\": [\"127.0.0.1:1\"], \"worker\": [\"127.0.0.1:2\"], ") +
-          "\"ps\": [\"127.0.0.1:3\"]}, \"task\": {\"type\": \"" + type + "\", \"index\": 0}}' " + bin +
-          " --workers 2 --strategy ps --store " + (dir / "tf").string() + " -o " + (dir / "tf.json").string() + " > /dev/null 2>&1 & ";
+    tf += std::string(
+              "TF_CONFIG='{\"cluster\": {\"chief\": [\"127.0.0.1:1\"], \"worker\": "
+              "[\"127.0.0.1:2\"], ") +
+          "\"ps\": [\"127.0.0.1:3\"]}, \"task\": {\"type\": \"" + type + "\", \"index\": 0}}' " +
+          bin + " --workers 2 --strategy ps --store " + (dir / "tf").string() + " -o " +
+          (dir / "tf.json").string() + " > /dev/null 2>&1 & ";
   shell(tf + "wait");
   ASSERT_TRUE(fs::exists(dir / "tf.json"));
   auto t = nlohmann::json::parse(std::ifstream(dir / "tf.json"));
   EXPECT_EQ(t["wrong"], 0);
   EXPECT_EQ(t["servers"], 1);
 
-  EXPECT_EQ(run("run " + plan.string() + " --launch external --store " + dir.string()).code, 2) << "no rank given";
+  EXPECT_EQ(run("run " + plan.string() + " --launch external --store " + dir.string()).code, 2)
+      << "no rank given";
   fs::remove_all(dir);
 }
 
@@ -183,11 +198,13 @@ TEST(Cli, CalibrateWritesATopologyThatLoads) {
   fs::path dir = fs::temp_directory_path() / "scaleout-cli-calibrate";
   fs::create_directories(dir);
   fs::path out = dir / "calibrated.yaml";
-  Output o = run("calibrate " + source_path("topologies/emulated-4x200mbit.yaml") + " -o " + out.string());
+  Output o =
+      run("calibrate " + source_path("topologies/emulated-4x200mbit.yaml") + " -o " + out.string());
   ASSERT_EQ(o.code, 0) << o.text;
-  std::ofstream(dir / "plan.yaml") << "cluster: calibrated.yaml\n"
-                                   << "workload: { name: g, parameters: 1M, flops_per_sample: 1GFLOP }\n"
-                                   << "strategy: { kind: ring }\ntraining: { workers: 4 }\n";
+  std::ofstream(dir / "plan.yaml")
+      << "cluster: calibrated.yaml\n"
+      << "workload: { name: g, parameters: 1M, flops_per_sample: 1GFLOP }\n"
+      << "strategy: { kind: ring }\ntraining: { workers: 4 }\n";
   Output sim = run("simulate " + (dir / "plan.yaml").string() + " --engine analytic --json");
   ASSERT_EQ(sim.code, 0) << sim.text;
   auto j = nlohmann::json::parse(sim.text);
@@ -304,8 +321,8 @@ TEST(Cli, ValidateHelpNamesFilesThatExist) {
 }
 
 TEST(Cli, HelpShowsAnExample) {
-  for (const char* cmd : {"simulate --help", "sweep --help", "run --help", "compare --help", "validate --help",
-                          "calibrate --help", "cluster --help", "plan --help"}) {
+  for (const char* cmd : {"simulate --help", "sweep --help", "run --help", "compare --help",
+                          "validate --help", "calibrate --help", "cluster --help", "plan --help"}) {
     Output o = run(cmd);
     EXPECT_EQ(o.code, 0);
     EXPECT_NE(o.text.find("Example:"), std::string::npos) << cmd;
@@ -317,8 +334,8 @@ TEST(Cli, PlanAnswersLikeTheLibraryAndExitsOneWhenUnreachable) {
   ASSERT_EQ(ok.code, 0) << ok.text;
   auto j = nlohmann::json::parse(ok.text);
   EXPECT_TRUE(j["reachable"].get<bool>());
-  for (const char* key : {"strategy", "workers", "devices", "step_time_s", "throughput_samples_per_s",
-                          "scaling_efficiency", "bottleneck", "cost"})
+  for (const char* key : {"strategy", "workers", "devices", "step_time_s",
+                          "throughput_samples_per_s", "scaling_efficiency", "bottleneck", "cost"})
     EXPECT_TRUE(j["best"].contains(key)) << key;
   EXPECT_GE(j["best"]["throughput_samples_per_s"].get<double>(), 50000);
 

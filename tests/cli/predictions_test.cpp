@@ -28,10 +28,12 @@ Table read_csv(const std::string& path) {
   return rows;
 }
 
-void expect_same_predictions(const std::string& plan, const std::string& args, const std::string& before) {
+void expect_same_predictions(const std::string& plan, const std::string& args,
+                             const std::string& before) {
   std::string out = ::testing::TempDir() + "after-" + before;
   std::string data = std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/";
-  auto run = testing::shell(std::string(SCALEOUT_BINARY) + " sweep " + plan + " " + args + " -q -o " + out);
+  auto run = testing::shell(std::string(SCALEOUT_BINARY) + " sweep " + plan + " " + args +
+                            " -q -o " + out);
   ASSERT_EQ(run.code, 0) << run.text;
   Table expected = read_csv(data + before), got = read_csv(out);
   ASSERT_EQ(got.size(), expected.size()) << before;
@@ -49,28 +51,31 @@ void expect_same_predictions(const std::string& plan, const std::string& args, c
         continue;
       }
       double e = std::stod(expected[r][c]), g = std::stod(got[r][c]);
-      EXPECT_LE(std::fabs(g - e), 2e-9 * std::fabs(e) + 1e-15) << "before " << expected[r][c] << ", now " << got[r][c];
+      EXPECT_LE(std::fabs(g - e), 2e-9 * std::fabs(e) + 1e-15)
+          << "before " << expected[r][c] << ", now " << got[r][c];
     }
 }
 
-const char* kAllStrategies = "--strategies ring,torus2d,ps,hierarchical_ring,halving_doubling,tree -j2";
+const char* kAllStrategies =
+    "--strategies ring,torus2d,ps,hierarchical_ring,halving_doubling,tree -j2";
 
 TEST(Predictions, QuickstartSweepIsUnchanged) {
   expect_same_predictions(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml",
-                          std::string("--workers 8:256:x2 ") + kAllStrategies, "before-quickstart.csv");
+                          std::string("--workers 8:256:x2 ") + kAllStrategies,
+                          "before-quickstart.csv");
 }
 
 TEST(Predictions, WithoutOverlapInHalfPrecisionUnchanged) {
-  expect_same_predictions(std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/quickstart-no-overlap-fp16.yaml",
-                          std::string("--workers 8:64:x2 ") + kAllStrategies,
-                          "before-quickstart-no-overlap-fp16.csv");
+  expect_same_predictions(
+      std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/quickstart-no-overlap-fp16.yaml",
+      std::string("--workers 8:64:x2 ") + kAllStrategies, "before-quickstart-no-overlap-fp16.csv");
 }
 
 TEST(Predictions, AsynchronousAndBackupWorkerPsUnchanged) {
-  expect_same_predictions(std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/async-ps-stragglers.yaml", "--workers 8,16",
-                          "before-async-ps-stragglers.csv");
-  expect_same_predictions(std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/backup-workers.yaml", "--workers 16",
-                          "before-backup-workers.csv");
+  expect_same_predictions(std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/async-ps-stragglers.yaml",
+                          "--workers 8,16", "before-async-ps-stragglers.csv");
+  expect_same_predictions(std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/backup-workers.yaml",
+                          "--workers 16", "before-backup-workers.csv");
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ TEST(CheckValues, EveryTotalStaysWithinThePrecisionsExactIntegers) {
         if (static_cast<long>(workers) * rounds > exact_integer_limit(precision)) continue;
         CheckValues v(workers, rounds, precision);
         for (std::int64_t i = 0; i < 10; ++i) {
-          EXPECT_LE(v.sum(i) * rounds, exact_integer_limit(precision)) << precision << " " << workers;
+          EXPECT_LE(v.sum(i) * rounds, exact_integer_limit(precision))
+              << precision << " " << workers;
           EXPECT_GE(v.value(workers - 1, i), 1);
         }
       }

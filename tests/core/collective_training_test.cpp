@@ -38,7 +38,9 @@ class ClockFabric : public Fabric {
     clock = std::max(clock, done_at[t]);
     return done_at[t];
   }
-  void produce_gradient(Span span) override { calls.push_back("produce " + std::to_string(span.begin)); }
+  void produce_gradient(Span span) override {
+    calls.push_back("produce " + std::to_string(span.begin));
+  }
   void end_bucket() override { calls.push_back("end bucket"); }
   void mark_step(int step) override { calls.push_back("step " + std::to_string(step)); }
   double now() override { return clock; }
@@ -83,7 +85,8 @@ TEST(CollectiveTraining, WithoutOverlapTheExchangeFollowsTheWholeBackwardPass) {
   TimedExchange program;
   ClockFabric fabric;
   Collect observer;
-  CollectiveTraining(program, two_buckets(), Slowdown(Stragglers{}), 1, 2, false).run(fabric, observer);
+  CollectiveTraining(program, two_buckets(), Slowdown(Stragglers{}), 1, 2, false)
+      .run(fabric, observer);
   ASSERT_EQ(observer.steps.size(), 2u);
   EXPECT_DOUBLE_EQ(observer.steps[0].compute_end, 3.0);
   EXPECT_DOUBLE_EQ(observer.steps[0].end, 5.0);  // 3 s of compute, then 2 s of exchange
@@ -95,19 +98,22 @@ TEST(CollectiveTraining, WithOverlapABucketLeavesWhileBackwardGoesOn) {
   TimedExchange program;
   ClockFabric fabric;
   Collect observer;
-  CollectiveTraining(program, two_buckets(), Slowdown(Stragglers{}), 1, 1, true).run(fabric, observer);
+  CollectiveTraining(program, two_buckets(), Slowdown(Stragglers{}), 1, 1, true)
+      .run(fabric, observer);
   ASSERT_EQ(observer.steps.size(), 1u);
   // Bucket 0 is ready at 2 s and exchanged until 3 s while the rest of backward runs; bucket 1 is
   // ready at 3 s: the step ends at 4 s instead of 5.
   EXPECT_DOUBLE_EQ(observer.steps[0].compute_end, 3.0);
   EXPECT_DOUBLE_EQ(observer.steps[0].end, 4.0);
   EXPECT_DOUBLE_EQ(observer.steps[0].comm_s, 2.0);
-  std::vector<std::string> expected = {"step 0",    "wait 0",    "wait 1",     "produce 0", "exchange 0",
-                                       "end bucket", "wait 2",    "produce 1", "exchange 1", "end bucket"};
+  std::vector<std::string> expected = {"step 0",     "wait 0",     "wait 1", "produce 0",
+                                       "exchange 0", "end bucket", "wait 2", "produce 1",
+                                       "exchange 1", "end bucket"};
   EXPECT_EQ(fabric.calls, expected);
   EXPECT_NE(std::find(observer.phases.begin(), observer.phases.end(), "forward 0.000000-1.000000"),
             observer.phases.end());
-  EXPECT_NE(std::find(observer.phases.begin(), observer.phases.end(), "exchange bucket 0 2.000000-3.000000"),
+  EXPECT_NE(std::find(observer.phases.begin(), observer.phases.end(),
+                      "exchange bucket 0 2.000000-3.000000"),
             observer.phases.end());
 }
 
@@ -126,18 +132,22 @@ TEST(CollectiveTraining, StragglersStretchTheComputeOfTheirStep) {
 TEST(CollectiveTraining, OverlappedStepsOnRealFloatsGiveExactSums) {
   const int workers = 4;
   const std::int64_t elements = 1000;
-  Plan plan = testing::collective_plan(testing::switch_cluster(1, 1e9, 1e-6), StrategyKind::kRing, workers,
-                                       static_cast<double>(elements));
+  Plan plan = testing::collective_plan(testing::switch_cluster(1, 1e9, 1e-6), StrategyKind::kRing,
+                                       workers, static_cast<double>(elements));
   RankLayout layout{workers, 0, {0, 1, 2, 3}};
   auto program = make_strategy(plan, layout);
   StepModel model;
   model.elements = elements;
   model.buckets = {{Span{0, 300}, 0.3}, {Span{300, 300}, 0.6}, {Span{600, 400}, 1.0}};
-  auto out = testing::run_ranks_in_memory(workers, 0, elements, [&](Fabric& fabric) {
-    Collect observer;
-    CollectiveTraining(*program, model, Slowdown(Stragglers{}), workers, 3, true).run(fabric, observer);
-    if (observer.steps.size() != 3) throw std::runtime_error("steps missing");
-  }, false);
+  auto out = testing::run_ranks_in_memory(
+      workers, 0, elements,
+      [&](Fabric& fabric) {
+        Collect observer;
+        CollectiveTraining(*program, model, Slowdown(Stragglers{}), workers, 3, true)
+            .run(fabric, observer);
+        if (observer.steps.size() != 3) throw std::runtime_error("steps missing");
+      },
+      false);
   long wrong = 0;
   for (int r = 0; r < workers; ++r)
     for (std::int64_t i = 0; i < elements; ++i) {

@@ -79,7 +79,8 @@ const char* kCluster =
     "  nodes: 2\n";
 const char* kWorkload = "workload: { name: m, parameters: 10M, flops_per_sample: 1GFLOP }\n";
 
-std::string plan_text(const std::string& cluster, const std::string& workload, const std::string& rest) {
+std::string plan_text(const std::string& cluster, const std::string& workload,
+                      const std::string& rest) {
   return cluster + workload + rest;
 }
 
@@ -97,7 +98,8 @@ TEST_P(BadInput, NamesFileAndLine) {
   } catch (const InputError& e) {
     std::string msg = e.what();
     EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
-    if (c.line > 0) EXPECT_NE(msg.find(":" + std::to_string(c.line) + ":"), std::string::npos) << msg;
+    if (c.line > 0)
+      EXPECT_NE(msg.find(":" + std::to_string(c.line) + ":"), std::string::npos) << msg;
     EXPECT_NE(msg.find(c.expect), std::string::npos) << msg;
   }
   fs::remove_all(dir);
@@ -109,30 +111,49 @@ const std::string kTraining = "training: { workers: 8 }\n";
 INSTANTIATE_TEST_SUITE_P(
     Table, BadInput,
     ::testing::Values(
-        BadCase{"missing_field", strdup(plan_text(kCluster, kWorkload, kStrategy).c_str()), 1, "training"},
-        BadCase{"bad_unit",
-                strdup(plan_text(std::string(kCluster).replace(std::string(kCluster).find("100Gbps"), 7, "100Gbq"),
-                                 kWorkload, kStrategy + kTraining)
+        BadCase{"missing_field", strdup(plan_text(kCluster, kWorkload, kStrategy).c_str()), 1,
+                "training"},
+        BadCase{
+            "bad_unit",
+            strdup(plan_text(std::string(kCluster).replace(std::string(kCluster).find("100Gbps"), 7,
+                                                           "100Gbq"),
+                             kWorkload, kStrategy + kTraining)
+                       .c_str()),
+            6, "bandwidth"},
+        BadCase{
+            "negative_bandwidth",
+            strdup(plan_text(std::string(kCluster).replace(std::string(kCluster).find("150GB/s"), 7,
+                                                           "-150GB/s"),
+                             kWorkload, kStrategy + kTraining)
+                       .c_str()),
+            5, "greater than zero"},
+        BadCase{"unknown_key",
+                strdup(plan_text(kCluster, kWorkload,
+                                 kStrategy + "training: { workers: 8, wrokers: 3 }\n")
                            .c_str()),
-                6, "bandwidth"},
-        BadCase{"negative_bandwidth",
-                strdup(plan_text(std::string(kCluster).replace(std::string(kCluster).find("150GB/s"), 7, "-150GB/s"),
-                                 kWorkload, kStrategy + kTraining)
-                           .c_str()),
-                5, "greater than zero"},
-        BadCase{"unknown_key", strdup(plan_text(kCluster, kWorkload, kStrategy + "training: { workers: 8, wrokers: 3 }\n").c_str()),
                 10, "unknown key"},
-        BadCase{"unknown_strategy", strdup(plan_text(kCluster, kWorkload, "strategy: { kind: allgossip }\n" + kTraining).c_str()),
+        BadCase{"unknown_strategy",
+                strdup(plan_text(kCluster, kWorkload, "strategy: { kind: allgossip }\n" + kTraining)
+                           .c_str()),
                 9, "allgossip"},
         BadCase{"grid_mismatch",
-                strdup(plan_text(kCluster, kWorkload, "strategy: { kind: torus2d, grid: [3, 3] }\n" + kTraining).c_str()),
+                strdup(plan_text(kCluster, kWorkload,
+                                 "strategy: { kind: torus2d, grid: [3, 3] }\n" + kTraining)
+                           .c_str()),
                 9, "does not multiply"},
-        BadCase{"too_many_workers", strdup(plan_text(kCluster, kWorkload, kStrategy + "training: { workers: 17 }\n").c_str()),
+        BadCase{"too_many_workers",
+                strdup(plan_text(kCluster, kWorkload, kStrategy + "training: { workers: 17 }\n")
+                           .c_str()),
                 10, "more devices"},
-        BadCase{"file_not_found", strdup(("cluster: missing/topology.yaml\n" + std::string(kWorkload) + kStrategy + kTraining).c_str()),
+        BadCase{"file_not_found",
+                strdup(("cluster: missing/topology.yaml\n" + std::string(kWorkload) + kStrategy +
+                        kTraining)
+                           .c_str()),
                 1, "file not found"},
-        BadCase{"yaml_syntax", strdup(plan_text(kCluster, kWorkload, "strategy: { kind: ring\n" + kTraining).c_str()), 0,
-                "YAML syntax"}),
+        BadCase{
+            "yaml_syntax",
+            strdup(plan_text(kCluster, kWorkload, "strategy: { kind: ring\n" + kTraining).c_str()),
+            0, "YAML syntax"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 
 TEST(PlanLoader, MissingPlanFileIsAnInputError) {
@@ -142,13 +163,15 @@ TEST(PlanLoader, MissingPlanFileIsAnInputError) {
 TEST(PlanLoader, TopologyErrorsNameTheTopologyFile) {
   fs::path dir = fs::temp_directory_path() / "scaleout-topo-error";
   fs::create_directories(dir);
-  std::ofstream(dir / "topo.yaml") << "name: t\ndevice: { flops: 1TFLOPS }\nnic: { bandwidth: 10Gbps }\nbogus: 1\n";
+  std::ofstream(dir / "topo.yaml")
+      << "name: t\ndevice: { flops: 1TFLOPS }\nnic: { bandwidth: 10Gbps }\nbogus: 1\n";
   std::ofstream(dir / "plan.yaml") << "cluster: topo.yaml\n" << kWorkload << kStrategy << kTraining;
   try {
     load_plan((dir / "plan.yaml").string());
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find((dir / "topo.yaml").string() + ":4:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find((dir / "topo.yaml").string() + ":4:"), std::string::npos)
+        << e.what();
   }
   fs::remove_all(dir);
 }
@@ -166,7 +189,8 @@ TEST(PlanLoader, PricePerDeviceHourIsOptional) {
     load_cluster((dir / "bad.yaml").string());
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.yaml:4: field 'price_per_device_hour'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:4: field 'price_per_device_hour'"),
+              std::string::npos)
         << e.what();
   }
   fs::remove_all(dir);

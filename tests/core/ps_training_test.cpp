@@ -32,7 +32,8 @@ struct Totals {
 };
 
 Plan ps_plan(int workers, int servers, int steps) {
-  Plan p = testing::collective_plan(testing::switch_cluster(1, 1e9, 1e-6), StrategyKind::kPs, workers, 12);
+  Plan p = testing::collective_plan(testing::switch_cluster(1, 1e9, 1e-6), StrategyKind::kPs,
+                                    workers, 12);
   p.strategy.ps_servers = servers;
   p.training.steps = steps;
   return p;
@@ -42,9 +43,11 @@ Totals run(const Plan& p, std::vector<int> leave_step = {}) {
   StepModel m = make_step_model(p);
   PsTraining program(p, m, p.training.workers, p.strategy.ps_servers, leave_step, {});
   Counts counts;
-  testing::run_ranks_in_memory(p.training.workers, p.strategy.ps_servers, m.elements,
-                               [&](Fabric& f) { program.run(f, counts); }, true);
-  return {counts.steps, counts.applied_count, counts.dropped_count, counts.left_count, counts.max_staleness};
+  testing::run_ranks_in_memory(
+      p.training.workers, p.strategy.ps_servers, m.elements,
+      [&](Fabric& f) { program.run(f, counts); }, true);
+  return {counts.steps, counts.applied_count, counts.dropped_count, counts.left_count,
+          counts.max_staleness};
 }
 
 TEST(PsTraining, EveryModeAccountsForEveryGradient) {
@@ -65,7 +68,6 @@ TEST(PsTraining, EveryModeAccountsForEveryGradient) {
     Plan soft = ps_plan(6, servers, 3);
     soft.strategy.softsync = 2;  // versions of 3 gradients, as many gradients as sync
     EXPECT_EQ(run(soft).applied_count, 6 * 3 * servers);
-
   }
   Plan bounded = ps_plan(6, 1, 5);
   bounded.strategy.ps_mode = PsMode::kAsync;

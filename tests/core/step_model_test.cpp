@@ -23,7 +23,8 @@ void expect_buckets_tile_gradient(const StepModel& m) {
 }
 
 TEST(StepModel, ComputeSplitsOneThirdForward) {
-  Plan p = testing::collective_plan(testing::switch_cluster(1, 1e9, 0), StrategyKind::kRing, 2, 1000);
+  Plan p =
+      testing::collective_plan(testing::switch_cluster(1, 1e9, 0), StrategyKind::kRing, 2, 1000);
   p.workload.flops_per_sample = 3e9;
   p.workload.efficiency = 0.5;
   p.training.batch_per_worker = 4;
@@ -35,7 +36,8 @@ TEST(StepModel, ComputeSplitsOneThirdForward) {
 }
 
 TEST(StepModel, OverlapWithoutLayersMakesEvenFusionBuckets) {
-  Plan p = testing::collective_plan(testing::switch_cluster(1, 1e9, 0), StrategyKind::kRing, 2, 1000);
+  Plan p =
+      testing::collective_plan(testing::switch_cluster(1, 1e9, 0), StrategyKind::kRing, 2, 1000);
   p.training.overlap = true;
   p.training.fusion_buffer = 1000;  // 250 fp32 elements
   StepModel m = make_step_model(p);

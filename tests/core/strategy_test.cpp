@@ -18,8 +18,8 @@ struct Case {
 };
 
 void expect_exact_sums(const Case& c, std::int64_t elements, std::vector<Span> buckets) {
-  Plan plan = testing::collective_plan(testing::switch_cluster(c.devices_per_node, 1e9, 1e-6), c.kind,
-                                       c.workers, static_cast<double>(elements));
+  Plan plan = testing::collective_plan(testing::switch_cluster(c.devices_per_node, 1e9, 1e-6),
+                                       c.kind, c.workers, static_cast<double>(elements));
   plan.strategy.ps_servers = std::max(1, c.servers);
   plan.strategy.chunk = 7 * 4;  // 7 elements: many pipeline chunks in the tree
   RankLayout layout;
@@ -39,14 +39,17 @@ void expect_exact_sums(const Case& c, std::int64_t elements, std::vector<Span> b
 }
 
 TEST(Strategies, AllReduceSumsAreExactForManyWorkerCounts) {
-  for (StrategyKind kind : {StrategyKind::kRing, StrategyKind::kTorus2d, StrategyKind::kHalvingDoubling,
-                            StrategyKind::kTree})
-    for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16}) expect_exact_sums({kind, n, 0, 4}, 101, {{0, 101}});
+  for (StrategyKind kind : {StrategyKind::kRing, StrategyKind::kTorus2d,
+                            StrategyKind::kHalvingDoubling, StrategyKind::kTree})
+    for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16})
+      expect_exact_sums({kind, n, 0, 4}, 101, {{0, 101}});
 }
 
 TEST(Strategies, HierarchicalRingOnWholeNodes) {
   for (int per_node : {1, 2, 4})
-    for (int nodes : {1, 2, 3, 5}) expect_exact_sums({StrategyKind::kHierarchicalRing, per_node * nodes, 0, per_node}, 97, {{0, 97}});
+    for (int nodes : {1, 2, 3, 5})
+      expect_exact_sums({StrategyKind::kHierarchicalRing, per_node * nodes, 0, per_node}, 97,
+                        {{0, 97}});
 }
 
 TEST(Strategies, ParameterServerWithOneToThreeShards) {
@@ -62,7 +65,8 @@ TEST(Strategies, SeveralBucketsAndSegmentsSmallerThanTheRing) {
 }
 
 TEST(Strategies, HierarchicalRingRefusesRaggedNodes) {
-  Plan plan = testing::collective_plan(testing::switch_cluster(4, 1e9, 1e-6), StrategyKind::kHierarchicalRing, 6, 10);
+  Plan plan = testing::collective_plan(testing::switch_cluster(4, 1e9, 1e-6),
+                                       StrategyKind::kHierarchicalRing, 6, 10);
   RankLayout layout{6, 0, {0, 0, 0, 0, 1, 1}};
   EXPECT_THROW(make_strategy(plan, layout), InputError);
 }

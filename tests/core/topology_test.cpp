@@ -54,10 +54,11 @@ TEST(Topology, FatTreeAndTorusAreConnectedWithExpectedSizes) {
   f.network.kind = NetworkKind::kFatTree;
   f.network.fat_tree_k = 4;
   Topology ft = Topology::build(f, 32);
-  EXPECT_EQ(ft.num_nodes(), 16);  // k^3/4 hosts
+  EXPECT_EQ(ft.num_nodes(), 16);                // k^3/4 hosts
   EXPECT_EQ(ft.switch_vertices().size(), 20u);  // 5k^2/4 switches
   EXPECT_TRUE(ft.connected());
-  EXPECT_EQ(ft.device_path(0, 31).hops.size(), 8u);  // device, nic, edge-agg, agg-core, core-agg, agg-edge, nic, device
+  EXPECT_EQ(ft.device_path(0, 31).hops.size(),
+            8u);  // device, nic, edge-agg, agg-core, core-agg, agg-edge, nic, device
 
   Cluster tc = switch_cluster(1, 12.5e9, 1e-6);
   tc.network.kind = NetworkKind::kTorus2d;
@@ -106,7 +107,6 @@ TEST(Placement, DedicatedServersTakeNodesAfterTheWorkers) {
   EXPECT_EQ(co.server_device, (std::vector<int>{0, 3}));
 }
 
-
 TEST(Topology, TreeRoutingEqualsBreadthFirstSearch) {
   Cluster c = testing::switch_cluster(2, 12.5e9, 1e-6);
   for (auto kind : {NetworkKind::kSwitch, NetworkKind::kTwoTier}) {
@@ -126,7 +126,6 @@ TEST(Topology, TreeRoutingEqualsBreadthFirstSearch) {
       }
   }
 }
-
 
 TEST(Topology, HeterogeneitySlowsNamedDevicesAndLinks) {
   Cluster c = testing::switch_cluster(2, 12.5e9, 1e-6);

@@ -1,6 +1,7 @@
 #include "core/trace.hpp"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 namespace scaleout::core {

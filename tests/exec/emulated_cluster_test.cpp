@@ -78,7 +78,8 @@ TEST_F(Emulated, OneServerPsIsBoundByTheServerLink) {
   std::vector<double> steps;
   for (const auto& s : r.steps) steps.push_back(s.time_s);
   double bound = 2 * 3 * r.bytes / (0.956 * kLineRate);
-  EXPECT_NEAR(median(steps) / bound, 1.0, 0.15) << "median step " << median(steps) << " s, bound " << bound << " s";
+  EXPECT_NEAR(median(steps) / bound, 1.0, 0.15)
+      << "median step " << median(steps) << " s, bound " << bound << " s";
 }
 
 TEST_F(Emulated, DownLeavesNothingAlsoAfterAFailedRun) {
@@ -116,7 +117,8 @@ TEST_F(Emulated, OverlapHidesTheExchangeBehindBackward) {
     return median(steps);
   };
   double without = median_step(false), with = median_step(true);
-  EXPECT_LT(with, 0.85 * without) << "overlapped " << with << " s, not overlapped " << without << " s";
+  EXPECT_LT(with, 0.85 * without) << "overlapped " << with << " s, not overlapped " << without
+                                  << " s";
 }
 
 }  // namespace

@@ -23,7 +23,10 @@ void on_two_ranks(ElementType type, std::int64_t elements, std::int64_t chunk,
   fs::path store = fs::path(::testing::TempDir()) / ("gloo-fabric-" + std::to_string(::getpid()));
   fs::remove_all(store);
   fs::create_directories(store);
-  core::CheckValues values(2, 1, type == ElementType::kFp32 ? "fp32" : type == ElementType::kFp16 ? "fp16" : "bf16");
+  core::CheckValues values(2, 1,
+                           type == ElementType::kFp32   ? "fp32"
+                           : type == ElementType::kFp16 ? "fp16"
+                                                        : "bf16");
   std::vector<std::string> errors(2);
   std::vector<std::thread> ranks;
   for (int r = 0; r < 2; ++r)
@@ -48,7 +51,8 @@ void on_two_ranks(ElementType type, std::int64_t elements, std::int64_t chunk,
 TEST(GlooFabric, AReceiveAddsOrOverwritesInEachPrecision) {
   for (ElementType type : {ElementType::kFp32, ElementType::kFp16, ElementType::kBf16})
     on_two_ranks(type, 100, 0, [&](int r, GlooFabric& f, GradientBuffer& d) {
-      for (std::int64_t i = 0; i < 100; ++i) d.set(i, static_cast<float>(r + 1));  // 1 on rank 0, 2 on rank 1
+      for (std::int64_t i = 0; i < 100; ++i)
+        d.set(i, static_cast<float>(r + 1));  // 1 on rank 0, 2 on rank 1
       int peer = 1 - r;
       // Both send [0, 50), each adds what it got: 3 everywhere in the range.
       f.wait_all({f.post_recv(peer, {0, 50}, core::Combine::kAdd), f.post_send(peer, {0, 50})});
@@ -76,7 +80,8 @@ TEST(GlooFabric, PipelinedRingStepsSendWhatTheyReceived) {
                     : core::ExchangeStep{mine, theirs, core::Combine::kReplace};
     });
     f.end_bucket();
-    for (std::int64_t i = 0; i < 64; ++i) EXPECT_EQ(d.get(i), static_cast<float>(30 + 2 * (i % 3))) << i;
+    for (std::int64_t i = 0; i < 64; ++i)
+      EXPECT_EQ(d.get(i), static_cast<float>(30 + 2 * (i % 3))) << i;
   });
 }
 

@@ -13,7 +13,8 @@ namespace scaleout::exec {
 namespace {
 
 core::Plan small_plan(core::StrategyKind kind, int workers) {
-  core::Plan p = testing::collective_plan(testing::switch_cluster(2, 1.25e9, 5e-6), kind, workers, 100003);
+  core::Plan p =
+      testing::collective_plan(testing::switch_cluster(2, 1.25e9, 5e-6), kind, workers, 100003);
   p.training.steps = 2;
   p.strategy.chunk = 64 * 1024;
   return p;
@@ -27,11 +28,14 @@ ExecOptions quick() {
 }
 
 TEST(LocalRun, EveryStrategyEndsWithExactSums) {
-  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kHierarchicalRing,
-                    core::StrategyKind::kHalvingDoubling, core::StrategyKind::kTree, core::StrategyKind::kPs})
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,
+                    core::StrategyKind::kHierarchicalRing, core::StrategyKind::kHalvingDoubling,
+                    core::StrategyKind::kTree, core::StrategyKind::kPs})
     for (int n : {2, 3, 4}) {
-      if (kind == core::StrategyKind::kHierarchicalRing && n == 3) continue;  // nodes of 2: not whole
-      SCOPED_TRACE(std::string(core::strategy_name(kind)) + " with " + std::to_string(n) + " workers");
+      if (kind == core::StrategyKind::kHierarchicalRing && n == 3)
+        continue;  // nodes of 2: not whole
+      SCOPED_TRACE(std::string(core::strategy_name(kind)) + " with " + std::to_string(n) +
+                   " workers");
       core::Plan plan = small_plan(kind, n);
       ExecOptions o = quick();
       o.baselines = n == 4;
@@ -52,9 +56,9 @@ TEST(LocalRun, EveryStrategyEndsWithExactSums) {
         for (const auto& b : r.baselines) EXPECT_EQ(b.wrong, 0) << b.name;
       }
       nlohmann::json j = core::to_json(r);
-      for (const char* key : {"engine", "strategy", "workers", "bytes", "step_time_s", "throughput_samples_per_s",
-                              "scaling_efficiency", "phases", "algbw_Bps", "busbw_Bps", "staleness", "steps", "links",
-                              "wrong"})
+      for (const char* key : {"engine", "strategy", "workers", "bytes", "step_time_s",
+                              "throughput_samples_per_s", "scaling_efficiency", "phases",
+                              "algbw_Bps", "busbw_Bps", "staleness", "steps", "links", "wrong"})
         EXPECT_TRUE(j.contains(key)) << key;
     }
 }
@@ -73,8 +77,10 @@ TEST(LocalRun, ParameterServerModesRunForRealWithExactSums) {
     core::PsMode mode;
     int replicas, softsync, bound;
   };
-  for (Mode m : {Mode{"async", 1, core::PsMode::kAsync, 0, 0, -1}, Mode{"async 2 shards", 2, core::PsMode::kAsync, 0, 0, -1},
-                 Mode{"backup workers", 2, core::PsMode::kSync, 2, 0, -1}, Mode{"softsync", 1, core::PsMode::kSync, 0, 3, -1},
+  for (Mode m : {Mode{"async", 1, core::PsMode::kAsync, 0, 0, -1},
+                 Mode{"async 2 shards", 2, core::PsMode::kAsync, 0, 0, -1},
+                 Mode{"backup workers", 2, core::PsMode::kSync, 2, 0, -1},
+                 Mode{"softsync", 1, core::PsMode::kSync, 0, 3, -1},
                  Mode{"bounded", 1, core::PsMode::kAsync, 0, 0, 1}}) {
     SCOPED_TRACE(m.name);
     core::Plan plan = small_plan(core::StrategyKind::kPs, 3);
@@ -124,7 +130,8 @@ TEST(LocalRun, AKilledRankFailsTheRunNamingIt) {
 // element, as the simulator counts them) and every element is the exact sum in that precision.
 TEST(LocalRun, HalfPrecisionGradientsMoveAsHalvesWithExactSums) {
   for (const char* precision : {"fp16", "bf16"})
-    for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kHalvingDoubling, core::StrategyKind::kPs}) {
+    for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kHalvingDoubling,
+                      core::StrategyKind::kPs}) {
       SCOPED_TRACE(std::string(precision) + " " + core::strategy_name(kind));
       core::Plan plan = small_plan(kind, 4);
       plan.training.gradient_precision = precision;

@@ -194,7 +194,9 @@ TEST(PlanWriter, SavedPlansLoadToTheSamePlan) {
     ASSERT_EQ(a.code, 0) << a.text;
     ASSERT_EQ(b.code, 0) << b.text;
     // The JSON on stdout; warnings, if any, come on stderr before it.
-    auto json_of = [](const std::string& text) { return nlohmann::json::parse(text.substr(text.find("{\n"))); };
+    auto json_of = [](const std::string& text) {
+      return nlohmann::json::parse(text.substr(text.find("{\n")));
+    };
     EXPECT_EQ(json_of(a.text)["step_time_s"], json_of(b.text)["step_time_s"]);
   }
   fs::remove_all(dir);

@@ -37,13 +37,16 @@ std::vector<std::string> includes_matching(const std::string& dir, const std::re
 }
 
 TEST(Layering, CoreKnowsNoEngine) {
-  EXPECT_EQ(includes_matching("core", std::regex(R"(^(sim|exec|cli|gui)/|simgrid|gloo|cuda|nccl|^Q)")),
-            std::vector<std::string>{});
+  EXPECT_EQ(
+      includes_matching("core", std::regex(R"(^(sim|exec|cli|gui)/|simgrid|gloo|cuda|nccl|^Q)")),
+      std::vector<std::string>{});
 }
 
 TEST(Layering, SimAndExecNeverIncludeEachOther) {
-  EXPECT_EQ(includes_matching("sim", std::regex(R"(^(exec|cli|gui)/|gloo|cuda|nccl|^Q)")), std::vector<std::string>{});
-  EXPECT_EQ(includes_matching("exec", std::regex(R"(^(sim|cli|gui)/|simgrid|^Q)")), std::vector<std::string>{});
+  EXPECT_EQ(includes_matching("sim", std::regex(R"(^(exec|cli|gui)/|gloo|cuda|nccl|^Q)")),
+            std::vector<std::string>{});
+  EXPECT_EQ(includes_matching("exec", std::regex(R"(^(sim|cli|gui)/|simgrid|^Q)")),
+            std::vector<std::string>{});
 }
 
 TEST(Layering, OnlyExecCudaIncludesCudaOrNccl) {
@@ -67,7 +70,8 @@ TEST(Layering, TheAnalyticModelIncludesCoreOnly) {
 }
 
 TEST(Layering, TheAnalyticModelRunsWithoutTheSimulator) {
-  core::Plan plan = testing::collective_plan(testing::switch_cluster(1, 1e9, 1e-6), core::StrategyKind::kRing, 4, 1e6);
+  core::Plan plan = testing::collective_plan(testing::switch_cluster(1, 1e9, 1e-6),
+                                             core::StrategyKind::kRing, 4, 1e6);
   core::RunResult r = sim::predict_analytic(plan);
   EXPECT_EQ(r.engine, "analytic");
   EXPECT_GT(r.step_time_s, 0);

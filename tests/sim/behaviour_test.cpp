@@ -19,7 +19,8 @@ TEST(Behaviour, RingBusBandwidthApproachesTheNicAsTheGradientGrows) {
   core::Cluster cluster = testing::switch_cluster(1, kNic, 5e-6);
   double previous = 0;
   for (double params : {2.5e4, 2.5e5, 2.5e6, 2.5e7, 2.5e8}) {
-    core::RunResult r = simulate(testing::collective_plan(cluster, StrategyKind::kRing, 16, params));
+    core::RunResult r =
+        simulate(testing::collective_plan(cluster, StrategyKind::kRing, 16, params));
     EXPECT_GT(r.busbw_Bps, previous) << "params " << params;
     previous = r.busbw_Bps;
   }
@@ -39,15 +40,18 @@ TEST(Behaviour, ParameterServerTakesMaxOfWorkerAndServerLinkPerExchange) {
     core::RunResult r = simulate(plan);
     double bound = std::max(bytes / kNic, c.workers * bytes / (c.servers * kNic));
     double per_exchange = r.phases.comm_s / 2;  // push, then pull
-    EXPECT_NEAR(per_exchange / bound, 1.0, 0.03) << c.workers << " workers, " << c.servers << " servers";
+    EXPECT_NEAR(per_exchange / bound, 1.0, 0.03)
+        << c.workers << " workers, " << c.servers << " servers";
   }
 }
 
 TEST(Behaviour, TorusBeatsRingWhenLatencyDominates) {
   core::Cluster cluster = testing::switch_cluster(8, kNic, 5e-6);
   double small = 2.5e5;  // 1 MB
-  double ring = simulate(testing::collective_plan(cluster, StrategyKind::kRing, 256, small)).phases.comm_s;
-  double torus = simulate(testing::collective_plan(cluster, StrategyKind::kTorus2d, 256, small)).phases.comm_s;
+  double ring =
+      simulate(testing::collective_plan(cluster, StrategyKind::kRing, 256, small)).phases.comm_s;
+  double torus =
+      simulate(testing::collective_plan(cluster, StrategyKind::kTorus2d, 256, small)).phases.comm_s;
   EXPECT_LT(torus, 0.5 * ring) << "ring " << ring << " s, torus " << torus << " s";
 }
 
@@ -61,11 +65,14 @@ core::Cluster two_tier(double uplink_Bps) {
 
 TEST(Behaviour, OversubscribedUplinkSlowsTheRingAndShowsInItsUtilization) {
   double params = 2.5e7;
-  core::RunResult fast = simulate(testing::collective_plan(two_tier(100 * kNic), StrategyKind::kRing, 8, params));
-  core::RunResult slow = simulate(testing::collective_plan(two_tier(kNic / 4), StrategyKind::kRing, 8, params));
+  core::RunResult fast =
+      simulate(testing::collective_plan(two_tier(100 * kNic), StrategyKind::kRing, 8, params));
+  core::RunResult slow =
+      simulate(testing::collective_plan(two_tier(kNic / 4), StrategyKind::kRing, 8, params));
   EXPECT_GT(slow.step_time_s, 3 * fast.step_time_s);
-  auto busiest = std::max_element(slow.links.begin(), slow.links.end(),
-                                  [](const auto& a, const auto& b) { return a.utilization < b.utilization; });
+  auto busiest =
+      std::max_element(slow.links.begin(), slow.links.end(),
+                       [](const auto& a, const auto& b) { return a.utilization < b.utilization; });
   ASSERT_NE(busiest, slow.links.end());
   EXPECT_NE(busiest->name.find("uplink"), std::string::npos) << busiest->name;
   EXPECT_GT(busiest->utilization, 0.8);
@@ -76,7 +83,8 @@ TEST(Behaviour, OversubscribedUplinkSlowsTheRingAndShowsInItsUtilization) {
 TEST(Behaviour, OverlapNeverMakesAStepSlower) {
   core::Plan base = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
   base.training.steps = 1;
-  for (auto kind : {StrategyKind::kRing, StrategyKind::kTorus2d, StrategyKind::kPs, StrategyKind::kHalvingDoubling})
+  for (auto kind : {StrategyKind::kRing, StrategyKind::kTorus2d, StrategyKind::kPs,
+                    StrategyKind::kHalvingDoubling})
     for (int n : {8, 64}) {
       core::Plan plan = base;
       plan.strategy.kind = kind;
@@ -109,8 +117,9 @@ TEST(Behaviour, LinkBytesMatchWhatTheRingMoves) {
 TEST(Behaviour, PhasesAddUpForEveryStrategy) {
   core::Cluster cluster = testing::switch_cluster(2, 3.125e9, 5e-6);
   cluster.network_model = "lv08";
-  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kHierarchicalRing,
-                    core::StrategyKind::kHalvingDoubling, core::StrategyKind::kTree, core::StrategyKind::kPs})
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,
+                    core::StrategyKind::kHierarchicalRing, core::StrategyKind::kHalvingDoubling,
+                    core::StrategyKind::kTree, core::StrategyKind::kPs})
     for (int variant = 0; variant < 3; ++variant) {
       core::Plan plan = testing::collective_plan(cluster, kind, 8, 2.5e6);
       plan.training.steps = 3;
@@ -127,7 +136,8 @@ TEST(Behaviour, PhasesAddUpForEveryStrategy) {
         EXPECT_LE(p.exposed_comm_s, r.step_time_s + 1e-12);
         EXPECT_GE(p.idle_s, 0);
         if (r.step_time_s >= p.compute_s)
-          EXPECT_NEAR(p.compute_s + p.exposed_comm_s + p.idle_s, r.step_time_s, 1e-9 * r.step_time_s);
+          EXPECT_NEAR(p.compute_s + p.exposed_comm_s + p.idle_s, r.step_time_s,
+                      1e-9 * r.step_time_s);
         EXPECT_GT(r.scaling_efficiency, 0);
         EXPECT_LE(r.scaling_efficiency, 1 + 1e-12);
       }

@@ -18,12 +18,14 @@ void expect_same(const core::Plan& plan, const std::string& what) {
   EXPECT_EQ(fast.fidelity, "fast");
   EXPECT_EQ(step.fidelity, "step");
   double err = std::fabs(fast.step_time_s - step.step_time_s) / step.step_time_s;
-  EXPECT_LT(err, kTolerance) << what << ": fast " << fast.step_time_s << " s, step " << step.step_time_s << " s";
+  EXPECT_LT(err, kTolerance) << what << ": fast " << fast.step_time_s << " s, step "
+                             << step.step_time_s << " s";
 }
 
 TEST(Fidelity, UncontendedSwitch) {
   core::Cluster c = testing::switch_cluster(8, 12.5e9, 2e-6);
-  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kHierarchicalRing})
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,
+                    core::StrategyKind::kHierarchicalRing})
     expect_same(testing::collective_plan(c, kind, 32, 2.5e7), core::strategy_name(kind));
 }
 
@@ -34,7 +36,8 @@ TEST(Fidelity, ContendedOversubscribedUplinkWithTcpModel) {
   c.network.uplink = {4e9, 2e-6};
   c.network_model = "lv08";  // latency x13.01, cross-traffic on
   for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d})
-    expect_same(testing::collective_plan(c, kind, 16, 2.5e6), std::string("two-tier ") + core::strategy_name(kind));
+    expect_same(testing::collective_plan(c, kind, 16, 2.5e6),
+                std::string("two-tier ") + core::strategy_name(kind));
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "sim/analytic.hpp"
@@ -19,7 +18,8 @@ using core::StrategyKind;
 
 // 1-GPU nodes on 10 Gb/s, 40 MB of gradient, 0.1 s of compute per step.
 core::Plan base_plan(StrategyKind kind, int workers, int steps) {
-  core::Plan p = testing::collective_plan(testing::switch_cluster(1, 1.25e9, 5e-6), kind, workers, 1e7);
+  core::Plan p =
+      testing::collective_plan(testing::switch_cluster(1, 1.25e9, 5e-6), kind, workers, 1e7);
   p.workload.flops_per_sample = 1e13;  // at 100 TFLOPS: 0.1 s
   p.training.steps = steps;
   return p;
@@ -34,7 +34,8 @@ core::Plan async_ps(int workers, int steps) {
 TEST(Staleness, SynchronousStrategiesReportNone) {
   core::Plan softsync = base_plan(StrategyKind::kPs, 4, 5);
   softsync.strategy.softsync = 1;
-  for (const core::Plan& p : {base_plan(StrategyKind::kRing, 4, 5), base_plan(StrategyKind::kPs, 4, 5), softsync}) {
+  for (const core::Plan& p :
+       {base_plan(StrategyKind::kRing, 4, 5), base_plan(StrategyKind::kPs, 4, 5), softsync}) {
     core::RunResult r = simulate(p);
     EXPECT_EQ(r.staleness.max, 0) << r.strategy;
     EXPECT_DOUBLE_EQ(r.staleness.mean, 0);
@@ -53,7 +54,8 @@ TEST(Staleness, AsyncPsWithIdenticalWorkersIsAboutNMinusOneStale) {
 TEST(Staleness, TheTraceShowsPullsAndPushes) {
   core::Plan p = async_ps(4, 3);
   p.strategy.ps_servers = 2;
-  std::string path = (std::filesystem::temp_directory_path() / "scaleout-async-trace.json").string();
+  std::string path =
+      (std::filesystem::temp_directory_path() / "scaleout-async-trace.json").string();
   simulate(p, {Fidelity::kFast, path});
   auto trace = nlohmann::json::parse(std::ifstream(path));
   int pulls = 0, pushes = 0, parameters = 0;
@@ -124,7 +126,8 @@ TEST(Stragglers, BackupWorkersRecoverMostOfTheLossAndDropOneGradientPerStep) {
   p.stragglers.slow_factor = 1.05;
   core::RunResult mild = simulate(p);
   EXPECT_GE(mild.gradients.dropped, steps - 1.0);
-  EXPECT_LE(mild.throughput_samples_per_s, n * p.training.batch_per_worker / 0.1) << "no more than compute allows";
+  EXPECT_LE(mild.throughput_samples_per_s, n * p.training.batch_per_worker / 0.1)
+      << "no more than compute allows";
 }
 
 TEST(Staleness, ShardsAndUnevenSoftsyncDoNotInflateThroughput) {
@@ -140,7 +143,8 @@ TEST(Staleness, ShardsAndUnevenSoftsyncDoNotInflateThroughput) {
   core::RunResult sync = simulate(p);
   EXPECT_LE(sync.scaling_efficiency, 1.0);
   EXPECT_EQ(sync.gradients.applied, 5 * 10);
-  EXPECT_NEAR(soft.step_time_s / sync.step_time_s, 1.0, 0.25) << "the same work: all gradients, no waiting for all";
+  EXPECT_NEAR(soft.step_time_s / sync.step_time_s, 1.0, 0.25)
+      << "the same work: all gradients, no waiting for all";
 }
 
 TEST(Stragglers, SameSeedSameRunOtherSeedOtherPattern) {
@@ -229,8 +233,10 @@ TEST(Analytic, AsyncPsThroughputWhenTheServerLinkIsTheBottleneck) {
     p.strategy.ps_servers = servers;
     p.cluster.nodes = 16 + servers;
     core::RunResult sim = simulate(p), ana = predict_analytic(p);
-    EXPECT_GT(sim.step_time_s, 2 * 0.1) << "comm-bound: the cycle is well above the 0.1 s of compute";
-    EXPECT_NEAR(ana.throughput_samples_per_s / sim.throughput_samples_per_s, 1.0, 0.10) << servers << " servers";
+    EXPECT_GT(sim.step_time_s, 2 * 0.1)
+        << "comm-bound: the cycle is well above the 0.1 s of compute";
+    EXPECT_NEAR(ana.throughput_samples_per_s / sim.throughput_samples_per_s, 1.0, 0.10)
+        << servers << " servers";
     EXPECT_NEAR(ana.staleness.mean / sim.staleness.mean, 1.0, 0.10) << servers << " servers";
   }
 }

@@ -15,7 +15,8 @@ namespace sg4 = simgrid::s4u;
 
 // Two devices on two nodes behind a switch: 1 GB/s links of 1 us each (CM02: no corrections).
 struct TwoRanks {
-  double send_done = -1, recv_done = -1, coalesced_done = -1, compute_done = -1, overlapped_send = -1;
+  double send_done = -1, recv_done = -1, coalesced_done = -1, compute_done = -1,
+         overlapped_send = -1;
 };
 
 TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
@@ -40,7 +41,9 @@ TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
     f0.wait_all({f0.post_send(1, {0, 250000})});  // 1 MB
     t.send_done = f0.now();
     // Three fixed-peer steps of 1 MB each, as one message plus two more steps' latencies.
-    f0.exchange_steps(1, 1, 3, [](int) { return core::ExchangeStep{{0, 250000}, {0, 250000}, core::Combine::kAdd}; });
+    f0.exchange_steps(1, 1, 3, [](int) {
+      return core::ExchangeStep{{0, 250000}, {0, 250000}, core::Combine::kAdd};
+    });
     t.coalesced_done = f0.now();
     // 1 GFLOP on the stream (1 s) beside a 1 MB send: both done after about 1 s, not 1.001 s.
     auto ticket = f0.compute_async(1e9);
@@ -53,7 +56,9 @@ TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
   sg4::Actor::create("r1", world.rank_host[1], [&] {
     f1.wait_all({f1.post_recv(0, {0, 250000}, core::Combine::kAdd)});
     t.recv_done = f1.now();
-    f1.exchange_steps(0, 0, 3, [](int) { return core::ExchangeStep{{0, 250000}, {0, 250000}, core::Combine::kAdd}; });
+    f1.exchange_steps(0, 0, 3, [](int) {
+      return core::ExchangeStep{{0, 250000}, {0, 250000}, core::Combine::kAdd};
+    });
     f1.wait_all({f1.post_recv(0, {0, 250000}, core::Combine::kAdd)});
     f1.end_bucket();
   });

@@ -16,15 +16,17 @@ constexpr double kTolerance = 0.02;
 TEST(SimVsAnalytic, AgreeWithinTwoPercentOnANonBlockingSwitch) {
   core::Cluster cluster = testing::switch_cluster(8, 12.5e9, 2e-6);
   int checked = 0;
-  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kHalvingDoubling, core::StrategyKind::kTorus2d})
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kHalvingDoubling,
+                    core::StrategyKind::kTorus2d})
     for (int n : {4, 8, 16, 64, 128})
       for (double params : {2.5e5, 2.5e7}) {  // 1 MB and 100 MB of fp32 gradient
         core::Plan plan = testing::collective_plan(cluster, kind, n, params);
         core::RunResult sim = simulate(plan);
         core::RunResult ana = predict_analytic(plan);
         double err = std::fabs(sim.step_time_s - ana.step_time_s) / sim.step_time_s;
-        EXPECT_LT(err, kTolerance) << core::strategy_name(kind) << " n=" << n << " params=" << params
-                                   << ": sim " << sim.step_time_s << " s, analytic " << ana.step_time_s << " s";
+        EXPECT_LT(err, kTolerance)
+            << core::strategy_name(kind) << " n=" << n << " params=" << params << ": sim "
+            << sim.step_time_s << " s, analytic " << ana.step_time_s << " s";
         ++checked;
       }
   EXPECT_EQ(checked, 30);
@@ -33,9 +35,11 @@ TEST(SimVsAnalytic, AgreeWithinTwoPercentOnANonBlockingSwitch) {
 TEST(SimVsAnalytic, NonPowerOfTwoHalvingDoublingAndOneRankPerNode) {
   core::Cluster cluster = testing::switch_cluster(1, 12.5e9, 5e-6);
   for (int n : {3, 6, 12}) {
-    core::Plan plan = testing::collective_plan(cluster, core::StrategyKind::kHalvingDoubling, n, 2.5e6);
+    core::Plan plan =
+        testing::collective_plan(cluster, core::StrategyKind::kHalvingDoubling, n, 2.5e6);
     double sim = simulate(plan).step_time_s, ana = predict_analytic(plan).step_time_s;
-    EXPECT_LT(std::fabs(sim - ana) / sim, kTolerance) << "n=" << n << " sim " << sim << " analytic " << ana;
+    EXPECT_LT(std::fabs(sim - ana) / sim, kTolerance)
+        << "n=" << n << " sim " << sim << " analytic " << ana;
   }
 }
 
@@ -43,8 +47,9 @@ TEST(SimVsAnalytic, TcpModelCorrectionsAreInTheClosedForms) {
   // LV08: latency x13.01, bandwidth x0.97 and 5% cross-traffic; 4-GPU nodes on 25 Gb/s.
   core::Cluster cluster = testing::switch_cluster(4, 3.125e9, 5e-6, 12e9, 2e-6);
   cluster.network_model = "lv08";
-  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d, core::StrategyKind::kHalvingDoubling,
-                    core::StrategyKind::kHierarchicalRing, core::StrategyKind::kPs})
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,
+                    core::StrategyKind::kHalvingDoubling, core::StrategyKind::kHierarchicalRing,
+                    core::StrategyKind::kPs})
     for (int n : {4, 16, 64}) {
       core::Plan plan = testing::collective_plan(cluster, kind, n, 2.5e7);
       double sim = simulate(plan).step_time_s, ana = predict_analytic(plan).step_time_s;

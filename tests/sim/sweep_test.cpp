@@ -1,7 +1,7 @@
 #include "sim/sweep.hpp"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -64,7 +63,10 @@ TEST(Sweep, CsvHasTheDocumentedColumnsAndOneRowPerPoint) {
   EXPECT_EQ(s.rows.size(), 6u);
   auto lines = lines_of(csv);
   ASSERT_EQ(lines.size(), 7u);
-  EXPECT_EQ(lines[0].rfind("engine,strategy,workers,step_time_s,throughput_samples_per_s,scaling_efficiency,busbw_Bps,staleness_mean", 0), 0u);
+  EXPECT_EQ(lines[0].rfind("engine,strategy,workers,step_time_s,throughput_samples_per_s,scaling_"
+                           "efficiency,busbw_Bps,staleness_mean",
+                           0),
+            0u);
   std::set<std::string> keys;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto f = fields_of(lines[i], 3);  // engine, strategy, workers
@@ -128,7 +130,9 @@ TEST(Sweep, CallbacksSeeEveryRowAndTheProgress) {
   o.engine = Engine::kSim;
   std::vector<std::string> seen;
   std::vector<std::size_t> done;
-  o.on_row = [&](const core::RunResult& r) { seen.push_back(r.strategy + "/" + std::to_string(r.workers)); };
+  o.on_row = [&](const core::RunResult& r) {
+    seen.push_back(r.strategy + "/" + std::to_string(r.workers));
+  };
   o.on_progress = [&](std::size_t d, std::size_t total) {
     EXPECT_EQ(total, 6u);
     done.push_back(d);
@@ -162,7 +166,8 @@ TEST(Sweep, CancelStopsSoonKeepsFinishedRowsAndLeavesOtherChildrenAlone) {
   EXPECT_EQ(s.rows.size(), 1u);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
   int status = 0;
-  EXPECT_EQ(::waitpid(other, &status, WNOHANG), 0) << "the sweep reaped a child that was not its own";
+  EXPECT_EQ(::waitpid(other, &status, WNOHANG), 0)
+      << "the sweep reaped a child that was not its own";
   ::kill(other, SIGKILL);
   ::waitpid(other, &status, 0);
 }
@@ -183,7 +188,8 @@ TEST(Sweep, ASecondWriterOfTheSameCsvIsRefused) {
     run_sweep(plan, o);
     ADD_FAILURE() << "the second writer was not refused";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("another sweep is writing"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("another sweep is writing"), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(fs::file_size(csv), 0u);
   ::close(held);
@@ -218,7 +224,8 @@ TEST(Sweep, ResumeDropsBrokenRowsAndRunsTheirPointsAgain) {
   ASSERT_EQ(resumed.size(), 5u);
   std::set<std::string> keys;
   for (std::size_t i = 1; i < resumed.size(); ++i) {
-    EXPECT_EQ(std::count(resumed[i].begin(), resumed[i].end(), ','), std::count(full[1].begin(), full[1].end(), ','));
+    EXPECT_EQ(std::count(resumed[i].begin(), resumed[i].end(), ','),
+              std::count(full[1].begin(), full[1].end(), ','));
     keys.insert(fields_of(resumed[i], 3)[2]);
   }
   EXPECT_EQ(keys, (std::set<std::string>{"8", "16", "32", "64"}));

@@ -23,7 +23,8 @@ struct Post {
 
 class MemoryFabric : public core::Fabric {
  public:
-  MemoryFabric(Post& post, int rank, int size, std::vector<float>& data, std::vector<core::PointOp>* record)
+  MemoryFabric(Post& post, int rank, int size, std::vector<float>& data,
+               std::vector<core::PointOp>* record)
       : post_(post), rank_(rank), size_(size), data_(data), record_(record) {}
 
   int rank() const override { return rank_; }
@@ -62,8 +63,9 @@ class MemoryFabric : public core::Fabric {
         q.pop_front();
       }
       if (static_cast<std::int64_t>(payload.size()) != p.span.count)
-        throw std::runtime_error("rank " + std::to_string(rank_) + " got " + std::to_string(payload.size()) +
-                                 " elements from rank " + std::to_string(p.peer) + ", expected " +
+        throw std::runtime_error("rank " + std::to_string(rank_) + " got " +
+                                 std::to_string(payload.size()) + " elements from rank " +
+                                 std::to_string(p.peer) + ", expected " +
                                  std::to_string(p.span.count));
       for (std::int64_t i = 0; i < p.span.count; ++i) {
         float& dst = data_[p.span.begin + i];
@@ -129,17 +131,20 @@ class MemoryFabric : public core::Fabric {
 
 }  // namespace
 
-std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, int workers, int servers,
-                                              std::int64_t elements, const std::vector<core::Span>& buckets) {
-  return run_ranks_in_memory(workers, servers, elements, [&](core::Fabric& fabric) {
-    for (const auto& b : buckets) program.run(fabric, b);
-  }, /*keep_servers=*/false);
+std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, int workers,
+                                              int servers, std::int64_t elements,
+                                              const std::vector<core::Span>& buckets) {
+  return run_ranks_in_memory(
+      workers, servers, elements,
+      [&](core::Fabric& fabric) {
+        for (const auto& b : buckets) program.run(fabric, b);
+      },
+      /*keep_servers=*/false);
 }
 
-std::vector<std::vector<float>> run_ranks_in_memory(int workers, int servers, std::int64_t elements,
-                                                    const std::function<void(core::Fabric&)>& body,
-                                                    bool keep_servers,
-                                                    std::vector<std::vector<core::PointOp>>* record) {
+std::vector<std::vector<float>> run_ranks_in_memory(
+    int workers, int servers, std::int64_t elements, const std::function<void(core::Fabric&)>& body,
+    bool keep_servers, std::vector<std::vector<core::PointOp>>* record) {
   int ranks = workers + servers;
   if (record) record->assign(ranks, {});
   std::vector<std::vector<float>> data(ranks, std::vector<float>(elements, 0.0f));
@@ -164,13 +169,17 @@ std::vector<std::vector<float>> run_ranks_in_memory(int workers, int servers, st
   return data;
 }
 
-std::vector<std::vector<core::PointOp>> record_in_memory(core::StrategyProgram& program, int workers, int servers,
+std::vector<std::vector<core::PointOp>> record_in_memory(core::StrategyProgram& program,
+                                                         int workers, int servers,
                                                          std::int64_t elements,
                                                          const std::vector<core::Span>& buckets) {
   std::vector<std::vector<core::PointOp>> record;
-  run_ranks_in_memory(workers, servers, elements, [&](core::Fabric& fabric) {
-    for (const auto& b : buckets) program.run(fabric, b);
-  }, /*keep_servers=*/false, &record);
+  run_ranks_in_memory(
+      workers, servers, elements,
+      [&](core::Fabric& fabric) {
+        for (const auto& b : buckets) program.run(fabric, b);
+      },
+      /*keep_servers=*/false, &record);
   return record;
 }
 

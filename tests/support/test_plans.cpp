@@ -2,10 +2,12 @@
 
 namespace scaleout::testing {
 
-std::string source_path(const std::string& relative) { return std::string(SCALEOUT_SOURCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) {
+  return std::string(SCALEOUT_SOURCE_DIR) + "/" + relative;
+}
 
-core::Cluster switch_cluster(int devices_per_node, double nic_Bps, double nic_latency_s, double intra_Bps,
-                             double intra_latency_s) {
+core::Cluster switch_cluster(int devices_per_node, double nic_Bps, double nic_latency_s,
+                             double intra_Bps, double intra_latency_s) {
   core::Cluster c;
   c.name = "test-switch";
   c.devices_per_node = devices_per_node;
