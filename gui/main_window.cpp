@@ -15,10 +15,10 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/plan_writer.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/plan_panel.hpp"
-#include "gui/plan_writer.hpp"
 #include "gui/refine_bar.hpp"
 
 namespace scaleout::gui {
@@ -155,7 +155,7 @@ QString MainWindow::open_plan(const QString& path) {
 
 QString MainWindow::save_plan_as(const QString& path) {
   try {
-    save_plan(what_if_.plan, path.toStdString());
+    core::save_plan(what_if_.plan, path.toStdString());
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());
   }

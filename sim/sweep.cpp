@@ -24,8 +24,10 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/plan_writer.hpp"
 #include "core/topology.hpp"
 #include "sim/analytic.hpp"
+#include "sim/sim_children.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::sim {
@@ -53,13 +55,13 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
-std::string format_row(const core::RunResult& r) {
+std::string format_row(const core::RunResult& r, const std::string& plan_hash) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s,%s,%d,%.9g,%.9g,%.6f,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.4g\n",
+  std::snprintf(buf, sizeof buf, "%s,%s,%d,%.9g,%.9g,%.6f,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.4g,%s\n",
                 r.engine.c_str(), r.strategy.c_str(), r.workers, r.step_time_s,
                 r.throughput_samples_per_s, r.scaling_efficiency, r.busbw_Bps, r.staleness.mean,
-                r.phases.compute_s, r.phases.comm_s, r.phases.exposed_comm_s, r.algbw_Bps,
-                r.wall_s);
+                r.phases.compute_s, r.phases.comm_s, r.phases.exposed_comm_s, r.algbw_Bps, r.wall_s,
+                plan_hash.c_str());
   return buf;
 }
 
@@ -74,18 +76,19 @@ bool valid_row(const std::vector<std::string>& fields) {
   if (fields.size() != sweep_columns().size()) return false;
   if (fields[0] != "sim" && fields[0] != "analytic") return false;
   if (!core::parse_strategy_kind(fields[1])) return false;
-  for (std::size_t i = 2; i < fields.size(); ++i) {
+  for (std::size_t i = 2; i + 1 < fields.size(); ++i) {
     char* end = nullptr;
     std::strtod(fields[i].c_str(), &end);
     if (fields[i].empty() || *end != '\0') return false;
   }
-  return true;
+  const std::string& hash = fields.back();  // 16 hex digits
+  return hash.size() == 16 && hash.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 // Reads the rows already in `path` (resume). Keeps only whole, valid rows: a last line left
 // incomplete by an interruption, or a row broken by another writer, is cut out of the file (and
 // runs again), so that appending continues on a row boundary and every kept row is sound.
-std::set<std::string> completed_rows(const std::string& path) {
+std::set<std::string> completed_rows(const std::string& path, const std::string& plan_hash) {
   std::set<std::string> done;
   std::ifstream in(path, std::ios::binary);
   if (!in) return done;
@@ -105,6 +108,11 @@ std::set<std::string> completed_rows(const std::string& path) {
     auto f = split(lines[i], ',');
     if (!valid_row(f) || !done.insert(f[0] + "," + f[1] + "," + f[2]).second)
       continue;  // broken or twice
+    if (f.back() != plan_hash)
+      throw std::runtime_error("cannot resume " + path +
+                               ": its rows were predicted for another plan (plan_hash " + f.back() +
+                               "; this sweep's is " + plan_hash +
+                               "): write to another file, or remove it to start over");
     kept += lines[i] + "\n";
   }
   if (kept.size() != text.size()) {
@@ -176,47 +184,6 @@ class CsvAppender {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-// Simulations in child processes, at most `slots` at a time. Reaps only its own children (a GUI
-// or a caller may have others) and kills what still runs when cancelled.
-class SimChildren {
- public:
-  explicit SimChildren(int slots) : slots_(std::max(1, slots)) {}
-  ~SimChildren() { kill_all(); }
-  bool has_room() const { return static_cast<int>(running_.size()) < slots_; }
-  bool empty() const { return running_.empty(); }
-  void start(const core::Plan& plan, const SimOptions& options, std::size_t index) {
-    SimChild child = start_simulation(plan, options);
-    running_[child.pid] = {child, index};
-  }
-  // Waits until one child ended or `cancel` is set; returns the child, its index and wait status.
-  std::optional<std::tuple<SimChild, std::size_t, int>> wait_one(const std::atomic<bool>* cancel) {
-    while (!(cancel && cancel->load())) {
-      for (auto it = running_.begin(); it != running_.end(); ++it) {
-        int status = 0;
-        pid_t pid = ::waitpid(it->first, &status, WNOHANG);
-        if (pid == 0 || (pid < 0 && errno == EINTR)) continue;
-        auto [child, index] = it->second;
-        running_.erase(it);
-        return std::make_tuple(child, index, status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return std::nullopt;
-  }
-  void kill_all() {
-    for (auto& [pid, entry] : running_) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-      std::remove(entry.first.result_file.c_str());
-    }
-    running_.clear();
-  }
-
- private:
-  int slots_;
-  std::map<pid_t, std::pair<SimChild, std::size_t>> running_;
-};
-
 }  // namespace
 
 const std::vector<std::string>& sweep_columns() {
@@ -232,7 +199,8 @@ const std::vector<std::string>& sweep_columns() {
                                                    "comm_s",
                                                    "exposed_comm_s",
                                                    "algbw_Bps",
-                                                   "wall_s"};
+                                                   "wall_s",
+                                                   "plan_hash"};
   return columns;
 }
 
@@ -269,7 +237,8 @@ namespace {
 // One sweep's run: the points still to run, the CSV and the summary, filled as rows finish.
 class SweepRun {
  public:
-  SweepRun(const core::Plan& base, const SweepOptions& options) : base_(base), options_(options) {}
+  SweepRun(const core::Plan& base, const SweepOptions& options)
+      : base_(base), options_(options), hash_(sweep_plan_hash(base, options)) {}
 
   SweepSummary run() {
     open_csv();
@@ -310,7 +279,7 @@ class SweepRun {
   void open_csv() {
     if (options_.csv_path.empty()) return;
     lock_ = std::make_unique<CsvLock>(options_.csv_path);
-    if (options_.resume) done_ = completed_rows(options_.csv_path);
+    if (options_.resume) done_ = completed_rows(options_.csv_path, hash_);
     bool fresh = !options_.resume || !std::filesystem::exists(options_.csv_path) ||
                  std::filesystem::file_size(options_.csv_path) == 0;
     csv_.open(options_.csv_path, fresh);
@@ -340,7 +309,7 @@ class SweepRun {
     if (options_.on_progress) options_.on_progress(++finished_, jobs_.size());
   }
   void record(std::size_t i, core::RunResult&& r) {
-    csv_.append(format_row(r), /*urgent=*/options_.engine != Engine::kAnalytic);
+    csv_.append(format_row(r, hash_), /*urgent=*/options_.engine != Engine::kAnalytic);
     if (options_.on_row) options_.on_row(r);
     results_[i] = std::move(r);
     tick();
@@ -387,6 +356,7 @@ class SweepRun {
 
   const core::Plan& base_;
   const SweepOptions& options_;
+  std::string hash_;
   SweepSummary summary_;
   std::set<std::string> done_;
   std::unique_ptr<CsvLock> lock_;  // before csv_: released after the last row is written
@@ -397,6 +367,25 @@ class SweepRun {
 };
 
 }  // namespace
+
+std::string sweep_plan_hash(const core::Plan& base, const SweepOptions& options) {
+  // The plan as it predicts, whatever file it came from; the points' own kind and size are the
+  // grid's (a resumed sweep may add points), so they are left out.
+  core::Plan plan = base;
+  plan.file.clear();
+  plan.cluster.file.clear();
+  plan.workload.file.clear();
+  plan.strategy.kind = core::StrategyKind::kRing;
+  plan.strategy.grid.reset();
+  plan.training.workers = 1;
+  std::string text =
+      core::plan_to_yaml(plan) + engine_name(options.engine) + fidelity_name(options.fidelity);
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a, 64 bits
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
 
 SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
   return SweepRun(base, options).run();

@@ -46,6 +46,11 @@ struct SweepSummary {
   bool cancelled = false;
 };
 
+// A hash of what the sweep predicts from (the plan as loaded, the engine and the fidelity; not
+// the grid's worker counts and kinds), stamped on every CSV row as `plan_hash`: resuming a CSV
+// written for another plan is refused.
+std::string sweep_plan_hash(const core::Plan& base, const SweepOptions& options);
+
 // The CSV columns; the first eight are the documented contract.
 const std::vector<std::string>& sweep_columns();
 

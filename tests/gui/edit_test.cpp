@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/plan_loader.hpp"
+#include "core/plan_writer.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/curves.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
-#include "gui/plan_writer.hpp"
 #include "gui/refine_bar.hpp"
 #include "gui/sweep_csv.hpp"
 #include "sim/analytic.hpp"

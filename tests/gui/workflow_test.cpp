@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/plan_loader.hpp"
+#include "core/plan_writer.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/curves.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
-#include "gui/plan_writer.hpp"
 #include "gui/refine_bar.hpp"
 #include "gui/sweep_csv.hpp"
 #include "sim/analytic.hpp"
@@ -180,9 +180,9 @@ TEST(PlanWriter, SavedPlansLoadToTheSamePlan) {
     SCOPED_TRACE(path);
     core::Plan original = core::load_plan(path);
     fs::path saved = dir / "saved.yaml";
-    save_plan(original, saved.string());
+    core::save_plan(original, saved.string());
     core::Plan again = core::load_plan(saved.string());
-    EXPECT_EQ(plan_to_yaml(again), plan_to_yaml(original));
+    EXPECT_EQ(core::plan_to_yaml(again), core::plan_to_yaml(original));
     EXPECT_EQ(again.cluster.nic.bandwidth, original.cluster.nic.bandwidth);
     EXPECT_EQ(again.workload.flops_per_sample, original.workload.flops_per_sample);
     EXPECT_EQ(again.workload.layers.size(), original.workload.layers.size());

@@ -232,5 +232,33 @@ TEST(Sweep, ResumeDropsBrokenRowsAndRunsTheirPointsAgain) {
   fs::remove(csv);
 }
 
+// Every row carries the plan's hash: resuming with another plan is refused; the same plan with
+// more points resumes (the grid may grow).
+TEST(Sweep, ResumeWithAnotherPlanIsRefused) {
+  core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+  fs::path csv = fs::temp_directory_path() / "scaleout-sweep-hash.csv";
+  fs::remove(csv);
+  SweepOptions o;
+  o.workers = {8, 16};
+  o.strategies = {core::StrategyKind::kRing};
+  o.engine = Engine::kAnalytic;
+  o.csv_path = csv.string();
+  run_sweep(plan, o);
+  o.resume = true;
+  o.workers = {8, 16, 32};
+  EXPECT_EQ(run_sweep(plan, o).rows.size(), 1u);  // same plan, one more point
+  core::Plan other = plan;
+  other.training.batch_per_worker *= 2;
+  EXPECT_NE(sweep_plan_hash(other, o), sweep_plan_hash(plan, o));
+  try {
+    run_sweep(other, o);
+    ADD_FAILURE() << "resumed another plan's CSV";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("another plan"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(lines_of(csv).size(), 4u);  // nothing added
+  fs::remove(csv);
+}
+
 }  // namespace
 }  // namespace scaleout::sim

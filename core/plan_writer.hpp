@@ -6,11 +6,11 @@
 
 #include "core/plan.hpp"
 
-namespace scaleout::gui {
+namespace scaleout::core {
 
-std::string plan_to_yaml(const core::Plan& plan);
+std::string plan_to_yaml(const Plan& plan);
 
 // Writes plan_to_yaml(plan) to `path` atomically. Throws std::runtime_error when it cannot.
-void save_plan(const core::Plan& plan, const std::string& path);
+void save_plan(const Plan& plan, const std::string& path);
 
-}  // namespace scaleout::gui
+}  // namespace scaleout::core

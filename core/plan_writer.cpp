@@ -1,4 +1,4 @@
-#include "gui/plan_writer.hpp"
+#include "core/plan_writer.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -9,7 +9,7 @@
 #include "core/atomic_file.hpp"
 #include "core/strategy_settings.hpp"
 
-namespace scaleout::gui {
+namespace scaleout::core {
 
 namespace {
 
@@ -24,29 +24,29 @@ std::string exact(double v, const char* unit = "") {
   return std::string(buf) + unit;
 }
 
-void link(YAML::Emitter& out, const char* key, const core::LinkSpec& l) {
+void link(YAML::Emitter& out, const char* key, const LinkSpec& l) {
   out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "bandwidth" << YAML::Value << exact(l.bandwidth, "B/s");
   out << YAML::Key << "latency" << YAML::Value << exact(l.latency, "s") << YAML::EndMap;
 }
 
-void network(YAML::Emitter& out, const core::NetworkSpec& n) {
+void network(YAML::Emitter& out, const NetworkSpec& n) {
   static const char* kinds[] = {"switch", "two_tier", "fat_tree", "torus2d", "explicit"};
   out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "kind" << YAML::Value << kinds[static_cast<int>(n.kind)];
-  if (n.kind == core::NetworkKind::kTwoTier) {
+  if (n.kind == NetworkKind::kTwoTier) {
     out << YAML::Key << "hosts_per_rack" << YAML::Value << n.hosts_per_rack;
     link(out, "uplink", n.uplink);
   }
-  if (n.kind == core::NetworkKind::kFatTree) out << YAML::Key << "k" << YAML::Value << n.fat_tree_k;
-  if (n.kind == core::NetworkKind::kTorus2d)
+  if (n.kind == NetworkKind::kFatTree) out << YAML::Key << "k" << YAML::Value << n.fat_tree_k;
+  if (n.kind == NetworkKind::kTorus2d)
     out << YAML::Key << "dims" << YAML::Value << YAML::Flow << YAML::BeginSeq << n.dims[0]
         << n.dims[1] << YAML::EndSeq;
   if (n.fabric) link(out, "link", *n.fabric);
   out << YAML::EndMap;
 }
 
-void explicit_parts(YAML::Emitter& out, const core::Cluster& c) {
+void explicit_parts(YAML::Emitter& out, const Cluster& c) {
   out << YAML::Key << "hosts" << YAML::Value << YAML::BeginSeq;
   for (const auto& h : c.hosts)
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << h.name << YAML::Key
@@ -63,7 +63,7 @@ void explicit_parts(YAML::Emitter& out, const core::Cluster& c) {
   out << YAML::EndSeq;
 }
 
-void cluster(YAML::Emitter& out, const core::Cluster& c) {
+void cluster(YAML::Emitter& out, const Cluster& c) {
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << c.name;
   out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
@@ -71,7 +71,7 @@ void cluster(YAML::Emitter& out, const core::Cluster& c) {
       << exact(c.device.flops, "FLOPS") << YAML::EndMap;
   link(out, "intra_node", c.intra_node);
   network(out, c.network);
-  if (c.network.kind == core::NetworkKind::kExplicit) {
+  if (c.network.kind == NetworkKind::kExplicit) {
     explicit_parts(out, c);
     if (c.nic.bandwidth > 0) link(out, "nic", c.nic);
   } else {
@@ -97,7 +97,7 @@ void cluster(YAML::Emitter& out, const core::Cluster& c) {
   out << YAML::EndMap;
 }
 
-void workload(YAML::Emitter& out, const core::Workload& w) {
+void workload(YAML::Emitter& out, const Workload& w) {
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << w.name;
   out << YAML::Key << "parameters" << YAML::Value << exact(w.parameters);
@@ -115,12 +115,11 @@ void workload(YAML::Emitter& out, const core::Workload& w) {
 }
 
 // The parameter server's knobs, as a mapping's entries.
-void ps_knobs(YAML::Emitter& out, const core::Strategy& s) {
+void ps_knobs(YAML::Emitter& out, const Strategy& s) {
   out << YAML::Key << "servers" << YAML::Value << s.ps_servers;
   out << YAML::Key << "placement" << YAML::Value
-      << (s.ps_placement == core::PsPlacement::kColocated ? "colocated" : "dedicated");
-  out << YAML::Key << "mode" << YAML::Value
-      << (s.ps_mode == core::PsMode::kAsync ? "async" : "sync");
+      << (s.ps_placement == PsPlacement::kColocated ? "colocated" : "dedicated");
+  out << YAML::Key << "mode" << YAML::Value << (s.ps_mode == PsMode::kAsync ? "async" : "sync");
   if (s.replicas_to_aggregate > 0)
     out << YAML::Key << "replicas_to_aggregate" << YAML::Value << s.replicas_to_aggregate;
   if (s.softsync > 0) out << YAML::Key << "softsync" << YAML::Value << s.softsync;
@@ -135,23 +134,23 @@ void grid(YAML::Emitter& out, const std::array<int, 2>& g) {
 
 // Knobs of the plan's own kind beside `kind`; the others in their kind's section, so that a sweep
 // over several kinds finds them (core/strategy_settings.hpp).
-void strategy(YAML::Emitter& out, const core::Strategy& s) {
+void strategy(YAML::Emitter& out, const Strategy& s) {
   out << YAML::Key << "strategy" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "kind" << YAML::Value << core::strategy_name(s.kind);
-  bool chunk_here = core::knob_applies("chunk", s.kind);
+  out << YAML::Key << "kind" << YAML::Value << strategy_name(s.kind);
+  bool chunk_here = knob_applies("chunk", s.kind);
   if (chunk_here) out << YAML::Key << "chunk" << YAML::Value << exact(s.chunk);
-  if (s.kind == core::StrategyKind::kTorus2d && s.grid) grid(out, *s.grid);
-  if (s.kind == core::StrategyKind::kPs) ps_knobs(out, s);
+  if (s.kind == StrategyKind::kTorus2d && s.grid) grid(out, *s.grid);
+  if (s.kind == StrategyKind::kPs) ps_knobs(out, s);
   if (!chunk_here) {
     out << YAML::Key << "ring" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "chunk" << YAML::Value << exact(s.chunk) << YAML::EndMap;
   }
-  if (s.kind != core::StrategyKind::kTorus2d && s.grid) {
+  if (s.kind != StrategyKind::kTorus2d && s.grid) {
     out << YAML::Key << "torus2d" << YAML::Value << YAML::BeginMap;
     grid(out, *s.grid);
     out << YAML::EndMap;
   }
-  if (s.kind != core::StrategyKind::kPs) {
+  if (s.kind != StrategyKind::kPs) {
     out << YAML::Key << "ps" << YAML::Value << YAML::BeginMap;
     ps_knobs(out, s);
     out << YAML::EndMap;
@@ -159,7 +158,7 @@ void strategy(YAML::Emitter& out, const core::Strategy& s) {
   out << YAML::EndMap;
 }
 
-void training(YAML::Emitter& out, const core::Training& t) {
+void training(YAML::Emitter& out, const Training& t) {
   out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "workers" << YAML::Value << t.workers;
   out << YAML::Key << "batch_per_worker" << YAML::Value << t.batch_per_worker;
@@ -170,22 +169,22 @@ void training(YAML::Emitter& out, const core::Training& t) {
   out << YAML::EndMap;
 }
 
-void stragglers(YAML::Emitter& out, const core::Stragglers& s) {
-  if (s.slow_workers.empty() && s.random == core::SlowdownKind::kNone) return;
+void stragglers(YAML::Emitter& out, const Stragglers& s) {
+  if (s.slow_workers.empty() && s.random == SlowdownKind::kNone) return;
   out << YAML::Key << "stragglers" << YAML::Value << YAML::BeginMap;
   if (!s.slow_workers.empty())
     out << YAML::Key << "slow" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
         << "workers" << YAML::Value << s.slow_workers << YAML::Key << "factor" << YAML::Value
         << exact(s.slow_factor) << YAML::EndMap;
-  if (s.random != core::SlowdownKind::kNone) {
+  if (s.random != SlowdownKind::kNone) {
     static const char* names[] = {"none", "exponential", "lognormal", "bernoulli"};
     out << YAML::Key << "random" << YAML::Value << YAML::Flow << YAML::BeginMap;
     out << YAML::Key << "distribution" << YAML::Value << names[static_cast<int>(s.random)];
-    if (s.random == core::SlowdownKind::kExponential)
+    if (s.random == SlowdownKind::kExponential)
       out << YAML::Key << "mean" << YAML::Value << exact(s.mean);
-    if (s.random == core::SlowdownKind::kLognormal)
+    if (s.random == SlowdownKind::kLognormal)
       out << YAML::Key << "sigma" << YAML::Value << exact(s.sigma);
-    if (s.random == core::SlowdownKind::kBernoulli)
+    if (s.random == SlowdownKind::kBernoulli)
       out << YAML::Key << "probability" << YAML::Value << exact(s.probability) << YAML::Key
           << "factor" << YAML::Value << exact(s.factor);
     out << YAML::Key << "seed" << YAML::Value << s.seed << YAML::EndMap;
@@ -193,7 +192,7 @@ void stragglers(YAML::Emitter& out, const core::Stragglers& s) {
   out << YAML::EndMap;
 }
 
-void resilience(YAML::Emitter& out, const core::Resilience& r) {
+void resilience(YAML::Emitter& out, const Resilience& r) {
   if (!r.failures.empty()) {
     out << YAML::Key << "failures" << YAML::Value << YAML::BeginSeq;
     for (const auto& f : r.failures) {
@@ -213,7 +212,7 @@ void resilience(YAML::Emitter& out, const core::Resilience& r) {
 
 }  // namespace
 
-std::string plan_to_yaml(const core::Plan& plan) {
+std::string plan_to_yaml(const Plan& plan) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   cluster(out, plan.cluster);
@@ -226,8 +225,8 @@ std::string plan_to_yaml(const core::Plan& plan) {
   return "# Written by scaleout-gui: every value in SI units.\n" + std::string(out.c_str()) + "\n";
 }
 
-void save_plan(const core::Plan& plan, const std::string& path) {
-  core::write_file_atomic(path, plan_to_yaml(plan));
+void save_plan(const Plan& plan, const std::string& path) {
+  write_file_atomic(path, plan_to_yaml(plan));
 }
 
-}  // namespace scaleout::gui
+}  // namespace scaleout::core
