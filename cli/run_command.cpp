@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -62,6 +63,70 @@ int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions&
   return -1;
 }
 
+// This process's one rank of an externally launched job; rank 0 returns the run's result.
+std::optional<core::RunResult> run_external_rank(const RunArgs& args, const core::Plan& plan,
+                                                 const exec::ExecOptions& options) {
+  if (args.store.empty())
+    throw core::InputError("", 0, "--store", "--launch external needs a shared --store DIR");
+  auto me = exec::external_rank_from_environment();
+  if (!me)
+    throw core::InputError(
+        "", 0, "--launch",
+        "no rank found: set TF_CONFIG, or start under mpirun (OMPI_COMM_WORLD_RANK/SIZE, "
+        "PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS)");
+  auto mine = exec::run_external(plan, options, *me, args.store);
+  if (!mine)
+    std::printf("rank %d of %d done (%s); rank 0 reports the run\n", me->rank, me->size,
+                me->source.c_str());
+  return mine;
+}
+
+int run_plan(const RunArgs& args) {
+  if (args.dry_run && args.backend != "cuda")
+    throw core::InputError("", 0, "--dry-run",
+                           "prints the NCCL schedule: use it with --backend cuda");
+  core::Plan plan = load_plan_args(args.plan);
+  exec::ExecOptions options;
+  if (args.backend == "cuda") {
+    exec::check_executable(plan);
+    int code = prepare_cuda(args, plan, options);
+    if (code >= 0) return code;
+  }
+  options.compute_scale = args.compute_scale;
+  options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
+  options.baselines = !args.no_baselines;
+  options.trace_path = args.trace;
+  if (args.cluster == "emulated") {
+    use_emulated_cluster(options, &plan);
+  }
+  // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step.
+  if (const char* kill = std::getenv("SCALEOUT_KILL_RANK")) {
+    std::string k = kill;
+    options.kill_rank = std::atoi(k.c_str());
+    auto colon = k.find(':');
+    if (colon != std::string::npos) options.kill_step = std::atoi(k.c_str() + colon + 1);
+  }
+  core::RunResult result;
+  try {
+    if (args.launch == "external") {
+      auto mine = run_external_rank(args, plan, options);
+      if (!mine) return 0;
+      result = *mine;
+    } else {
+      result = exec::run_local(plan, options);
+    }
+  } catch (const exec::RunFailed& e) {
+    std::fprintf(stderr, "error: the run failed: %s\n", e.what());
+    return 1;
+  }
+  if (!emit_result(result, args.output, args.json)) print_collective_table(stdout, result);
+  if (result.wrong > 0) {
+    std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", result.wrong);
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Action add_run_command(CLI::App& app) {
@@ -101,63 +166,7 @@ Action add_run_command(CLI::App& app) {
                 "with --backend cuda: print each rank's NCCL calls for one training step, "
                 "grouped as issued (needs no GPU)");
 
-  return [args]() {
-    if (args->dry_run && args->backend != "cuda")
-      throw core::InputError("", 0, "--dry-run",
-                             "prints the NCCL schedule: use it with --backend cuda");
-    core::Plan plan = load_plan_args(args->plan);
-    exec::ExecOptions options;
-    if (args->backend == "cuda") {
-      exec::check_executable(plan);
-      int code = prepare_cuda(*args, plan, options);
-      if (code >= 0) return code;
-    }
-    options.compute_scale = args->compute_scale;
-    options.timeout = std::chrono::milliseconds(static_cast<long>(args->timeout_s * 1000));
-    options.baselines = !args->no_baselines;
-    options.trace_path = args->trace;
-    if (args->cluster == "emulated") {
-      use_emulated_cluster(options);
-    }
-    // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step.
-    if (const char* kill = std::getenv("SCALEOUT_KILL_RANK")) {
-      std::string k = kill;
-      options.kill_rank = std::atoi(k.c_str());
-      auto colon = k.find(':');
-      if (colon != std::string::npos) options.kill_step = std::atoi(k.c_str() + colon + 1);
-    }
-    core::RunResult result;
-    try {
-      if (args->launch == "external") {
-        if (args->store.empty())
-          throw core::InputError("", 0, "--store", "--launch external needs a shared --store DIR");
-        auto me = exec::external_rank_from_environment();
-        if (!me)
-          throw core::InputError(
-              "", 0, "--launch",
-              "no rank found: set TF_CONFIG, or start under mpirun (OMPI_COMM_WORLD_RANK/SIZE, "
-              "PMI_RANK/SIZE) or srun (SLURM_PROCID/NTASKS)");
-        auto mine = exec::run_external(plan, options, *me, args->store);
-        if (!mine) {
-          std::printf("rank %d of %d done (%s); rank 0 reports the run\n", me->rank, me->size,
-                      me->source.c_str());
-          return 0;
-        }
-        result = *mine;
-      } else {
-        result = exec::run_local(plan, options);
-      }
-    } catch (const exec::RunFailed& e) {
-      std::fprintf(stderr, "error: the run failed: %s\n", e.what());
-      return 1;
-    }
-    if (!emit_result(result, args->output, args->json)) print_collective_table(stdout, result);
-    if (result.wrong > 0) {
-      std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", result.wrong);
-      return 1;
-    }
-    return 0;
-  };
+  return [args]() { return run_plan(*args); };
 }
 
 }  // namespace scaleout::cli
