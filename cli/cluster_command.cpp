@@ -51,7 +51,7 @@ Action add_cluster_command(CLI::App& app) {
       std::fprintf(stderr, "error: %s\n", why.c_str());
       return 1;
     }
-    exec::EmulatedCluster c = exec::cluster_up(topo);
+    exec::EmulatedCluster c = exec::cluster_up(topo, cluster.name);
     std::printf("emulated cluster '%s' up: %zu nodes\n", cluster.name.c_str(), c.node_netns.size());
     for (std::size_t n = 0; n < c.node_netns.size(); ++n)
       std::printf("  node%zu  namespace %s  address %s\n", n, c.node_netns[n].c_str(),

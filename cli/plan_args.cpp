@@ -6,6 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/topology.hpp"
 #include "exec/emulated_cluster.hpp"
 
 namespace scaleout::cli {
@@ -66,11 +67,21 @@ core::Plan load_plan_args(const PlanArgs& args) {
   return plan;
 }
 
-void use_emulated_cluster(exec::ExecOptions& options) {
+void use_emulated_cluster(exec::ExecOptions& options, const core::Plan* plan) {
   auto cluster = exec::current_cluster();
   if (!cluster)
     throw core::InputError("", 0, "--cluster",
                            "no emulated cluster is up: run 'scaleout cluster up TOPOLOGY' first");
+  if (plan) {
+    // Measured on another cluster, a run would time the wrong links (or loopback) without a word.
+    std::string why = exec::topology_mismatch(
+        *cluster, core::Topology::build(plan->cluster, core::devices_needed(*plan)),
+        plan->cluster.name);
+    if (!why.empty())
+      throw core::InputError(plan->cluster.file.empty() ? plan->file : plan->cluster.file, 0,
+                             "cluster",
+                             why + " (run 'scaleout cluster up' with the plan's topology)");
+  }
   options.node_netns = cluster->node_netns;
   options.node_ip = cluster->node_ip;
 }

@@ -30,6 +30,8 @@ void print_plan_warnings(const core::Plan& plan);
 // Loads the plan with the overrides. Throws core::InputError naming the file, line and field.
 core::Plan load_plan_args(const PlanArgs& args);
 // Points `options` at the emulated cluster that is up; throws core::InputError when none is.
-void use_emulated_cluster(exec::ExecOptions& options);
+// Runs on the emulated cluster that is up; with `plan`, refuses (InputError naming both topologies)
+// when the plan's topology is not the one the cluster emulates.
+void use_emulated_cluster(exec::ExecOptions& options, const core::Plan* plan = nullptr);
 
 }  // namespace scaleout::cli

@@ -30,6 +30,22 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
                  r.phases.idle_s * 1e3);
   std::fprintf(out, "  algbw / busbw       %10.2f / %.2f GB/s\n", r.algbw_Bps / 1e9,
                r.busbw_Bps / 1e9);
+  if (r.staleness.mean > 0 || r.gradients.dropped > 0)
+    std::fprintf(
+        out,
+        "  staleness           %10.2f mean (p50 %d, p99 %d, max %d); %ld applied, %ld dropped\n",
+        r.staleness.mean, r.staleness.p50, r.staleness.p99, r.staleness.max, r.gradients.applied,
+        r.gradients.dropped);
+  if (r.resilience.policy != "none" || r.resilience.checkpoint_s > 0) {
+    // Failures change the answer: the failure-free step above is not what the run achieves.
+    std::fprintf(
+        out,
+        "  with failures       %10.1f samples/s goodput over %.3f s (%s: %d failures, %.3f s lost, "
+        "%.3f s restarting, %.3f s checkpointing)\n",
+        r.resilience.goodput_samples_per_s, r.resilience.wall_s, r.resilience.policy.c_str(),
+        r.resilience.failures, r.resilience.lost_work_s, r.resilience.restart_s,
+        r.resilience.checkpoint_s);
+  }
   if (!r.links.empty()) {
     auto busiest = std::max_element(
         r.links.begin(), r.links.end(),

@@ -67,7 +67,7 @@ Action add_validate_command(CLI::App& app) {
     options.compute_scale = 0;
     options.baselines = false;
     if (args->cluster == "emulated") {
-      use_emulated_cluster(options);
+      use_emulated_cluster(options, &plan);
     }
     core::RunResult predicted = sim::simulate(plan);
     if (plan.training.overlap) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -82,7 +83,7 @@ void cluster_down() {
   fs::remove(kStateFile, ec);
 }
 
-EmulatedCluster cluster_up(const core::Topology& topo) {
+EmulatedCluster cluster_up(const core::Topology& topo, const std::string& name) {
   std::string why = emulation_unavailable();
   if (!why.empty()) throw std::runtime_error(why);
   cluster_down();  // start from nothing
@@ -138,7 +139,17 @@ EmulatedCluster cluster_up(const core::Topology& topo) {
       place(a, link.a, end_a);
       place(bv, link.b, end_b);
     }
-    nlohmann::json state = {{"node_netns", cluster.node_netns}, {"node_ip", cluster.node_ip}};
+    cluster.name = name;
+    for (int n = 0; n < topo.num_nodes(); ++n)
+      cluster.node_devices.push_back(topo.devices_on_node(n));
+    for (const auto& link : topo.links())
+      if (link.cls != core::LinkClass::kIntraNode)
+        cluster.link_bandwidth[link.name] = link.bandwidth;
+    nlohmann::json state = {{"node_netns", cluster.node_netns},
+                            {"node_ip", cluster.node_ip},
+                            {"name", cluster.name},
+                            {"node_devices", cluster.node_devices},
+                            {"link_bandwidth", cluster.link_bandwidth}};
     core::write_file_atomic(kStateFile, state.dump());
   } catch (...) {
     cluster_down();
@@ -153,10 +164,38 @@ std::optional<EmulatedCluster> current_cluster() {
   nlohmann::json state = nlohmann::json::parse(in, nullptr, false);
   if (state.is_discarded()) return std::nullopt;
   EmulatedCluster c{state.value("node_netns", std::vector<std::string>{}),
-                    state.value("node_ip", std::vector<std::string>{})};
+                    state.value("node_ip", std::vector<std::string>{}),
+                    state.value("name", std::string()),
+                    state.value("node_devices", std::vector<int>{}),
+                    state.value("link_bandwidth", std::map<std::string, double>{})};
   for (const auto& ns : c.node_netns)
     if (!fs::exists("/var/run/netns/" + ns)) return std::nullopt;
   return c;
+}
+
+std::string topology_mismatch(const EmulatedCluster& built, const core::Topology& plan_topo,
+                              const std::string& plan_name) {
+  if (built.node_devices.empty()) return "";  // an older state file: nothing to compare
+  std::string both =
+      "the plan's topology '" + plan_name + "' is not the emulated cluster '" + built.name + "': ";
+  if (plan_topo.num_nodes() > static_cast<int>(built.node_devices.size()))
+    return both + "it has " + std::to_string(plan_topo.num_nodes()) + " nodes, the cluster " +
+           std::to_string(built.node_devices.size());
+  for (int n = 0; n < plan_topo.num_nodes(); ++n)
+    if (plan_topo.devices_on_node(n) != built.node_devices[n])
+      return both + "node " + std::to_string(n) + " has " +
+             std::to_string(plan_topo.devices_on_node(n)) + " devices in the plan, " +
+             std::to_string(built.node_devices[n]) + " in the cluster";
+  for (const auto& link : plan_topo.links()) {
+    if (link.cls == core::LinkClass::kIntraNode) continue;
+    auto it = built.link_bandwidth.find(link.name);
+    if (it == built.link_bandwidth.end())
+      return both + "the cluster has no link '" + link.name + "'";
+    if (std::fabs(it->second - link.bandwidth) > 1e-6 * link.bandwidth)
+      return both + "link '" + link.name + "' runs at " + std::to_string(link.bandwidth * 8 / 1e6) +
+             " Mb/s in the plan, " + std::to_string(it->second * 8 / 1e6) + " Mb/s in the cluster";
+  }
+  return "";
 }
 
 }  // namespace scaleout::exec

@@ -4,6 +4,7 @@
 // Everything it makes is named with the prefix "so-" / "so" and removed by cluster_down().
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,11 @@ namespace scaleout::exec {
 struct EmulatedCluster {
   std::vector<std::string> node_netns;  // namespace of each node, by node index
   std::vector<std::string> node_ip;     // its address on the cluster network
+  // What it emulates (empty when an older state file did not say): its topology's name, each
+  // node's devices and each network link's bandwidth (bytes/s) by name.
+  std::string name;
+  std::vector<int> node_devices;
+  std::map<std::string, double> link_bandwidth;
 };
 
 // Why the emulated cluster cannot be used here ("" when it can): not root, or no `ip`/`tc`.
@@ -23,7 +29,13 @@ std::string emulation_unavailable();
 // Builds the cluster for `topo` (switch and two_tier networks). On any failure removes what it
 // made and throws std::runtime_error naming the command that failed. Records the cluster in a state
 // file so that later runs find it.
-EmulatedCluster cluster_up(const core::Topology& topo);
+EmulatedCluster cluster_up(const core::Topology& topo, const std::string& name = "");
+
+// "" when a plan whose topology is `plan_topo` (named `plan_name`) measures what it describes on
+// `built`: every node it uses holds the same devices and every network link it has exists with
+// the same bandwidth. Otherwise the first difference, naming both topologies.
+std::string topology_mismatch(const EmulatedCluster& built, const core::Topology& plan_topo,
+                              const std::string& plan_name);
 
 // Removes every namespace, bridge and veth the emulated cluster made, and the state file. Safe to
 // call when nothing is up.

@@ -75,6 +75,26 @@ TEST(Cli, AnalyticWarningsArePrintedAndInTheJson) {
   EXPECT_EQ(ring.text.find("warning"), std::string::npos) << ring.text;
 }
 
+// What changes the answer shows in the text too: goodput under failures, staleness of async PS.
+TEST(Cli, TextShowsGoodputUnderFailuresAndStaleness) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-text";
+  fs::create_directories(dir);
+  std::ifstream in(kQuickstart);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  text.replace(text.find("../topologies"), 13, source_path("topologies"));
+  text.replace(text.find("../models"), 9, source_path("models"));
+  std::ofstream(dir / "failing.yaml") << text << "failures:\n  - { node: 1, step: 1 }\n"
+                                      << "checkpoint: { every: 1, cost: 2s, restart: 30s }\n";
+  Output o = run("simulate " + (dir / "failing.yaml").string() + " --engine analytic");
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("goodput"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("restart_from_checkpoint"), std::string::npos) << o.text;
+  Output a = run("simulate " + source_path("experiments/emulated/async-ps-4.yaml"));
+  ASSERT_EQ(a.code, 0) << a.text;
+  EXPECT_NE(a.text.find("staleness"), std::string::npos) << a.text;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, BadInputExitsTwoNamingFileAndLine) {
   fs::path dir = fs::temp_directory_path() / "scaleout-cli-bad";
   fs::create_directories(dir);

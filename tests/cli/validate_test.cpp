@@ -83,4 +83,13 @@ TEST_F(Validate, ExitsOneWhenTheErrorPassesTheTolerance) {
   EXPECT_EQ(o.code, 1) << o.text;
 }
 
+TEST_F(Validate, APlanOfAnotherTopologyIsRefusedNamingBoth) {
+  ASSERT_EQ(scaleout("cluster up " + source_path("topologies/emulated-4x200mbit.yaml")).code, 0);
+  Output o = scaleout("run " + source_path("experiments/quickstart.yaml") +
+                      " --workers 4 --cluster emulated");
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find("v100-ib-switch"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("emulated-4x200mbit"), std::string::npos) << o.text;
+}
+
 }  // namespace
