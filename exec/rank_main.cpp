@@ -24,6 +24,7 @@
 #include "core/strategy.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/gloo_fabric.hpp"
+#include "exec/rank_steps.hpp"
 
 namespace scaleout::exec {
 
@@ -45,16 +46,6 @@ long count_wrong(const GradientBuffer& data, const core::CheckValues& values) {
   long wrong = 0;
   for (std::int64_t i = 0; i < data.size(); ++i) wrong += data.get(i) != values.sum(i);
   return wrong;
-}
-
-std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const RankSetup& setup,
-                                       std::chrono::milliseconds timeout) {
-  gloo::transport::tcp::attr attr(setup.hostname.c_str());
-  auto device = gloo::transport::tcp::CreateDevice(attr);
-  auto context = std::make_shared<gloo::rendezvous::Context>(setup.rank, setup.size);
-  context->setTimeout(timeout);
-  context->connectFullMesh(store, device);
-  return context;
 }
 
 // Times Gloo's algorithm `repeats` times on fresh inputs, each run started together after a
@@ -117,63 +108,6 @@ class RankObserver : public core::TrainingObserver {
   std::vector<long> applied_from;
   long dropped_count = 0;
 };
-
-// Lines the ranks up before each collective step (as nccl-tests times them), checks the sums once
-// every rank is through, and keeps the step's times and phases for the report.
-class StepObserver : public core::CollectiveObserver {
- public:
-  StepObserver(const ExecOptions& options, const std::shared_ptr<gloo::Context>& sync,
-               GlooFabric& fabric, const GradientBuffer& data, const core::CheckValues& values,
-               bool worker)
-      : options_(options),
-        sync_(sync),
-        fabric_(fabric),
-        data_(data),
-        values_(values),
-        worker_(worker) {}
-  void step_starting(int rank, int step) override {
-    if (rank == options_.kill_rank && step == options_.kill_step) ::kill(::getpid(), SIGKILL);
-    // The known values are written before the clock starts: the check costs the step nothing.
-    if (worker_) fabric_.fill_gradient_ahead();
-    gloo::BarrierAllToAll(sync_).run();
-  }
-  void step_done(int, const core::StepTimes& t) override {
-    // Checked once every rank is through: on a machine with fewer cores than ranks, a rank checking
-    // early would take CPU from those still reducing.
-    gloo::BarrierAllToAll(sync_).run();
-    long wrong = t.worker ? count_wrong(data_, values_) : 0;
-    steps.push_back({{"start", t.start},
-                     {"compute_end", t.compute_end},
-                     {"comm_s", t.comm_s},
-                     {"end", t.end},
-                     {"wrong", wrong}});
-  }
-  void phase(int, const std::string& name, const char* category, double start,
-             double end) override {
-    if (!options_.trace_path.empty()) phases.push_back({name, category, start, end});
-  }
-
-  nlohmann::json steps = nlohmann::json::array();
-  nlohmann::json phases = nlohmann::json::array();  // [name, category, start, end], when tracing
-
- private:
-  const ExecOptions& options_;
-  std::shared_ptr<gloo::Context> sync_;
-  GlooFabric& fabric_;
-  const GradientBuffer& data_;
-  const core::CheckValues& values_;
-  bool worker_;
-};
-
-// The step model as an executed rank computes it: compute_scale of the plan's real FLOPs (the
-// model's are efficiency-adjusted; a CPU computes them at its own rate).
-core::StepModel executed_model(const core::Plan& plan, const ExecOptions& options) {
-  core::StepModel model = core::make_step_model(plan);
-  double scale = plan.workload.efficiency * options.compute_scale;
-  model.forward_flops *= scale;
-  model.backward_flops *= scale;
-  return model;
-}
 
 // The parameter server as a training program (async, backup workers, softsync): workers produce
 // known gradients; each server ends holding the sum of the gradients it accepted, and checks it.
@@ -262,7 +196,9 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   }
 
   auto program = core::make_strategy(plan, ranks.layout);
-  StepObserver observer(options, sync, fabric, data, values, setup.rank < workers);
+  StepObserver observer(
+      options, sync, setup.rank < workers, [&fabric] { fabric.fill_gradient_ahead(); },
+      [&data, &values] { return count_wrong(data, values); });
   core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers,
                            plan.training.steps, plan.training.overlap)
       .run(fabric, observer);

@@ -22,22 +22,13 @@
 #include "exec/cuda/nccl_baselines.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
 #include "exec/cuda_backend.hpp"
+#include "exec/rank_steps.hpp"
 
 namespace scaleout::exec {
 
 namespace {
 
 using Sync = std::shared_ptr<gloo::Context>;
-
-Sync connect(gloo::rendezvous::Store& store, const RankSetup& setup,
-             std::chrono::milliseconds timeout) {
-  gloo::transport::tcp::attr attr(setup.hostname.c_str());
-  auto device = gloo::transport::tcp::CreateDevice(attr);
-  auto context = std::make_shared<gloo::rendezvous::Context>(setup.rank, setup.size);
-  context->setTimeout(timeout);
-  context->connectFullMesh(store, device);
-  return context;
-}
 
 // Rank 0 makes the communicator's id and writes it to the store; the others read it.
 ncclComm_t open_communicator(gloo::rendezvous::Store& store, const RankSetup& setup) {
@@ -56,66 +47,19 @@ ncclComm_t open_communicator(gloo::rendezvous::Store& store, const RankSetup& se
   return comm;
 }
 
-// Lines the ranks up before each step, checks the sums once every rank is through, and keeps the
-// step's times and phases for the report (as the Gloo backend's ranks do).
-class CudaStepObserver : public core::CollectiveObserver {
- public:
-  CudaStepObserver(const ExecOptions& options, Sync sync, NcclFabric& fabric,
-                   const core::CheckValues& values, bool worker)
-      : options_(options),
-        sync_(std::move(sync)),
-        fabric_(fabric),
-        values_(values),
-        worker_(worker) {}
-  void step_starting(int, int) override {
-    if (worker_) fabric_.fill_gradient_ahead();
-    gloo::BarrierAllToAll(sync_).run();
-  }
-  void step_done(int, const core::StepTimes& t) override {
-    gloo::BarrierAllToAll(sync_).run();
-    long wrong = t.worker ? count_wrong(fabric_.download(), values_) : 0;
-    steps.push_back({{"start", t.start},
-                     {"compute_end", t.compute_end},
-                     {"comm_s", t.comm_s},
-                     {"end", t.end},
-                     {"wrong", wrong}});
-  }
-  void phase(int, const std::string& name, const char* category, double start,
-             double end) override {
-    if (!options_.trace_path.empty()) phases.push_back({name, category, start, end});
-  }
-
-  nlohmann::json steps = nlohmann::json::array();
-  nlohmann::json phases = nlohmann::json::array();
-
- private:
-  const ExecOptions& options_;
-  Sync sync_;
-  NcclFabric& fabric_;
-  const core::CheckValues& values_;
-  bool worker_;
-};
-
-// The step model as a GPU rank computes it: compute_scale of the plan's real FLOPs.
-core::StepModel device_model(const core::Plan& plan, const ExecOptions& options) {
-  core::StepModel model = core::make_step_model(plan);
-  double scale = plan.workload.efficiency * options.compute_scale;
-  model.forward_flops *= scale;
-  model.backward_flops *= scale;
-  return model;
-}
-
 // Runs the plan's steps and NCCL's baselines on an open communicator; returns the rank's report.
 nlohmann::json train(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
                      ncclComm_t& comm, const Sync& sync) {
   int workers = plan.training.workers;
   core::RankPlan ranks = core::plan_ranks(plan);
   core::CheckValues values(workers, 1, plan.training.gradient_precision, plan.file);
-  core::StepModel model = device_model(plan, options);
+  core::StepModel model = executed_model(plan, options);
   NcclFabric fabric(comm, element_type(plan.training.gradient_precision), model.elements, values,
                     options.timeout);
   auto program = core::make_strategy(plan, ranks.layout);
-  CudaStepObserver observer(options, sync, fabric, values, setup.rank < workers);
+  StepObserver observer(
+      options, sync, setup.rank < workers, [&fabric] { fabric.fill_gradient_ahead(); },
+      [&fabric, &values] { return count_wrong(fabric.download(), values); });
   core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers,
                            plan.training.steps, plan.training.overlap)
       .run(fabric, observer);

@@ -1,0 +1,61 @@
+#include "exec/rank_steps.hpp"
+
+#include <gloo/barrier_all_to_all.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+#include <signal.h>
+#include <unistd.h>
+
+namespace scaleout::exec {
+
+std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const RankSetup& setup,
+                                       std::chrono::milliseconds timeout) {
+  gloo::transport::tcp::attr attr(setup.hostname.c_str());
+  auto device = gloo::transport::tcp::CreateDevice(attr);
+  auto context = std::make_shared<gloo::rendezvous::Context>(setup.rank, setup.size);
+  context->setTimeout(timeout);
+  context->connectFullMesh(store, device);
+  return context;
+}
+
+core::StepModel executed_model(const core::Plan& plan, const ExecOptions& options) {
+  core::StepModel model = core::make_step_model(plan);
+  double scale = plan.workload.efficiency * options.compute_scale;
+  model.forward_flops *= scale;
+  model.backward_flops *= scale;
+  return model;
+}
+
+StepObserver::StepObserver(const ExecOptions& options, std::shared_ptr<gloo::Context> sync,
+                           bool worker, std::function<void()> fill_ahead,
+                           std::function<long()> count_wrong)
+    : options_(options),
+      sync_(std::move(sync)),
+      worker_(worker),
+      fill_ahead_(std::move(fill_ahead)),
+      count_wrong_(std::move(count_wrong)) {}
+
+void StepObserver::step_starting(int rank, int step) {
+  if (rank == options_.kill_rank && step == options_.kill_step) ::kill(::getpid(), SIGKILL);
+  if (worker_) fill_ahead_();
+  gloo::BarrierAllToAll(sync_).run();
+}
+
+void StepObserver::step_done(int, const core::StepTimes& t) {
+  // Checked once every rank is through: on a machine with fewer cores than ranks, a rank checking
+  // early would take CPU from those still reducing.
+  gloo::BarrierAllToAll(sync_).run();
+  long wrong = t.worker ? count_wrong_() : 0;
+  steps.push_back({{"start", t.start},
+                   {"compute_end", t.compute_end},
+                   {"comm_s", t.comm_s},
+                   {"end", t.end},
+                   {"wrong", wrong}});
+}
+
+void StepObserver::phase(int, const std::string& name, const char* category, double start,
+                         double end) {
+  if (!options_.trace_path.empty()) phases.push_back({name, category, start, end});
+}
+
+}  // namespace scaleout::exec

@@ -1,0 +1,56 @@
+// What every executed backend's rank does around the collective training loop, whatever moves the
+// bytes (Gloo, NCCL): meet the other ranks, compute its share of the plan's FLOPs, line the ranks
+// up before each step (a barrier, as nccl-tests times them), check the sums once every rank is
+// through, and keep the step's times and phases for the report.
+#pragma once
+
+#include <gloo/context.h>
+#include <gloo/rendezvous/store.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/plan.hpp"
+#include "core/step_model.hpp"
+#include "core/strategies/collective_training.hpp"
+#include "exec/local_run.hpp"
+#include "exec/rank_main.hpp"
+
+namespace scaleout::exec {
+
+// A full mesh of Gloo connections through `store`, each wait bounded by `timeout`.
+std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const RankSetup& setup,
+                                       std::chrono::milliseconds timeout);
+
+// The step model as an executed rank computes it: compute_scale of the plan's real FLOPs (the
+// model's are efficiency-adjusted; the executing device runs at its own rate).
+core::StepModel executed_model(const core::Plan& plan, const ExecOptions& options);
+
+class StepObserver : public core::CollectiveObserver {
+ public:
+  // `fill_ahead` writes a worker's known values before the step's clock starts (so the check
+  // costs the step nothing); `count_wrong` counts a worker's elements that differ from the exact
+  // sums; `sync` carries the barriers (connections of its own: Gloo's barrier shrinks its
+  // connections' send buffers, which would slow bulk transfers).
+  StepObserver(const ExecOptions& options, std::shared_ptr<gloo::Context> sync, bool worker,
+               std::function<void()> fill_ahead, std::function<long()> count_wrong);
+  void step_starting(int rank, int step) override;
+  void step_done(int rank, const core::StepTimes& t) override;
+  void phase(int rank, const std::string& name, const char* category, double start,
+             double end) override;
+
+  nlohmann::json steps = nlohmann::json::array();   // {start, compute_end, comm_s, end, wrong}
+  nlohmann::json phases = nlohmann::json::array();  // [name, category, start, end], when tracing
+
+ private:
+  const ExecOptions& options_;
+  std::shared_ptr<gloo::Context> sync_;
+  bool worker_;
+  std::function<void()> fill_ahead_;
+  std::function<long()> count_wrong_;
+};
+
+}  // namespace scaleout::exec
