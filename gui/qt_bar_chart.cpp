@@ -9,24 +9,17 @@
 #include <QValueAxis>
 
 #include "gui/chart.hpp"
+#include "gui/qt_chart_view.hpp"
 
 namespace scaleout::gui {
 
 namespace {
 
-class QtBarChart : public QChartView, public BarChart {
+class QtBarChart : public QtChartView, public BarChart {
  public:
-  explicit QtBarChart(QWidget* parent) : QChartView(new QChart, parent) {
-    setRenderHint(QPainter::Antialiasing);
-    chart()->legend()->setAlignment(Qt::AlignBottom);
-    chart()->setMargins(QMargins(6, 6, 12, 6));
-    setMinimumSize(320, 240);
-  }
+  explicit QtBarChart(QWidget* parent) : QtChartView(parent) {}
   QWidget* widget() override { return this; }
-  QImage image(QSize size) override {
-    if (!isVisible()) resize(size);
-    return grab().toImage();
-  }
+  QImage image(QSize size) override { return grab_image(size); }
   const BarChartData& data() const override { return data_; }
   void show_data(const BarChartData& d) override;
 

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "gui/chart.hpp"
+#include "gui/qt_chart_view.hpp"
 
 namespace scaleout::gui {
 
@@ -86,19 +87,11 @@ std::pair<QAbstractAxis*, QAbstractAxis*> make_axes(const LineChartData& d) {
   return {x, y};
 }
 
-class QtLineChart : public QChartView, public LineChart {
+class QtLineChart : public QtChartView, public LineChart {
  public:
-  explicit QtLineChart(QWidget* parent) : QChartView(new QChart, parent) {
-    setRenderHint(QPainter::Antialiasing);
-    chart()->legend()->setAlignment(Qt::AlignBottom);
-    chart()->setMargins(QMargins(6, 6, 12, 6));
-    setMinimumSize(320, 240);
-  }
+  explicit QtLineChart(QWidget* parent) : QtChartView(parent) {}
   QWidget* widget() override { return this; }
-  QImage image(QSize size) override {
-    if (!isVisible()) resize(size);
-    return grab().toImage();
-  }
+  QImage image(QSize size) override { return grab_image(size); }
   const LineChartData& data() const override { return data_; }
   void show_data(const LineChartData& d) override;
 

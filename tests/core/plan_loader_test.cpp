@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/input_error.hpp"
+#include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::core {
@@ -69,15 +70,9 @@ struct BadCase {
   const char* expect;
 };
 
-const char* kCluster =
-    "cluster:\n"
-    "  name: c\n"
-    "  devices_per_node: 8\n"
-    "  device: { flops: 100TFLOPS }\n"
-    "  intra_node: { bandwidth: 150GB/s, latency: 1us }\n"
-    "  nic: { bandwidth: 100Gbps, latency: 2us }\n"
-    "  nodes: 2\n";
-const char* kWorkload = "workload: { name: m, parameters: 10M, flops_per_sample: 1GFLOP }\n";
+// The shared inline cluster (2 nodes of 8 devices) and workload of the loader tests.
+const char* kCluster = testing::kInlineCluster;
+const char* kWorkload = testing::kInlineWorkload;
 
 std::string plan_text(const std::string& cluster, const std::string& workload,
                       const std::string& rest) {

@@ -1,0 +1,28 @@
+// What the Qt Charts implementations of our chart interface share: the view's look (antialiased,
+// legend below, small margins) and grabbing it as an image, also when it is not on screen.
+#pragma once
+
+#include <QChart>
+#include <QChartView>
+#include <QImage>
+#include <QPainter>
+#include <QSize>
+
+namespace scaleout::gui {
+
+class QtChartView : public QChartView {
+ public:
+  explicit QtChartView(QWidget* parent) : QChartView(new QChart, parent) {
+    setRenderHint(QPainter::Antialiasing);
+    chart()->legend()->setAlignment(Qt::AlignBottom);
+    chart()->setMargins(QMargins(6, 6, 12, 6));
+    setMinimumSize(320, 240);
+  }
+  // The view as `size` pixels; a view not shown is laid out at that size first.
+  QImage grab_image(QSize size) {
+    if (!isVisible()) resize(size);
+    return grab().toImage();
+  }
+};
+
+}  // namespace scaleout::gui
