@@ -5,22 +5,49 @@
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "exec/calibrate.hpp"
+#include "exec/cuda_backend.hpp"
 
 namespace scaleout::cli {
+
+namespace {
+
+exec::CalibrateOptions cpu_options(const std::string& cluster) {
+  exec::CalibrateOptions options;
+  if (cluster == "emulated") {
+    exec::ExecOptions where;
+    use_emulated_cluster(where);
+    options.node_netns = where.node_netns;
+    options.node_ip = where.node_ip;
+  }
+  return options;
+}
+
+void print_link(const char* name, bool measured, const exec::LinkMeasure& m) {
+  if (measured)
+    std::printf("%-11s %10.3f us  %10.2f MB/s\n", name, m.latency_s * 1e6, m.bandwidth_Bps / 1e6);
+  else
+    std::printf("%-11s not measured here (claimed values kept)\n", name);
+}
+
+}  // namespace
 
 Action add_calibrate_command(CLI::App& app) {
   auto topology = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
   auto cluster = std::make_shared<std::string>("local");
-  CLI::App* cmd =
-      app.add_subcommand("calibrate",
-                         "Measure what a topology claims (latency, bandwidth, compute and "
-                         "reduction rates) and write a\n"
-                         "topology with the measured values.\n"
-                         "Example: scaleout calibrate topologies/emulated-4x200mbit.yaml --cluster "
-                         "emulated -o calibrated.yaml");
+  auto backend = std::make_shared<std::string>("cpu");
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Measure what a topology claims (latency, bandwidth, compute and "
+      "reduction rates) and write a\n"
+      "topology with the measured values.\n"
+      "Example: scaleout calibrate topologies/emulated-4x200mbit.yaml --cluster "
+      "emulated -o calibrated.yaml\n"
+      "         scaleout calibrate topologies/v100-ib-switch.yaml --backend cuda "
+      "-o calibrated.yaml");
   cmd->add_option("topology", *topology, "topology YAML file")->required();
   cmd->add_option("-o,--output", *output, "calibrated topology YAML")
       ->required()
@@ -28,23 +55,32 @@ Action add_calibrate_command(CLI::App& app) {
   cmd->add_option("--cluster", *cluster,
                   "local (loopback) or emulated (across its first two nodes)")
       ->check(CLI::IsMember({"local", "emulated"}));
+  cmd->add_option("--backend", *backend,
+                  "cpu (Gloo ranks, a CPU core's kernel) or cuda (this machine's GPUs: the cuBLAS "
+                  "compute phase, the add kernel, NCCL between GPUs 0 and 1)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   return [=]() {
     core::load_cluster(*topology);  // a topology we can read, or a clear error
-    exec::CalibrateOptions options;
-    if (*cluster == "emulated") {
-      exec::ExecOptions where;
-      use_emulated_cluster(where);
-      options.node_netns = where.node_netns;
-      options.node_ip = where.node_ip;
+    exec::Calibration c;
+    if (*backend == "cuda") {
+      if (*cluster != "local")
+        throw core::InputError("", 0, "--cluster", "--backend cuda measures this machine's GPUs");
+      if (!exec::cuda_built())
+        throw core::InputError("", 0, "--backend cuda", exec::cuda_unavailable(0));
+      std::string why = exec::cuda_unavailable(1);
+      if (!why.empty()) {
+        std::fprintf(stderr, "error: --backend cuda cannot run here: %s\n", why.c_str());
+        return 1;
+      }
+      c = exec::calibrate_gpus();
+    } else {
+      c = exec::calibrate(cpu_options(*cluster));
     }
-    exec::Calibration c = exec::calibrate(options);
-    std::string yaml = exec::calibrated_topology_yaml(*topology, c);
-    core::write_file_atomic(*output, yaml);
-    std::printf("inter-node  %10.3f us  %10.2f MB/s\n", c.inter_node.latency_s * 1e6,
-                c.inter_node.bandwidth_Bps / 1e6);
-    std::printf("intra-node  %10.3f us  %10.2f MB/s\n", c.intra_node.latency_s * 1e6,
-                c.intra_node.bandwidth_Bps / 1e6);
-    std::printf("compute     %10.3f GFLOP/s per device\n", c.device_flops / 1e9);
+    core::write_file_atomic(*output, exec::calibrated_topology_yaml(*topology, c));
+    print_link("inter-node", c.inter_measured, c.inter_node);
+    print_link("intra-node", c.intra_measured, c.intra_node);
+    std::printf("compute     %10.3f GFLOP/s per device (%s)\n", c.device_flops / 1e9,
+                c.device.c_str());
     std::printf("reduction   %10.3f GB/s\n", c.reduction_Bps / 1e9);
     std::printf("written to %s\n", output->c_str());
     return 0;

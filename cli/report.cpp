@@ -102,6 +102,10 @@ void print_collective_table(std::FILE* out, const core::RunResult& r) {
   };
   row("scaleout " + r.strategy, r.phases.comm_s, r.algbw_Bps, r.busbw_Bps, r.wrong);
   for (const auto& b : r.baselines) {
+    if (!b.error.empty()) {
+      std::fprintf(out, "#   %s: not available here (%s)\n", b.name.c_str(), b.error.c_str());
+      continue;
+    }
     row(b.name, b.time_s, b.algbw_Bps, b.busbw_Bps, b.wrong);
     if (b.busbw_Bps > 0)
       std::fprintf(out, "#   scaleout %s / %s busbw ratio: %.2f\n", r.strategy.c_str(),

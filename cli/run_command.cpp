@@ -28,12 +28,29 @@ struct RunArgs {
   std::string store;
   std::string output;
   std::string trace;
-  double compute_scale = 1e-4;
+  double compute_scale = -1;  // not given: the backend's default (compute_scale_for)
   double timeout_s = 20;
   bool no_baselines = false;
   bool json = false;
   bool dry_run = false;
 };
+
+// The share of the plan's FLOPs each step computes: all of them on a GPU (the device the plan
+// describes, or near it), a CPU-sized share on CPU processes unless --compute-scale says otherwise.
+double compute_scale_for(const RunArgs& args) {
+  if (args.compute_scale >= 0) return args.compute_scale;
+  return args.backend == "cuda" ? 1.0 : 1e-4;
+}
+
+// "r" or "r:step" from the environment variable `name`, when it is set.
+void rank_and_step_from_env(const char* name, int& rank, int& step) {
+  const char* value = std::getenv(name);
+  if (!value) return;
+  std::string v = value;
+  rank = std::atoi(v.c_str());
+  auto colon = v.find(':');
+  if (colon != std::string::npos) step = std::atoi(v.c_str() + colon + 1);
+}
 
 // --backend cuda: prints the NCCL schedule (--dry-run, no GPU needed) and returns its exit code,
 // or checks that this build and machine can run the plan on GPUs. Returns -1 to go on running.
@@ -92,20 +109,17 @@ int run_plan(const RunArgs& args) {
     int code = prepare_cuda(args, plan, options);
     if (code >= 0) return code;
   }
-  options.compute_scale = args.compute_scale;
+  options.compute_scale = compute_scale_for(args);
   options.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000));
   options.baselines = !args.no_baselines;
   options.trace_path = args.trace;
   if (args.cluster == "emulated") {
     use_emulated_cluster(options, &plan);
   }
-  // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step.
-  if (const char* kill = std::getenv("SCALEOUT_KILL_RANK")) {
-    std::string k = kill;
-    options.kill_rank = std::atoi(k.c_str());
-    auto colon = k.find(':');
-    if (colon != std::string::npos) options.kill_step = std::atoi(k.c_str() + colon + 1);
-  }
+  // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step;
+  // SCALEOUT_CORRUPT_RANK=r[:step] spoils one element of worker r's gradient after that step.
+  rank_and_step_from_env("SCALEOUT_KILL_RANK", options.kill_rank, options.kill_step);
+  rank_and_step_from_env("SCALEOUT_CORRUPT_RANK", options.corrupt_rank, options.corrupt_step);
   core::RunResult result;
   try {
     if (args.launch == "external") {
@@ -120,11 +134,18 @@ int run_plan(const RunArgs& args) {
     return 1;
   }
   if (!emit_result(result, args.output, args.json)) print_collective_table(stdout, result);
+  int code = 0;
   if (result.wrong > 0) {
     std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", result.wrong);
-    return 1;
+    code = 1;
   }
-  return 0;
+  for (const auto& b : result.baselines)
+    if (b.wrong > 0) {
+      std::fprintf(stderr, "error: %s left %ld elements that differ from the exact sum\n",
+                   b.name.c_str(), b.wrong);
+      code = 1;
+    }
+  return code;
 }
 
 }  // namespace
@@ -154,7 +175,8 @@ Action add_run_command(CLI::App& app) {
   cmd->add_option("--trace", args->trace, "write a Chrome trace of the run here")
       ->check(non_empty_path());
   cmd->add_option("--compute-scale", args->compute_scale,
-                  "share of the plan's FLOPs each step really computes (default 1e-4: CPU-sized)")
+                  "share of the plan's FLOPs each step really computes (default: 1 with --backend "
+                  "cuda, 1e-4 on CPUs)")
       ->check(finite_range(0.0, 1.0));
   cmd->add_option("--timeout", args->timeout_s,
                   "seconds a rank waits for a peer before the run fails")

@@ -12,12 +12,14 @@ json to_json(const RunResult& r) {
   json steps = json::array();
   for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"time_s", s.time_s}});
   json baselines = json::array();
-  for (const auto& b : r.baselines)
+  for (const auto& b : r.baselines) {
     baselines.push_back({{"name", b.name},
                          {"time_s", b.time_s},
                          {"algbw_Bps", b.algbw_Bps},
                          {"busbw_Bps", b.busbw_Bps},
                          {"wrong", b.wrong}});
+    if (!b.error.empty()) baselines.back()["error"] = b.error;
+  }
   json links = json::array();
   for (const auto& l : r.links)
     links.push_back({{"name", l.name}, {"bytes", l.bytes}, {"utilization", l.utilization}});
@@ -115,7 +117,7 @@ RunResult result_from_json(const json& j) {
     for (const auto& b : j["baselines"])
       r.baselines.push_back({b.at("name").get<std::string>(), b.value("time_s", 0.0),
                              b.value("algbw_Bps", 0.0), b.value("busbw_Bps", 0.0),
-                             b.value("wrong", 0L)});
+                             b.value("wrong", 0L), b.value("error", "")});
   if (j.contains("resilience")) {
     const json& x = j["resilience"];
     r.resilience.policy = x.value("policy", "none");

@@ -55,6 +55,7 @@ struct Baseline {
   double algbw_Bps = 0;
   double busbw_Bps = 0;
   long wrong = 0;
+  std::string error;  // why it could not run here (e.g. an NCCL algorithm not available); no times
 };
 
 struct RunResult {

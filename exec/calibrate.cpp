@@ -186,24 +186,36 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
   char flops[64];
   std::snprintf(flops, sizeof flops, "%.6gGFLOPS", c.device_flops / 1e9);
   topo["device"]["flops"] = flops;
-  topo["nic"] = YAML::Load(link_yaml(c.inter_node));
-  if (topo["intra_node"] || topo["devices_per_node"])
+  if (!c.device_name.empty()) topo["device"]["name"] = c.device_name;
+  if (c.inter_measured) {
+    topo["nic"] = YAML::Load(link_yaml(c.inter_node));
+    // Rates measured over TCP already include its overheads: no corrections on top.
+    topo["network_model"] = "cm02";
+  }
+  if (c.intra_measured && (topo["intra_node"] || topo["devices_per_node"]))
     topo["intra_node"] = YAML::Load(link_yaml(c.intra_node));
   if (topo["name"]) topo["name"] = topo["name"].as<std::string>() + "-calibrated";
-  topo["network_model"] = "cm02";  // measured rates already include TCP's overheads: no corrections
+  auto link = [](const char* name, bool measured, const LinkMeasure& m) {
+    char line[160];
+    if (measured)
+      std::snprintf(line, sizeof line, "# %s: %.3f us one way, %.4g MB/s\n", name,
+                    m.latency_s * 1e6, m.bandwidth_Bps / 1e6);
+    else
+      std::snprintf(line, sizeof line, "# %s: not measured here, the claimed values kept\n", name);
+    return std::string(line);
+  };
+  char tail[256];
+  std::snprintf(tail, sizeof tail,
+                "# compute: %.4g GFLOP/s per device (%s); reduction: %.4g GB/s\n",
+                c.device_flops / 1e9, c.device.c_str(), c.reduction_Bps / 1e9);
   std::ostringstream out;
-  char head[512];
-  std::snprintf(
-      head, sizeof head,
-      "# Calibrated from %s on this machine: measured values replace the claimed ones.\n"
-      "# inter-node: %.3f us one way, %.4g MB/s; intra-node: %.3f us, %.4g MB/s;\n"
-      "# compute: %.4g GFLOP/s per device (one core); reduction: %.4g GB/s of float additions.\n",
-      topology_path.c_str(), c.inter_node.latency_s * 1e6, c.inter_node.bandwidth_Bps / 1e6,
-      c.intra_node.latency_s * 1e6, c.intra_node.bandwidth_Bps / 1e6, c.device_flops / 1e9,
-      c.reduction_Bps / 1e9);
+  out << "# Calibrated from " << topology_path
+      << " on this machine: measured values replace the claimed ones.\n"
+      << link("inter-node", c.inter_measured, c.inter_node)
+      << link("intra-node", c.intra_measured, c.intra_node) << tail;
   YAML::Emitter emitter;
   emitter << topo;
-  out << head << emitter.c_str() << "\n";
+  out << emitter.c_str() << "\n";
   return out.str();
 }
 

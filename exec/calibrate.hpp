@@ -16,8 +16,13 @@ struct LinkMeasure {
 struct Calibration {
   LinkMeasure intra_node;    // two ranks in one node's namespace (or on loopback)
   LinkMeasure inter_node;    // node 0 to node 1 (emulated cluster); same as intra on loopback
-  double device_flops = 0;   // one core's multiply-add rate
-  double reduction_Bps = 0;  // bytes of float additions per second
+  double device_flops = 0;   // the compute phase's rate on one device (a CPU core, or a GPU)
+  double reduction_Bps = 0;  // bytes of additions per second
+  // Links not measured (one GPU: no pair; one node: no inter-node link) keep the claimed values.
+  bool intra_measured = true;
+  bool inter_measured = true;
+  std::string device = "one CPU core, multiply-adds";  // what was measured, for the comment
+  std::string device_name;  // replaces the topology's device name when set (a GPU's own)
 };
 
 struct CalibrateOptions {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/plan.hpp"
+#include "exec/calibrate.hpp"
 #include "exec/local_run.hpp"
 #include "exec/rank_main.hpp"
 
@@ -23,5 +24,11 @@ std::string cuda_unavailable(int ranks);
 // r % device count, NCCL moves the gradient, and the report has the same keys.
 void run_cuda_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
                    const std::function<void(const nlohmann::json&)>& finish);
+
+// What `calibrate --backend cuda` measures on this machine's GPUs: the compute phase's rate (the
+// bf16 products the fabric runs), the add kernel's rate, and with two GPUs or more the link
+// between devices 0 and 1 through NCCL (latency: half the median round trip of a one-element
+// send; bandwidth: a 256 MB one-way send). No inter-node link (one machine). Throws CudaError.
+Calibration calibrate_gpus();
 
 }  // namespace scaleout::exec

@@ -17,4 +17,6 @@ void run_cuda_rank(const core::Plan&, const ExecOptions&, const RankSetup&,
   throw std::runtime_error(cuda_unavailable(0));
 }
 
+Calibration calibrate_gpus() { throw std::runtime_error(cuda_unavailable(0)); }
+
 }  // namespace scaleout::exec

@@ -34,6 +34,10 @@ struct ExecOptions {
   // Fault injection for tests: this rank kills itself (SIGKILL) at the start of this step.
   int kill_rank = -1;
   int kill_step = 0;
+  // Fault injection for tests: this worker's gradient gets one wrong element after this step's
+  // exchange, as a corrupted receive would leave it (the check must count it; the run fails).
+  int corrupt_rank = -1;
+  int corrupt_step = 0;
 
   // The longest a whole run of `steps` may take: a few transfer deadlines per step.
   std::chrono::milliseconds run_timeout(int steps) const { return timeout * (steps + 3); }

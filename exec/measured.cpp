@@ -1,6 +1,7 @@
 #include "exec/measured.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "core/rank_plan.hpp"
@@ -11,15 +12,30 @@ namespace scaleout::exec {
 
 namespace {
 
+const char* engine_name(const ExecOptions& options) {
+  return options.backend == Backend::kCuda ? "cuda" : "cpu";
+}
+
 // The keys every executed result starts from.
 core::RunResult measured_result(const core::Plan& plan, int servers, const ExecOptions& options) {
-  const char* engine = options.backend == Backend::kCuda ? "cuda" : "cpu";
-  return core::result_header(plan, engine, "measured", servers);
+  core::RunResult r = core::result_header(plan, engine_name(options), "measured", servers);
+  // A scaled compute phase measures the exchange honestly but not the workload's step: say so.
+  if (options.compute_scale == 0) {
+    r.warnings.push_back("compute left out (--compute-scale 0): the step is the exchange alone");
+  } else if (options.compute_scale != 1) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "compute ran %g of the plan's FLOPs (--compute-scale): the compute time, "
+                  "throughput and scaling efficiency are not the workload's",
+                  options.compute_scale);
+    r.warnings.push_back(line);
+  }
+  return r;
 }
 
 // Each rank's clock starts when its process does; within one rank the spans are exact.
 void write_ps_trace(const core::Plan& plan, const std::vector<nlohmann::json>& reports,
-                    const std::string& path) {
+                    const ExecOptions& options) {
   core::Trace trace;
   for (int w = 0; w < plan.training.workers; ++w) {
     int track = trace.add_track("worker " + std::to_string(w));
@@ -31,11 +47,12 @@ void write_ps_trace(const core::Plan& plan, const std::vector<nlohmann::json>& r
       trace.span(track, "push", "comm", compute_end, end - compute_end);
     }
   }
-  trace.write(path, std::string("cpu ps, ") + std::to_string(plan.training.workers) + " workers");
+  trace.write(options.trace_path, std::string(engine_name(options)) + " ps, " +
+                                      std::to_string(plan.training.workers) + " workers");
 }
 
 void write_collective_trace(const core::Plan& plan, const std::vector<nlohmann::json>& reports,
-                            const std::string& path) {
+                            const ExecOptions& options) {
   core::Trace trace;
   for (std::size_t r = 0; r < reports.size(); ++r) {
     int w = static_cast<int>(r);
@@ -45,8 +62,9 @@ void write_collective_trace(const core::Plan& plan, const std::vector<nlohmann::
     for (const auto& p : reports[r]["phases"])
       trace.span(track, p[0], p[1], p[2], p[3].get<double>() - p[2].get<double>());
   }
-  trace.write(path, "cpu " + std::string(core::strategy_name(plan.strategy.kind)) + ", " +
-                        std::to_string(plan.training.workers) + " workers");
+  trace.write(options.trace_path, std::string(engine_name(options)) + " " +
+                                      core::strategy_name(plan.strategy.kind) + ", " +
+                                      std::to_string(plan.training.workers) + " workers");
 }
 
 // A parameter-server training run: workers report their steps on their own clocks, servers their
@@ -116,7 +134,7 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
                           int servers, const ExecOptions& options, double wall) {
   if (core::uses_ps_training(plan)) {
     core::RunResult r = aggregate_ps(plan, reports, servers, options);
-    if (!options.trace_path.empty()) write_ps_trace(plan, reports, options.trace_path);
+    if (!options.trace_path.empty()) write_ps_trace(plan, reports, options);
     r.resilience.wall_s = wall;
     return r;
   }
@@ -134,11 +152,13 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
       r.wrong += st["wrong"].get<long>();
     }
     r.steps.push_back({s, step});
+    if (s == 0)  // a GPU run's warm-up step is checked too
+      for (int w = 0; w < workers; ++w) r.wrong += reports[w].value("warm_up_wrong", 0L);
     step_sum += step;
     compute_sum += compute;
     comm_sum += comm;
   }
-  if (!options.trace_path.empty()) write_collective_trace(plan, reports, options.trace_path);
+  if (!options.trace_path.empty()) write_collective_trace(plan, reports, options);
   r.step_time_s = step_sum / steps;
   r.phases.compute_s = compute_sum / steps;
   r.phases.comm_s = comm_sum / steps;
@@ -151,6 +171,11 @@ core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::js
   for (std::size_t b = 0; b < first.size(); ++b) {
     core::Baseline base;
     base.name = first[b]["name"];
+    if (first[b].contains("error")) {
+      base.error = first[b]["error"];
+      r.baselines.push_back(base);
+      continue;
+    }
     std::vector<double> runs(first[b]["times_s"].size(), 0.0);
     for (int w = 0; w < workers; ++w) {
       const auto& mine = reports[w]["baselines"][b];

@@ -198,7 +198,8 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   auto program = core::make_strategy(plan, ranks.layout);
   StepObserver observer(
       options, sync, setup.rank < workers, [&fabric] { fabric.fill_gradient_ahead(); },
-      [&data, &values] { return count_wrong(data, values); });
+      [&data, &values] { return count_wrong(data, values); },
+      [&data] { data.set(0, data.get(0) + 1); });
   core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers,
                            plan.training.steps, plan.training.overlap)
       .run(fabric, observer);

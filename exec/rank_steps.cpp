@@ -20,7 +20,11 @@ std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const Ran
 
 core::StepModel executed_model(const core::Plan& plan, const ExecOptions& options) {
   core::StepModel model = core::make_step_model(plan);
-  double scale = plan.workload.efficiency * options.compute_scale;
+  // The model charges real FLOPs / efficiency. A CPU core runs the real FLOPs (times
+  // compute_scale) at its kernel's rate; a GPU runs the charged operations as matrix products near
+  // its peak, so that the phase lasts as the workload would at the plan's efficiency there.
+  double scale =
+      options.compute_scale * (options.backend == Backend::kCuda ? 1.0 : plan.workload.efficiency);
   model.forward_flops *= scale;
   model.backward_flops *= scale;
   return model;
@@ -28,12 +32,13 @@ core::StepModel executed_model(const core::Plan& plan, const ExecOptions& option
 
 StepObserver::StepObserver(const ExecOptions& options, std::shared_ptr<gloo::Context> sync,
                            bool worker, std::function<void()> fill_ahead,
-                           std::function<long()> count_wrong)
+                           std::function<long()> count_wrong, std::function<void()> corrupt_one)
     : options_(options),
       sync_(std::move(sync)),
       worker_(worker),
       fill_ahead_(std::move(fill_ahead)),
-      count_wrong_(std::move(count_wrong)) {}
+      count_wrong_(std::move(count_wrong)),
+      corrupt_one_(std::move(corrupt_one)) {}
 
 void StepObserver::step_starting(int rank, int step) {
   if (rank == options_.kill_rank && step == options_.kill_step) ::kill(::getpid(), SIGKILL);
@@ -41,7 +46,8 @@ void StepObserver::step_starting(int rank, int step) {
   gloo::BarrierAllToAll(sync_).run();
 }
 
-void StepObserver::step_done(int, const core::StepTimes& t) {
+void StepObserver::step_done(int rank, const core::StepTimes& t) {
+  if (t.worker && rank == options_.corrupt_rank && t.step == options_.corrupt_step) corrupt_one_();
   // Checked once every rank is through: on a machine with fewer cores than ranks, a rank checking
   // early would take CPU from those still reducing.
   gloo::BarrierAllToAll(sync_).run();

@@ -25,18 +25,21 @@ namespace scaleout::exec {
 std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const RankSetup& setup,
                                        std::chrono::milliseconds timeout);
 
-// The step model as an executed rank computes it: compute_scale of the plan's real FLOPs (the
-// model's are efficiency-adjusted; the executing device runs at its own rate).
+// The step model as an executed rank computes it, scaled by compute_scale: on CPUs the plan's real
+// FLOPs (the model's are efficiency-adjusted; a core runs its kernel at its own rate); on GPUs the
+// model's own (real / efficiency), run as products near the device's peak.
 core::StepModel executed_model(const core::Plan& plan, const ExecOptions& options);
 
 class StepObserver : public core::CollectiveObserver {
  public:
   // `fill_ahead` writes a worker's known values before the step's clock starts (so the check
   // costs the step nothing); `count_wrong` counts a worker's elements that differ from the exact
-  // sums; `sync` carries the barriers (connections of its own: Gloo's barrier shrinks its
-  // connections' send buffers, which would slow bulk transfers).
+  // sums; `corrupt_one` spoils one element of the gradient (the test hook of
+  // ExecOptions::corrupt_rank); `sync` carries the barriers (connections of its own: Gloo's barrier
+  // shrinks its connections' send buffers, which would slow bulk transfers).
   StepObserver(const ExecOptions& options, std::shared_ptr<gloo::Context> sync, bool worker,
-               std::function<void()> fill_ahead, std::function<long()> count_wrong);
+               std::function<void()> fill_ahead, std::function<long()> count_wrong,
+               std::function<void()> corrupt_one);
   void step_starting(int rank, int step) override;
   void step_done(int rank, const core::StepTimes& t) override;
   void phase(int rank, const std::string& name, const char* category, double start,
@@ -51,6 +54,7 @@ class StepObserver : public core::CollectiveObserver {
   bool worker_;
   std::function<void()> fill_ahead_;
   std::function<long()> count_wrong_;
+  std::function<void()> corrupt_one_;
 };
 
 }  // namespace scaleout::exec

@@ -65,20 +65,6 @@ __global__ void from_float_kernel(const float* src, T* dst, std::int64_t count) 
     dst[i] = from_f<T>(src[i]);
 }
 
-// Four independent chains per thread, so that the FMA pipes stay full rather than waiting on one
-// chain's latency. The result is written only if it has an impossible value: the work cannot be
-// optimised away and the sink is never touched.
-__global__ void busy_kernel(std::int64_t iterations, float* sink) {
-  float a = threadIdx.x * 1e-3f, b = a + 1, c = a + 2, d = a + 3;
-  for (std::int64_t i = 0; i < iterations; ++i) {
-    a = fmaf(a, 0.999f, 1e-4f);
-    b = fmaf(b, 0.999f, 1e-4f);
-    c = fmaf(c, 0.999f, 1e-4f);
-    d = fmaf(d, 0.999f, 1e-4f);
-  }
-  if (a + b + c + d == -1.0f) *sink = a;
-}
-
 unsigned blocks_for(std::int64_t items) {
   return static_cast<unsigned>(
       std::clamp<std::int64_t>((items + kThreads - 1) / kThreads, 1, 65535));
@@ -148,15 +134,6 @@ void launch_from_float(ElementType type, const float* src, void* dst, std::int64
                                                          count);
       break;
   }
-  SCALEOUT_CUDA_CHECK(cudaGetLastError());
-}
-
-void launch_busy(double flops, cudaStream_t stream) {
-  if (flops <= 0) return;
-  constexpr unsigned kBlocks = 1024;  // several waves on any current GPU
-  constexpr double kFlopsPerIteration = 2.0 * 4 * kBlocks * kThreads;
-  auto iterations = static_cast<std::int64_t>(std::max(1.0, flops / kFlopsPerIteration));
-  busy_kernel<<<kBlocks, kThreads, 0, stream>>>(iterations, nullptr);
   SCALEOUT_CUDA_CHECK(cudaGetLastError());
 }
 

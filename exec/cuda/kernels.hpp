@@ -1,6 +1,6 @@
 // The device work of the NCCL fabric: adding a received range into the gradient, converting
-// between the gradient's precision and float (known values in, checks out), and a compute phase of
-// a given number of floating-point operations. All launch on `stream` and return at once.
+// between the gradient's precision and float (known values in, checks out). All launch on `stream`
+// and return at once.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -21,9 +21,5 @@ void launch_to_float(ElementType type, const void* src, float* dst, std::int64_t
                      cudaStream_t stream);
 void launch_from_float(ElementType type, const float* src, void* dst, std::int64_t count,
                        cudaStream_t stream);
-
-// About `flops` fp32 floating-point operations (fused multiply-adds, two each) spread over the
-// device: a compute phase of the given size that holds the SMs as a backward pass would.
-void launch_busy(double flops, cudaStream_t stream);
 
 }  // namespace scaleout::exec

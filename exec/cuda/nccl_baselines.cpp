@@ -1,7 +1,9 @@
 #include "exec/cuda/nccl_baselines.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 
 #include "exec/cuda/cuda_check.hpp"
 
@@ -44,7 +46,8 @@ NcclBaselines::NcclBaselines(NcclFabric& fabric, ncclComm_t& comm, std::function
       elements_(elements),
       repeats_(repeats) {}
 
-nlohmann::json NcclBaselines::time_runs(const char* name, const std::function<void()>& prepare,
+nlohmann::json NcclBaselines::time_runs(const std::string& name,
+                                        const std::function<void()>& prepare,
                                         const std::function<void()>& run, const void* out) {
   nlohmann::json times = nlohmann::json::array();
   long wrong = 0;
@@ -65,16 +68,46 @@ nlohmann::json NcclBaselines::time_runs(const char* name, const std::function<vo
   return {{"name", name}, {"times_s", times}, {"wrong", wrong}};
 }
 
-nlohmann::json NcclBaselines::all_reduce(bool in_place) {
+nlohmann::json NcclBaselines::time_all_reduce(const std::string& name, bool in_place,
+                                              ncclComm_t comm) {
   DeviceArray second(fabric_.type(), in_place ? 0 : elements_);
   void* out = in_place ? fabric_.device_data() : second.get();
   auto run = [&] {
     SCALEOUT_NCCL_CHECK(
         ncclAllReduce(fabric_.device_data(), out, static_cast<std::size_t>(elements_),
-                      nccl_type(fabric_.type()), ncclSum, comm_, fabric_.comm_stream()));
+                      nccl_type(fabric_.type()), ncclSum, comm, fabric_.comm_stream()));
   };
   return time_runs(
-      in_place ? "nccl_allreduce_inplace" : "nccl_allreduce", [] {}, run, out);
+      name, [] {}, run, out);
+}
+
+nlohmann::json NcclBaselines::all_reduce(bool in_place) {
+  return time_all_reduce(in_place ? "nccl_allreduce_inplace" : "nccl_allreduce", in_place, comm_);
+}
+
+nlohmann::json NcclBaselines::all_reduce_with(const char* algorithm) {
+  std::string name = std::string("nccl_allreduce_") + algorithm;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const char* before = std::getenv("NCCL_ALGO");
+  std::string saved = before ? before : "";
+  ::setenv("NCCL_ALGO", algorithm, 1);
+  ncclComm_t forced = nullptr;
+  ncclResult_t made = ncclCommSplit(comm_, 0, fabric_.rank(), &forced, nullptr);
+  if (before)
+    ::setenv("NCCL_ALGO", saved.c_str(), 1);
+  else
+    ::unsetenv("NCCL_ALGO");
+  SCALEOUT_NCCL_CHECK(made);
+  nlohmann::json result;
+  try {
+    result = time_all_reduce(name, false, forced);
+  } catch (const CudaError& e) {
+    // Every rank tunes alike, so every rank fails alike: none is left waiting in the collective.
+    ncclCommAbort(forced);
+    return {{"name", name}, {"error", e.what()}};
+  }
+  ncclCommDestroy(forced);
+  return result;
 }
 
 nlohmann::json NcclBaselines::torus2d(int x) {

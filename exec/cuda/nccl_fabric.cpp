@@ -37,6 +37,7 @@ NcclFabric::NcclFabric(ncclComm_t& comm, ElementType type, std::int64_t elements
       static_cast<std::size_t>(std::max<std::int64_t>(elements_, 1)) * element_bytes(type_)));
   SCALEOUT_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
   SCALEOUT_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
+  gemm_ = std::make_unique<GemmCompute>(compute_stream_);
   // The run's clock starts when the device passes this event (wait_compute's times are
   // measured from it) and the host clock is read right after, so the two agree to microseconds.
   SCALEOUT_CUDA_CHECK(cudaEventCreate(&start_event_));
@@ -47,6 +48,7 @@ NcclFabric::NcclFabric(ncclComm_t& comm, ElementType type, std::int64_t elements
 
 NcclFabric::~NcclFabric() {
   // Teardown errors cannot be reported from a destructor; the run already has its result.
+  gemm_.reset();
   for (cudaEvent_t e : compute_done_) cudaEventDestroy(e);
   if (start_event_) cudaEventDestroy(start_event_);
   if (comm_stream_) cudaStreamDestroy(comm_stream_);
@@ -166,7 +168,7 @@ void NcclFabric::fill_gradient_ahead() {
 void NcclFabric::compute(double flops) { wait_compute(compute_async(flops)); }
 
 core::Fabric::ComputeTicket NcclFabric::compute_async(double flops) {
-  launch_busy(flops, compute_stream_);
+  gemm_->launch(flops);
   cudaEvent_t done = nullptr;
   SCALEOUT_CUDA_CHECK(cudaEventCreate(&done));
   SCALEOUT_CUDA_CHECK(cudaEventRecord(done, compute_stream_));
@@ -202,6 +204,12 @@ std::vector<float> download_floats(ElementType type, const void* data, std::int6
   SCALEOUT_CUDA_CHECK(cudaStreamSynchronize(stream));
   SCALEOUT_CUDA_CHECK(cudaFree(staging));
   return host;
+}
+
+void NcclFabric::corrupt_first_element() {
+  synchronize();
+  // 0x7F in every byte: 3.4e38 in fp32, a NaN in fp16 and bf16.
+  SCALEOUT_CUDA_CHECK(cudaMemset(data_, 0x7F, element_bytes(type_)));
 }
 
 std::vector<float> NcclFabric::download() const {

@@ -2,7 +2,8 @@
 // gradient (device memory, in the plan's precision) between ranks. Sends and receives are queued
 // and issued at each wait (one ncclGroupStart/End per wait, as core/grouped_fabric.hpp groups
 // them) on one communication stream; a receive that adds lands in a reused scratch buffer and a
-// kernel adds it, in stream order. Compute phases run on a stream of their own, beside the
+// kernel adds it, in stream order. Compute phases (cuBLAS matrix products,
+// gemm_compute.hpp) run on a stream of their own, beside the
 // exchanges. Every wait has a deadline: a peer that never answers aborts the communicator and names
 // the peers.
 #pragma once
@@ -11,12 +12,14 @@
 #include <nccl.h>
 
 #include <chrono>
+#include <memory>
 #include <set>
 #include <vector>
 
 #include "core/check_values.hpp"
 #include "core/fabric.hpp"
 #include "core/grouped_fabric.hpp"
+#include "exec/cuda/gemm_compute.hpp"
 #include "exec/gradient_buffer.hpp"
 
 namespace scaleout::exec {
@@ -66,6 +69,8 @@ class NcclFabric : public core::GroupedFabric {
   void* device_data() { return data_; }
   cudaStream_t comm_stream() const { return comm_stream_; }
   ElementType type() const { return type_; }
+  // Overwrites element 0 with a value no exact sum has (the corrupted-receive test hook).
+  void corrupt_first_element();
   // Waits for everything queued on the communication stream, within the deadline.
   void synchronize();
 
@@ -93,6 +98,7 @@ class NcclFabric : public core::GroupedFabric {
   bool filled_ahead_ = false;
   cudaStream_t comm_stream_ = nullptr, compute_stream_ = nullptr;
   cudaEvent_t start_event_ = nullptr;
+  std::unique_ptr<GemmCompute> gemm_;  // the compute phases, on compute_stream_
   std::vector<cudaEvent_t> compute_done_;
   std::set<int> waiting_on_;  // peers of the groups issued since the last synchronize
   std::chrono::steady_clock::time_point start_;

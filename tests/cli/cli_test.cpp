@@ -214,6 +214,31 @@ TEST(Cli, ExternallyLaunchedRanksMeetThroughASharedStore) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, ACorruptedElementIsCountedAndFailsTheRun) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-corrupt";
+  fs::create_directories(dir);
+  fs::path out = dir / "measured.json";
+  std::string args = " run " + kQuickstart + " --workers 2 --no-baselines -o " + out.string();
+  Output clean = shell(std::string(SCALEOUT_BINARY) + args);
+  ASSERT_EQ(clean.code, 0) << clean.text;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(out))["wrong"], 0);
+  Output o = shell("SCALEOUT_CORRUPT_RANK=1:1 " + std::string(SCALEOUT_BINARY) + args);
+  EXPECT_EQ(o.code, 1) << o.text;
+  EXPECT_NE(o.text.find("1 elements differ from the exact sum"), std::string::npos) << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(j["wrong"], 1);
+  fs::remove_all(dir);
+}
+
+TEST(Cli, ARunWithScaledComputeSaysSo) {
+  Output o = run("run " + kQuickstart + " --workers 2 --no-baselines --json");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(o.text.substr(o.text.find('{')));
+  ASSERT_EQ(j["warnings"].size(), 1u) << j["warnings"];
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("0.0001 of the plan's FLOPs"),
+            std::string::npos);
+}
+
 TEST(Cli, CalibrateWritesATopologyThatLoads) {
   fs::path dir = fs::temp_directory_path() / "scaleout-cli-calibrate";
   fs::create_directories(dir);

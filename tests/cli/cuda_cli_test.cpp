@@ -2,6 +2,7 @@
 // clear refusal (exit 1: no usable GPU here; exit 2: this build has no CUDA).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "tests/support/command.hpp"
@@ -49,6 +50,21 @@ TEST(CudaCli, WithoutEnoughGpusTheRunSaysWhy) {
     EXPECT_EQ(o.code, 2) << o.text;
     EXPECT_NE(o.text.find("no CUDA"), std::string::npos) << o.text;
   }
+}
+
+TEST(CudaCli, CalibrateOnGpusSaysWhyItCannot) {
+  std::string out = (std::filesystem::temp_directory_path() / "scaleout-cuda-calibrated.yaml");
+  Output o = run("calibrate " + scaleout::testing::source_path("topologies/v100-ib-switch.yaml") +
+                 " --backend cuda -o " + out);
+  if (!SCALEOUT_CUDA_BUILT) {
+    EXPECT_EQ(o.code, 2) << o.text;
+    EXPECT_NE(o.text.find("no CUDA"), std::string::npos) << o.text;
+  } else if (o.code != 0) {  // a machine with a GPU calibrates it (the gpu tests check that)
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("no usable GPU"), std::string::npos) << o.text;
+    EXPECT_FALSE(std::filesystem::exists(out)) << "nothing written on failure";
+  }
+  std::filesystem::remove(out);
 }
 
 }  // namespace

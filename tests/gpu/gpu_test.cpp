@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "core/check_values.hpp"
+#include "core/plan_loader.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/gemm_compute.hpp"
 #include "exec/cuda/kernels.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
 #include "tests/support/command.hpp"
@@ -79,9 +81,10 @@ TEST(NcclFabric, ComputeRunsOnItsOwnStreamAndReportsTheDeviceTime) {
   core::CheckValues values(1, 1, "fp32");
   {
     NcclFabric fabric(comm, ElementType::kFp32, 1024, values, std::chrono::milliseconds(20000));
+    fabric.wait_compute(fabric.compute_async(1e12));  // cuBLAS loads the products' kernels
     double t0 = fabric.now();
-    auto first = fabric.compute_async(1e10);
-    auto second = fabric.compute_async(1e10);
+    auto first = fabric.compute_async(1e12);
+    auto second = fabric.compute_async(1e12);
     double queued = fabric.now();
     double end_first = fabric.wait_compute(first);
     double end_second = fabric.wait_compute(second);
@@ -145,10 +148,76 @@ TEST(RunCuda, OneWorkerEndToEndChecksTheSumsAndTimesNccl) {
       names.push_back(b["name"]);
       EXPECT_EQ(b["wrong"], 0) << b.dump();
     }
-    std::vector<std::string> expected{"nccl_allreduce", "nccl_allreduce_inplace"};
+    std::vector<std::string> expected{"nccl_allreduce", "nccl_allreduce_inplace",
+                                      "nccl_allreduce_ring", "nccl_allreduce_tree"};
     if (strategy == "torus2d") expected.push_back("nccl_torus2d_rows_columns");
     EXPECT_EQ(names, expected) << strategy;
+    // The device computes the plan's whole workload (no CPU-sized share): no faster than
+    // 2 PFLOP/s, more than any GPU's bf16 peak today.
+    core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+    core::StepModel model = core::make_step_model(plan);
+    double flops = (model.forward_flops + model.backward_flops) * plan.workload.efficiency;
+    EXPECT_GT(j["phases"]["compute_s"].get<double>(), flops / 2e15) << j["phases"].dump();
+    EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump();
   }
+  std::filesystem::remove(out);
+}
+
+TEST(RunCuda, ACorruptedElementIsCountedAndFailsTheRun) {
+  auto out = std::filesystem::temp_directory_path() / "scaleout-gpu-corrupt.json";
+  testing::Output o =
+      testing::shell("SCALEOUT_CORRUPT_RANK=0:1 " + std::string(SCALEOUT_BINARY) + " run " +
+                     testing::source_path("experiments/quickstart.yaml") +
+                     " --workers 1 --backend cuda --no-baselines -o " + out.string());
+  EXPECT_EQ(o.code, 1) << o.text;
+  EXPECT_NE(o.text.find("1 elements differ from the exact sum"), std::string::npos) << o.text;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(out))["wrong"], 1);
+  std::filesystem::remove(out);
+}
+
+TEST(GemmCompute, TimeFollowsTheOperations) {
+  cudaStream_t stream = nullptr;
+  SCALEOUT_CUDA_CHECK(cudaStreamCreate(&stream));
+  {
+    GemmCompute gemm(stream);
+    cudaEvent_t begin, end;
+    SCALEOUT_CUDA_CHECK(cudaEventCreate(&begin));
+    SCALEOUT_CUDA_CHECK(cudaEventCreate(&end));
+    auto seconds = [&](double flops) {
+      SCALEOUT_CUDA_CHECK(cudaEventRecord(begin, stream));
+      gemm.launch(flops);
+      SCALEOUT_CUDA_CHECK(cudaEventRecord(end, stream));
+      SCALEOUT_CUDA_CHECK(cudaEventSynchronize(end));
+      float ms = 0;
+      SCALEOUT_CUDA_CHECK(cudaEventElapsedTime(&ms, begin, end));
+      return ms / 1e3;
+    };
+    seconds(1e12);  // warm-up: cuBLAS picks its kernels
+    double one = seconds(2e12), four = seconds(8e12);
+    EXPECT_GT(four / one, 3.0);
+    EXPECT_LT(four / one, 5.0);
+    // Tensor cores: every bf16-capable GPU of recent years does more than 10 TFLOP/s.
+    EXPECT_GT(8e12 / four, 1e13);
+    cudaEventDestroy(begin);
+    cudaEventDestroy(end);
+  }
+  cudaStreamDestroy(stream);
+}
+
+TEST(CalibrateCuda, WritesTheDeviceRatesIntoATopologyThatLoads) {
+  auto out = std::filesystem::temp_directory_path() / "scaleout-gpu-calibrated.yaml";
+  std::string topology = testing::source_path("topologies/v100-ib-switch.yaml");
+  testing::Output o = testing::shell(std::string(SCALEOUT_BINARY) + " calibrate " + topology +
+                                     " --backend cuda -o " + out.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  core::Cluster claimed = core::load_cluster(topology), measured = core::load_cluster(out.string());
+  EXPECT_GT(measured.device.flops, 1e13);
+  EXPECT_NE(measured.device.flops, claimed.device.flops);
+  cudaDeviceProp prop{};
+  SCALEOUT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  EXPECT_EQ(measured.device.name, prop.name);
+  // One machine: the inter-node link is never measured here, and keeps its claimed rate.
+  EXPECT_EQ(measured.nic.bandwidth, claimed.nic.bandwidth);
   std::filesystem::remove(out);
 }
 
