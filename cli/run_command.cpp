@@ -12,6 +12,7 @@
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/schedule_fabric.hpp"
+#include "core/strategies/ps_training.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/emulated_cluster.hpp"
 #include "exec/local_run.hpp"
@@ -65,11 +66,13 @@ int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions&
     std::fputs(core::format_schedule(ranks).c_str(), stdout);
     return 0;
   }
-  core::check_nccl_schedulable(plan);
   if (!exec::cuda_built())
     throw core::InputError("", 0, "--backend cuda", exec::cuda_unavailable(0));
-  int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
-  // Every rank here needs a device of its own; under --launch external each process checks its own.
+  // Every GPU rank here needs a device of its own (a parameter-server training program's servers
+  // are CPU processes); under --launch external each process checks its own.
+  int servers = plan.strategy.kind == core::StrategyKind::kPs && !core::uses_ps_training(plan)
+                    ? plan.strategy.ps_servers
+                    : 0;
   int local_ranks = args.launch == "local" ? plan.training.workers + servers : 1;
   std::string why = exec::cuda_unavailable(local_ranks);
   if (!why.empty()) {

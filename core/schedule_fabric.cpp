@@ -48,8 +48,9 @@ void check_nccl_schedulable(const Plan& plan) {
   if (uses_ps_training(plan))
     throw InputError(
         plan.file, 0, "strategy",
-        "asynchronous/backup/softsync/bounded parameter servers exchange messages, which "
-        "the NCCL fabric does not carry yet; use --backend cpu");
+        "asynchronous/backup/softsync/bounded parameter servers exchange messages over TCP "
+        "with CPU servers, not NCCL calls: there is no NCCL schedule to print (run it without "
+        "--dry-run)");
 }
 
 std::vector<std::vector<OpGroup>> schedule_plan(const Plan& plan) {

@@ -41,8 +41,8 @@ class ScheduleFabric : public GroupedFabric {
 };
 
 // Throws InputError for plans whose training needs messages from any rank (asynchronous PS,
-// backup workers, softsync, bounded staleness): NCCL gives no such channel and the NCCL fabric
-// has no control channel of its own yet.
+// backup workers, softsync, bounded staleness): NCCL gives no such channel, so on GPUs those run
+// with CPU servers over TCP (exec/cuda_backend.hpp's DeviceWorker) and have no NCCL schedule.
 void check_nccl_schedulable(const Plan& plan);
 
 // Each rank's groups for one step of the plan's training loop (every rank's own program, on a

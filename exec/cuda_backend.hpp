@@ -25,6 +25,16 @@ std::string cuda_unavailable(int ranks);
 void run_cuda_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
                    const std::function<void(const nlohmann::json&)>& finish);
 
+// A parameter-server worker on a GPU beside CPU servers: `compute` runs a phase as the NCCL
+// fabric does (cuBLAS products on device rank % device count, returning when they are done);
+// `stage(bytes)` copies that many bytes of the gradient from device memory to pinned host memory,
+// as a push must before its bytes leave over TCP. Both may be called from different threads.
+struct DeviceWorker {
+  std::function<void(double)> compute;
+  std::function<void(std::int64_t)> stage;
+};
+DeviceWorker make_device_worker(int rank, std::int64_t gradient_bytes);
+
 // What `calibrate --backend cuda` measures on this machine's GPUs: the compute phase's rate (the
 // bf16 products the fabric runs), the add kernel's rate, and with two GPUs or more the link
 // between devices 0 and 1 through NCCL (latency: half the median round trip of a one-element

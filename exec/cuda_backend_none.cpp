@@ -17,6 +17,10 @@ void run_cuda_rank(const core::Plan&, const ExecOptions&, const RankSetup&,
   throw std::runtime_error(cuda_unavailable(0));
 }
 
+DeviceWorker make_device_worker(int, std::int64_t) {
+  throw std::runtime_error(cuda_unavailable(0));
+}
+
 Calibration calibrate_gpus() { throw std::runtime_error(cuda_unavailable(0)); }
 
 }  // namespace scaleout::exec

@@ -235,6 +235,7 @@ void GlooFabric::produce_gradient(core::Span span) {
     produced_ = std::make_unique<GradientBuffer>(data_.type(), data_.size());
     for (std::int64_t i = 0; i < data_.size(); ++i) produced_->set(i, values_.value(rank(), i));
   }
+  if (stage_) stage_(static_cast<std::int64_t>(data_.bytes(span.count)));
   data_.copy_in(span, produced_->at(span.begin));
 }
 
@@ -244,7 +245,9 @@ void GlooFabric::fill_gradient_ahead() {
 }
 
 void GlooFabric::compute(double flops) {
-  if (emulated_flops_ > 0) {
+  if (device_compute_) {
+    device_compute_(flops);
+  } else if (emulated_flops_ > 0) {
     idle(flops / emulated_flops_);
   } else {
     run_flops(flops);

@@ -62,6 +62,14 @@ class GlooFabric : public core::Fabric {
   // Compute phases wait flops / `flops_per_s` instead of running the kernel (see
   // ExecOptions::emulated_device_flops); 0: the kernel. REQUIRES: no compute_async yet.
   void emulate_device(double flops_per_s) { emulated_flops_ = flops_per_s; }
+  // A GPU worker beside CPU ranks (a parameter server's, as BytePS runs them): compute phases run
+  // `device_compute` (on the GPU, returning when done) and each produced range first comes over
+  // from device memory, `stage(bytes)` timing that copy. REQUIRES: no compute_async yet.
+  void use_device(std::function<void(double)> device_compute,
+                  std::function<void(std::int64_t)> stage) {
+    device_compute_ = std::move(device_compute);
+    stage_ = std::move(stage);
+  }
   void compute(double flops) override;
   ComputeTicket compute_async(double flops) override;
   double wait_compute(ComputeTicket ticket) override;
@@ -100,6 +108,8 @@ class GlooFabric : public core::Fabric {
   std::unique_ptr<GradientBuffer> produced_;  // this rank's known values, made on first use
   bool filled_ahead_ = false;
   double emulated_flops_ = 0;
+  std::function<void(double)> device_compute_;  // empty: this CPU computes (or emulates)
+  std::function<void(std::int64_t)> stage_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::unique_ptr<ComputeStream> stream_;  // made on first compute_async
 };

@@ -164,10 +164,13 @@ void enter_netns(const std::string& netns) {
 void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
               const std::function<void(const nlohmann::json&)>& finish) {
   enter_netns(setup.netns);
-  if (options.backend == Backend::kCuda) return run_cuda_rank(plan, options, setup, finish);
+  bool ps_training = core::uses_ps_training(plan);
+  // On GPUs, collectives and the synchronous parameter server go through NCCL; a parameter-server
+  // training program's messages from any rank go over Gloo to CPU servers, its workers on GPUs.
+  if (options.backend == Backend::kCuda && !ps_training)
+    return run_cuda_rank(plan, options, setup, finish);
   int workers = plan.training.workers;
   core::RankPlan ranks = core::plan_ranks(plan);
-  bool ps_training = core::uses_ps_training(plan);
   core::CheckValues values(workers, ps_training ? plan.training.steps + 1 : 1,
                            plan.training.gradient_precision, plan.file);
   core::StepModel model = executed_model(plan, options);
@@ -184,6 +187,14 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
       context, data, values, options.timeout,
       static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
   fabric.emulate_device(options.emulated_device_flops);
+  if (options.backend == Backend::kCuda && setup.rank < workers) {
+    DeviceWorker device =
+        make_device_worker(setup.rank, static_cast<std::int64_t>(data.bytes(data.size())));
+    // One phase of the step's size first: cuBLAS loads a product's kernel at its first use, a cost
+    // a job pays once, not in its first step.
+    device.compute(model.compute_flops());
+    fabric.use_device(std::move(device.compute), std::move(device.stage));
+  }
   if (ps_training) {
     nlohmann::json report =
         run_ps_training(plan, options, setup, fabric, data, values, ranks.layout.servers);

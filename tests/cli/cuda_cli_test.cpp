@@ -67,4 +67,22 @@ TEST(CudaCli, CalibrateOnGpusSaysWhyItCannot) {
   std::filesystem::remove(out);
 }
 
+TEST(CudaCli, AsynchronousParameterServersNeedGpusOnlyForTheirWorkers) {
+  std::string plan =
+      scaleout::testing::source_path("experiments/emulated/async-ps-8-two-racks.yaml");
+  Output dry = run("run " + plan + " --backend cuda --dry-run");
+  EXPECT_EQ(dry.code, 2) << dry.text;
+  EXPECT_NE(dry.text.find("no NCCL schedule"), std::string::npos) << dry.text;
+  // 6 workers and 2 CPU servers: six GPUs asked for, not eight.
+  Output o = run("run " + plan + " --backend cuda --no-baselines");
+  if (SCALEOUT_CUDA_BUILT) {
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_TRUE(o.text.find("no usable GPU") != std::string::npos ||
+                o.text.find("needs 6 GPUs") != std::string::npos)
+        << o.text;
+  } else {
+    EXPECT_EQ(o.code, 2) << o.text;
+  }
+}
+
 }  // namespace

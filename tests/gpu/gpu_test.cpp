@@ -221,6 +221,29 @@ TEST(CalibrateCuda, WritesTheDeviceRatesIntoATopologyThatLoads) {
   std::filesystem::remove(out);
 }
 
+TEST(RunCuda, AsynchronousParameterServerWithAGpuWorkerAndCpuServers) {
+  auto dir = std::filesystem::temp_directory_path() / "scaleout-gpu-async-ps";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "plan.yaml")
+      << "cluster: " << testing::source_path("topologies/v100-ib-switch.yaml") << "\n"
+      << "workload: { name: small, parameters: 4M, flops_per_sample: 24.6GFLOP }\n"
+      << "strategy: { kind: ps, ps: { servers: 2, mode: async } }\n"
+      << "training: { workers: 1, batch_per_worker: 64, steps: 6 }\n";
+  auto out = dir / "measured.json";
+  testing::Output o =
+      testing::shell(std::string(SCALEOUT_BINARY) + " run " + (dir / "plan.yaml").string() +
+                     " --backend cuda -o " + out.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(j["engine"], "cuda");
+  EXPECT_EQ(j["wrong"], 0);
+  EXPECT_EQ(j["gradients"]["applied"], 6);
+  // The worker's compute ran on the GPU: 64 x 24.6 GFLOP / 0.3 (the model's default efficiency)
+  // at no more than 2 PFLOP/s.
+  EXPECT_GT(j["phases"]["compute_s"].get<double>(), 64 * 24.6e9 / 0.3 / 2e15) << j.dump();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace scaleout::exec
 
