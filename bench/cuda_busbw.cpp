@@ -22,8 +22,8 @@ namespace {
 fs::path write_plan(const fs::path& dir, double bytes, const std::string& strategy) {
   fs::path plan = dir / ("busbw-" + strategy + ".yaml");
   std::ofstream(plan) << "cluster: " << SCALEOUT_SOURCE_DIR << "/topologies/dgx1-v100.yaml\n"
-                      << "workload: { name: busbw, parameters: " << bytes / 4
-                      << ", flops_per_sample: 1 }\n"
+                      << "workload: { name: busbw, parameters: "
+                      << static_cast<long long>(bytes / 4) << ", flops_per_sample: 1FLOP }\n"
                       << "strategy: { kind: " << strategy << " }\n"
                       << "training: { steps: 8, gradient_precision: fp32 }\n";
   return plan;
