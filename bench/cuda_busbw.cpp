@@ -25,7 +25,7 @@ fs::path write_plan(const fs::path& dir, double bytes, const std::string& strate
                       << "workload: { name: busbw, parameters: "
                       << static_cast<long long>(bytes / 4) << ", flops_per_sample: 1FLOP }\n"
                       << "strategy: { kind: " << strategy << " }\n"
-                      << "training: { steps: 8, gradient_precision: fp32 }\n";
+                      << "training: { workers: 2, steps: 8, gradient_precision: fp32 }\n";
   return plan;
 }
 
