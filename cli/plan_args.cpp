@@ -6,7 +6,9 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/strategies/ps_training.hpp"
 #include "core/topology.hpp"
+#include "exec/cuda_backend.hpp"
 #include "exec/emulated_cluster.hpp"
 
 namespace scaleout::cli {
@@ -84,6 +86,15 @@ void use_emulated_cluster(exec::ExecOptions& options, const core::Plan* plan) {
   }
   options.node_netns = cluster->node_netns;
   options.node_ip = cluster->node_ip;
+}
+
+std::string gpus_unavailable(const core::Plan& plan, bool local) {
+  if (!exec::cuda_built())
+    throw core::InputError("", 0, "--backend cuda", exec::cuda_unavailable(0));
+  int servers = plan.strategy.kind == core::StrategyKind::kPs && !core::uses_ps_training(plan)
+                    ? plan.strategy.ps_servers
+                    : 0;
+  return exec::cuda_unavailable(local ? plan.training.workers + servers : 1);
 }
 
 }  // namespace scaleout::cli

@@ -34,4 +34,10 @@ core::Plan load_plan_args(const PlanArgs& args);
 // when the plan's topology is not the one the cluster emulates.
 void use_emulated_cluster(exec::ExecOptions& options, const core::Plan* plan = nullptr);
 
+// --backend cuda for a plan whose ranks all start here (`local`) or one per process: exit 2 through
+// InputError when the build has no CUDA, else why this machine cannot run it ("" when it can).
+// GPU ranks are the workers, and a synchronous PS's servers (a PS training program's servers
+// are CPU processes).
+std::string gpus_unavailable(const core::Plan& plan, bool local);
+
 }  // namespace scaleout::cli

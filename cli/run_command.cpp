@@ -66,15 +66,8 @@ int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions&
     std::fputs(core::format_schedule(ranks).c_str(), stdout);
     return 0;
   }
-  if (!exec::cuda_built())
-    throw core::InputError("", 0, "--backend cuda", exec::cuda_unavailable(0));
-  // Every GPU rank here needs a device of its own (a parameter-server training program's servers
-  // are CPU processes); under --launch external each process checks its own.
-  int servers = plan.strategy.kind == core::StrategyKind::kPs && !core::uses_ps_training(plan)
-                    ? plan.strategy.ps_servers
-                    : 0;
-  int local_ranks = args.launch == "local" ? plan.training.workers + servers : 1;
-  std::string why = exec::cuda_unavailable(local_ranks);
+  // Under --launch external each process checks its own device.
+  std::string why = gpus_unavailable(plan, args.launch == "local");
   if (!why.empty()) {
     std::fprintf(stderr, "error: --backend cuda cannot run here: %s\n", why.c_str());
     return 1;

@@ -24,6 +24,7 @@ namespace {
 struct ValidateArgs {
   PlanArgs plan;
   std::string cluster = "local";
+  std::string backend = "cpu";
   double tolerance = 0.10;
   std::string output;
 };
@@ -38,6 +39,28 @@ double size_compute_to_exchange(core::Plan& plan, double exchange_s) {
   return plan.cluster.device.flops * plan.workload.efficiency;  // the executed FLOPs' rate
 }
 
+// On CPUs both engines leave compute out; on GPUs the device is one a (calibrated) topology
+// describes, so compute stays in. Returns an exit code when the GPUs cannot run the plan, else -1.
+int choose_backend(const ValidateArgs& args, core::Plan& plan, exec::ExecOptions& options) {
+  options.baselines = false;
+  if (args.backend != "cuda") {
+    plan.workload.flops_per_sample = 1;  // communication only, in both engines
+    plan.workload.layers.clear();
+    options.compute_scale = 0;
+    return -1;
+  }
+  if (args.cluster != "local")
+    throw core::InputError("", 0, "--cluster", "--backend cuda runs on this machine's GPUs");
+  std::string why = gpus_unavailable(plan, true);
+  if (!why.empty()) {
+    std::fprintf(stderr, "error: --backend cuda cannot run here: %s\n", why.c_str());
+    return 1;
+  }
+  options.backend = exec::Backend::kCuda;
+  options.compute_scale = 1;
+  return -1;
+}
+
 }  // namespace
 
 Action add_validate_command(CLI::App& app) {
@@ -46,9 +69,11 @@ Action add_validate_command(CLI::App& app) {
       "validate",
       "Simulate a plan, run it for real, compare: exits 1 when the step-time error passes the "
       "tolerance.\n"
-      "It checks the communication: compute is left out of both (this CPU is not the device the "
-      "topology\n"
-      "describes). On an emulated cluster the topology's rates are what tc enforces.\n"
+      "On CPUs it checks the communication: compute is left out of both (this CPU is not the "
+      "device the\n"
+      "topology describes); on an emulated cluster the topology's rates are what tc enforces. "
+      "With\n"
+      "--backend cuda the step includes compute on this machine's GPUs.\n"
       "Example: scaleout cluster up topologies/emulated-4x200mbit.yaml && "
       "scaleout validate experiments/emulated/ring-4.yaml --cluster emulated");
   add_plan_options(cmd, args->plan);
@@ -59,18 +84,21 @@ Action add_validate_command(CLI::App& app) {
       ->check(finite_range(0.0, 10.0));
   cmd->add_option("-o,--output", args->output, "write {predicted, measured, error} as JSON here")
       ->check(non_empty_path());
+  cmd->add_option("--backend", args->backend,
+                  "cpu (Gloo ranks, communication only) or cuda (this machine's GPUs, compute "
+                  "included: give it a topology from calibrate --backend cuda)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   return [args]() {
     core::Plan plan = load_plan_args(args->plan);
-    plan.workload.flops_per_sample = 1;  // communication only, in both engines
-    plan.workload.layers.clear();
+    bool gpu = args->backend == "cuda";
     exec::ExecOptions options;
-    options.compute_scale = 0;
-    options.baselines = false;
+    int refused = choose_backend(*args, plan, options);
+    if (refused >= 0) return refused;
     if (args->cluster == "emulated") {
       use_emulated_cluster(options, &plan);
     }
     core::RunResult predicted = sim::simulate(plan);
-    if (plan.training.overlap) {
+    if (plan.training.overlap && !gpu) {
       options.emulated_device_flops = size_compute_to_exchange(plan, predicted.phases.comm_s);
       options.compute_scale = 1;
       predicted = sim::simulate(plan);

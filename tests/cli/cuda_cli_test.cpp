@@ -85,4 +85,14 @@ TEST(CudaCli, AsynchronousParameterServersNeedGpusOnlyForTheirWorkers) {
   }
 }
 
+TEST(CudaCli, ValidateOnGpusSaysWhyItCannot) {
+  Output o = run("validate " + kQuickstart + " --workers 1 --backend cuda");
+  if (!SCALEOUT_CUDA_BUILT) {
+    EXPECT_EQ(o.code, 2) << o.text;
+  } else if (o.code != 0) {  // a machine with a GPU validates (the gpu tests check that)
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("no usable GPU"), std::string::npos) << o.text;
+  }
+}
+
 }  // namespace

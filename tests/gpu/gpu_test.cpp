@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -241,6 +242,29 @@ TEST(RunCuda, AsynchronousParameterServerWithAGpuWorkerAndCpuServers) {
   // The worker's compute ran on the GPU: 64 x 24.6 GFLOP / 0.3 (the model's default efficiency)
   // at no more than 2 PFLOP/s.
   EXPECT_GT(j["phases"]["compute_s"].get<double>(), 64 * 24.6e9 / 0.3 / 2e15) << j.dump();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ValidateCuda, TheCalibratedPredictionHoldsOnThisGpu) {
+  auto dir = std::filesystem::temp_directory_path() / "scaleout-gpu-validate";
+  std::filesystem::create_directories(dir);
+  std::string bin = SCALEOUT_BINARY;
+  testing::Output c =
+      testing::shell(bin + " calibrate " + testing::source_path("topologies/v100-ib-switch.yaml") +
+                     " --backend cuda -o " + (dir / "calibrated.yaml").string());
+  ASSERT_EQ(c.code, 0) << c.text;
+  std::ofstream(dir / "plan.yaml") << "cluster: calibrated.yaml\n"
+                                   << "workload: " << testing::source_path("models/resnet50.yaml")
+                                   << "\nstrategy: { kind: ring }\n"
+                                   << "training: { workers: 1, batch_per_worker: 64, steps: 4 }\n";
+  testing::Output v = testing::shell(bin + " validate " + (dir / "plan.yaml").string() +
+                                     " --backend cuda -o " + (dir / "v.json").string());
+  EXPECT_EQ(v.code, 0) << v.text;
+  auto j = nlohmann::json::parse(std::ifstream(dir / "v.json"));
+  EXPECT_EQ(j["measured"]["engine"], "cuda");
+  EXPECT_LT(std::abs(j["step_time_error"].get<double>()), 0.10) << v.text;
+  // Compute is in the step: ResNet-50's 64 samples take milliseconds, not microseconds.
+  EXPECT_GT(j["measured"]["step_time_s"].get<double>(), 1e-3) << v.text;
   std::filesystem::remove_all(dir);
 }
 
