@@ -11,8 +11,8 @@
 
 namespace scaleout::exec {
 
-// dst[i] = dst[i] + src[i] for i < count, added in float and rounded to `type` (as NCCL sums
-// halves). 16-byte vector loads when both pointers allow them.
+// dst[i] = dst[i] + src[i] for i < count, correctly rounded to `type` (the float sum rounded back,
+// as NCCL sums halves). 16-byte vector loads when both pointers allow them.
 void launch_add(ElementType type, void* dst, const void* src, std::int64_t count,
                 cudaStream_t stream);
 
