@@ -1,10 +1,30 @@
 #include "gui/chart.hpp"
 
 #include <QHash>
+#include <QPainter>
+#include <QSaveFile>
+#include <QSvgGenerator>
 
 namespace scaleout::gui {
 
-bool Chart::save_png(const QString& path, QSize size) { return image(size).save(path, "PNG"); }
+bool Chart::save(const QString& path, QSize size) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return false;
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle("scaleout");
+    QPainter painter;
+    if (!painter.begin(&svg)) return false;
+    paint(painter, size);
+    painter.end();
+  } else if (!image(size).save(&file, "PNG")) {
+    return false;
+  }
+  return file.commit();
+}
 
 QColor series_color(const QString& name) {
   static const QHash<QString, QColor> colors = {

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+class QPainter;
 class QWidget;
 
 namespace scaleout::gui {
@@ -50,8 +51,11 @@ class Chart {
   virtual QWidget* widget() = 0;
   // The chart as it would look at `size`, drawn offscreen.
   virtual QImage image(QSize size) = 0;
-  // Writes image(size) as PNG. Returns false when the file cannot be written.
-  bool save_png(const QString& path, QSize size);
+  // The chart drawn on `painter` at `size` (vector devices keep lines and text).
+  virtual void paint(QPainter& painter, QSize size) = 0;
+  // Writes image(size) as PNG, or the drawing as SVG when `path` ends in .svg; the file appears
+  // whole or not at all. Returns false when it cannot be written.
+  bool save(const QString& path, QSize size);
 };
 
 class LineChart : public Chart {

@@ -124,20 +124,21 @@ void MainWindow::build_menus() {
     }
   });
   file->addSeparator();
-  file->addAction("Export throughput chart as PNG...", this,
+  file->addAction("Export throughput chart (PNG, SVG)...", this,
                   [this] { export_chart(throughput_, "throughput.png"); });
-  file->addAction("Export efficiency chart as PNG...", this,
+  file->addAction("Export efficiency chart (PNG, SVG)...", this,
                   [this] { export_chart(efficiency_, "efficiency.png"); });
-  file->addAction("Export breakdown chart as PNG...", this,
+  file->addAction("Export breakdown chart (PNG, SVG)...", this,
                   [this] { export_chart(breakdown_, "breakdown.png"); });
   file->addSeparator();
   file->addAction("Quit", QKeySequence::Quit, qApp, &QApplication::quit);
 }
 
 void MainWindow::export_chart(Chart* chart, const QString& name) {
-  QString path = QFileDialog::getSaveFileName(this, "Export PNG", name, "PNG images (*.png)");
+  QString path = QFileDialog::getSaveFileName(this, "Export chart", name,
+                                              "PNG images (*.png);;SVG drawings (*.svg)");
   if (path.isEmpty()) return;
-  bool ok = chart->save_png(path, chart->widget()->size());
+  bool ok = chart->save(path, chart->widget()->size());
   statusBar()->showMessage(ok ? "wrote " + path : "could not write " + path);
 }
 

@@ -20,6 +20,7 @@ class QtBarChart : public QtChartView, public BarChart {
   explicit QtBarChart(QWidget* parent) : QtChartView(parent) {}
   QWidget* widget() override { return this; }
   QImage image(QSize size) override { return grab_image(size); }
+  void paint(QPainter& painter, QSize size) override { draw(painter, size); }
   const BarChartData& data() const override { return data_; }
   void show_data(const BarChartData& d) override;
 

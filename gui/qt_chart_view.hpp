@@ -23,6 +23,11 @@ class QtChartView : public QChartView {
     if (!isVisible()) resize(size);
     return grab().toImage();
   }
+  // Draws the view on `painter` (a vector device keeps lines and text as such) at `size`.
+  void draw(QPainter& painter, QSize size) {
+    if (!isVisible()) resize(size);
+    render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), rect());
+  }
 };
 
 }  // namespace scaleout::gui

@@ -92,6 +92,7 @@ class QtLineChart : public QtChartView, public LineChart {
   explicit QtLineChart(QWidget* parent) : QtChartView(parent) {}
   QWidget* widget() override { return this; }
   QImage image(QSize size) override { return grab_image(size); }
+  void paint(QPainter& painter, QSize size) override { draw(painter, size); }
   const LineChartData& data() const override { return data_; }
   void show_data(const LineChartData& d) override;
 

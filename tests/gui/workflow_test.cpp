@@ -248,6 +248,18 @@ TEST(GuiWindow, ScreenshotsOfTheWindowAndEachChart) {
     ASSERT_TRUE(image.save(QString::fromStdString((kShots / name).string()), "PNG"));
     EXPECT_GT(fs::file_size(kShots / name), 10000u);  // drawn, not blank
   }
+  // The export menu's path: PNG by default, SVG by the suffix, with the chart's text as text.
+  fs::path svg = kShots / "throughput.svg", png = kShots / "throughput-export.png";
+  ASSERT_TRUE(w.throughput_chart()->save(QString::fromStdString(svg.string()), QSize(800, 520)));
+  ASSERT_TRUE(w.throughput_chart()->save(QString::fromStdString(png.string()), QSize(800, 520)));
+  std::ifstream in(svg);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("<?xml", 0), 0u);
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_NE(text.find("Throughput"), std::string::npos) << "the title is text, not pixels";
+  EXPECT_NE(text.find("<polyline"), std::string::npos) << "the curves are vectors";
+  EXPECT_GT(QImage(QString::fromStdString(png.string())).width(), 300);
+  EXPECT_FALSE(w.throughput_chart()->save("/nonexistent-dir/x.svg", QSize(800, 520)));
   fs::remove_all(dir);
 }
 
