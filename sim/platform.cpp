@@ -1,6 +1,7 @@
 #include "sim/platform.hpp"
 
 #include <cassert>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <stdexcept>
 #include <xbt/config.hpp>
 
@@ -33,6 +34,42 @@ double model_latency_factor() {
   return simgrid::config::get_value<double>("network/latency-factor");
 }
 
+namespace {
+
+// What set_parent would give `zone`: the models that create its hosts and links.
+void use_models_of(sg4::NetZone* parent, sg4::NetZone* zone) {
+  auto* from = parent->get_impl();
+  auto* to = zone->get_impl();
+  to->set_network_model(from->get_network_model());
+  to->set_cpu_pm_model(from->get_cpu_pm_model());
+  to->set_cpu_vm_model(from->get_cpu_vm_model());
+  to->set_disk_model(from->get_disk_model());
+  to->set_host_model(from->get_host_model());
+}
+
+// Node `n`: a star zone of its devices, each with its link to the node's gateway router. The
+// zone is not attached to `world` (see build_platform).
+std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> build_node_zone(
+    sg4::NetZone* world, const core::Topology& topo, int n, SimPlatform& out) {
+  const std::string& name = topo.vertex(topo.gateway_vertex(n)).name;
+  auto* zone = sg4::create_star_zone(name);
+  use_models_of(world, zone);
+  auto* gw = zone->create_router(name + "-gw");
+  for (int d = topo.first_device(n); d < topo.first_device(n) + topo.devices_on_node(n); ++d) {
+    auto* host = zone->create_host(topo.vertex(topo.device_vertex(d)).name, topo.device_flops(d));
+    const core::LinkInfo& link = topo.links()[topo.device_link(d)];
+    auto* l = zone->create_split_duplex_link(link.name, link.bandwidth)
+                  ->set_latency(link.latency)
+                  ->seal();
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
+                    {sg4::LinkInRoute(l, sg4::LinkInRoute::Direction::UP)}, true);
+    out.device_hosts[d] = host;
+  }
+  return {zone, gw};
+}
+
+}  // namespace
+
 SimPlatform build_platform(const core::Topology& topo) {
   SimPlatform out;
   auto* world = sg4::create_dijkstra_zone("world", /*cache=*/true);
@@ -43,27 +80,25 @@ SimPlatform build_platform(const core::Topology& topo) {
   std::vector<simgrid::kernel::routing::NetPoint*> gateway_of(topo.num_vertices(), nullptr);
   out.device_hosts.resize(topo.num_devices());
 
+  // Node zones are filled before they join the world: SimGrid looks every new host and link name
+  // up in each zone of the world, which made building 2,048 nodes quadratic. Filled apart (with
+  // the world's models), they are attached once all exist; names are unique by construction.
+  std::vector<sg4::NetZone*> detached;
   for (int n = 0; n < topo.num_nodes(); ++n) {
     int gv = topo.gateway_vertex(n);
-    const std::string& name = topo.vertex(gv).name;
-    auto* zone = sg4::create_star_zone(name);
-    zone->set_parent(world);
-    auto* gw = zone->create_router(name + "-gw");
-    for (int d = topo.first_device(n); d < topo.first_device(n) + topo.devices_on_node(n); ++d) {
-      int dv = topo.device_vertex(d);
-      auto* host = zone->create_host(topo.vertex(dv).name, topo.device_flops(d));
-      const core::LinkInfo& link = links[topo.device_link(d)];
-      auto* l = zone->create_split_duplex_link(link.name, link.bandwidth)
-                    ->set_latency(link.latency)
-                    ->seal();
-      zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                      {sg4::LinkInRoute(l, sg4::LinkInRoute::Direction::UP)}, true);
-      out.device_hosts[d] = host;
-    }
-    zone->seal();
+    auto [zone, gw] = build_node_zone(world, topo, n, out);
+    detached.push_back(zone);
     zone_of[gv] = zone;
     gateway_of[gv] = gw;
   }
+  // The network's links too are made while the world holds no node zone to search.
+  std::vector<sg4::Link*> network_links(links.size(), nullptr);
+  for (std::size_t i = 0; i < links.size(); ++i)
+    if (links[i].cls != core::LinkClass::kIntraNode)
+      network_links[i] = world->create_split_duplex_link(links[i].name, links[i].bandwidth)
+                             ->set_latency(links[i].latency)
+                             ->seal();
+  for (auto* zone : detached) zone->set_parent(world);
   for (int sv : topo.switch_vertices()) {
     auto* zone = sg4::create_star_zone(topo.vertex(sv).name + "-zone");
     zone->set_parent(world);
@@ -71,15 +106,13 @@ SimPlatform build_platform(const core::Topology& topo) {
     zone->seal();
     zone_of[sv] = zone;
   }
-  for (const auto& link : links) {
-    if (link.cls == core::LinkClass::kIntraNode) continue;
-    auto* l = world->create_split_duplex_link(link.name, link.bandwidth)
-                  ->set_latency(link.latency)
-                  ->seal();
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (!network_links[i]) continue;
+    const core::LinkInfo& link = links[i];
     // UP is the direction from `a` to `b`; the symmetrical route uses DOWN.
     world->add_route(zone_of[link.a]->get_netpoint(), zone_of[link.b]->get_netpoint(),
                      gateway_of[link.a], gateway_of[link.b],
-                     {sg4::LinkInRoute(l, sg4::LinkInRoute::Direction::UP)}, true);
+                     {sg4::LinkInRoute(network_links[i], sg4::LinkInRoute::Direction::UP)}, true);
   }
   world->seal();
   return out;
