@@ -68,16 +68,72 @@ std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> build_node_zone(
   return {zone, gw};
 }
 
+// The switch when the network is one switch that every node reaches by one NIC link: the world is
+// then a star (routes without a search); -1 otherwise (the world routes by Dijkstra).
+int lone_switch(const core::Topology& topo) {
+  if (topo.switch_vertices().size() != 1) return -1;
+  int sw = topo.switch_vertices().front();
+  std::vector<int> nics(topo.num_vertices(), 0);
+  for (const auto& link : topo.links()) {
+    if (link.cls == core::LinkClass::kIntraNode) continue;
+    if (link.cls != core::LinkClass::kNic || (link.a != sw && link.b != sw)) return -1;
+    ++nics[link.a == sw ? link.b : link.a];
+  }
+  for (int n = 0; n < topo.num_nodes(); ++n)
+    if (nics[topo.gateway_vertex(n)] != 1) return -1;
+  return sw;
+}
+
+struct World {
+  sg4::NetZone* zone = nullptr;
+  int star_switch = -1;
+  std::vector<sg4::NetZone*> zone_of;  // by vertex: node and switch zones
+  std::vector<simgrid::kernel::routing::NetPoint*> gateway_of;
+};
+
+// Routes between the node zones: through the star's center, or over the switches' zones.
+void add_network_routes(World& w, const core::Topology& topo,
+                        const std::vector<sg4::Link*>& network_links) {
+  const auto& links = topo.links();
+  using Direction = sg4::LinkInRoute::Direction;
+  if (w.star_switch < 0) {
+    for (int sv : topo.switch_vertices()) {
+      auto* zone = sg4::create_star_zone(topo.vertex(sv).name + "-zone");
+      zone->set_parent(w.zone);
+      w.gateway_of[sv] = zone->create_router(topo.vertex(sv).name);
+      zone->seal();
+      w.zone_of[sv] = zone;
+    }
+  }
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (!network_links[i]) continue;
+    const core::LinkInfo& link = links[i];
+    if (w.star_switch >= 0) {  // node -> center; UP is the direction from `a` to `b`
+      int gv = link.a == w.star_switch ? link.b : link.a;
+      Direction out = link.a == gv ? Direction::UP : Direction::DOWN;
+      w.zone->add_route(w.zone_of[gv]->get_netpoint(), nullptr, w.gateway_of[gv], nullptr,
+                        {sg4::LinkInRoute(network_links[i], out)}, true);
+      continue;
+    }
+    // UP is the direction from `a` to `b`; the symmetrical route uses DOWN.
+    w.zone->add_route(w.zone_of[link.a]->get_netpoint(), w.zone_of[link.b]->get_netpoint(),
+                      w.gateway_of[link.a], w.gateway_of[link.b],
+                      {sg4::LinkInRoute(network_links[i], Direction::UP)}, true);
+  }
+}
+
 }  // namespace
 
 SimPlatform build_platform(const core::Topology& topo) {
   SimPlatform out;
-  auto* world = sg4::create_dijkstra_zone("world", /*cache=*/true);
+  World w;
+  w.star_switch = lone_switch(topo);
+  w.zone = w.star_switch >= 0 ? sg4::create_star_zone("world")
+                              : sg4::create_dijkstra_zone("world", /*cache=*/true);
   const auto& links = topo.links();
-
   // Each vertex outside a node (a switch) and each node is a zone with a gateway router.
-  std::vector<sg4::NetZone*> zone_of(topo.num_vertices(), nullptr);
-  std::vector<simgrid::kernel::routing::NetPoint*> gateway_of(topo.num_vertices(), nullptr);
+  w.zone_of.assign(topo.num_vertices(), nullptr);
+  w.gateway_of.assign(topo.num_vertices(), nullptr);
   out.device_hosts.resize(topo.num_devices());
 
   // Node zones are filled before they join the world: SimGrid looks every new host and link name
@@ -86,35 +142,21 @@ SimPlatform build_platform(const core::Topology& topo) {
   std::vector<sg4::NetZone*> detached;
   for (int n = 0; n < topo.num_nodes(); ++n) {
     int gv = topo.gateway_vertex(n);
-    auto [zone, gw] = build_node_zone(world, topo, n, out);
+    auto [zone, gw] = build_node_zone(w.zone, topo, n, out);
     detached.push_back(zone);
-    zone_of[gv] = zone;
-    gateway_of[gv] = gw;
+    w.zone_of[gv] = zone;
+    w.gateway_of[gv] = gw;
   }
   // The network's links too are made while the world holds no node zone to search.
   std::vector<sg4::Link*> network_links(links.size(), nullptr);
   for (std::size_t i = 0; i < links.size(); ++i)
     if (links[i].cls != core::LinkClass::kIntraNode)
-      network_links[i] = world->create_split_duplex_link(links[i].name, links[i].bandwidth)
+      network_links[i] = w.zone->create_split_duplex_link(links[i].name, links[i].bandwidth)
                              ->set_latency(links[i].latency)
                              ->seal();
-  for (auto* zone : detached) zone->set_parent(world);
-  for (int sv : topo.switch_vertices()) {
-    auto* zone = sg4::create_star_zone(topo.vertex(sv).name + "-zone");
-    zone->set_parent(world);
-    gateway_of[sv] = zone->create_router(topo.vertex(sv).name);
-    zone->seal();
-    zone_of[sv] = zone;
-  }
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    if (!network_links[i]) continue;
-    const core::LinkInfo& link = links[i];
-    // UP is the direction from `a` to `b`; the symmetrical route uses DOWN.
-    world->add_route(zone_of[link.a]->get_netpoint(), zone_of[link.b]->get_netpoint(),
-                     gateway_of[link.a], gateway_of[link.b],
-                     {sg4::LinkInRoute(network_links[i], sg4::LinkInRoute::Direction::UP)}, true);
-  }
-  world->seal();
+  for (auto* zone : detached) zone->set_parent(w.zone);
+  add_network_routes(w, topo, network_links);
+  w.zone->seal();
   return out;
 }
 
