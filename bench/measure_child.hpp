@@ -1,5 +1,5 @@
-// Runs one simulation in its own process and measures it: wall time, and the child's peak
-// resident memory from wait4().
+// Runs one simulation in its own process and measures it: wall time, and the child's CPU time and
+// peak resident memory from wait4().
 #pragma once
 
 #include <sys/resource.h>
@@ -14,6 +14,7 @@ namespace scaleout::bench {
 struct Measured {
   core::RunResult result;
   double wall_s = 0;
+  double cpu_s = 0;  // the child's user + system time
   double peak_mb = 0;
 };
 
@@ -26,6 +27,8 @@ inline Measured measure_simulation(const core::Plan& plan, const std::string& fi
   Measured m;
   m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.peak_mb = usage.ru_maxrss / 1024.0;
+  m.cpu_s = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 + usage.ru_stime.tv_sec +
+            usage.ru_stime.tv_usec * 1e-6;
   m.result = sim::collect_simulation(child, status);
   return m;
 }

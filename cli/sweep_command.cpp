@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -11,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "cli/report.hpp"
+#include "cli/sweep_shard.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "sim/sweep.hpp"
@@ -29,6 +32,8 @@ struct SweepArgs {
   int jobs = 2;
   bool resume = false;
   bool quiet = false;
+  std::string shard;   // K/N or auto
+  int emit_slurm = 0;  // shards of the printed sbatch script; 0: run the sweep
 };
 
 // Rows done, rate and time left on one terminal line.
@@ -67,15 +72,65 @@ std::vector<core::StrategyKind> parse_strategies(const std::string& text) {
   return first_of_each(kinds);
 }
 
+sim::SweepOptions sweep_options(const SweepArgs& args, const core::Plan& plan,
+                                const core::PlanOverrides& named) {
+  sim::SweepOptions options;
+  options.workers = args.workers.empty()
+                        ? std::vector<int>{plan.training.workers}
+                        : first_of_each(sim::parse_worker_list(args.workers, "--workers"));
+  options.strategies = named.strategies.empty()
+                           ? std::vector<core::StrategyKind>{plan.strategy.kind}
+                           : named.strategies;
+  options.engine = sim::parse_engine(args.engine, "--engine");
+  options.fidelity = sim::parse_fidelity(args.fidelity, "--fidelity");
+  options.jobs = args.jobs;
+  options.resume = args.resume;
+  options.csv_path = args.output;
+  if (!args.shard.empty()) options.shard = parse_shard(args.shard, std::getenv);
+  return options;
+}
+
+SlurmSweep slurm_sweep(const SweepArgs& args, const sim::SweepOptions& options) {
+  namespace fs = std::filesystem;
+  SlurmSweep s;
+  s.binary = fs::canonical("/proc/self/exe").string();
+  s.plan = fs::absolute(args.plan).lexically_normal().string();
+  s.output = fs::absolute(args.output).lexically_normal().string();
+  s.workers = options.workers;
+  s.strategies = options.strategies;
+  s.engine = args.engine;
+  s.fidelity = args.fidelity;
+  s.jobs = args.jobs;
+  s.shards = args.emit_slurm;
+  return s;
+}
+
+int run_sweep_command(const SweepArgs& args, const core::Plan& plan, sim::SweepOptions& options) {
+  if (!args.quiet && ::isatty(STDERR_FILENO)) options.on_progress = print_progress();
+  sim::SweepSummary summary = sim::run_sweep(plan, options);
+  for (const auto& e : summary.errors) std::fprintf(stderr, "skipped %s\n", e.c_str());
+  print_warnings(stderr, summary.rows);
+  if (!args.quiet) {
+    print_sweep_table(stdout, summary.rows);
+    std::printf("%zu rows written to %s", summary.rows.size(), args.output.c_str());
+    if (options.shard) std::printf(" (shard %d/%d)", options.shard->index, options.shard->count);
+    if (summary.skipped) std::printf(" (%d already there)", summary.skipped);
+    std::printf("\n");
+  }
+  return summary.errors.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 Action add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
-  CLI::App* cmd =
-      app.add_subcommand("sweep",
-                         "Predict a scaling curve: one row per (strategy, workers).\n"
-                         "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
-                         "--strategies ring,torus2d,ps -o sweep.csv");
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "Predict a scaling curve: one row per (strategy, workers).\n"
+      "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "
+      "--strategies ring,torus2d,ps -o sweep.csv\n"
+      "On a cluster: scaleout sweep ... -o sweep.csv --emit-slurm 16 > sweep.sbatch; "
+      "sbatch sweep.sbatch");
   cmd->add_option("plan", args->plan, "plan YAML file")->required();
   cmd->add_option(
       "--workers", args->workers,
@@ -94,35 +149,26 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_flag("--resume", args->resume,
                 "keep the rows already in the CSV and run only the missing ones");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress and no table");
+  auto* shard = cmd->add_option("--shard", args->shard,
+                                "run part K/N of the grid (points whose index is K mod N), or "
+                                "auto (K and N from a Slurm job array); then `scaleout merge`");
+  cmd->add_option("--emit-slurm", args->emit_slurm,
+                  "print an sbatch job-array script running N shards and the merge into -o, "
+                  "and run nothing")
+      ->check(CLI::Range(1, 100000))
+      ->excludes(shard);
 
   return [args]() {
     core::PlanOverrides named;  // replaces nothing: only says which kinds will run
     if (!args->strategies.empty()) named.strategies = parse_strategies(args->strategies);
     core::Plan plan = core::load_plan(args->plan, named);
     print_plan_warnings(plan);
-    sim::SweepOptions options;
-    options.workers = args->workers.empty()
-                          ? std::vector<int>{plan.training.workers}
-                          : first_of_each(sim::parse_worker_list(args->workers, "--workers"));
-    options.strategies = named.strategies.empty()
-                             ? std::vector<core::StrategyKind>{plan.strategy.kind}
-                             : named.strategies;
-    options.engine = sim::parse_engine(args->engine, "--engine");
-    options.fidelity = sim::parse_fidelity(args->fidelity, "--fidelity");
-    options.jobs = args->jobs;
-    options.resume = args->resume;
-    options.csv_path = args->output;
-    if (!args->quiet && ::isatty(STDERR_FILENO)) options.on_progress = print_progress();
-    sim::SweepSummary summary = sim::run_sweep(plan, options);
-    for (const auto& e : summary.errors) std::fprintf(stderr, "skipped %s\n", e.c_str());
-    print_warnings(stderr, summary.rows);
-    if (!args->quiet) {
-      print_sweep_table(stdout, summary.rows);
-      std::printf("%zu rows written to %s", summary.rows.size(), args->output.c_str());
-      if (summary.skipped) std::printf(" (%d already there)", summary.skipped);
-      std::printf("\n");
+    sim::SweepOptions options = sweep_options(*args, plan, named);
+    if (args->emit_slurm) {
+      std::fputs(slurm_script(slurm_sweep(*args, options)).c_str(), stdout);
+      return 0;
     }
-    return summary.errors.empty() ? 0 : 1;
+    return run_sweep_command(*args, plan, options);
   };
 }
 

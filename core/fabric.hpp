@@ -60,6 +60,22 @@ class Fabric {
   using StepFn = std::function<ExchangeStep(int)>;
   virtual void exchange_steps(int to, int from, int count, const StepFn& step);
 
+  // Elements a run of exchange steps sends and receives in all.
+  struct StepTotals {
+    std::int64_t send = 0;
+    std::int64_t recv = 0;
+  };
+  // The same run, with its totals known to the caller (a ring phase computes them in O(1), where
+  // summing its steps costs O(count), and every rank of a ring has count = n - 1): a fabric that
+  // models the run in aggregate uses them instead of generating every step. The default ignores
+  // them and calls exchange_steps. REQUIRES: `totals` are the sums of step(i)'s send and recv
+  // counts over the run.
+  virtual void exchange_run(int to, int from, int count, const StepFn& step,
+                            const StepTotals& totals) {
+    (void)totals;
+    exchange_steps(to, from, count, step);
+  }
+
   // One exchange step (a convenience for strategies whose peer changes every step).
   void exchange(int to, int from, const ExchangeStep& step) {
     exchange_steps(to, from, 1, [&step](int) { return step; });

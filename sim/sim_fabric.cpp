@@ -175,12 +175,28 @@ void SimFabric::exchange_steps(int to, int from, int count, const StepFn& step) 
     core::Fabric::exchange_steps(to, from, count, step);
     return;
   }
-  double send = 0, recv = 0;
+  StepTotals totals;
   for (int i = 0; i < count; ++i) {
     core::ExchangeStep s = step(i);
-    send += static_cast<double>(s.send.count) * world_.bytes_per_element;
-    recv += static_cast<double>(s.recv.count) * world_.bytes_per_element;
+    totals.send += s.send.count;
+    totals.recv += s.recv.count;
   }
+  coalesced_run(to, from, count, totals);
+}
+
+void SimFabric::exchange_run(int to, int from, int count, const StepFn& step,
+                             const StepTotals& totals) {
+  if (!world_.coalesce || count < 2) {
+    core::Fabric::exchange_steps(to, from, count, step);
+    return;
+  }
+  coalesced_run(to, from, count, totals);
+}
+
+// The run as one message per direction, then the latencies of the steps it stands for.
+void SimFabric::coalesced_run(int to, int from, int count, const StepTotals& totals) {
+  double send = static_cast<double>(totals.send) * world_.bytes_per_element;
+  double recv = static_cast<double>(totals.recv) * world_.bytes_per_element;
   std::vector<Handle> handles;
   if (send > 0) handles.push_back(send_bytes(to, send));
   if (recv > 0) handles.push_back(recv_bytes(from));

@@ -57,6 +57,8 @@ class SimFabric : public core::Fabric {
   Handle post_recv(int peer, core::Span span, core::Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override;
   void exchange_steps(int to, int from, int count, const StepFn& step) override;
+  void exchange_run(int to, int from, int count, const StepFn& step,
+                    const StepTotals& totals) override;
   void send_message(int peer, const core::Message& m) override;
   core::Message receive_message() override;
   void accept_data(core::Combine) override {}  // no data in a simulation
@@ -76,6 +78,7 @@ class SimFabric : public core::Fabric {
   Handle send_bytes(int peer, double bytes);
   Handle recv_bytes(int peer);
   double route_latency(int from, int to) const;
+  void coalesced_run(int to, int from, int count, const StepTotals& totals);
   void count_bytes(int peer, double bytes);
   MessageBox& message_box(int rank);
   void collect_arrived();

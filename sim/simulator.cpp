@@ -21,6 +21,7 @@
 #include "core/strategy.hpp"
 #include "core/topology.hpp"
 #include "core/trace.hpp"
+#include "sim/actor_stacks.hpp"
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"
 #include "sim/sim_fabric.hpp"
@@ -32,6 +33,10 @@ using core::Plan;
 using core::RunResult;
 
 namespace {
+
+// Each actor's stack. Every strategy, the PS training program and tracing ran with 8 KiB stacks
+// and guard pages (4 KiB overflowed): 256 KiB leaves a wide margin for stacks without guards.
+constexpr std::uint64_t kStackBytes = 256 << 10;
 
 struct StepRecord {
   double start = 0, compute_end = 0, comm_s = 0, end = 0;
@@ -135,15 +140,15 @@ bool continue_without_failed(const Plan& plan, const core::RankPlan& ranks) {
   return !plan.resilience.failures.empty();
 }
 
-// SimGrid's engine for one run, with the plan's network model.
-std::unique_ptr<sg4::Engine> start_engine(const Plan& plan) {
+// SimGrid's engine for one run, with the plan's network model and actor stacks.
+std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& stacks) {
   int argc = 2;
   char arg0[] = "scaleout";
   char arg1[] = "--log=root.thresh:critical";
   char* argv[] = {arg0, arg1, nullptr};
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   configure_network_model(plan.cluster.network_model);
-  sg4::Engine::set_config("contexts/stack-size:256");  // KiB: thousands of actors stay small
+  apply_stack_plan(stacks);
   // Expert knobs: SCALEOUT_SIMGRID_CFG="name:value;name:value" passes SimGrid options through.
   if (const char* extra = std::getenv("SCALEOUT_SIMGRID_CFG")) {
     std::stringstream items(extra);
@@ -330,8 +335,12 @@ const char* fidelity_name(Fidelity fidelity) {
 
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
-  auto engine = start_engine(plan);
   core::RankPlan ranks = core::plan_ranks(plan);
+  // One actor per rank, a second for its compute stream with overlap, and SimGrid's own.
+  std::int64_t actors =
+      static_cast<std::int64_t>(ranks.ranks()) * (plan.training.overlap ? 2 : 1) + 1;
+  StackPlan stacks = plan_stacks(actors, kStackBytes, read_process_limits(), plan.file);
+  auto engine = start_engine(plan, stacks);
   SimPlatform platform = build_platform(ranks.topology);
 
   Run run;

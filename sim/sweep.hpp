@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ enum class Engine { kSim, kAnalytic };
 Engine parse_engine(const std::string& text, const std::string& field = "engine");
 const char* engine_name(Engine engine);
 
+// Part K of N of a sweep's grid: the points whose index in the grid (strategies in the order
+// given, each over the worker counts in the order given) is K modulo N.
+struct Shard {
+  int index = 0;  // K, 0 <= K < N
+  int count = 1;  // N
+};
+
 struct SweepOptions {
   std::vector<int> workers;
   std::vector<core::StrategyKind> strategies;
@@ -31,6 +39,9 @@ struct SweepOptions {
   int jobs = 2;                         // simulations run side by side (separate processes)
   bool resume = false;
   std::string csv_path;  // empty: no CSV
+  // Run this shard of the grid only; its CSV rows carry the shard columns (sweep_csv.hpp), which
+  // `merge_shards` checks and strips.
+  std::optional<Shard> shard;
   // Called on the sweep's thread: each row as it finishes, and rows done of the total after each.
   std::function<void(const core::RunResult&)> on_row;
   std::function<void(std::size_t done, std::size_t total)> on_progress;
@@ -50,6 +61,13 @@ struct SweepSummary {
 // the grid's worker counts and kinds), stamped on every CSV row as `plan_hash`: resuming a CSV
 // written for another plan is refused.
 std::string sweep_plan_hash(const core::Plan& base, const SweepOptions& options);
+
+// A hash of the plan (sweep_plan_hash) and the grid: the strategies and worker counts in order.
+// Every row of a shard carries it as `grid_hash`; shards of one sweep have the same.
+std::string sweep_grid_hash(const core::Plan& base, const SweepOptions& options);
+
+// 64-bit FNV-1a of `text`, as 16 hex digits.
+std::string hash_hex(const std::string& text);
 
 // The CSV columns; the first eight are the documented contract.
 const std::vector<std::string>& sweep_columns();

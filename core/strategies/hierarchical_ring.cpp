@@ -21,10 +21,9 @@ class HierarchicalRing : public StrategyProgram {
   void run(Fabric& fabric, Span bucket) override {
     int r = fabric.rank();
     int node = node_index_[r], local = local_index_[r];
-    RingGroup inside{nodes_[node], local};
-    RingGroup across;
-    for (const auto& members : nodes_) across.members.push_back(members[local]);
-    across.position = node;
+    RingGroup inside = ring_through(nodes_[node], local);
+    int n = static_cast<int>(nodes_.size());
+    RingGroup across{n, node, nodes_[(node + n - 1) % n][local], nodes_[(node + 1) % n][local]};
 
     int per_node = static_cast<int>(nodes_[node].size());
     ring_reduce_scatter(fabric, inside, bucket);

@@ -11,10 +11,7 @@ class Ring : public StrategyProgram {
   explicit Ring(int workers) : workers_(workers) {}
 
   void run(Fabric& fabric, Span bucket) override {
-    RingGroup group;
-    for (int r = 0; r < workers_; ++r) group.members.push_back(r);
-    group.position = fabric.rank();
-    ring_allreduce(fabric, group, bucket);
+    ring_allreduce(fabric, strided_ring(0, 1, workers_, fabric.rank()), bucket);
   }
 
   std::string describe() const override {

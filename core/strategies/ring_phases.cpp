@@ -22,29 +22,61 @@ ExchangeStep allgather_step(const RingGroup& g, Span span, int s) {
           Combine::kReplace};
 }
 
+// Elements of segment i of `span` split in n.
+std::int64_t segment(Span span, int n, int i) { return split_part(span, n, wrap(i, n)).count; }
+
 }  // namespace
+
+// The reduce-scatter sends every segment but p + 1 and receives every segment but p; the
+// all-gather sends every segment but p + 2 and receives every segment but p + 1.
+Fabric::StepTotals ring_reduce_scatter_totals(const RingGroup& g, Span span) {
+  int n = g.size(), p = g.position;
+  return {span.count - segment(span, n, p + 1), span.count - segment(span, n, p)};
+}
+
+Fabric::StepTotals ring_allgather_totals(const RingGroup& g, Span span) {
+  int n = g.size(), p = g.position;
+  return {span.count - segment(span, n, p + 2), span.count - segment(span, n, p + 1)};
+}
+
+RingGroup ring_through(const std::vector<int>& members, int position) {
+  int n = static_cast<int>(members.size());
+  return {n, position, members[wrap(position - 1, n)], members[wrap(position + 1, n)]};
+}
+
+RingGroup strided_ring(int first, int stride, int count, int position) {
+  return {count, position, first + wrap(position - 1, count) * stride,
+          first + wrap(position + 1, count) * stride};
+}
 
 int owned_segment(const RingGroup& group) { return (group.position + 1) % group.size(); }
 
 void ring_reduce_scatter(Fabric& fabric, const RingGroup& group, Span span) {
   if (group.size() < 2) return;
-  fabric.exchange_steps(group.right(), group.left(), group.size() - 1,
-                        [&](int s) { return reduce_scatter_step(group, span, s); });
+  fabric.exchange_run(
+      group.right(), group.left(), group.size() - 1,
+      [&](int s) { return reduce_scatter_step(group, span, s); },
+      ring_reduce_scatter_totals(group, span));
 }
 
 void ring_allgather(Fabric& fabric, const RingGroup& group, Span span) {
   if (group.size() < 2) return;
-  fabric.exchange_steps(group.right(), group.left(), group.size() - 1,
-                        [&](int s) { return allgather_step(group, span, s); });
+  fabric.exchange_run(
+      group.right(), group.left(), group.size() - 1,
+      [&](int s) { return allgather_step(group, span, s); }, ring_allgather_totals(group, span));
 }
 
 void ring_allreduce(Fabric& fabric, const RingGroup& group, Span span) {
   int n = group.size();
   if (n < 2) return;
-  fabric.exchange_steps(group.right(), group.left(), 2 * (n - 1), [&](int s) {
-    return s < n - 1 ? reduce_scatter_step(group, span, s)
-                     : allgather_step(group, span, s - (n - 1));
-  });
+  Fabric::StepTotals rs = ring_reduce_scatter_totals(group, span);
+  Fabric::StepTotals ag = ring_allgather_totals(group, span);
+  fabric.exchange_run(group.right(), group.left(), 2 * (n - 1),
+                      [&](int s) {
+                        return s < n - 1 ? reduce_scatter_step(group, span, s)
+                                         : allgather_step(group, span, s - (n - 1));
+                      },
+                      {rs.send + ag.send, rs.recv + ag.recv});
 }
 
 }  // namespace scaleout::core

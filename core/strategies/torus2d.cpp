@@ -13,11 +13,8 @@ class Torus2d : public StrategyProgram {
 
   void run(Fabric& fabric, Span bucket) override {
     int r = fabric.rank(), row = r / x_, col = r % x_;
-    RingGroup row_ring, col_ring;
-    for (int i = 0; i < x_; ++i) row_ring.members.push_back(row * x_ + i);
-    row_ring.position = col;
-    for (int j = 0; j < y_; ++j) col_ring.members.push_back(j * x_ + col);
-    col_ring.position = row;
+    RingGroup row_ring = strided_ring(row * x_, 1, x_, col);
+    RingGroup col_ring = strided_ring(col, x_, y_, row);
 
     ring_reduce_scatter(fabric, row_ring, bucket);
     ring_allreduce(fabric, col_ring, split_part(bucket, x_, owned_segment(row_ring)));

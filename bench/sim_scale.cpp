@@ -1,0 +1,60 @@
+// The sizes people train on today, on SimGrid: wall time, CPU time and peak memory of one
+// synchronous step of the quickstart plan (ResNet-50, 8-GPU V100 nodes on an InfiniBand switch,
+// overlap on) for ring, torus2d and hierarchical_ring at 4,096 to 16,384 ranks (65,536 with
+// a larger maximum) and a synchronous parameter server, beside the targets and the peers' figures.
+// Each simulation runs in its own process; CPU time and peak memory come from wait4().
+//
+//   build/bench/bench_sim_scale [max_ranks] [max_ps_workers]     (defaults 16384 4096)
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "bench/measure_child.hpp"
+#include "core/plan_loader.hpp"
+
+using namespace scaleout;
+
+namespace {
+
+// The targets for one step on this kind of machine, and what the peer does there.
+std::string beside(core::StrategyKind kind, int n) {
+  if (kind == core::StrategyKind::kPs)
+    return n <= 4096 ? "target < 5 s" : n <= 16384 ? "target < 30 s" : "";
+  std::string out = n <= 16384 ? "target < 10 s, 2 GiB" : "target < 60 s, 8 GiB";
+  if (kind == core::StrategyKind::kRing && n == 4096) out += "; ASTRA-sim analytical: 93 s, 5.6 GB";
+  if (kind == core::StrategyKind::kRing && n > 4096)
+    out += "; ASTRA-sim (n^2 from 93 s at 4096): ~" +
+           std::to_string(static_cast<int>(93.0 * (n / 4096.0) * (n / 4096.0))) + " s";
+  if (n > 9216) out += "; SimAI analytical: reported up to 9,216 GPUs";
+  return out;
+}
+
+void measure(core::Plan plan, core::StrategyKind kind, int n) {
+  plan.strategy.kind = kind;
+  plan.training.workers = n;
+  bench::Measured m = bench::measure_simulation(plan, "fast");
+  std::printf("%-18s %6d %8.2f %8.2f %9.0f %12.2f %13.5f  %s\n", core::strategy_name(kind), n,
+              m.wall_s, m.cpu_s, m.peak_mb, 1e6 * m.cpu_s / n, m.result.step_time_s,
+              beside(kind, n).c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int max_ranks = argc > 1 ? std::atoi(argv[1]) : 16384;
+  int max_ps = argc > 2 ? std::atoi(argv[2]) : 4096;
+  core::Plan plan =
+      core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
+  plan.training.steps = 1;
+  std::printf("one synchronous step of %s, %.1f MB gradient, %s, overlap %s\n",
+              plan.workload.name.c_str(), plan.gradient_bytes() / 1e6, plan.cluster.name.c_str(),
+              plan.training.overlap ? "on" : "off");
+  std::printf("%-18s %6s %8s %8s %9s %12s %13s  %s\n", "strategy", "N", "wall s", "cpu s",
+              "peak MB", "cpu us/rank", "sim step s", "beside");
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,
+                    core::StrategyKind::kHierarchicalRing})
+    for (int n = 4096; n <= max_ranks; n *= 2) measure(plan, kind, n);
+  for (int n = 4096; n <= max_ps; n *= 2) measure(plan, core::StrategyKind::kPs, n);
+  return 0;
+}
