@@ -19,6 +19,7 @@
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/strategies/ps_training.hpp"
+#include "core/temp_files.hpp"
 #include "core/topology.hpp"
 #include "core/trace.hpp"
 #include "exec/measured.hpp"
@@ -89,7 +90,10 @@ std::vector<nlohmann::json> read_reports(const fs::path& dir, int size) {
 
 void kill_all(const std::map<pid_t, int>& running) {
   for (const auto& [pid, rank] : running) ::kill(pid, SIGKILL);
-  for (const auto& [pid, rank] : running) ::waitpid(pid, nullptr, 0);
+  for (const auto& [pid, rank] : running) {
+    ::waitpid(pid, nullptr, 0);
+    core::untrack_child(pid);
+  }
 }
 
 // Why rank `rank` ended unsuccessfully with wait status `status`.
@@ -118,6 +122,7 @@ std::string wait_for_ranks(std::map<pid_t, int>& running, const fs::path& dir,
         continue;
       }
       int rank = it->second;
+      if (pid > 0) core::untrack_child(pid);
       it = running.erase(it);
       reaped = true;
       if (pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
@@ -165,9 +170,12 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
                            "the plan needs " + std::to_string(ranks.topology.num_nodes()) +
                                " nodes; the emulated cluster has " +
                                std::to_string(options.node_netns.size()));
-  char tmpl[] = "/tmp/scaleout-run-XXXXXX";
-  if (!::mkdtemp(tmpl)) throw RunFailed("cannot create a run directory in /tmp");
-  fs::path dir(tmpl);
+  fs::path dir;
+  try {
+    dir = core::make_temp_dir("scaleout-run");
+  } catch (const std::runtime_error& e) {
+    throw RunFailed(e.what());
+  }
   fs::create_directories(dir / "store");
 
   auto setup_of = [&](int r) {
@@ -190,11 +198,12 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
     pid_t pid = ::fork();
     if (pid < 0) {
       kill_all(running);
-      fs::remove_all(dir);
+      core::remove_temp(dir);
       throw RunFailed("cannot start rank " + std::to_string(r) + " (fork failed)");
     }
     if (pid == 0) child(plan, options, setup_of(r), dir, launcher);
     running[pid] = r;
+    core::track_child(pid);
   }
 
   auto deadline = std::chrono::steady_clock::now() + options.run_timeout(plan.training.steps) +
@@ -203,17 +212,17 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   kill_all(running);
   if (!failure.empty()) {
     failure += other_ranks_errors(dir, size, failure);
-    fs::remove_all(dir);
+    core::remove_temp(dir);
     throw RunFailed(failure);
   }
   std::vector<nlohmann::json> reports;
   try {
     reports = read_reports(dir, size);
   } catch (...) {
-    fs::remove_all(dir);
+    core::remove_temp(dir);
     throw;
   }
-  fs::remove_all(dir);
+  core::remove_temp(dir);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   core::RunResult result = aggregate(plan, reports, servers, options, wall);
   result.wall_s = wall;
