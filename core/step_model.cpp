@@ -9,32 +9,51 @@ namespace scaleout::core {
 
 namespace {
 
-// Evenly sized buckets when the model lists no layers: bucket i is ready after (i+1)/n of backward.
-void even_buckets(StepModel& m, double fusion_bytes) {
-  double bytes = m.gradient_bytes();
-  int n = std::max(1, static_cast<int>(std::ceil(bytes / fusion_bytes - 1e-9)));
-  for (int i = 0; i < n; ++i)
-    m.buckets.push_back({split_part(Span{0, m.elements}, n, i), static_cast<double>(i + 1) / n});
+// What backward produces at one moment (a fraction of it done): `count` gradient elements.
+struct ReadyPoint {
+  std::int64_t count = 0;
+  double fraction = 1;
+};
+
+// Leaves what is ready at one point in buckets of at most `fusion_bytes` (even pieces).
+void add_buckets(StepModel& m, std::int64_t& begin, const ReadyPoint& point, double fusion_bytes) {
+  if (point.count <= 0) return;
+  double bytes = static_cast<double>(point.count) * m.bytes_per_element;
+  auto pieces = static_cast<std::int64_t>(std::ceil(bytes / fusion_bytes - 1e-9));
+  pieces = std::clamp<std::int64_t>(pieces, 1, point.count);
+  Span span{begin, point.count};
+  for (std::int64_t i = 0; i < pieces; ++i)
+    m.buckets.push_back(
+        {split_part(span, static_cast<int>(pieces), static_cast<int>(i)), point.fraction});
+  begin += point.count;
 }
 
-// Layers in backward order fill buckets of at least `fusion_bytes`; a bucket is ready when the
-// backward pass has produced its last layer. Parameters the layers do not list join the last one.
+// A model that lists no layers produces its gradient evenly: kEvenSlices equal shares, each
+// ready when its share of backward is done.
+void even_buckets(StepModel& m, double fusion_bytes) {
+  std::int64_t begin = 0;
+  for (int i = 0; i < kEvenSlices; ++i)
+    add_buckets(m, begin,
+                {split_part(Span{0, m.elements}, kEvenSlices, i).count,
+                 static_cast<double>(i + 1) / kEvenSlices},
+                fusion_bytes);
+}
+
+// Layers in backward order: each layer's gradient is ready when backward has produced it.
+// Parameters the layers do not list join the last one; layers beyond the parameters are cut.
 void layer_buckets(StepModel& m, const Workload& w, double fusion_bytes) {
   double share_total = 0;
   for (const auto& l : w.layers) share_total += l.backward_share;
-  std::int64_t begin = 0, pending = 0;
+  std::int64_t begin = 0;
   double share_done = 0;
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
-    pending += static_cast<std::int64_t>(std::llround(w.layers[i].parameters));
     share_done += w.layers[i].backward_share / share_total;
     bool last = i + 1 == w.layers.size();
-    if (last) pending = m.elements - begin;
-    if (pending > 0 && (last || pending * m.bytes_per_element >= fusion_bytes)) {
-      pending = std::min(pending, m.elements - begin);
-      m.buckets.push_back({Span{begin, pending}, last ? 1.0 : share_done});
-      begin += pending;
-      pending = 0;
-    }
+    std::int64_t count =
+        last ? m.elements - begin
+             : std::min(static_cast<std::int64_t>(std::llround(w.layers[i].parameters)),
+                        m.elements - begin);
+    add_buckets(m, begin, {count, last ? 1.0 : share_done}, fusion_bytes);
   }
 }
 

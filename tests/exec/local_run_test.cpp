@@ -7,6 +7,7 @@
 
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
+#include "core/step_model.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::exec {
@@ -157,7 +158,7 @@ TEST(LocalRun, HalfPrecisionGradientsMoveAsHalvesWithExactSums) {
 TEST(LocalRun, OverlappedBucketsExchangeWhileBackwardComputes) {
   core::Plan plan = small_plan(core::StrategyKind::kRing, 3);
   plan.training.overlap = true;
-  plan.training.fusion_buffer = 100003.0 * 4 / 4;  // four buckets
+  plan.training.fusion_buffer = 100003.0 * 4;  // one bucket per even slice of backward
   plan.workload.flops_per_sample = 2e9;
   ExecOptions o = quick();
   o.trace_path = ::testing::TempDir() + "overlap-trace.json";
@@ -177,7 +178,7 @@ TEST(LocalRun, OverlappedBucketsExchangeWhileBackwardComputes) {
     }
     if (name == "backward") backward_end = std::max(backward_end, end);
   }
-  EXPECT_EQ(buckets, 4 * plan.training.steps);
+  EXPECT_EQ(buckets, core::kEvenSlices * plan.training.steps);
   EXPECT_LT(first_exchange, backward_end);  // the first bucket left before backward ended
 }
 
