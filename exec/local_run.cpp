@@ -24,6 +24,7 @@
 #include "core/trace.hpp"
 #include "exec/measured.hpp"
 #include "exec/rank_main.hpp"
+#include "exec/stuck_rank.hpp"
 
 namespace scaleout::exec {
 
@@ -209,6 +210,15 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   auto deadline = std::chrono::steady_clock::now() + options.run_timeout(plan.training.steps) +
                   std::chrono::seconds(30);
   std::string failure = wait_for_ranks(running, dir, deadline);
+  if (!failure.empty()) {
+    // Named before the ranks are killed, while a stopped one can still be seen stopped.
+    std::vector<std::string> errors(size);
+    for (int r = 0; r < size; ++r)
+      if (fs::path err = dir / ("rank-" + std::to_string(r) + ".err"); fs::exists(err))
+        errors[r] = read_file(err);
+    std::string stuck = stuck_rank(running, errors, options.timeout);
+    if (!stuck.empty()) failure = stuck + "; " + failure;
+  }
   kill_all(running);
   if (!failure.empty()) {
     failure += other_ranks_errors(dir, size, failure);

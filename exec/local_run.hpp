@@ -34,6 +34,9 @@ struct ExecOptions {
   // Fault injection for tests: this rank kills itself (SIGKILL) at the start of this step.
   int kill_rank = -1;
   int kill_step = 0;
+  // Fault injection for tests: this rank stops itself (SIGSTOP) at the start of this step.
+  int stop_rank = -1;
+  int stop_step = 0;
 
   // The longest a whole run of `steps` may take: a few transfer deadlines per step.
   std::chrono::milliseconds run_timeout(int steps) const { return timeout * (steps + 3); }
