@@ -29,6 +29,7 @@ struct SweepArgs {
   int jobs = 2;
   bool resume = false;
   bool quiet = false;
+  double max_events = sim::kDefaultMaxEvents;
 };
 
 // Rows done, rate and time left on one terminal line.
@@ -94,6 +95,9 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_flag("--resume", args->resume,
                 "keep the rows already in the CSV and run only the missing ones");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress and no table");
+  cmd->add_option("--max-events", args->max_events,
+                  "sim: refuse a point estimated to send more messages than this")
+      ->check(CLI::PositiveNumber);
 
   return [args]() {
     core::PlanOverrides named;  // replaces nothing: only says which kinds will run
@@ -109,6 +113,7 @@ Action add_sweep_command(CLI::App& app) {
                              : named.strategies;
     options.engine = sim::parse_engine(args->engine, "--engine");
     options.fidelity = sim::parse_fidelity(args->fidelity, "--fidelity");
+    options.max_events = args->max_events;
     options.jobs = args->jobs;
     options.resume = args->resume;
     options.csv_path = args->output;

@@ -78,18 +78,18 @@ class Interrupted : public ::testing::TestWithParam<int> {
 };
 
 TEST_P(Interrupted, SimulateLeavesNoTemporaryFile) {
-  int status = interrupt({"simulate", kQuickstart, "--workers", "1024", "--fidelity", "step", "-o",
-                          (tmp_ / "result.json").string()},
+  int status = interrupt({"simulate", kQuickstart, "--workers", "1024", "--fidelity", "step",
+                          "--max-events", "1e9", "-o", (tmp_ / "result.json").string()},
                          tmp_ / "tmp", "scaleout-sim-", GetParam());
   expect_clean(status);
   EXPECT_FALSE(fs::exists(tmp_ / "result.json"));
 }
 
 TEST_P(Interrupted, SweepLeavesNoTemporaryFile) {
-  int status =
-      interrupt({"sweep", kQuickstart, "--workers", "512,1024", "--strategies", "ring,torus2d",
-                 "--fidelity", "step", "-j", "2", "-q", "-o", (tmp_ / "sweep.csv").string()},
-                tmp_ / "tmp", "scaleout-sim-", GetParam());
+  int status = interrupt(
+      {"sweep", kQuickstart, "--workers", "512,1024", "--strategies", "ring,torus2d", "--fidelity",
+       "step", "--max-events", "1e9", "-j", "2", "-q", "-o", (tmp_ / "sweep.csv").string()},
+      tmp_ / "tmp", "scaleout-sim-", GetParam());
   expect_clean(status);
 }
 
