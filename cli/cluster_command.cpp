@@ -31,7 +31,7 @@ Action add_cluster_command(CLI::App& app) {
       exec::cluster_down();
       auto left = exec::emulation_leftovers();
       if (!left.empty()) {
-        std::fprintf(stderr, "error: could not remove namespace %s\n", left.front().c_str());
+        std::fprintf(stderr, "error: could not remove %s\n", left.front().c_str());
         return 1;
       }
       std::printf("emulated cluster removed\n");

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
+#include "core/temp_files.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
     // --help and --version exit 0; every other parse error is wrong input.
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // Temporary files and the processes writing them go when the command is interrupted.
+  scaleout::core::install_temp_cleanup();
   try {
     if (app.got_subcommand("simulate")) return simulate();
     if (app.got_subcommand("sweep")) return sweep();

@@ -24,6 +24,7 @@ struct SimulateArgs {
   std::string output;
   std::string trace;
   bool json = false;
+  double max_events = sim::kDefaultMaxEvents;
 };
 
 }  // namespace
@@ -46,6 +47,9 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", args->trace, "write a Chrome trace (sim engine) here")
       ->check(non_empty_path());
   cmd->add_flag("--json", args->json, "print the result JSON on stdout");
+  cmd->add_option("--max-events", args->max_events,
+                  "sim: refuse a simulation estimated to send more messages than this")
+      ->check(CLI::PositiveNumber);
 
   return [args]() {
     core::Plan plan = load_plan_args(args->plan);
@@ -56,8 +60,8 @@ Action add_simulate_command(CLI::App& app) {
                                "the analytic engine has no timeline; use --engine sim");
       result = sim::predict_analytic(plan);
     } else {
-      result =
-          sim::simulate(plan, {sim::parse_fidelity(args->fidelity, "--fidelity"), args->trace});
+      result = sim::simulate(
+          plan, {sim::parse_fidelity(args->fidelity, "--fidelity"), args->trace, args->max_events});
     }
     emit_result(result, args->output, args->json);
     return 0;

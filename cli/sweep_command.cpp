@@ -34,6 +34,7 @@ struct SweepArgs {
   bool quiet = false;
   std::string shard;   // K/N or auto
   int emit_slurm = 0;  // shards of the printed sbatch script; 0: run the sweep
+  double max_events = sim::kDefaultMaxEvents;
 };
 
 // Rows done, rate and time left on one terminal line.
@@ -83,6 +84,7 @@ sim::SweepOptions sweep_options(const SweepArgs& args, const core::Plan& plan,
                            : named.strategies;
   options.engine = sim::parse_engine(args.engine, "--engine");
   options.fidelity = sim::parse_fidelity(args.fidelity, "--fidelity");
+  options.max_events = args.max_events;
   options.jobs = args.jobs;
   options.resume = args.resume;
   options.csv_path = args.output;
@@ -157,6 +159,9 @@ Action add_sweep_command(CLI::App& app) {
                   "and run nothing")
       ->check(CLI::Range(1, 100000))
       ->excludes(shard);
+  cmd->add_option("--max-events", args->max_events,
+                  "sim: refuse a point estimated to send more messages than this")
+      ->check(CLI::PositiveNumber);
 
   return [args]() {
     core::PlanOverrides named;  // replaces nothing: only says which kinds will run

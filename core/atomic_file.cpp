@@ -7,6 +7,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/temp_files.hpp"
+
 namespace scaleout::core {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
@@ -14,6 +16,11 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   std::string tmp = (target.parent_path() /
                      ("." + target.filename().string() + ".tmp" + std::to_string(::getpid())))
                         .string();
+  register_temp(tmp);  // removed if the process is stopped while writing
+  struct Forget {
+    std::string path;
+    ~Forget() { forget_temp(path); }
+  } forget{tmp};
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + path + " (cannot create " + tmp + ")");

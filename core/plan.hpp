@@ -109,6 +109,7 @@ struct Strategy {
   int replicas_line = 0;
   int softsync_line = 0;
   int servers_line = 0;
+  int chunk_line = 0;
 };
 
 struct Training {
@@ -121,6 +122,8 @@ struct Training {
   double fusion_buffer = 64.0 * 1024 * 1024;  // bytes
   int workers_line = 0;
   int batch_line = 0;
+  int steps_line = 0;
+  int fusion_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

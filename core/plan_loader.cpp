@@ -245,10 +245,12 @@ Training read_training(YamlMap& parent) {
   t.batch_per_worker = m.get_int_or("batch_per_worker", 1, 32);
   t.batch_line = line_of(m.node()["batch_per_worker"]);
   t.steps = m.get_int_or("steps", 1, 1);
+  t.steps_line = line_of(m.node()["steps"]);
   t.gradient_precision = m.get_choice("gradient_precision", {"fp32", "fp16", "bf16"}, "fp32");
   t.gradient_bytes_per_element = t.gradient_precision == "fp32" ? 4 : 2;
   t.overlap = m.get_bool("overlap", false);
   t.fusion_buffer = m.get_quantity("fusion_buffer", Quantity::kBytes, t.fusion_buffer);
+  t.fusion_line = line_of(m.node()["fusion_buffer"]);
   m.finish();
   return t;
 }

@@ -2,43 +2,75 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "core/input_error.hpp"
 #include "core/strategy.hpp"
 
 namespace scaleout::core {
 
 namespace {
 
-// Evenly sized buckets when the model lists no layers: bucket i is ready after (i+1)/n of backward.
-void even_buckets(StepModel& m, double fusion_bytes) {
-  double bytes = m.gradient_bytes();
-  int n = std::max(1, static_cast<int>(std::ceil(bytes / fusion_bytes - 1e-9)));
-  for (int i = 0; i < n; ++i)
-    m.buckets.push_back({split_part(Span{0, m.elements}, n, i), static_cast<double>(i + 1) / n});
+// What backward produces at one moment (a fraction of it done): `count` gradient elements.
+struct ReadyPoint {
+  std::int64_t count = 0;
+  double fraction = 1;
+};
+
+// How many buckets of at most `fusion_bytes` the elements of one ready point leave in.
+std::int64_t pieces(const ReadyPoint& point, int bytes_per_element, double fusion_bytes) {
+  if (point.count <= 0) return 0;
+  double bytes = static_cast<double>(point.count) * bytes_per_element;
+  double n = std::ceil(bytes / fusion_bytes - 1e-9);
+  return n >= static_cast<double>(point.count) ? point.count
+                                               : std::max<std::int64_t>(1, std::llround(n));
 }
 
-// Layers in backward order fill buckets of at least `fusion_bytes`; a bucket is ready when the
-// backward pass has produced its last layer. Parameters the layers do not list join the last one.
-void layer_buckets(StepModel& m, const Workload& w, double fusion_bytes) {
+// With overlap: a model that lists no layers produces its gradient evenly, kEvenSlices equal
+// shares each ready when its share of backward is done; layers (backward order) are each ready
+// when backward has produced them (parameters they do not list join the last one, layers beyond
+// the parameters are cut). Without overlap: everything at the end.
+std::vector<ReadyPoint> ready_points(const Plan& plan, std::int64_t elements) {
+  const Workload& w = plan.workload;
+  std::vector<ReadyPoint> points;
+  if (!plan.training.overlap) return {{elements, 1.0}};
+  if (w.layers.empty()) {
+    for (int i = 0; i < kEvenSlices; ++i)
+      points.push_back({split_part(Span{0, elements}, kEvenSlices, i).count,
+                        static_cast<double>(i + 1) / kEvenSlices});
+    return points;
+  }
   double share_total = 0;
   for (const auto& l : w.layers) share_total += l.backward_share;
-  std::int64_t begin = 0, pending = 0;
+  std::int64_t begin = 0;
   double share_done = 0;
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
-    pending += static_cast<std::int64_t>(std::llround(w.layers[i].parameters));
     share_done += w.layers[i].backward_share / share_total;
     bool last = i + 1 == w.layers.size();
-    if (last) pending = m.elements - begin;
-    if (pending > 0 && (last || pending * m.bytes_per_element >= fusion_bytes)) {
-      pending = std::min(pending, m.elements - begin);
-      m.buckets.push_back({Span{begin, pending}, last ? 1.0 : share_done});
-      begin += pending;
-      pending = 0;
-    }
+    std::int64_t count =
+        last ? elements - begin
+             : std::min(static_cast<std::int64_t>(std::llround(w.layers[i].parameters)),
+                        elements - begin);
+    points.push_back({count, last ? 1.0 : share_done});
+    begin += count;
   }
+  return points;
+}
+
+std::int64_t elements_of(const Plan& plan) {
+  return static_cast<std::int64_t>(std::llround(plan.workload.parameters));
 }
 
 }  // namespace
+
+double count_buckets(const Plan& plan) {
+  double n = 0;
+  double fusion =
+      plan.training.overlap ? plan.training.fusion_buffer : std::numeric_limits<double>::infinity();
+  for (const auto& p : ready_points(plan, elements_of(plan)))
+    n += static_cast<double>(pieces(p, plan.training.gradient_bytes_per_element, fusion));
+  return n;
+}
 
 StepModel make_step_model(const Plan& plan) {
   StepModel m;
@@ -46,14 +78,24 @@ StepModel make_step_model(const Plan& plan) {
   double flops = w.flops_per_sample * plan.training.batch_per_worker / w.efficiency;
   m.forward_flops = flops / 3;
   m.backward_flops = flops - m.forward_flops;
-  m.elements = static_cast<std::int64_t>(std::llround(w.parameters));
+  m.elements = elements_of(plan);
   m.bytes_per_element = plan.training.gradient_bytes_per_element;
-  if (!plan.training.overlap) {
-    m.buckets.push_back({Span{0, m.elements}, 1.0});
-  } else if (w.layers.empty()) {
-    even_buckets(m, plan.training.fusion_buffer);
-  } else {
-    layer_buckets(m, w, plan.training.fusion_buffer);
+  double buckets = count_buckets(plan);
+  if (buckets > kMaxBuckets)
+    throw InputError(
+        plan.file, plan.training.fusion_line, "training.fusion_buffer",
+        "makes " + std::to_string(std::llround(buckets)) + " buckets a step (at most " +
+            std::to_string(static_cast<long>(kMaxBuckets)) + "): choose a larger fusion buffer");
+  double fusion =
+      plan.training.overlap ? plan.training.fusion_buffer : std::numeric_limits<double>::infinity();
+  std::int64_t begin = 0;
+  for (const auto& point : ready_points(plan, m.elements)) {
+    std::int64_t n = pieces(point, m.bytes_per_element, fusion);
+    Span span{begin, point.count};
+    for (std::int64_t i = 0; i < n; ++i)
+      m.buckets.push_back(
+          {split_part(span, static_cast<int>(n), static_cast<int>(i)), point.fraction});
+    begin += point.count;
   }
   return m;
 }

@@ -1,5 +1,5 @@
 // What one training step asks of each worker: forward and backward compute, and the gradient
-// buckets that backward produces (one bucket without overlap, fusion-buffer sized ones with it).
+// buckets that backward produces (one bucket without overlap; with it, see make_step_model).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,24 @@ struct StepModel {
   double gradient_bytes() const { return static_cast<double>(elements) * bytes_per_element; }
 };
 
+// Slices of backward of a model that lists no layers (gradient produced evenly).
+constexpr int kEvenSlices = 8;
+
+// The most buckets a step may have (each is a separate exchange in every engine).
+constexpr double kMaxBuckets = 1e6;
+
+// How many buckets make_step_model makes for `plan`, without making them.
+double count_buckets(const Plan& plan);
+
 // Forward is a third of the FLOPs per sample and backward two thirds (the usual 1:2 split).
+// Without overlap the whole gradient is one bucket at the end of backward. With overlap, parts of
+// the gradient are ready at fixed points of backward that do not depend on its size: the end of
+// each listed layer (backward order), or of each of kEvenSlices even slices when the model lists
+// none. What is ready at one point leaves at once, in buckets of at most `fusion_buffer` bytes
+// (as Horovod's tensor fusion takes what is ready and fits; nothing ready waits for later
+// layers). So a bigger gradient on the same plan only makes buckets larger or more numerous at
+// the same moments, and never takes less time. Throws InputError naming training.fusion_buffer
+// when it would make more than kMaxBuckets buckets.
 StepModel make_step_model(const Plan& plan);
 
 }  // namespace scaleout::core

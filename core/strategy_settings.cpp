@@ -201,6 +201,7 @@ Strategy read_strategy(YamlMap& plan, const std::vector<StrategyKind>& will_run,
   s.replicas_line = reader.line_of_knob("replicas_to_aggregate");
   s.softsync_line = reader.line_of_knob("softsync");
   s.servers_line = reader.line_of_knob("servers");
+  s.chunk_line = reader.line_of_knob("chunk");
   return s;
 }
 

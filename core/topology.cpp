@@ -77,7 +77,7 @@ void Topology::apply_heterogeneity(const Cluster& c) {
   }
   for (const auto& [name, bandwidth] : h.link_bandwidth) {
     auto it = std::find_if(links_.begin(), links_.end(),
-                           [&](const LinkInfo& l) { return l.name == name; });
+                           [&name = name](const LinkInfo& l) { return l.name == name; });
     if (it == links_.end())
       throw InputError(c.file, h.line, "link_bandwidth." + name,
                        "no link of this cluster is named '" + name + "'");

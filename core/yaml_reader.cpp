@@ -1,5 +1,7 @@
 #include "core/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -39,24 +41,53 @@ std::string number_text(double value) {
   return buf;
 }
 
+// Parses without building nodes; remembers where the second document starts.
+class IgnoreEvents : public YAML::EventHandler {
+ public:
+  int second_line = 0;
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++started_ == 2) second_line = mark.line + 1;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  int started_ = 0;
+};
+
 }  // namespace
 
 YAML::Node load_yaml_file(const std::string& path) {
   std::string text = read_bounded(path);
-  std::vector<YAML::Node> docs;
+  YAML::Node node;
   try {
-    docs = YAML::LoadAll(text);
+    // Documents are counted first, at most two: yaml-cpp 0.7's LoadAll never ends on some
+    // malformed texts (",*" yields documents for ever), and one file holds one document.
+    std::stringstream stream(text);
+    YAML::Parser parser(stream);
+    IgnoreEvents ignore;
+    int documents = 0;
+    while (documents < 2 && parser.HandleNextDocument(ignore)) ++documents;
+    if (documents == 0)
+      throw InputError(path, 0, "", "expected a YAML mapping at the top (the file is empty)");
+    if (documents > 1)
+      throw InputError(
+          path, ignore.second_line, "",
+          "a second YAML document ('---'): one file holds one plan, topology or workload");
+    node = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(path, e.mark.is_null() ? 0 : e.mark.line + 1, "",
                      "YAML syntax error: " + e.msg);
   }
-  if (docs.empty())
-    throw InputError(path, 0, "", "expected a YAML mapping at the top (the file is empty)");
-  if (docs.size() > 1)
-    throw InputError(
-        path, line_of(docs[1]), "",
-        "a second YAML document ('---'): one file holds one plan, topology or workload");
-  YAML::Node node = docs.front();
   if (!node.IsMap())
     throw InputError(path, line_of(node), "", "expected a YAML mapping at the top");
   check_keys(node, path);

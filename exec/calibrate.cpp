@@ -19,6 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/temp_files.hpp"
 #include "core/units.hpp"
 #include "exec/compute_kernel.hpp"
 #include "exec/gradient_buffer.hpp"
@@ -96,9 +97,7 @@ LinkMeasure measure_pair(int rank, const std::string& store_dir, const std::stri
 // Two processes, each in its namespace (when given), measuring one link class.
 LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const std::string& host0,
                          const std::string& host1, const CalibrateOptions& o) {
-  char tmpl[] = "/tmp/scaleout-calibrate-XXXXXX";
-  if (!::mkdtemp(tmpl)) throw std::runtime_error("cannot create a directory in /tmp");
-  fs::path dir(tmpl);
+  fs::path dir = core::make_temp_dir("scaleout-calibrate");
   fs::create_directories(dir / "store");
   std::fflush(nullptr);
   pid_t pids[2];
@@ -123,11 +122,13 @@ LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const s
       }
       std::_Exit(code);
     }
+    core::track_child(pids[r]);
   }
   int failed = 0;
   for (pid_t p : pids) {
     int status = 0;
     ::waitpid(p, &status, 0);
+    core::untrack_child(p);
     failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   LinkMeasure m;
@@ -139,7 +140,7 @@ LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const s
       std::ifstream e(dir / ("error" + std::to_string(r)));
       std::getline(e, why);
     }
-  fs::remove_all(dir);
+  core::remove_temp(dir);
   if (!ok)
     throw std::runtime_error("calibration between two ranks failed" +
                              (why.empty() ? "" : ": " + why));

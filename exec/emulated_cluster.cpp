@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "core/atomic_file.hpp"
+#include "exec/cluster_state.hpp"
 
 namespace scaleout::exec {
 
@@ -20,7 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kStateFile = "/run/scaleout-cluster.json";
 const char* kSwitchNs = "so-switches";
 
 // Runs a command; returns its output. Throws with the command and its output when it fails.
@@ -58,111 +57,112 @@ std::string emulation_unavailable() {
 
 std::vector<std::string> emulation_leftovers() {
   std::vector<std::string> left;
-  std::string list;
-  try {
-    list = sh("ip netns list");
-  } catch (...) {
-    return left;
-  }
-  std::size_t pos = 0;
-  while (pos < list.size()) {
-    std::size_t end = list.find('\n', pos);
-    std::string line = list.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    std::string name = line.substr(0, line.find(' '));
-    if (name.rfind("so-", 0) == 0) left.push_back(name);
-    if (end == std::string::npos) break;
-    pos = end + 1;
-  }
+  for (const auto& o : ClusterState::load().leftovers()) left.push_back(o.what());
   return left;
 }
 
-void cluster_down() {
-  for (const auto& ns : emulation_leftovers())
-    std::system(("ip netns delete " + ns + " > /dev/null 2>&1").c_str());
-  std::error_code ec;
-  fs::remove(kStateFile, ec);
+void cluster_down() { ClusterState::load().remove_all(); }
+
+namespace {
+
+// Makes the bridges (the switches, in the switches' namespace) and one namespace per node.
+std::map<int, std::string> make_switches_and_nodes(const core::Topology& topo, ClusterState& state,
+                                                   EmulatedCluster& cluster) {
+  state.record({ClusterObject::Kind::kNamespace, kSwitchNs});
+  sh("ip netns add " + std::string(kSwitchNs));
+  sh(in_ns(kSwitchNs, "ip link set lo up"));
+  std::map<int, std::string> bridge_of;
+  int b = 0;
+  for (int sv : topo.switch_vertices()) {
+    std::string br = "sobr" + std::to_string(b++);  // inside so-switches: goes with it
+    sh(in_ns(kSwitchNs, "ip link add " + br + " type bridge"));
+    sh(in_ns(kSwitchNs, "ip link set " + br + " up"));
+    bridge_of[sv] = br;
+  }
+  for (int n = 0; n < topo.num_nodes(); ++n) {
+    std::string ns = "so-n" + std::to_string(n);
+    std::string ip = "10.77." + std::to_string(n / 250) + "." + std::to_string(n % 250 + 1);
+    state.record({ClusterObject::Kind::kNamespace, ns});
+    sh("ip netns add " + ns);
+    sh(in_ns(ns, "ip link set lo up"));
+    cluster.node_netns.push_back(ns);
+    cluster.node_ip.push_back(ip);
+  }
+  return bridge_of;
 }
+
+// One veth pair per network link, its ends moved into the namespaces they join, rate-limited.
+void make_links(const core::Topology& topo, ClusterState& state, EmulatedCluster& cluster,
+                const std::map<int, std::string>& bridge_of) {
+  int v = 0;
+  for (const auto& link : topo.links()) {
+    if (link.cls == core::LinkClass::kIntraNode) continue;  // devices of a node share its namespace
+    const auto& a = topo.vertex(link.a);
+    const auto& bv = topo.vertex(link.b);
+    if (a.kind == core::VertexKind::kGateway && bv.kind == core::VertexKind::kGateway)
+      throw std::runtime_error(
+          "emulated cluster: node-to-node links (torus) are not supported; use a switch or "
+          "two_tier network");
+    std::string end_a = "sov" + std::to_string(v) + "a", end_b = "sov" + std::to_string(v) + "b";
+    ++v;
+    state.record({ClusterObject::Kind::kLink, end_a});
+    state.record({ClusterObject::Kind::kLink, end_b});
+    sh("ip link add " + end_a + " type veth peer name " + end_b);
+    // Endpoint a: a node (its NIC) or a switch; endpoint b: a switch here (two_tier, switch).
+    auto place = [&](const core::TopoVertex& vertex, int vid, const std::string& dev) {
+      if (vertex.kind == core::VertexKind::kGateway) {
+        std::string ns = cluster.node_netns[vertex.node];
+        sh("ip link set " + dev + " netns " + ns);
+        sh(in_ns(ns, "ip addr add " + cluster.node_ip[vertex.node] + "/16 dev " + dev));
+        sh(in_ns(ns, "ip link set " + dev + " up"));
+        sh(in_ns(ns, "tc qdisc add dev " + dev + " root " + tbf(link.bandwidth)));
+      } else {
+        sh("ip link set " + dev + " netns " + kSwitchNs);
+        sh(in_ns(kSwitchNs, "ip link set " + dev + " master " + bridge_of.at(vid)));
+        sh(in_ns(kSwitchNs, "ip link set " + dev + " up"));
+        sh(in_ns(kSwitchNs, "tc qdisc add dev " + dev + " root " + tbf(link.bandwidth)));
+      }
+    };
+    place(a, link.a, end_a);
+    place(bv, link.b, end_b);
+  }
+}
+
+}  // namespace
 
 EmulatedCluster cluster_up(const core::Topology& topo, const std::string& name) {
   std::string why = emulation_unavailable();
   if (!why.empty()) throw std::runtime_error(why);
-  cluster_down();  // start from nothing
+  ClusterState state = ClusterState::load();
+  auto left = state.remove_all();  // start from nothing: what an earlier cluster left
+  if (!left.empty())
+    throw std::runtime_error("emulated cluster: cannot remove the earlier cluster's " +
+                             left.front().what());
   EmulatedCluster cluster;
   try {
-    sh("ip netns add " + std::string(kSwitchNs));
-    sh(in_ns(kSwitchNs, "ip link set lo up"));
-    // Each switch is a bridge in the switches' namespace.
-    std::map<int, std::string> bridge_of;
-    int b = 0;
-    for (int sv : topo.switch_vertices()) {
-      std::string br = "sobr" + std::to_string(b++);
-      sh(in_ns(kSwitchNs, "ip link add " + br + " type bridge"));
-      sh(in_ns(kSwitchNs, "ip link set " + br + " up"));
-      bridge_of[sv] = br;
-    }
-    for (int n = 0; n < topo.num_nodes(); ++n) {
-      std::string ns = "so-n" + std::to_string(n);
-      std::string ip = "10.77." + std::to_string(n / 250) + "." + std::to_string(n % 250 + 1);
-      sh("ip netns add " + ns);
-      sh(in_ns(ns, "ip link set lo up"));
-      cluster.node_netns.push_back(ns);
-      cluster.node_ip.push_back(ip);
-    }
-    int v = 0;
-    for (const auto& link : topo.links()) {
-      if (link.cls == core::LinkClass::kIntraNode)
-        continue;  // devices of a node share its namespace
-      const auto& a = topo.vertex(link.a);
-      const auto& bv = topo.vertex(link.b);
-      std::string end_a = "sov" + std::to_string(v) + "a", end_b = "sov" + std::to_string(v) + "b";
-      ++v;
-      sh("ip link add " + end_a + " type veth peer name " + end_b);
-      // Endpoint a: a node (its NIC) or a switch; endpoint b: a switch here (two_tier, switch).
-      auto place = [&](const core::TopoVertex& vertex, int vid, const std::string& dev) {
-        if (vertex.kind == core::VertexKind::kGateway) {
-          std::string ns = cluster.node_netns[vertex.node];
-          sh("ip link set " + dev + " netns " + ns);
-          sh(in_ns(ns, "ip addr add " + cluster.node_ip[vertex.node] + "/16 dev " + dev));
-          sh(in_ns(ns, "ip link set " + dev + " up"));
-          sh(in_ns(ns, "tc qdisc add dev " + dev + " root " + tbf(link.bandwidth)));
-        } else {
-          sh("ip link set " + dev + " netns " + kSwitchNs);
-          sh(in_ns(kSwitchNs, "ip link set " + dev + " master " + bridge_of.at(vid)));
-          sh(in_ns(kSwitchNs, "ip link set " + dev + " up"));
-          sh(in_ns(kSwitchNs, "tc qdisc add dev " + dev + " root " + tbf(link.bandwidth)));
-        }
-      };
-      if (a.kind == core::VertexKind::kGateway && bv.kind == core::VertexKind::kGateway)
-        throw std::runtime_error(
-            "emulated cluster: node-to-node links (torus) are not supported; use a switch or "
-            "two_tier network");
-      place(a, link.a, end_a);
-      place(bv, link.b, end_b);
-    }
+    auto bridge_of = make_switches_and_nodes(topo, state, cluster);
+    make_links(topo, state, cluster, bridge_of);
     cluster.name = name;
     for (int n = 0; n < topo.num_nodes(); ++n)
       cluster.node_devices.push_back(topo.devices_on_node(n));
     for (const auto& link : topo.links())
       if (link.cls != core::LinkClass::kIntraNode)
         cluster.link_bandwidth[link.name] = link.bandwidth;
-    nlohmann::json state = {{"node_netns", cluster.node_netns},
-                            {"node_ip", cluster.node_ip},
-                            {"name", cluster.name},
-                            {"node_devices", cluster.node_devices},
-                            {"link_bandwidth", cluster.link_bandwidth}};
-    core::write_file_atomic(kStateFile, state.dump());
+    state.complete({{"node_netns", cluster.node_netns},
+                    {"node_ip", cluster.node_ip},
+                    {"name", cluster.name},
+                    {"node_devices", cluster.node_devices},
+                    {"link_bandwidth", cluster.link_bandwidth}});
   } catch (...) {
-    cluster_down();
+    state.remove_all();
     throw;
   }
   return cluster;
 }
 
 std::optional<EmulatedCluster> current_cluster() {
-  std::ifstream in(kStateFile);
-  if (!in) return std::nullopt;
-  nlohmann::json state = nlohmann::json::parse(in, nullptr, false);
-  if (state.is_discarded()) return std::nullopt;
+  nlohmann::json state = ClusterState::load().cluster();
+  if (!state.is_object()) return std::nullopt;  // none, or an interrupted `cluster up`
   EmulatedCluster c{state.value("node_netns", std::vector<std::string>{}),
                     state.value("node_ip", std::vector<std::string>{}),
                     state.value("name", std::string()),

@@ -1,7 +1,8 @@
 // An emulated cluster on one Linux machine: one network namespace per node, veth pairs into Linux
 // bridges (the switches, inside a namespace of their own), and `tc tbf` rate limits from the
 // topology's link bandwidths, so real TCP traffic feels the topology's bottlenecks. Needs root.
-// Everything it makes is named with the prefix "so-" / "so" and removed by cluster_down().
+// Everything it makes is recorded in a state file (exec/cluster_state.hpp) before it is made, and
+// cluster_down() removes exactly what is recorded.
 #pragma once
 
 #include <map>
@@ -37,14 +38,16 @@ EmulatedCluster cluster_up(const core::Topology& topo, const std::string& name =
 std::string topology_mismatch(const EmulatedCluster& built, const core::Topology& plan_topo,
                               const std::string& plan_name);
 
-// Removes every namespace, bridge and veth the emulated cluster made, and the state file. Safe to
-// call when nothing is up.
+// Removes every namespace and veth the state file records (bridges live in a recorded namespace),
+// also those of an interrupted cluster_up, and then the state file. Nothing else, whatever its
+// name. Safe to call when nothing is up.
 void cluster_down();
 
 // The cluster recorded by the last cluster_up, if it is still up.
 std::optional<EmulatedCluster> current_cluster();
 
-// Names of leftovers (namespaces starting "so-"), for checks that cleanup was complete.
+// Recorded objects that still exist ("namespace so-n0", "link sov0a"), for checks that cleanup
+// was complete.
 std::vector<std::string> emulation_leftovers();
 
 }  // namespace scaleout::exec

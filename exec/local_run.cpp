@@ -19,10 +19,12 @@
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/strategies/ps_training.hpp"
+#include "core/temp_files.hpp"
 #include "core/topology.hpp"
 #include "core/trace.hpp"
 #include "exec/measured.hpp"
 #include "exec/rank_main.hpp"
+#include "exec/stuck_rank.hpp"
 
 namespace scaleout::exec {
 
@@ -89,7 +91,10 @@ std::vector<nlohmann::json> read_reports(const fs::path& dir, int size) {
 
 void kill_all(const std::map<pid_t, int>& running) {
   for (const auto& [pid, rank] : running) ::kill(pid, SIGKILL);
-  for (const auto& [pid, rank] : running) ::waitpid(pid, nullptr, 0);
+  for (const auto& [pid, rank] : running) {
+    ::waitpid(pid, nullptr, 0);
+    core::untrack_child(pid);
+  }
 }
 
 // Why rank `rank` ended unsuccessfully with wait status `status`.
@@ -118,6 +123,7 @@ std::string wait_for_ranks(std::map<pid_t, int>& running, const fs::path& dir,
         continue;
       }
       int rank = it->second;
+      if (pid > 0) core::untrack_child(pid);
       it = running.erase(it);
       reaped = true;
       if (pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
@@ -165,9 +171,12 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
                            "the plan needs " + std::to_string(ranks.topology.num_nodes()) +
                                " nodes; the emulated cluster has " +
                                std::to_string(options.node_netns.size()));
-  char tmpl[] = "/tmp/scaleout-run-XXXXXX";
-  if (!::mkdtemp(tmpl)) throw RunFailed("cannot create a run directory in /tmp");
-  fs::path dir(tmpl);
+  fs::path dir;
+  try {
+    dir = core::make_temp_dir("scaleout-run");
+  } catch (const std::runtime_error& e) {
+    throw RunFailed(e.what());
+  }
   fs::create_directories(dir / "store");
 
   auto setup_of = [&](int r) {
@@ -190,30 +199,40 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
     pid_t pid = ::fork();
     if (pid < 0) {
       kill_all(running);
-      fs::remove_all(dir);
+      core::remove_temp(dir);
       throw RunFailed("cannot start rank " + std::to_string(r) + " (fork failed)");
     }
     if (pid == 0) child(plan, options, setup_of(r), dir, launcher);
     running[pid] = r;
+    core::track_child(pid);
   }
 
   auto deadline = std::chrono::steady_clock::now() + options.run_timeout(plan.training.steps) +
                   std::chrono::seconds(30);
   std::string failure = wait_for_ranks(running, dir, deadline);
+  if (!failure.empty()) {
+    // Named before the ranks are killed, while a stopped one can still be seen stopped.
+    std::vector<std::string> errors(size);
+    for (int r = 0; r < size; ++r)
+      if (fs::path err = dir / ("rank-" + std::to_string(r) + ".err"); fs::exists(err))
+        errors[r] = read_file(err);
+    std::string stuck = stuck_rank(running, errors, options.timeout);
+    if (!stuck.empty()) failure = stuck + "; " + failure;
+  }
   kill_all(running);
   if (!failure.empty()) {
     failure += other_ranks_errors(dir, size, failure);
-    fs::remove_all(dir);
+    core::remove_temp(dir);
     throw RunFailed(failure);
   }
   std::vector<nlohmann::json> reports;
   try {
     reports = read_reports(dir, size);
   } catch (...) {
-    fs::remove_all(dir);
+    core::remove_temp(dir);
     throw;
   }
-  fs::remove_all(dir);
+  core::remove_temp(dir);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   core::RunResult result = aggregate(plan, reports, servers, options, wall);
   result.wall_s = wall;

@@ -38,6 +38,9 @@ struct ExecOptions {
   // exchange, as a corrupted receive would leave it (the check must count it; the run fails).
   int corrupt_rank = -1;
   int corrupt_step = 0;
+  // Fault injection for tests: this rank stops itself (SIGSTOP) at the start of this step.
+  int stop_rank = -1;
+  int stop_step = 0;
 
   // The longest a whole run of `steps` may take: a few transfer deadlines per step.
   std::chrono::milliseconds run_timeout(int steps) const { return timeout * (steps + 3); }

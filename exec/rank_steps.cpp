@@ -6,6 +6,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <stdexcept>
+#include <string>
+
 namespace scaleout::exec {
 
 std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const RankSetup& setup,
@@ -40,17 +43,28 @@ StepObserver::StepObserver(const ExecOptions& options, std::shared_ptr<gloo::Con
       count_wrong_(std::move(count_wrong)),
       corrupt_one_(std::move(corrupt_one)) {}
 
+void StepObserver::barrier(const std::string& where) {
+  try {
+    gloo::BarrierAllToAll(sync_).run();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("rank " + std::to_string(sync_->rank) + ": " + where +
+                             ": not every rank arrived within " +
+                             std::to_string(options_.timeout.count()) + " ms (" + e.what() + ")");
+  }
+}
+
 void StepObserver::step_starting(int rank, int step) {
   if (rank == options_.kill_rank && step == options_.kill_step) ::kill(::getpid(), SIGKILL);
+  if (rank == options_.stop_rank && step == options_.stop_step) ::raise(SIGSTOP);
   if (worker_) fill_ahead_();
-  gloo::BarrierAllToAll(sync_).run();
+  barrier("the barrier before step " + std::to_string(step));
 }
 
 void StepObserver::step_done(int rank, const core::StepTimes& t) {
   if (t.worker && rank == options_.corrupt_rank && t.step == options_.corrupt_step) corrupt_one_();
   // Checked once every rank is through: on a machine with fewer cores than ranks, a rank checking
   // early would take CPU from those still reducing.
-  gloo::BarrierAllToAll(sync_).run();
+  barrier("the barrier after step " + std::to_string(t.step));
   long wrong = t.worker ? count_wrong_() : 0;
   steps.push_back({{"start", t.start},
                    {"compute_end", t.compute_end},

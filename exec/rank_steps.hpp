@@ -49,6 +49,8 @@ class StepObserver : public core::CollectiveObserver {
   nlohmann::json phases = nlohmann::json::array();  // [name, category, start, end], when tracing
 
  private:
+  // A barrier on `sync`; a rank missing past the deadline throws naming this rank and `where`.
+  void barrier(const std::string& where);
   const ExecOptions& options_;
   std::shared_ptr<gloo::Context> sync_;
   bool worker_;

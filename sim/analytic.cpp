@@ -135,13 +135,16 @@ double tree(const Layout& L, double bytes, double chunk_bytes) {
   int n = L.workers;
   int depth = 0;
   while ((2 << depth) - 1 < n) ++depth;  // levels below the root
-  double chunks = std::max(1.0, std::ceil(bytes / chunk_bytes));
-  double c = bytes / chunks;
+  // Whole chunks, the last one what is left (as the program cuts them).
+  double chunks = std::max(1.0, std::ceil(bytes / chunk_bytes - 1e-9));
+  double first = std::min(bytes, chunk_bytes), last = bytes - (chunks - 1) * chunk_bytes;
   // Per chunk a parent takes in (and later sends out) one chunk per child: two on its link.
   auto to_parent = [](int r) { return r == 0 ? -1 : (r - 1) / 2; };
-  double hop = pattern_step(L, to_parent, c);
-  double busiest = n > 2 ? pattern_step(L, to_parent, 2 * c) : hop;
-  double one_way = depth * hop + (chunks - 1) * busiest;
+  auto busiest = [&](double c) {
+    return n > 2 ? pattern_step(L, to_parent, 2 * c) : pattern_step(L, to_parent, c);
+  };
+  double one_way = depth * pattern_step(L, to_parent, first);
+  if (chunks > 1) one_way += (chunks - 2) * busiest(chunk_bytes) + busiest(last);
   return 2 * one_way;
 }
 

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/temp_files.hpp"
+
 namespace scaleout::sim {
 
 SimChildren::SimChildren(int slots) : slots_(std::max(1, slots)) {}
@@ -30,6 +32,7 @@ std::optional<std::tuple<SimChild, std::size_t, int>> SimChildren::wait_one(
       pid_t pid = ::waitpid(it->first, &status, WNOHANG);
       if (pid == 0 || (pid < 0 && errno == EINTR)) continue;
       auto [child, index] = it->second;
+      if (pid > 0) core::untrack_child(pid);
       running_.erase(it);
       return std::make_tuple(child, index, status);
     }
@@ -42,7 +45,8 @@ void SimChildren::kill_all() {
   for (auto& [pid, entry] : running_) {
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
-    std::remove(entry.first.result_file.c_str());
+    core::untrack_child(pid);
+    core::remove_temp(entry.first.result_file);
   }
   running_.clear();
 }

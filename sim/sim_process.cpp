@@ -1,5 +1,6 @@
 // Each simulation runs in a child process: SimGrid keeps one engine per process, and a crash in
 // one simulation then cannot take the caller down.
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,7 +11,9 @@
 #include <sstream>
 
 #include "core/input_error.hpp"
+#include "core/temp_files.hpp"
 #include "sim/simulator.hpp"
+#include "sim/work_estimate.hpp"
 
 namespace scaleout::sim {
 
@@ -18,14 +21,18 @@ using core::Plan;
 using core::RunResult;
 
 SimChild start_simulation(const Plan& plan, const SimOptions& options) {
-  char name[] = "/tmp/scaleout-sim-XXXXXX";
-  int fd = ::mkstemp(name);
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file for the simulation");
-  ::close(fd);
+  check_work(plan, options.fidelity, options.max_events);  // before any work: refused at once
+  std::string name = core::make_temp_file("scaleout-sim");
   std::fflush(nullptr);
+  pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("cannot start a simulation process (fork failed)");
+  if (pid < 0) {
+    core::remove_temp(name);
+    throw std::runtime_error("cannot start a simulation process (fork failed)");
+  }
   if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);        // never outlive the caller,
+    if (::getppid() != parent) std::_Exit(1);  // not even one that died before the line above
     nlohmann::json out;
     try {
       out["result"] = core::to_json(simulate_here(plan, options));
@@ -34,15 +41,18 @@ SimChild start_simulation(const Plan& plan, const SimOptions& options) {
     } catch (const std::exception& e) {
       out["error"] = e.what();
     }
-    std::ofstream(name) << out.dump();
+    // Opened without creating: when the caller was stopped and removed it, nothing is written.
+    std::fstream(name, std::ios::in | std::ios::out) << out.dump();
     std::_Exit(0);
   }
+  core::track_child(pid);
   return SimChild{pid, name};
 }
 
 RunResult finish_simulation(const SimChild& child) {
   int status = 0;
   ::waitpid(child.pid, &status, 0);
+  core::untrack_child(child.pid);
   return collect_simulation(child, status);
 }
 
@@ -50,7 +60,8 @@ RunResult collect_simulation(const SimChild& child, int status) {
   std::ifstream in(child.result_file);
   std::stringstream text;
   text << in.rdbuf();
-  std::filesystem::remove(child.result_file);
+  core::untrack_child(child.pid);
+  core::remove_temp(child.result_file);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.str().empty()) {
     std::string why = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
                                           : "exit code " + std::to_string(WEXITSTATUS(status));

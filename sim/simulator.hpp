@@ -20,9 +20,14 @@ enum class Fidelity { kFast, kStep };
 Fidelity parse_fidelity(const std::string& text, const std::string& field = "fidelity");
 const char* fidelity_name(Fidelity fidelity);
 
+// The most messages a simulation may send before it is refused (about a minute on one core here:
+// about 100,000 messages a second).
+constexpr double kDefaultMaxEvents = 5e6;
+
 struct SimOptions {
   Fidelity fidelity = Fidelity::kFast;
-  std::string trace_path;  // Chrome trace to write; empty for none
+  std::string trace_path;                 // Chrome trace to write; empty for none
+  double max_events = kDefaultMaxEvents;  // sim/work_estimate.hpp: refused beyond this
 };
 
 // Runs the simulation in this process. REQUIRES: called at most once per process (SimGrid keeps

@@ -216,6 +216,7 @@ class SweepRun {
   void run_simulations() {
     SimOptions sim_options;
     sim_options.fidelity = options_.fidelity;
+    sim_options.max_events = options_.max_events;
     SimChildren children(options_.jobs);
     std::size_t next = 0;
     while ((next < jobs_.size() || !children.empty()) && !cancelled()) {

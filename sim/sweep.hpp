@@ -35,8 +35,9 @@ struct SweepOptions {
   std::vector<int> workers;
   std::vector<core::StrategyKind> strategies;
   Engine engine = Engine::kSim;
-  Fidelity fidelity = Fidelity::kFast;  // sim only
-  int jobs = 2;                         // simulations run side by side (separate processes)
+  Fidelity fidelity = Fidelity::kFast;    // sim only
+  double max_events = kDefaultMaxEvents;  // sim only: a point estimated above it is refused
+  int jobs = 2;                           // simulations run side by side (separate processes)
   bool resume = false;
   std::string csv_path;  // empty: no CSV
   // Run this shard of the grid only; its CSV rows carry the shard columns (sweep_csv.hpp), which

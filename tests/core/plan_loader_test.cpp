@@ -65,7 +65,7 @@ TEST(PlanLoader, OverridesReplaceWorkersAndStrategy) {
 // replaces them), the line the error must name, and a word the message must contain.
 struct BadCase {
   const char* name;
-  const char* yaml;
+  std::string yaml;
   int line;
   const char* expect;
 };
@@ -106,49 +106,49 @@ const std::string kTraining = "training: { workers: 8 }\n";
 INSTANTIATE_TEST_SUITE_P(
     Table, BadInput,
     ::testing::Values(
-        BadCase{"missing_field", strdup(plan_text(kCluster, kWorkload, kStrategy).c_str()), 1,
+        BadCase{"missing_field", std::string(plan_text(kCluster, kWorkload, kStrategy).c_str()), 1,
                 "training"},
-        BadCase{
-            "bad_unit",
-            strdup(plan_text(std::string(kCluster).replace(std::string(kCluster).find("100Gbps"), 7,
-                                                           "100Gbq"),
-                             kWorkload, kStrategy + kTraining)
-                       .c_str()),
-            6, "bandwidth"},
-        BadCase{
-            "negative_bandwidth",
-            strdup(plan_text(std::string(kCluster).replace(std::string(kCluster).find("150GB/s"), 7,
-                                                           "-150GB/s"),
-                             kWorkload, kStrategy + kTraining)
-                       .c_str()),
-            5, "greater than zero"},
+        BadCase{"bad_unit",
+                std::string(plan_text(std::string(kCluster).replace(
+                                          std::string(kCluster).find("100Gbps"), 7, "100Gbq"),
+                                      kWorkload, kStrategy + kTraining)
+                                .c_str()),
+                6, "bandwidth"},
+        BadCase{"negative_bandwidth",
+                std::string(plan_text(std::string(kCluster).replace(
+                                          std::string(kCluster).find("150GB/s"), 7, "-150GB/s"),
+                                      kWorkload, kStrategy + kTraining)
+                                .c_str()),
+                5, "greater than zero"},
         BadCase{"unknown_key",
-                strdup(plan_text(kCluster, kWorkload,
-                                 kStrategy + "training: { workers: 8, wrokers: 3 }\n")
-                           .c_str()),
+                std::string(plan_text(kCluster, kWorkload,
+                                      kStrategy + "training: { workers: 8, wrokers: 3 }\n")
+                                .c_str()),
                 10, "unknown key"},
         BadCase{"unknown_strategy",
-                strdup(plan_text(kCluster, kWorkload, "strategy: { kind: allgossip }\n" + kTraining)
-                           .c_str()),
+                std::string(plan_text(kCluster, kWorkload,
+                                      "strategy: { kind: allgossip }\n" + kTraining)
+                                .c_str()),
                 9, "allgossip"},
         BadCase{"grid_mismatch",
-                strdup(plan_text(kCluster, kWorkload,
-                                 "strategy: { kind: torus2d, grid: [3, 3] }\n" + kTraining)
-                           .c_str()),
+                std::string(plan_text(kCluster, kWorkload,
+                                      "strategy: { kind: torus2d, grid: [3, 3] }\n" + kTraining)
+                                .c_str()),
                 9, "does not multiply"},
-        BadCase{"too_many_workers",
-                strdup(plan_text(kCluster, kWorkload, kStrategy + "training: { workers: 17 }\n")
-                           .c_str()),
-                10, "more devices"},
-        BadCase{"file_not_found",
-                strdup(("cluster: missing/topology.yaml\n" + std::string(kWorkload) + kStrategy +
-                        kTraining)
-                           .c_str()),
-                1, "file not found"},
         BadCase{
-            "yaml_syntax",
-            strdup(plan_text(kCluster, kWorkload, "strategy: { kind: ring\n" + kTraining).c_str()),
-            0, "YAML syntax"}),
+            "too_many_workers",
+            std::string(
+                plan_text(kCluster, kWorkload, kStrategy + "training: { workers: 17 }\n").c_str()),
+            10, "more devices"},
+        BadCase{"file_not_found",
+                std::string(("cluster: missing/topology.yaml\n" + std::string(kWorkload) +
+                             kStrategy + kTraining)
+                                .c_str()),
+                1, "file not found"},
+        BadCase{"yaml_syntax",
+                std::string(
+                    plan_text(kCluster, kWorkload, "strategy: { kind: ring\n" + kTraining).c_str()),
+                0, "YAML syntax"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 
 TEST(PlanLoader, MissingPlanFileIsAnInputError) {

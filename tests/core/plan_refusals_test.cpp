@@ -121,9 +121,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "twice"},
         Refusal{"duplicate_inline_key", plan("strategy: { kind: ring, kind: ps }\n" + kEight), 9,
                 "twice"},
-        Refusal{"second_document", plan(kRing + kEight + "---\nname: other\n"), 12,
+        Refusal{"second_document", plan(kRing + kEight + "---\nname: other\n"), 11,
                 "second YAML document"},
         Refusal{"complex_key", plan(kRing + kEight + "? [a, b]\n: 1\n"), 11, "complex key"},
+        // Found by fuzz/plan_loader_fuzz.cpp: yaml-cpp's LoadAll yielded documents for ever.
+        Refusal{"endless_documents", ",*", 1, "second YAML document"},
         Refusal{"failure_outside_fixed_nodes",
                 plan(kRing + kEight + "failures: [{ node: 1, step: 1 }]\n"), 11,
                 "not part of the job"},

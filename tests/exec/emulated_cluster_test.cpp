@@ -3,10 +3,18 @@
 #include "exec/emulated_cluster.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
 
 #include "core/plan_loader.hpp"
+#include "exec/cluster_state.hpp"
 #include "exec/local_run.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -85,7 +93,7 @@ TEST_F(Emulated, OneServerPsIsBoundByTheServerLink) {
 TEST_F(Emulated, DownLeavesNothingAlsoAfterAFailedRun) {
   core::Plan p = plan(core::StrategyKind::kRing, 4, 1e5);
   EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 4));
-  EXPECT_EQ(emulation_leftovers().size(), 5u);  // four hosts and the switches
+  EXPECT_EQ(emulation_leftovers().size(), 5u);  // four hosts and the switches (veths moved in)
   ExecOptions o = on_cluster(c);
   o.kill_rank = 2;
   o.kill_step = 1;
@@ -119,6 +127,75 @@ TEST_F(Emulated, OverlapHidesTheExchangeBehindBackward) {
   double without = median_step(false), with = median_step(true);
   EXPECT_LT(with, 0.85 * without) << "overlapped " << with << " s, not overlapped " << without
                                   << " s";
+}
+
+bool netns_exists(const std::string& name) {
+  return std::filesystem::exists("/var/run/netns/" + name);
+}
+bool root_link_exists(const std::string& name) {
+  return std::filesystem::exists("/sys/class/net/" + name);
+}
+
+// Namespaces and links someone else made with names like the cluster's are neither removed by
+// `down` nor taken over by `up`.
+TEST_F(Emulated, DownRemovesOnlyWhatUpMade) {
+  std::system("ip netns delete so-users-own; ip link delete sov9a; ip netns delete so-n2 2>&1");
+  ASSERT_EQ(std::system("ip netns add so-users-own && ip link add sov9a type veth peer name sov9b"),
+            0);
+  core::Plan p = plan(core::StrategyKind::kRing, 4, 1e5);
+  cluster_up(core::Topology::build(p.cluster, 4));
+  EXPECT_TRUE(netns_exists("so-n3"));
+  cluster_down();
+  EXPECT_FALSE(netns_exists("so-n3"));
+  EXPECT_TRUE(netns_exists("so-users-own"));
+  EXPECT_TRUE(root_link_exists("sov9a"));
+  // A namespace of the name up would make: refused, and left alone.
+  ASSERT_EQ(std::system("ip netns add so-n2"), 0);
+  try {
+    cluster_up(core::Topology::build(p.cluster, 4));
+    ADD_FAILURE() << "cluster_up took over an existing so-n2";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("namespace so-n2 exists already"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(netns_exists("so-n2"));
+  EXPECT_FALSE(netns_exists("so-n0"));  // what that up made before it stopped is gone
+  EXPECT_TRUE(emulation_leftovers().empty());
+  EXPECT_EQ(std::system("ip netns delete so-n2 && ip netns delete so-users-own && "
+                        "ip link delete sov9a"),
+            0);
+}
+
+// `cluster up` killed while its first veth pair is still in the root namespace: `down` removes it
+// and every namespace made so far, from the state file written before each object was made.
+TEST_F(Emulated, DownRemovesWhatAnInterruptedUpLeft) {
+  core::Topology topo = core::Topology::build(plan(core::StrategyKind::kRing, 4, 1e5).cluster, 4);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its `ip` commands die with it
+    try {
+      cluster_up(topo);
+    } catch (...) {
+    }
+    std::_Exit(0);
+  }
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!root_link_exists("sov0a") && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  ClusterState state = ClusterState::load();
+  EXPECT_GE(state.objects().size(), 6u);        // the switches, four nodes and at least one veth
+  EXPECT_FALSE(current_cluster().has_value());  // an incomplete cluster is not used
+  cluster_down();
+  EXPECT_TRUE(emulation_leftovers().empty());
+  for (const auto& o : state.objects()) EXPECT_FALSE(o.exists()) << o.what();
+  EXPECT_FALSE(root_link_exists("sov0a"));
+  EXPECT_FALSE(root_link_exists("sov0b"));
+  EXPECT_FALSE(netns_exists("so-switches"));
+  EXPECT_FALSE(std::filesystem::exists(ClusterState::path()));
 }
 
 }  // namespace

@@ -2,11 +2,15 @@
 #include "exec/local_run.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <map>
 
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
+#include "core/step_model.hpp"
+#include "exec/stuck_rank.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::exec {
@@ -126,6 +130,40 @@ TEST(LocalRun, AKilledRankFailsTheRunNamingIt) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 }
 
+// A rank that stops (SIGSTOP: alive, sending nothing) is named as the one the others waited on,
+// not the first rank whose transfer timed out, nor with only Gloo's "Read timeout [host]:port".
+TEST(LocalRun, AStoppedRankIsNamedAsTheOneThatSentNothing) {
+  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kHalvingDoubling}) {
+    core::Plan plan = small_plan(kind, 4);
+    plan.training.steps = 4;
+    ExecOptions o = quick();
+    o.timeout = std::chrono::milliseconds(2000);
+    o.stop_rank = 2;
+    o.stop_step = 1;
+    try {
+      run_local(plan, o);
+      ADD_FAILURE() << "the run did not fail";
+    } catch (const RunFailed& e) {
+      std::string what = e.what();
+      EXPECT_EQ(what.rfind("rank 2 sent nothing for 2 s (its process is stopped)", 0), 0) << what;
+    }
+  }
+}
+
+// Without a stopped process, the rank the others' errors name as the peer they waited on.
+TEST(LocalRun, TheRankOthersWaitedOnIsNamed) {
+  std::map<pid_t, int> running{{::getpid(), 3}, {1, 0}};  // pid 1 (init) is not stopped
+  std::vector<std::string> errors{"", "rank 1: no receive from rank 3 within 3000 ms (x)",
+                                  "rank 2: no send to rank 3 within 3000 ms (x)", ""};
+  EXPECT_EQ(stuck_rank(running, errors, std::chrono::milliseconds(3000)),
+            "rank 3 sent nothing for 3 s (ranks 1, 2 waited on it)");
+  errors[3] = "rank 3: no receive from rank 0 within 3000 ms (x)";  // it waited too: on rank 0
+  EXPECT_EQ(stuck_rank(running, errors, std::chrono::milliseconds(3000)),
+            "rank 0 sent nothing for 3 s (rank 3 waited on it)");
+  errors[0] = "rank 0: wrong sums";  // every running rank has its own error: none is clear
+  EXPECT_EQ(stuck_rank(running, errors, std::chrono::milliseconds(3000)), "");
+}
+
 // Half-precision gradients move as halves: the result counts the bytes that moved (2 per
 // element, as the simulator counts them) and every element is the exact sum in that precision.
 TEST(LocalRun, HalfPrecisionGradientsMoveAsHalvesWithExactSums) {
@@ -157,7 +195,7 @@ TEST(LocalRun, HalfPrecisionGradientsMoveAsHalvesWithExactSums) {
 TEST(LocalRun, OverlappedBucketsExchangeWhileBackwardComputes) {
   core::Plan plan = small_plan(core::StrategyKind::kRing, 3);
   plan.training.overlap = true;
-  plan.training.fusion_buffer = 100003.0 * 4 / 4;  // four buckets
+  plan.training.fusion_buffer = 100003.0 * 4;  // one bucket per even slice of backward
   plan.workload.flops_per_sample = 2e9;
   ExecOptions o = quick();
   o.trace_path = ::testing::TempDir() + "overlap-trace.json";
@@ -177,7 +215,7 @@ TEST(LocalRun, OverlappedBucketsExchangeWhileBackwardComputes) {
     }
     if (name == "backward") backward_end = std::max(backward_end, end);
   }
-  EXPECT_EQ(buckets, 4 * plan.training.steps);
+  EXPECT_EQ(buckets, core::kEvenSlices * plan.training.steps);
   EXPECT_LT(first_exchange, backward_end);  // the first bucket left before backward ended
 }
 

@@ -1,0 +1,87 @@
+#include "sim/work_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/input_error.hpp"
+#include "core/step_model.hpp"
+#include "core/strategies/ps_training.hpp"
+#include "core/strategy.hpp"
+
+namespace scaleout::sim {
+
+namespace {
+
+// Messages one rank sends for one bucket.
+double messages_per_bucket(const core::Plan& plan, Fidelity fidelity, double chunks_per_bucket) {
+  using K = core::StrategyKind;
+  double n = std::max(1, plan.training.workers);
+  bool step = fidelity == Fidelity::kStep;
+  switch (plan.strategy.kind) {
+    case K::kRing:
+    case K::kHierarchicalRing:
+      return step ? 2 * (n - 1) : 4;
+    case K::kTorus2d:
+      return step ? 4 * std::sqrt(n) : 4;
+    case K::kHalvingDoubling:
+      return 2 * std::ceil(std::log2(n)) + 2;
+    case K::kTree:
+      return 4 * chunks_per_bucket;  // up to the parent and down to two children
+    case K::kPs:
+      return 2.0 * std::max(1, plan.strategy.ps_servers);  // push and pull, to every shard
+  }
+  return 1;
+}
+
+std::string count(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, x < 1e6 ? "%.0f" : "%.2g", x);
+  return buf;
+}
+
+}  // namespace
+
+WorkEstimate estimate_work(const core::Plan& plan, Fidelity fidelity) {
+  WorkEstimate w;
+  double buckets = core::count_buckets(plan);
+  double bytes = plan.workload.parameters * plan.training.gradient_bytes_per_element;
+  bool tree = plan.strategy.kind == core::StrategyKind::kTree;
+  double chunks = tree ? std::ceil(bytes / plan.strategy.chunk) + buckets : buckets;
+  double ranks =
+      plan.training.workers +
+      (plan.strategy.kind == core::StrategyKind::kPs ? std::max(1, plan.strategy.ps_servers) : 0);
+  double steps = plan.training.steps;
+  double per_bucket = messages_per_bucket(plan, fidelity, tree ? chunks / buckets : 1);
+  bool ps_program = core::uses_ps_training(plan);  // whole gradients, not buckets
+  w.messages = ranks * steps * (ps_program ? per_bucket : buckets * per_bucket);
+  w.per_step = chunks;
+  if (!ps_program && buckets > 4096) {
+    w = {w.messages, buckets, "training.fusion_buffer", plan.training.fusion_line,
+         "makes " + count(buckets) + " buckets a step: choose a larger fusion buffer"};
+  } else if (tree && chunks > 4096) {
+    w = {w.messages, chunks, "strategy.chunk", plan.strategy.chunk_line,
+         "makes " + count(chunks) + " tree chunks a step: choose a larger chunk"};
+  } else if (fidelity == Fidelity::kStep && per_bucket > 64) {
+    w = {w.messages, chunks, "--fidelity", 0,
+         "step sends every exchange step on its own: use --fidelity fast"};
+  } else if (steps > ranks) {
+    w = {w.messages, chunks, "training.steps", plan.training.steps_line,
+         "is " + count(steps) + ": simulate fewer steps (steps after the first few are alike)"};
+  } else {
+    w = {w.messages, chunks, "training.workers", plan.training.workers_line,
+         "is " + count(plan.training.workers) + ": use --engine analytic at this size"};
+  }
+  return w;
+}
+
+void check_work(const core::Plan& plan, Fidelity fidelity, double max_messages) {
+  WorkEstimate w = estimate_work(plan, fidelity);
+  if (w.messages <= max_messages) return;
+  throw core::InputError(plan.file, w.line, w.knob,
+                         w.advice + " (the simulation would send about " + count(w.messages) +
+                             " messages, over the limit of " + count(max_messages) +
+                             "; --max-events raises it)");
+}
+
+}  // namespace scaleout::sim
