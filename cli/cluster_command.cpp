@@ -1,3 +1,7 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -7,9 +11,41 @@
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/topology.hpp"
+#include "exec/cluster_state.hpp"
 #include "exec/emulated_cluster.hpp"
 
 namespace scaleout::cli {
+
+namespace {
+
+// One `cluster up` or `cluster down` at a time on this machine: both rewrite the state file, and
+// two at once would each record only their own objects. The kernel drops the lock with the process.
+class ClusterLock {
+ public:
+  ClusterLock() : path_(exec::ClusterState::path() + ".lock") {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    held_ = fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+  }
+  ~ClusterLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ClusterLock(const ClusterLock&) = delete;
+  ClusterLock& operator=(const ClusterLock&) = delete;
+  // Why this process may not go on ("" when it holds the lock).
+  std::string refusal() const {
+    if (fd_ < 0) return "cannot open the lock file " + path_;
+    if (!held_)
+      return "another `scaleout cluster up` or `down` is running (it holds " + path_ + ")";
+    return "";
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool held_ = false;
+};
+
+}  // namespace
 
 Action add_cluster_command(CLI::App& app) {
   auto topology = std::make_shared<std::string>();
@@ -27,6 +63,11 @@ Action add_cluster_command(CLI::App& app) {
       ->check(positive_int());
   cmd->add_subcommand("down", "Remove everything the emulated cluster made");
   return [=]() {
+    ClusterLock lock;
+    if (std::string why = lock.refusal(); !why.empty()) {
+      std::fprintf(stderr, "error: %s\n", why.c_str());
+      return 1;
+    }
     if (cmd->got_subcommand("down")) {
       exec::cluster_down();
       auto left = exec::emulation_leftovers();

@@ -1,11 +1,13 @@
 // Drives the `scaleout` binary as a user would: exit codes, messages, files.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/command.hpp"
@@ -237,6 +239,30 @@ TEST(Cli, ARunWithScaledComputeSaysSo) {
   ASSERT_EQ(j["warnings"].size(), 1u) << j["warnings"];
   EXPECT_NE(j["warnings"][0].get<std::string>().find("0.0001 of the plan's FLOPs"),
             std::string::npos);
+}
+
+TEST(Cli, OneClusterUpOrDownAtATime) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-cluster-lock";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string state = (dir / "state.json").string();
+  // Another process holds the lock beside the state file for a few seconds.
+  std::string holder = "flock " + state + ".lock -c 'touch " + (dir / "held").string() +
+                       "; sleep 5' >/dev/null 2>&1 &";
+  ASSERT_EQ(shell(holder).code, 0);
+  for (int i = 0; i < 100 && !fs::exists(dir / "held"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(dir / "held"));
+  for (std::string verb :
+       {std::string("down"), "up " + source_path("topologies/emulated-4x200mbit.yaml")}) {
+    Output o = shell("SCALEOUT_CLUSTER_STATE=" + state + " " + std::string(SCALEOUT_BINARY) +
+                     " cluster " + verb);
+    EXPECT_EQ(o.code, 1) << verb << ": " << o.text;
+    EXPECT_NE(o.text.find("another `scaleout cluster up` or `down` is running"), std::string::npos)
+        << o.text;
+  }
+  EXPECT_FALSE(fs::exists(state)) << "nothing recorded while refused";
+  fs::remove_all(dir);
 }
 
 TEST(Cli, CalibrateWritesATopologyThatLoads) {
