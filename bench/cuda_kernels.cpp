@@ -7,37 +7,24 @@
 //   build/bench/bench_cuda_kernels
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <vector>
 
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/gemm_compute.hpp"
 #include "exec/cuda/kernels.hpp"
+#include "exec/cuda/stream_timer.hpp"
 
 using namespace scaleout::exec;
 
 namespace {
 
-// Milliseconds `launch` takes on `stream`, the best of a few runs after a warm-up.
-template <typename Launch>
-float best_ms(cudaStream_t stream, const Launch& launch) {
-  cudaEvent_t begin, end;
-  SCALEOUT_CUDA_CHECK(cudaEventCreate(&begin));
-  SCALEOUT_CUDA_CHECK(cudaEventCreate(&end));
-  launch();
-  float best = 1e30f;
-  for (int i = 0; i < 5; ++i) {
-    SCALEOUT_CUDA_CHECK(cudaEventRecord(begin, stream));
-    launch();
-    SCALEOUT_CUDA_CHECK(cudaEventRecord(end, stream));
-    SCALEOUT_CUDA_CHECK(cudaEventSynchronize(end));
-    float ms = 0;
-    SCALEOUT_CUDA_CHECK(cudaEventElapsedTime(&ms, begin, end));
-    best = ms < best ? ms : best;
-  }
-  cudaEventDestroy(begin);
-  cudaEventDestroy(end);
-  return best;
+// Milliseconds `launch` takes on `stream`, the best of five runs after a warm-up.
+float best_ms(cudaStream_t stream, const std::function<void()>& launch) {
+  std::vector<double> times = time_on_stream(stream, 5, launch);
+  return static_cast<float>(*std::min_element(times.begin(), times.end()) * 1e3);
 }
 
 // Peak memory bandwidth in GB/s from the driver's clock and bus width (0 when not reported).

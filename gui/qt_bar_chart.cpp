@@ -15,12 +15,9 @@ namespace scaleout::gui {
 
 namespace {
 
-class QtBarChart : public QtChartView, public BarChart {
+class QtBarChart : public QtChart<BarChart> {
  public:
-  explicit QtBarChart(QWidget* parent) : QtChartView(parent) {}
-  QWidget* widget() override { return this; }
-  QImage image(QSize size) override { return grab_image(size); }
-  void paint(QPainter& painter, QSize size) override { draw(painter, size); }
+  explicit QtBarChart(QWidget* parent) : QtChart<BarChart>(parent) {}
   const BarChartData& data() const override { return data_; }
   void show_data(const BarChartData& d) override;
 

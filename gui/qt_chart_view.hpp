@@ -8,6 +8,8 @@
 #include <QPainter>
 #include <QSize>
 
+#include "gui/chart.hpp"
+
 namespace scaleout::gui {
 
 class QtChartView : public QChartView {
@@ -28,6 +30,17 @@ class QtChartView : public QChartView {
     if (!isVisible()) resize(size);
     render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), rect());
   }
+};
+
+// One of our chart kinds (LineChart, BarChart) drawn by a QtChartView: the widget, grabbing and
+// painting are the view's.
+template <typename Kind>
+class QtChart : public QtChartView, public Kind {
+ public:
+  explicit QtChart(QWidget* parent) : QtChartView(parent) {}
+  QWidget* widget() override { return this; }
+  QImage image(QSize size) override { return grab_image(size); }
+  void paint(QPainter& painter, QSize size) override { draw(painter, size); }
 };
 
 }  // namespace scaleout::gui

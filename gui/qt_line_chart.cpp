@@ -87,12 +87,9 @@ std::pair<QAbstractAxis*, QAbstractAxis*> make_axes(const LineChartData& d) {
   return {x, y};
 }
 
-class QtLineChart : public QtChartView, public LineChart {
+class QtLineChart : public QtChart<LineChart> {
  public:
-  explicit QtLineChart(QWidget* parent) : QtChartView(parent) {}
-  QWidget* widget() override { return this; }
-  QImage image(QSize size) override { return grab_image(size); }
-  void paint(QPainter& painter, QSize size) override { draw(painter, size); }
+  explicit QtLineChart(QWidget* parent) : QtChart<LineChart>(parent) {}
   const LineChartData& data() const override { return data_; }
   void show_data(const LineChartData& d) override;
 

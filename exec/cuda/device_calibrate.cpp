@@ -12,6 +12,7 @@
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/gemm_compute.hpp"
 #include "exec/cuda/kernels.hpp"
+#include "exec/cuda/stream_timer.hpp"
 #include "exec/cuda_backend.hpp"
 
 namespace scaleout::exec {
@@ -22,22 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 // Seconds `work` takes on `stream`, the median of `runs` after a warm-up.
 double median_seconds(cudaStream_t stream, int runs, const std::function<void()>& work) {
-  cudaEvent_t begin, end;
-  SCALEOUT_CUDA_CHECK(cudaEventCreate(&begin));
-  SCALEOUT_CUDA_CHECK(cudaEventCreate(&end));
-  work();
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    SCALEOUT_CUDA_CHECK(cudaEventRecord(begin, stream));
-    work();
-    SCALEOUT_CUDA_CHECK(cudaEventRecord(end, stream));
-    SCALEOUT_CUDA_CHECK(cudaEventSynchronize(end));
-    float ms = 0;
-    SCALEOUT_CUDA_CHECK(cudaEventElapsedTime(&ms, begin, end));
-    times.push_back(ms / 1e3);
-  }
-  cudaEventDestroy(begin);
-  cudaEventDestroy(end);
+  std::vector<double> times = time_on_stream(stream, runs, work);
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }
