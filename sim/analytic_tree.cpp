@@ -65,7 +65,9 @@ double pipeline(int stages, const Chunks& k, const std::function<double(double)>
 // that chunk exists) from device `from` to device `to`.
 struct Transfer {
   int from = 0, to = 0, offset = 0;
-  double latency = 0, path_bw = 0;
+  // Filled in by stepped_phase: the route's cost, both device links and both nodes.
+  double latency = 0, path_bw = 0, from_bw = 0, to_bw = 0;
+  int from_node = 0, to_node = 0;
 };
 
 // Transfers sharing one link direction in a step, by size: whole chunks and last (smaller)
@@ -91,6 +93,10 @@ double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const 
     core::Topology::Cost cost = t.device_cost(x.from, x.to);
     x.latency = cost.latency * L.latency_factor;
     x.path_bw = cost.bandwidth;
+    x.from_bw = t.links()[t.device_link(x.from)].bandwidth;
+    x.to_bw = t.links()[t.device_link(x.to)].bandwidth;
+    x.from_node = t.node_of_device(x.from);
+    x.to_node = t.node_of_device(x.to);
     first = std::min<long>(first, x.offset);
     last = std::max<long>(last, x.offset + static_cast<long>(k.count) - 1);
   }
@@ -107,7 +113,7 @@ double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const 
     for (const auto& x : transfers) {
       if (!active(x)) continue;
       up[x.from].add(is_last(x)), down[x.to].add(is_last(x));
-      int a = t.node_of_device(x.from), b = t.node_of_device(x.to);
+      int a = x.from_node, b = x.to_node;
       if (a != b) out[a].add(is_last(x)), in[b].add(is_last(x));
     }
     next = clock;
@@ -115,11 +121,9 @@ double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const 
       if (!active(x)) continue;
       bool l = is_last(x);
       double own = l ? k.last : k.first;
-      double busy =
-          std::max({own / x.path_bw,
-                    up[x.from].bytes_until(k, l) / t.links()[t.device_link(x.from)].bandwidth,
-                    down[x.to].bytes_until(k, l) / t.links()[t.device_link(x.to)].bandwidth});
-      int a = t.node_of_device(x.from), b = t.node_of_device(x.to);
+      double busy = std::max({own / x.path_bw, up[x.from].bytes_until(k, l) / x.from_bw,
+                              down[x.to].bytes_until(k, l) / x.to_bw});
+      int a = x.from_node, b = x.to_node;
       if (a != b && L.nic_bw > 0)
         busy = std::max(
             {busy, out[a].bytes_until(k, l) / L.nic_bw, in[b].bytes_until(k, l) / L.nic_bw});
