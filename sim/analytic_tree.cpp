@@ -12,7 +12,7 @@ namespace scaleout::sim {
 
 namespace {
 
-// Nodes holding workers, the first device of node i, and the longest chain (workers of a node).
+// How many nodes hold workers, and the most workers one of them holds (the longest chain).
 struct Nodes {
   int count = 0;
   int widest = 0;
