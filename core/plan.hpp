@@ -84,7 +84,16 @@ struct Workload {
   std::vector<Layer> layers;    // backward order; may be empty
 };
 
-enum class StrategyKind { kPs, kRing, kTorus2d, kHierarchicalRing, kHalvingDoubling, kTree };
+enum class StrategyKind {
+  kPs,
+  kRing,
+  kTorus2d,
+  kHierarchicalRing,
+  kHalvingDoubling,
+  kTree,
+  kHierarchicalAllreduce,       // reduce to node leaders, ring among them, broadcast
+  kHierarchicalHalvingDoubling  // reduce to node leaders, halving-doubling among them, broadcast
+};
 
 const char* strategy_name(StrategyKind kind);
 // Returns nullopt for an unknown name.

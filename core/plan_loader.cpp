@@ -330,8 +330,14 @@ Resilience read_resilience(YamlMap& parent) {
 }  // namespace
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names = {
-      "ps", "ring", "torus2d", "hierarchical_ring", "halving_doubling", "tree"};
+  static const std::vector<std::string> names = {"ps",
+                                                 "ring",
+                                                 "torus2d",
+                                                 "hierarchical_ring",
+                                                 "halving_doubling",
+                                                 "tree",
+                                                 "hierarchical_allreduce",
+                                                 "hierarchical_halving_doubling"};
   return names;
 }
 

@@ -21,6 +21,13 @@ std::array<int, 2> torus_grid(const Strategy& strategy, int workers) {
   return {workers / y, y};
 }
 
+namespace {
+// The plan's pipeline chunk in gradient elements.
+std::int64_t chunk_elements(const Plan& plan) {
+  return static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element);
+}
+}  // namespace
+
 std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayout& layout) {
   switch (plan.strategy.kind) {
     case StrategyKind::kRing:
@@ -34,6 +41,10 @@ std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayou
     case StrategyKind::kTree:
       return make_tree(layout, static_cast<std::int64_t>(plan.strategy.chunk /
                                                          plan.training.gradient_bytes_per_element));
+    case StrategyKind::kHierarchicalAllreduce:
+      return make_hierarchical_allreduce(layout, chunk_elements(plan));
+    case StrategyKind::kHierarchicalHalvingDoubling:
+      return make_hierarchical_halving_doubling(layout, chunk_elements(plan));
     case StrategyKind::kPs:
       return make_ps(layout);
   }

@@ -19,7 +19,9 @@ struct Knob {
 const std::vector<Knob>& knob_table() {
   using K = StrategyKind;
   static const std::vector<Knob> table = {
-      {"chunk", {K::kRing, K::kTorus2d, K::kHierarchicalRing, K::kTree}},
+      {"chunk",
+       {K::kRing, K::kTorus2d, K::kHierarchicalRing, K::kTree, K::kHierarchicalAllreduce,
+        K::kHierarchicalHalvingDoubling}},
       {"grid", {K::kTorus2d}},
       {"servers", {K::kPs}},
       {"placement", {K::kPs}},

@@ -1,7 +1,8 @@
 // Reading a plan's `strategy:` section: the kind, and the settings ("knobs") that apply to it.
 //
 // Each knob belongs to the kinds whose programs read it: `chunk` to the pipelining kinds (ring,
-// torus2d, hierarchical_ring, tree), `grid` to torus2d, the parameter-server knobs (servers,
+// torus2d, hierarchical_ring, tree, hierarchical_allreduce, hierarchical_halving_doubling), `grid`
+// to torus2d, the parameter-server knobs (servers,
 // placement, mode, replicas_to_aggregate, softsync, staleness_bound) to ps. A knob given flat
 // beside `kind` must apply to that kind. For sweeps over several kinds, a section named after a
 // kind carries that kind's knobs and is used when that kind runs:

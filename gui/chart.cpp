@@ -34,6 +34,8 @@ QColor series_color(const QString& name) {
       {"hierarchical_ring", QColor(0x94, 0x67, 0xbd)},
       {"halving_doubling", QColor(0xff, 0x7f, 0x0e)},
       {"tree", QColor(0x8c, 0x56, 0x4b)},
+      {"hierarchical_allreduce", QColor(0xe3, 0x77, 0xc2)},
+      {"hierarchical_halving_doubling", QColor(0xbc, 0xbd, 0x22)},
       {"compute", QColor(0x4c, 0x72, 0xb0)},
       {"exposed communication", QColor(0xdd, 0x84, 0x52)}};
   auto it = colors.find(name);

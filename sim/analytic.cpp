@@ -13,6 +13,7 @@
 #include "core/step_model.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
+#include "sim/analytic_tree.hpp"
 
 namespace scaleout::sim {
 
@@ -131,21 +132,9 @@ double halving_doubling(const Layout& L, int n, double bytes) {
   return total;
 }
 
-double tree(const Layout& L, double bytes, double chunk_bytes) {
-  int n = L.workers;
-  int depth = 0;
-  while ((2 << depth) - 1 < n) ++depth;  // levels below the root
-  // Whole chunks, the last one what is left (as the program cuts them).
-  double chunks = std::max(1.0, std::ceil(bytes / chunk_bytes - 1e-9));
-  double first = std::min(bytes, chunk_bytes), last = bytes - (chunks - 1) * chunk_bytes;
-  // Per chunk a parent takes in (and later sends out) one chunk per child: two on its link.
-  auto to_parent = [](int r) { return r == 0 ? -1 : (r - 1) / 2; };
-  auto busiest = [&](double c) {
-    return n > 2 ? pattern_step(L, to_parent, 2 * c) : pattern_step(L, to_parent, c);
-  };
-  double one_way = depth * pattern_step(L, to_parent, first);
-  if (chunks > 1) one_way += (chunks - 2) * busiest(chunk_bytes) + busiest(last);
-  return 2 * one_way;
+// The closed forms in analytic_tree.cpp see the layout as a LinkModel.
+LinkModel links_of(const Layout& L) {
+  return {L.topo, L.workers, L.nic_bw, L.latency_factor, L.bandwidth_factor, L.cross_traffic};
 }
 
 double parameter_server(const Layout& L, const Plan& plan, double bytes) {
@@ -197,7 +186,11 @@ double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
     case core::StrategyKind::kHalvingDoubling:
       return halving_doubling(L, n, bytes);
     case core::StrategyKind::kTree:
-      return tree(L, bytes, plan.strategy.chunk);
+      return tree_time(links_of(L), bytes, plan.strategy.chunk);
+    case core::StrategyKind::kHierarchicalAllreduce:
+      return hierarchical_allreduce_time(links_of(L), bytes, plan.strategy.chunk);
+    case core::StrategyKind::kHierarchicalHalvingDoubling:
+      return hierarchical_halving_doubling_time(links_of(L), bytes, plan.strategy.chunk);
     case core::StrategyKind::kPs:
       return parameter_server(L, plan, bytes);
   }
@@ -281,10 +274,11 @@ std::vector<std::string> analytic_warnings(const Plan& plan) {
   std::vector<std::string> out;
   const auto& s = plan.strategy;
   const auto& net = plan.cluster.network;
-  if (s.kind == core::StrategyKind::kTree)
+  if (s.kind == core::StrategyKind::kTree && plan.cluster.devices_per_node > 0 &&
+      plan.training.workers % plan.cluster.devices_per_node != 0)
     out.push_back(
-        "the tree's closed form is held to the simulator within about 20%, not 2%: use --engine "
-        "sim");
+        "the tree's closed form is held to the simulator within 2% on whole nodes; with a partial "
+        "last node it was seen 6% off: use --engine sim");
   if (s.kind == core::StrategyKind::kPs && s.ps_placement == core::PsPlacement::kColocated)
     out.push_back(
         "colocated parameter servers share their worker's links in ways the closed form does not "

@@ -28,6 +28,10 @@ double messages_per_bucket(const core::Plan& plan, Fidelity fidelity, double chu
       return 2 * std::ceil(std::log2(n)) + 2;
     case K::kTree:
       return 4 * chunks_per_bucket;  // up to the parent and down to two children
+    case K::kHierarchicalAllreduce:  // chains inside nodes, then a ring among the leaders
+      return 4 * chunks_per_bucket + (step ? 2 * (n - 1) : 4);
+    case K::kHierarchicalHalvingDoubling:
+      return 4 * chunks_per_bucket + 2 * std::ceil(std::log2(n)) + 2;
     case K::kPs:
       return 2.0 * std::max(1, plan.strategy.ps_servers);  // push and pull, to every shard
   }
@@ -46,7 +50,10 @@ WorkEstimate estimate_work(const core::Plan& plan, Fidelity fidelity) {
   WorkEstimate w;
   double buckets = core::count_buckets(plan);
   double bytes = plan.workload.parameters * plan.training.gradient_bytes_per_element;
-  bool tree = plan.strategy.kind == core::StrategyKind::kTree;
+  // Strategies that pipeline a bucket in chunks along trees or chains.
+  bool tree = plan.strategy.kind == core::StrategyKind::kTree ||
+              plan.strategy.kind == core::StrategyKind::kHierarchicalAllreduce ||
+              plan.strategy.kind == core::StrategyKind::kHierarchicalHalvingDoubling;
   double chunks = tree ? std::ceil(bytes / plan.strategy.chunk) + buckets : buckets;
   double ranks =
       plan.training.workers +

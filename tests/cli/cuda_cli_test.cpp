@@ -18,8 +18,8 @@ Output run(const std::string& args) { return shell(std::string(SCALEOUT_BINARY) 
 const std::string kQuickstart = scaleout::testing::source_path("experiments/quickstart.yaml");
 
 TEST(CudaCli, DryRunPrintsTheGroupsOfEveryRankForEveryStrategy) {
-  for (std::string strategy :
-       {"ring", "torus2d", "hierarchical_ring", "halving_doubling", "tree", "ps"}) {
+  for (std::string strategy : {"ring", "torus2d", "hierarchical_ring", "halving_doubling", "tree",
+                               "ps", "hierarchical_allreduce", "hierarchical_halving_doubling"}) {
     Output o = run("run " + kQuickstart + " --workers 4 --strategy " + strategy +
                    " --backend cuda --dry-run");
     ASSERT_EQ(o.code, 0) << strategy << ": " << o.text;

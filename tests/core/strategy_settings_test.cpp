@@ -23,6 +23,8 @@ std::string with_strategy(const std::string& strategy) {
 TEST(StrategySettings, KnobsAreReadByTheKindsThatUseThem) {
   EXPECT_TRUE(knob_applies("chunk", StrategyKind::kRing));
   EXPECT_TRUE(knob_applies("chunk", StrategyKind::kTree));
+  EXPECT_TRUE(knob_applies("chunk", StrategyKind::kHierarchicalAllreduce));
+  EXPECT_TRUE(knob_applies("chunk", StrategyKind::kHierarchicalHalvingDoubling));
   EXPECT_FALSE(knob_applies("chunk", StrategyKind::kPs));
   EXPECT_FALSE(knob_applies("chunk", StrategyKind::kHalvingDoubling));
   EXPECT_TRUE(knob_applies("grid", StrategyKind::kTorus2d));

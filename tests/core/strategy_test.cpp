@@ -39,8 +39,10 @@ void expect_exact_sums(const Case& c, std::int64_t elements, std::vector<Span> b
 }
 
 TEST(Strategies, AllReduceSumsAreExactForManyWorkerCounts) {
-  for (StrategyKind kind : {StrategyKind::kRing, StrategyKind::kTorus2d,
-                            StrategyKind::kHalvingDoubling, StrategyKind::kTree})
+  for (StrategyKind kind :
+       {StrategyKind::kRing, StrategyKind::kTorus2d, StrategyKind::kHalvingDoubling,
+        StrategyKind::kTree, StrategyKind::kHierarchicalAllreduce,
+        StrategyKind::kHierarchicalHalvingDoubling})
     for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16})
       expect_exact_sums({kind, n, 0, 4}, 101, {{0, 101}});
 }
@@ -50,6 +52,20 @@ TEST(Strategies, HierarchicalRingOnWholeNodes) {
     for (int nodes : {1, 2, 3, 5})
       expect_exact_sums({StrategyKind::kHierarchicalRing, per_node * nodes, 0, per_node}, 97,
                         {{0, 97}});
+}
+
+// The strategies that treat nodes apart, on nodes of 1 to 8 workers, whole or not (the last node
+// then holds fewer): the chains and the trees across nodes take any shape.
+TEST(Strategies, NodeAwareStrategiesOnWholeAndPartialNodes) {
+  for (StrategyKind kind : {StrategyKind::kTree, StrategyKind::kHierarchicalAllreduce,
+                            StrategyKind::kHierarchicalHalvingDoubling})
+    for (int per_node : {1, 2, 3, 8})
+      for (int n : {2, 5, 7, 8, 13, 16, 24, 33})
+        expect_exact_sums({kind, n, 0, per_node}, 97, {{0, 97}});
+  // Several buckets, and buckets smaller than the two halves' chunks.
+  expect_exact_sums({StrategyKind::kTree, 12, 0, 4}, 60, {{0, 1}, {1, 2}, {3, 50}, {53, 7}});
+  expect_exact_sums({StrategyKind::kHierarchicalAllreduce, 10, 0, 4}, 60, {{0, 1}, {1, 59}});
+  expect_exact_sums({StrategyKind::kHierarchicalHalvingDoubling, 11, 0, 2}, 60, {{0, 3}, {3, 57}});
 }
 
 TEST(Strategies, ParameterServerWithOneToThreeShards) {

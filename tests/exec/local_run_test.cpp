@@ -34,7 +34,9 @@ ExecOptions quick() {
 TEST(LocalRun, EveryStrategyEndsWithExactSums) {
   for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,
                     core::StrategyKind::kHierarchicalRing, core::StrategyKind::kHalvingDoubling,
-                    core::StrategyKind::kTree, core::StrategyKind::kPs})
+                    core::StrategyKind::kTree, core::StrategyKind::kPs,
+                    core::StrategyKind::kHierarchicalAllreduce,
+                    core::StrategyKind::kHierarchicalHalvingDoubling})
     for (int n : {2, 3, 4}) {
       if (kind == core::StrategyKind::kHierarchicalRing && n == 3)
         continue;  // nodes of 2: not whole

@@ -111,6 +111,51 @@ TEST(Behaviour, LinkBytesMatchWhatTheRingMoves) {
   EXPECT_EQ(nics, 4);
 }
 
+// Bytes through node `node`'s NIC, both directions together.
+double nic_bytes(const core::RunResult& r, int node) {
+  std::string name = "node" + std::to_string(node) + "-nic";
+  for (const auto& l : r.links)
+    if (l.name == name) return l.bytes;
+  ADD_FAILURE() << "no link " << name;
+  return 0;
+}
+
+// Two nodes of 8 devices, 150 GB/s inside a node, a 100 Gb/s NIC, 100 MB of gradient (S).
+// By hand: a ring in rank order crosses each NIC once per step each way, 2(N-1) steps of S/N:
+// 2(N-1)/N S = 1.875 S out and as much in. Reduced into one leader per node, only the leaders'
+// ring of m = 2 crosses: 2(m-1)/m S = S each way. The tree's two trees link the two leaders in
+// opposite directions, each with half of S, up and then down: S each way. (A tree that ignores
+// nodes sent the whole gradient of each of node 1's 8 devices to a parent on node 0: 8 S.)
+// Step times: the ring needs at least its NIC bytes at the NIC's rate, 1.875 S/B. The tree's
+// closed form is S/B plus the chains' fill, 2 (g-1) steps of a chunk pair at the intra-node rate,
+// plus each of its ceil(S/2c) chunk steps' latency, twice: so the tree takes at most
+// S/B + 2(g-1)(2 l_i + 2c/B_i) + 2 ceil(S/2c)(2 l_i + 2 l_nic), 0.6x the ring here, where the tree
+// that ignored nodes was about 10x slower than the ring.
+TEST(Behaviour, NodeAwareStrategiesSpareTheNic) {
+  double bw_i = 150e9, l_i = 1e-6, l_nic = 2e-6, params = 2.5e7, S = 4 * params;
+  core::Cluster cluster = testing::switch_cluster(8, kNic, l_nic, bw_i, l_i);
+  auto run = [&](StrategyKind kind) {
+    return simulate(testing::collective_plan(cluster, kind, 16, params));
+  };
+  core::RunResult ring = run(StrategyKind::kRing), tree = run(StrategyKind::kTree);
+  core::RunResult leaders = run(StrategyKind::kHierarchicalAllreduce);
+  core::RunResult leaders_hd = run(StrategyKind::kHierarchicalHalvingDoubling);
+  for (int node : {0, 1}) {
+    EXPECT_NEAR(nic_bytes(ring, node), 2 * 1.875 * S, 1e-6 * S);
+    EXPECT_NEAR(nic_bytes(leaders, node), 2 * S, 1e-6 * S);
+    EXPECT_NEAR(nic_bytes(leaders_hd, node), 2 * S, 1e-6 * S);
+    EXPECT_NEAR(nic_bytes(tree, node), 2 * S, 1e-6 * S);
+  }
+  double c = 4.0 * 1024 * 1024, g = 8;
+  double tree_bound = S / kNic + 2 * (g - 1) * (2 * l_i + 2 * c / bw_i) +
+                      2 * std::ceil(S / (2 * c)) * (2 * l_i + 2 * l_nic);
+  double ring_floor = 1.875 * S / kNic;
+  EXPECT_LE(tree.phases.comm_s, tree_bound);
+  EXPECT_GE(ring.phases.comm_s, ring_floor);
+  EXPECT_LT(tree.phases.comm_s, 0.6 * ring.phases.comm_s);
+  EXPECT_LT(tree_bound / ring_floor, 0.6);
+}
+
 // Phases add up for every strategy and engine, with and without stragglers and asynchrony:
 // exposed communication is at most the communication and the step; compute, exposed and idle
 // make the step.
@@ -119,7 +164,9 @@ TEST(Behaviour, PhasesAddUpForEveryStrategy) {
   cluster.network_model = "lv08";
   for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,
                     core::StrategyKind::kHierarchicalRing, core::StrategyKind::kHalvingDoubling,
-                    core::StrategyKind::kTree, core::StrategyKind::kPs})
+                    core::StrategyKind::kTree, core::StrategyKind::kPs,
+                    core::StrategyKind::kHierarchicalAllreduce,
+                    core::StrategyKind::kHierarchicalHalvingDoubling})
     for (int variant = 0; variant < 3; ++variant) {
       core::Plan plan = testing::collective_plan(cluster, kind, 8, 2.5e6);
       plan.training.steps = 3;

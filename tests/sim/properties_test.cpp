@@ -46,6 +46,8 @@ std::vector<Variant> every_strategy() {
           {"hierarchical_ring", kind(K::kHierarchicalRing)},
           {"halving_doubling", kind(K::kHalvingDoubling)},
           {"tree", kind(K::kTree)},
+          {"hierarchical_allreduce", kind(K::kHierarchicalAllreduce)},
+          {"hierarchical_halving_doubling", kind(K::kHierarchicalHalvingDoubling)},
           {"ps", ps(core::PsMode::kSync, core::PsPlacement::kDedicated)},
           {"ps colocated", ps(core::PsMode::kSync, core::PsPlacement::kColocated)},
           {"ps async", ps(core::PsMode::kAsync, core::PsPlacement::kDedicated)}};

@@ -32,6 +32,29 @@ TEST(SimVsAnalytic, AgreeWithinTwoPercentOnANonBlockingSwitch) {
   EXPECT_EQ(checked, 30);
 }
 
+// The strategies with one leader per node: the tree (chains inside nodes, a double binary tree
+// across them) and the reductions to a leader with a ring or halving-doubling across nodes, from
+// one node to sixteen, 1 MB (one chunk), 10 MB (a chunk and a small remainder) and 100 MB.
+TEST(SimVsAnalytic, NodeAwareStrategiesAgreeWithinTwoPercent) {
+  core::Cluster cluster = testing::switch_cluster(8, 12.5e9, 2e-6);
+  int checked = 0;
+  for (auto kind : {core::StrategyKind::kTree, core::StrategyKind::kHierarchicalAllreduce,
+                    core::StrategyKind::kHierarchicalHalvingDoubling})
+    for (int n : {8, 16, 24, 64, 128})
+      for (double params : {2.5e5, 2.5e6, 2.5e7}) {
+        core::Plan plan = testing::collective_plan(cluster, kind, n, params);
+        core::RunResult sim = simulate(plan);
+        core::RunResult ana = predict_analytic(plan);
+        double err = std::fabs(sim.step_time_s - ana.step_time_s) / sim.step_time_s;
+        EXPECT_LT(err, kTolerance)
+            << core::strategy_name(kind) << " n=" << n << " params=" << params << ": sim "
+            << sim.step_time_s << " s, analytic " << ana.step_time_s << " s";
+        EXPECT_TRUE(ana.warnings.empty()) << core::strategy_name(kind) << " n=" << n;
+        ++checked;
+      }
+  EXPECT_EQ(checked, 45);
+}
+
 TEST(SimVsAnalytic, NonPowerOfTwoHalvingDoublingAndOneRankPerNode) {
   core::Cluster cluster = testing::switch_cluster(1, 12.5e9, 5e-6);
   for (int n : {3, 6, 12}) {
@@ -49,7 +72,9 @@ TEST(SimVsAnalytic, TcpModelCorrectionsAreInTheClosedForms) {
   cluster.network_model = "lv08";
   for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,
                     core::StrategyKind::kHalvingDoubling, core::StrategyKind::kHierarchicalRing,
-                    core::StrategyKind::kPs})
+                    core::StrategyKind::kPs, core::StrategyKind::kTree,
+                    core::StrategyKind::kHierarchicalAllreduce,
+                    core::StrategyKind::kHierarchicalHalvingDoubling})
     for (int n : {4, 16, 64}) {
       core::Plan plan = testing::collective_plan(cluster, kind, n, 2.5e7);
       double sim = simulate(plan).step_time_s, ana = predict_analytic(plan).step_time_s;
@@ -58,14 +83,19 @@ TEST(SimVsAnalytic, TcpModelCorrectionsAreInTheClosedForms) {
     }
 }
 
-// Where the closed form is outside what these tests hold it to, the result says so.
+// Where the closed form is outside what these tests hold it to, the result says so. The tree's
+// closed form used to be held within 20% only and said so; it now follows the program's steps
+// and is held within 2% on whole nodes (above), so it says nothing there; on a partial last node
+// (seen 6% off at 1 MB) it says so.
 TEST(SimVsAnalytic, ClosedFormsOutsideTheirTestedRangeSaySo) {
   core::Cluster cluster = testing::switch_cluster(4, 3.125e9, 5e-6);
   core::Plan ring = testing::collective_plan(cluster, core::StrategyKind::kRing, 16, 2.5e7);
   EXPECT_TRUE(predict_analytic(ring).warnings.empty());
   core::Plan tree = testing::collective_plan(cluster, core::StrategyKind::kTree, 16, 2.5e7);
-  ASSERT_EQ(predict_analytic(tree).warnings.size(), 1u);
-  EXPECT_NE(predict_analytic(tree).warnings[0].find("tree"), std::string::npos);
+  EXPECT_TRUE(predict_analytic(tree).warnings.empty());
+  tree.training.workers = 14;  // nodes of 4: the last one holds 2
+  ASSERT_EQ(analytic_warnings(tree).size(), 1u);
+  EXPECT_NE(analytic_warnings(tree)[0].find("tree"), std::string::npos);
   core::Plan colocated = testing::collective_plan(cluster, core::StrategyKind::kPs, 16, 2.5e7);
   colocated.strategy.ps_placement = core::PsPlacement::kColocated;
   EXPECT_EQ(analytic_warnings(colocated).size(), 1u);
