@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   scaleout::cli::Action calibrate = scaleout::cli::add_calibrate_command(app);
   scaleout::cli::Action plan = scaleout::cli::add_plan_command(app);
   scaleout::cli::Action merge = scaleout::cli::add_merge_command(app);
+  scaleout::cli::Action study = scaleout::cli::add_study_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("calibrate")) return calibrate();
     if (app.got_subcommand("plan")) return plan();
     if (app.got_subcommand("merge")) return merge();
+    if (app.got_subcommand("study")) return study();
   } catch (const scaleout::core::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -1,50 +1,19 @@
-// The numbers the charts show: an analytic sweep of a plan over strategies and worker counts,
-// and where strategies' scaling efficiencies cross. No Qt here: tests check these numbers.
+// The GUI's names for the scaling curves, which live in sim/curves.hpp (the crossover study uses
+// them too).
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "sim/curves.hpp"
 
 namespace scaleout::gui {
 
-struct Curve {
-  std::string strategy;
-  std::vector<core::RunResult> points;  // ascending workers; sizes a strategy cannot run are absent
-};
-
-struct Curves {
-  std::vector<int> workers;  // the sizes asked for
-  std::vector<Curve> curves;
-  std::vector<std::string> errors;  // points that could not run, with the reason
-};
-
-// The strategies the window compares.
-const std::vector<core::StrategyKind>& default_strategies();
-
-// 8, 16, ... up to `max_workers` (at least 8).
-std::vector<int> doubling_sizes(int min_workers, int max_workers);
-
-// Sizes doubling from one node (8 on 8-device nodes, 1 on single-device hosts; 1 when the cluster
-// is one node) up to `max_workers`, cut at the largest size some strategy can run on it.
-std::vector<int> fitting_sizes(const core::Plan& plan, int max_workers = 1024);
-
-// The analytic sweep `scaleout sweep --engine analytic` runs, without a CSV.
-Curves compute_curves(const core::Plan& plan, const std::vector<int>& workers,
-                      const std::vector<core::StrategyKind>& strategies = default_strategies());
-
-struct Crossover {
-  std::string first, second;  // first is better below the crossing, second above
-  double workers = 0;         // interpolated on a log2 axis
-  double efficiency = 0;
-};
-
-// Where two curves' scaling efficiencies change order between neighbouring sizes.
-std::vector<Crossover> find_crossovers(const Curves& curves);
-
-// The point of `strategy` at `workers`, or nullptr.
-const core::RunResult* find_point(const Curves& curves, const std::string& strategy, int workers);
+using sim::compute_curves;
+using sim::Crossover;
+using sim::Curve;
+using sim::Curves;
+using sim::default_strategies;
+using sim::doubling_sizes;
+using sim::find_crossovers;
+using sim::find_point;
+using sim::fitting_sizes;
 
 }  // namespace scaleout::gui

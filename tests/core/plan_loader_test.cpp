@@ -31,10 +31,9 @@ TEST(BundledData, EveryModelTopologyAndPlanLoads) {
       }
       ++count;
     }
-  for (const auto& entry : fs::recursive_directory_iterator(source_path("experiments"))) {
-    if (entry.path().extension() != ".yaml") continue;
-    SCOPED_TRACE(entry.path().string());
-    Plan p = load_plan(entry.path());
+  for (const auto& path : testing::bundled_plans()) {
+    SCOPED_TRACE(path);
+    Plan p = load_plan(path);
     EXPECT_GE(p.training.workers, 1);
     ++count;
   }

@@ -91,15 +91,15 @@ TEST(PlanMutation, EveryScalarOfEveryBundledPlanLoadsSanelyOrIsRefused) {
                                         ".inf", "4294967297", "abc",   ""};
   testing::TempDir dir("mutation");
   int loads = 0, refusals = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(testing::source_path("experiments"))) {
-    if (entry.path().extension() != ".yaml") continue;
-    YAML::Node root = inlined(entry.path());
+  for (const auto& plan : testing::bundled_plans()) {
+    fs::path entry_path(plan);
+    YAML::Node root = inlined(entry_path);
     std::vector<Path> paths;
     Path at;
     scalar_paths(root, at, paths);
     for (const auto& path : paths)
       for (const auto& value : bad) {
-        SCOPED_TRACE(entry.path().filename().string() + describe(path) + " = '" + value + "'");
+        SCOPED_TRACE(entry_path.filename().string() + describe(path) + " = '" + value + "'");
         std::ofstream(dir.path() / "plan.yaml") << YAML::Dump(mutated(root, path, value)) << "\n";
         try {
           expect_sane(load_plan((dir.path() / "plan.yaml").string()));

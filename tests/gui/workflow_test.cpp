@@ -174,8 +174,7 @@ TEST(PlanWriter, SavedPlansLoadToTheSamePlan) {
       "checkpoint: { every: 1, cost: 2s, restart: 30s }\n";
   std::ofstream(dir / "knobs.yaml") << text;
   std::vector<std::string> plans = {(dir / "knobs.yaml").string()};
-  for (const auto& e : fs::recursive_directory_iterator(source_path("experiments")))
-    if (e.path().extension() == ".yaml") plans.push_back(e.path().string());
+  for (const auto& path : testing::bundled_plans()) plans.push_back(path);
   for (const auto& path : plans) {
     SCOPED_TRACE(path);
     core::Plan original = core::load_plan(path);

@@ -1,9 +1,25 @@
 #include "tests/support/test_plans.hpp"
 
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+
 namespace scaleout::testing {
 
 std::string source_path(const std::string& relative) {
   return std::string(SCALEOUT_SOURCE_DIR) + "/" + relative;
+}
+
+std::vector<std::string> bundled_plans() {
+  std::vector<std::string> plans;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(source_path("experiments"))) {
+    if (e.path().extension() != ".yaml") continue;
+    YAML::Node root = YAML::LoadFile(e.path().string());
+    if (root.IsMap() && root["cluster"]) plans.push_back(e.path().string());
+  }
+  std::sort(plans.begin(), plans.end());
+  return plans;
 }
 
 core::Cluster switch_cluster(int devices_per_node, double nic_Bps, double nic_latency_s,

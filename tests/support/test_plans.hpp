@@ -2,12 +2,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 
 namespace scaleout::testing {
 
 std::string source_path(const std::string& relative);  // inside the repository
+
+// Every plan bundled under experiments/, sorted: the YAML files with a top-level `cluster` key
+// (studies and their topologies live there too).
+std::vector<std::string> bundled_plans();
 
 // A switch cluster of `devices_per_node`-device nodes (nodes: auto), CM02, no corrections.
 core::Cluster switch_cluster(int devices_per_node, double nic_Bps, double nic_latency_s,

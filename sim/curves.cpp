@@ -1,4 +1,4 @@
-#include "gui/curves.hpp"
+#include "sim/curves.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "sim/sweep.hpp"
 
-namespace scaleout::gui {
+namespace scaleout::sim {
 
 const std::vector<core::StrategyKind>& default_strategies() {
   static const std::vector<core::StrategyKind> kinds = {
@@ -34,11 +34,11 @@ std::vector<int> fitting_sizes(const core::Plan& plan, int max_workers) {
 
 Curves compute_curves(const core::Plan& plan, const std::vector<int>& workers,
                       const std::vector<core::StrategyKind>& strategies) {
-  sim::SweepOptions options;
+  SweepOptions options;
   options.workers = workers;
   options.strategies = strategies;
-  options.engine = sim::Engine::kAnalytic;
-  sim::SweepSummary summary = sim::run_sweep(plan, options);
+  options.engine = Engine::kAnalytic;
+  SweepSummary summary = run_sweep(plan, options);
   Curves out;
   out.workers = workers;
   out.errors = summary.errors;
@@ -101,4 +101,4 @@ const core::RunResult* find_point(const Curves& curves, const std::string& strat
   return nullptr;
 }
 
-}  // namespace scaleout::gui
+}  // namespace scaleout::sim
