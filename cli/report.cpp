@@ -21,6 +21,11 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
   std::fprintf(out, "  step time           %10.3f ms\n", r.step_time_s * 1e3);
   std::fprintf(out, "  throughput          %10.1f samples/s\n", r.throughput_samples_per_s);
   std::fprintf(out, "  scaling efficiency  %10.1f %%\n", r.scaling_efficiency * 100);
+  if (r.baseline_workers > 0)
+    std::fprintf(out, "  vs %d workers    %10.1f %% (throughput per worker against theirs)\n",
+                 r.baseline_workers, r.baseline_efficiency * 100);
+  std::fprintf(out, "  gradient buckets    %10.0f (%s fusion)%s\n", r.buckets, r.fusion.c_str(),
+               r.grid.empty() ? "" : (", torus grid " + r.grid).c_str());
   std::fprintf(out, "  compute             %10.3f ms\n", r.phases.compute_s * 1e3);
   std::fprintf(out, "  communication       %10.3f ms (exposed %.3f ms)\n", r.phases.comm_s * 1e3,
                r.phases.exposed_comm_s * 1e3);
@@ -80,12 +85,20 @@ bool emit_result(const core::RunResult& r, const std::string& path, bool json) {
 }
 
 void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows) {
-  std::fprintf(out, "%-18s %8s %12s %14s %10s %12s\n", "strategy", "workers", "step (ms)",
-               "samples/s", "efficiency", "busbw GB/s");
-  for (const auto& r : rows)
-    std::fprintf(out, "%-18s %8d %12.3f %14.1f %9.1f%% %12.2f\n", r.strategy.c_str(), r.workers,
-                 r.step_time_s * 1e3, r.throughput_samples_per_s, r.scaling_efficiency * 100,
-                 r.busbw_Bps / 1e9);
+  int baseline = rows.empty() ? 0 : rows.front().baseline_workers;
+  std::string vs = "vs " + std::to_string(baseline);
+  std::fprintf(out, "%-18s %8s %12s %14s %10s %12s %8s %9s", "strategy", "workers", "step (ms)",
+               "samples/s", "efficiency", "busbw GB/s", "buckets", "grid");
+  if (baseline) std::fprintf(out, " %10s", vs.c_str());
+  std::fprintf(out, "\n");
+  for (const auto& r : rows) {
+    std::fprintf(out, "%-18s %8d %12.3f %14.1f %9.1f%% %12.2f %8.0f %9s", r.strategy.c_str(),
+                 r.workers, r.step_time_s * 1e3, r.throughput_samples_per_s,
+                 r.scaling_efficiency * 100, r.busbw_Bps / 1e9, r.buckets,
+                 r.grid.empty() ? "-" : r.grid.c_str());
+    if (baseline && r.baseline_workers) std::fprintf(out, " %9.1f%%", r.baseline_efficiency * 100);
+    std::fprintf(out, "\n");
+  }
 }
 
 void print_collective_table(std::FILE* out, const core::RunResult& r) {

@@ -25,6 +25,7 @@ struct SimulateArgs {
   std::string trace;
   bool json = false;
   double max_events = sim::kDefaultMaxEvents;
+  int baseline_workers = 0;  // 0: none
 };
 
 }  // namespace
@@ -50,18 +51,28 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--max-events", args->max_events,
                   "sim: refuse a simulation estimated to send more messages than this")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--baseline-workers", args->baseline_workers,
+                  "also report efficiency against this many workers (simulated too): "
+                  "(throughput/N) / (throughput at B / B)")
+      ->check(positive_int());
 
   return [args]() {
     core::Plan plan = load_plan_args(args->plan);
-    core::RunResult result;
-    if (args->engine == "analytic") {
-      if (!args->trace.empty())
-        throw core::InputError("", 0, "--trace",
-                               "the analytic engine has no timeline; use --engine sim");
-      result = sim::predict_analytic(plan);
-    } else {
-      result = sim::simulate(
-          plan, {sim::parse_fidelity(args->fidelity, "--fidelity"), args->trace, args->max_events});
+    if (args->engine == "analytic" && !args->trace.empty())
+      throw core::InputError("", 0, "--trace",
+                             "the analytic engine has no timeline; use --engine sim");
+    auto predict = [&](const core::Plan& p, const std::string& trace) {
+      if (args->engine == "analytic") return sim::predict_analytic(p);
+      return sim::simulate(
+          p, {sim::parse_fidelity(args->fidelity, "--fidelity"), trace, args->max_events});
+    };
+    core::RunResult result = predict(plan, args->trace);
+    if (args->baseline_workers > 0) {
+      core::PlanOverrides overrides;
+      overrides.workers = args->baseline_workers;
+      if (!args->plan.strategy.empty())
+        overrides.strategy = core::parse_strategy_kind(args->plan.strategy);
+      core::set_baseline(result, predict(core::load_plan(args->plan.plan, overrides), ""));
     }
     emit_result(result, args->output, args->json);
     return 0;

@@ -35,6 +35,7 @@ struct SweepArgs {
   std::string shard;   // K/N or auto
   int emit_slurm = 0;  // shards of the printed sbatch script; 0: run the sweep
   double max_events = sim::kDefaultMaxEvents;
+  int baseline_workers = 0;  // 0: none
 };
 
 // Rows done, rate and time left on one terminal line.
@@ -85,6 +86,7 @@ sim::SweepOptions sweep_options(const SweepArgs& args, const core::Plan& plan,
   options.engine = sim::parse_engine(args.engine, "--engine");
   options.fidelity = sim::parse_fidelity(args.fidelity, "--fidelity");
   options.max_events = args.max_events;
+  options.baseline_workers = args.baseline_workers;
   options.jobs = args.jobs;
   options.resume = args.resume;
   options.csv_path = args.output;
@@ -162,6 +164,10 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--max-events", args->max_events,
                   "sim: refuse a point estimated to send more messages than this")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--baseline-workers", args->baseline_workers,
+                  "also report efficiency against this swept worker count: (throughput/N) / "
+                  "(throughput at B / B), e.g. 8 as Goyal et al. report 8 -> 256")
+      ->check(positive_int());
 
   return [args]() {
     core::PlanOverrides named;  // replaces nothing: only says which kinds will run

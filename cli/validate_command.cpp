@@ -10,6 +10,7 @@
 #include "cli/report.hpp"
 #include "core/atomic_file.hpp"
 #include "core/compare.hpp"
+#include "core/compute_rate.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/strategies/ps_training.hpp"
@@ -34,9 +35,11 @@ struct ValidateArgs {
 // (a wait that leaves the CPU free, as a GPU leaves its host): this machine's cores cannot run
 // every rank's compute and their TCP at once, and the question here is the overlap.
 double size_compute_to_exchange(core::Plan& plan, double exchange_s) {
-  plan.workload.flops_per_sample = exchange_s * plan.cluster.device.flops *
-                                   plan.workload.efficiency / plan.training.batch_per_worker;
-  return plan.cluster.device.flops * plan.workload.efficiency;  // the executed FLOPs' rate
+  plan.workload.measured_throughput.clear();  // the compute is sized here, not measured
+  double efficiency = core::compute_efficiency(plan);
+  plan.workload.flops_per_sample =
+      exchange_s * plan.cluster.device.flops * efficiency / plan.training.batch_per_worker;
+  return plan.cluster.device.flops * efficiency;  // the executed FLOPs' rate
 }
 
 // On CPUs both engines leave compute out; on GPUs the device is one a (calibrated) topology

@@ -82,6 +82,10 @@ struct Workload {
   double flops_per_sample = 0;  // forward + backward
   double efficiency = 0.4;      // achieved share of device peak
   std::vector<Layer> layers;    // backward order; may be empty
+  // Measured samples/s of one device, by device name (the topology's device.name): where the
+  // plan's device has an entry, compute time per sample is 1/throughput (core/compute_rate.hpp).
+  std::vector<std::pair<std::string, double>> measured_throughput;
+  int measured_line = 0;
 };
 
 enum class StrategyKind {
@@ -133,6 +137,18 @@ struct Training {
   int batch_line = 0;
   int steps_line = 0;
   int fusion_line = 0;
+  // How gradients are fused into buckets (core/fusion.hpp); legacy when absent.
+  struct Fusion {
+    enum class Kind { kLegacy, kHorovod, kDdp };
+    Kind kind = Kind::kLegacy;
+    double cycle_time = 1e-3;                 // horovod: seconds between fusion cycles
+    double threshold = 128.0 * 1024 * 1024;   // horovod: bytes fused at most into one bucket
+    double bucket_cap = 25.0 * 1024 * 1024;   // ddp: bytes per bucket
+    double first_bucket = 1.0 * 1024 * 1024;  // ddp: bytes of the first bucket
+    int line = 0;
+  } fusion;
+  std::optional<double> efficiency;  // overrides the workload's efficiency (share of peak)
+  int efficiency_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

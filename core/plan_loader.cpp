@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/input_error.hpp"
+#include "core/plan_loader_extras.hpp"
 #include "core/strategy_settings.hpp"
 #include "core/yaml_reader.hpp"
 
@@ -215,6 +216,7 @@ Workload read_workload(const YAML::Node& node, const std::string& file,
     if (param_sum > w.parameters * 1.001)
       m.fail("layers", "layer parameters add up to more than the model's parameters");
   }
+  read_measured_throughput(m, w);
   m.finish();
   return w;
 }
@@ -251,6 +253,7 @@ Training read_training(YamlMap& parent) {
   t.overlap = m.get_bool("overlap", false);
   t.fusion_buffer = m.get_quantity("fusion_buffer", Quantity::kBytes, t.fusion_buffer);
   t.fusion_line = line_of(m.node()["fusion_buffer"]);
+  read_training_extras(m, t);
   m.finish();
   return t;
 }

@@ -111,6 +111,12 @@ void workload(YAML::Emitter& out, const Workload& w) {
           << "backward_share" << YAML::Value << exact(l.backward_share) << YAML::EndMap;
     out << YAML::EndSeq;
   }
+  if (!w.measured_throughput.empty()) {
+    out << YAML::Key << "measured_throughput" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto& [name, rate] : w.measured_throughput)
+      out << YAML::Key << name << YAML::Value << exact(rate);
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
 }
 
@@ -158,6 +164,22 @@ void strategy(YAML::Emitter& out, const Strategy& s) {
   out << YAML::EndMap;
 }
 
+// training.fusion (when not the legacy kind) and training.efficiency (when given).
+void fusion_and_efficiency(YAML::Emitter& out, const Training& t) {
+  const auto& f = t.fusion;
+  if (f.kind == Training::Fusion::Kind::kHorovod)
+    out << YAML::Key << "fusion" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "kind" << YAML::Value << "horovod" << YAML::Key << "cycle_time" << YAML::Value
+        << exact(f.cycle_time, "s") << YAML::Key << "threshold" << YAML::Value
+        << exact(f.threshold, "B") << YAML::EndMap;
+  if (f.kind == Training::Fusion::Kind::kDdp)
+    out << YAML::Key << "fusion" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "kind" << YAML::Value << "ddp" << YAML::Key << "bucket_cap" << YAML::Value
+        << exact(f.bucket_cap, "B") << YAML::Key << "first_bucket" << YAML::Value
+        << exact(f.first_bucket, "B") << YAML::EndMap;
+  if (t.efficiency) out << YAML::Key << "efficiency" << YAML::Value << exact(*t.efficiency);
+}
+
 void training(YAML::Emitter& out, const Training& t) {
   out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "workers" << YAML::Value << t.workers;
@@ -165,7 +187,9 @@ void training(YAML::Emitter& out, const Training& t) {
   out << YAML::Key << "steps" << YAML::Value << t.steps;
   out << YAML::Key << "gradient_precision" << YAML::Value << t.gradient_precision;
   out << YAML::Key << "overlap" << YAML::Value << t.overlap;
-  out << YAML::Key << "fusion_buffer" << YAML::Value << exact(t.fusion_buffer);
+  if (t.fusion.kind == Training::Fusion::Kind::kLegacy)
+    out << YAML::Key << "fusion_buffer" << YAML::Value << exact(t.fusion_buffer);
+  fusion_and_efficiency(out, t);
   out << YAML::EndMap;
 }
 

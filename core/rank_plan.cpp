@@ -2,6 +2,12 @@
 
 #include <cmath>
 
+#include "core/compute_rate.hpp"
+#include "core/fusion.hpp"
+#include "core/step_model.hpp"
+#include "core/strategies/ps_training.hpp"
+#include "core/strategy.hpp"
+
 namespace scaleout::core {
 
 RankPlan plan_ranks(const Plan& plan) {
@@ -16,6 +22,26 @@ RankPlan plan_ranks(const Plan& plan) {
                        p.placement.server_device.end());
   return p;
 }
+
+namespace {
+
+// The fusion, bucket count and torus grid of the plan, and what the result should say about its
+// compute and fusion figures.
+void describe_exchange(RunResult& r, const Plan& plan) {
+  r.fusion = fusion_kind_name(plan.training.fusion.kind);
+  r.buckets = uses_ps_training(plan) ? 1 : count_buckets(plan);
+  if (plan.strategy.kind == StrategyKind::kTorus2d) {
+    auto g = torus_grid(plan.strategy, plan.training.workers);
+    r.grid = std::to_string(g[0]) + "x" + std::to_string(g[1]);
+  }
+  r.warnings = compute_warnings(plan);
+  if (plan.training.fusion.kind != Training::Fusion::Kind::kLegacy && !plan.training.overlap)
+    r.warnings.push_back(std::string("training.fusion (") + r.fusion +
+                         ") shapes buckets only with overlap: without it the gradient leaves as "
+                         "one bucket after backward");
+}
+
+}  // namespace
 
 RunResult result_header(const Plan& plan, const std::string& engine,
                         const std::string& network_model, int servers) {
@@ -32,6 +58,7 @@ RunResult result_header(const Plan& plan, const std::string& engine,
   // As StepModel counts them: whole elements of the gradient precision.
   r.bytes = static_cast<double>(std::llround(plan.workload.parameters)) *
             plan.training.gradient_bytes_per_element;
+  describe_exchange(r, plan);
   return r;
 }
 

@@ -27,7 +27,8 @@ struct RankPlan {
 RankPlan plan_ranks(const Plan& plan);
 
 // A result with the keys that say what ran: engine, strategy, plan, cluster, workload, network
-// model, workers, servers and gradient bytes (as moved: elements x the precision's bytes).
+// model, workers, servers and gradient bytes (as moved: elements x the precision's bytes), the
+// fusion kind, bucket count and torus grid, and the warnings about the plan's compute figures.
 RunResult result_header(const Plan& plan, const std::string& engine,
                         const std::string& network_model, int servers);
 

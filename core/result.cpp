@@ -8,7 +8,8 @@ namespace scaleout::core {
 
 using nlohmann::json;
 
-json to_json(const RunResult& r) {
+// The keys of the first version; to_json adds the later ones.
+static json first_keys(const RunResult& r) {
   json steps = json::array();
   for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"time_s", s.time_s}});
   json baselines = json::array();
@@ -66,6 +67,22 @@ json to_json(const RunResult& r) {
                 {"left_workers", r.resilience.left_workers}}},
               {"wall_s", r.wall_s},
               {"warnings", r.warnings}};
+}
+
+json to_json(const RunResult& r) {
+  json j = first_keys(r);
+  j["fusion"] = r.fusion;
+  j["buckets"] = r.buckets;
+  j["grid"] = r.grid;
+  j["baseline"] = {{"workers", r.baseline_workers}, {"efficiency", r.baseline_efficiency}};
+  return j;
+}
+
+void set_baseline(RunResult& r, const RunResult& base) {
+  r.baseline_workers = base.workers;
+  double per_worker = r.throughput_samples_per_s / r.workers;
+  double base_per_worker = base.throughput_samples_per_s / base.workers;
+  r.baseline_efficiency = base_per_worker > 0 ? per_worker / base_per_worker : 0;
 }
 
 namespace {
@@ -131,6 +148,13 @@ RunResult result_from_json(const json& j) {
   }
   r.wall_s = j.value("wall_s", 0.0);
   r.warnings = j.value("warnings", std::vector<std::string>{});
+  r.fusion = j.value("fusion", "legacy");
+  r.buckets = j.value("buckets", 0.0);
+  r.grid = j.value("grid", "");
+  if (j.contains("baseline")) {
+    r.baseline_workers = j["baseline"].value("workers", 0);
+    r.baseline_efficiency = j["baseline"].value("efficiency", 0.0);
+  }
   return r;
 }
 

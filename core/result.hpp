@@ -87,7 +87,19 @@ struct RunResult {
   // What makes this answer less sure than the engine's tested range (e.g. a closed form used
   // where no test holds it to the simulator). Printed as warnings; empty when none.
   std::vector<std::string> warnings;
+  // How the gradient left each step: the fusion kind, its bucket count (1 for the parameter
+  // server's whole-gradient exchanges) and, for torus2d, the grid used ("8x16": X x Y).
+  std::string fusion = "legacy";
+  double buckets = 0;
+  std::string grid;
+  // Scaling efficiency against a baseline size (--baseline-workers B): (throughput / N) /
+  // (throughput at B / B). 0 workers: none asked for.
+  int baseline_workers = 0;
+  double baseline_efficiency = 0;
 };
+
+// Sets r's baseline efficiency against `base`, a result of the same plan at fewer or more workers.
+void set_baseline(RunResult& r, const RunResult& base);
 
 nlohmann::json to_json(const RunResult& r);
 // Throws std::runtime_error naming the missing key.

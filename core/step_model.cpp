@@ -4,27 +4,14 @@
 #include <cmath>
 #include <limits>
 
+#include "core/compute_rate.hpp"
+#include "core/fusion.hpp"
 #include "core/input_error.hpp"
 #include "core/strategy.hpp"
 
 namespace scaleout::core {
 
 namespace {
-
-// What backward produces at one moment (a fraction of it done): `count` gradient elements.
-struct ReadyPoint {
-  std::int64_t count = 0;
-  double fraction = 1;
-};
-
-// How many buckets of at most `fusion_bytes` the elements of one ready point leave in.
-std::int64_t pieces(const ReadyPoint& point, int bytes_per_element, double fusion_bytes) {
-  if (point.count <= 0) return 0;
-  double bytes = static_cast<double>(point.count) * bytes_per_element;
-  double n = std::ceil(bytes / fusion_bytes - 1e-9);
-  return n >= static_cast<double>(point.count) ? point.count
-                                               : std::max<std::int64_t>(1, std::llround(n));
-}
 
 // With overlap: a model that lists no layers produces its gradient evenly, kEvenSlices equal
 // shares each ready when its share of backward is done; layers (backward order) are each ready
@@ -64,18 +51,13 @@ std::int64_t elements_of(const Plan& plan) {
 }  // namespace
 
 double count_buckets(const Plan& plan) {
-  double n = 0;
-  double fusion =
-      plan.training.overlap ? plan.training.fusion_buffer : std::numeric_limits<double>::infinity();
-  for (const auto& p : ready_points(plan, elements_of(plan)))
-    n += static_cast<double>(pieces(p, plan.training.gradient_bytes_per_element, fusion));
-  return n;
+  return count_fused_buckets(plan, ready_points(plan, elements_of(plan)));
 }
 
 StepModel make_step_model(const Plan& plan) {
   StepModel m;
   const Workload& w = plan.workload;
-  double flops = w.flops_per_sample * plan.training.batch_per_worker / w.efficiency;
+  double flops = w.flops_per_sample * plan.training.batch_per_worker / compute_efficiency(plan);
   m.forward_flops = flops / 3;
   m.backward_flops = flops - m.forward_flops;
   m.elements = elements_of(plan);
@@ -83,20 +65,11 @@ StepModel make_step_model(const Plan& plan) {
   double buckets = count_buckets(plan);
   if (buckets > kMaxBuckets)
     throw InputError(
-        plan.file, plan.training.fusion_line, "training.fusion_buffer",
+        plan.file, fusion_size_line(plan), fusion_size_field(plan),
         "makes " + std::to_string(std::llround(buckets)) + " buckets a step (at most " +
-            std::to_string(static_cast<long>(kMaxBuckets)) + "): choose a larger fusion buffer");
-  double fusion =
-      plan.training.overlap ? plan.training.fusion_buffer : std::numeric_limits<double>::infinity();
-  std::int64_t begin = 0;
-  for (const auto& point : ready_points(plan, m.elements)) {
-    std::int64_t n = pieces(point, m.bytes_per_element, fusion);
-    Span span{begin, point.count};
-    for (std::int64_t i = 0; i < n; ++i)
-      m.buckets.push_back(
-          {split_part(span, static_cast<int>(n), static_cast<int>(i)), point.fraction});
-    begin += point.count;
-  }
+            std::to_string(static_cast<long>(kMaxBuckets)) + "): choose larger buckets");
+  m.buckets = fuse_buckets(plan, ready_points(plan, m.elements));
+  m.cycle_s = fusion_cycle(plan);
   return m;
 }
 

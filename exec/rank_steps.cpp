@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/compute_rate.hpp"
+
 namespace scaleout::exec {
 
 std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const RankSetup& setup,
@@ -25,9 +27,10 @@ core::StepModel executed_model(const core::Plan& plan, const ExecOptions& option
   core::StepModel model = core::make_step_model(plan);
   // The model charges real FLOPs / efficiency. A CPU core runs the real FLOPs (times
   // compute_scale) at its kernel's rate; a GPU runs the charged operations as matrix products near
-  // its peak, so that the phase lasts as the workload would at the plan's efficiency there.
-  double scale =
-      options.compute_scale * (options.backend == Backend::kCuda ? 1.0 : plan.workload.efficiency);
+  // its peak, so that the phase lasts as the workload would at the plan's efficiency there. A
+  // measured throughput is charged as the FLOPs it implies (core/compute_rate.hpp).
+  double scale = options.compute_scale *
+                 (options.backend == Backend::kCuda ? 1.0 : core::compute_efficiency(plan));
   model.forward_flops *= scale;
   model.backward_flops *= scale;
   return model;

@@ -329,7 +329,7 @@ RunResult AnalyticModel::predict_closed_form(const Plan& plan) const {
   double comm_free = 0, comm = 0;
   for (const auto& b : m.buckets) {
     double t = exchange_time(plan, static_cast<double>(b.span.count) * m.bytes_per_element);
-    double ready = forward + b.ready_fraction * backward;
+    double ready = forward + m.leaves_at(b.ready_fraction * backward);
     comm_free = std::max(comm_free, ready) + t;
     comm += t;
   }

@@ -64,7 +64,12 @@ const std::vector<std::string>& sweep_columns() {
                                                    "exposed_comm_s",
                                                    "algbw_Bps",
                                                    "wall_s",
-                                                   "plan_hash"};
+                                                   "plan_hash",
+                                                   "fusion",
+                                                   "buckets",
+                                                   "grid",
+                                                   "baseline_workers",
+                                                   "baseline_efficiency"};
   return columns;
 }
 
@@ -115,15 +120,23 @@ class SweepRun {
     open_csv();
     collect_jobs();
     results_.resize(jobs_.size());
-    if (options_.engine == Engine::kAnalytic) {
-      run_analytic();
-    } else {
-      run_simulations();
+    // The baseline points first, so that every row knows its baseline when it is written.
+    for (auto [begin, end] :
+         {std::pair{std::size_t{0}, baseline_jobs_}, std::pair{baseline_jobs_, jobs_.size()}}) {
+      if (options_.engine == Engine::kAnalytic) {
+        run_analytic(begin, end);
+      } else {
+        run_simulations(begin, end);
+      }
     }
     summary_.cancelled = cancelled();
     csv_.flush();
-    for (auto& r : results_)
-      if (r) summary_.rows.push_back(std::move(*r));
+    std::vector<std::size_t> order(jobs_.size());  // grid order (the baseline ran first)
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return jobs_[a].point < jobs_[b].point; });
+    for (std::size_t i : order)
+      if (results_[i]) summary_.rows.push_back(std::move(*results_[i]));
     return std::move(summary_);
   }
 
@@ -133,6 +146,7 @@ class SweepRun {
     core::StrategyKind kind;
     int workers;
     std::size_t point;  // index in the whole grid
+    bool row = true;    // false: run only as the baseline of this shard's rows
   };
 
   core::Plan plan_for(const Job& j) const {
@@ -160,31 +174,42 @@ class SweepRun {
   }
 
   // Every point not already in the CSV whose plan is valid; the others are counted or reported.
+  // The baseline points come first (baseline_jobs_ of them), whether or not they make a row here.
   void collect_jobs() {
-    std::size_t point = 0;
-    for (auto kind : options_.strategies)
-      for (int n : options_.workers) {
-        Job job{kind, n, point++};
-        if (stamp_ && job.point % stamp_->count != static_cast<std::size_t>(stamp_->index))
-          continue;  // another shard's
-        if (done_.count(key_of(job))) {
-          ++summary_.skipped;
-          continue;
+    for (int pass = options_.baseline_workers > 0 ? 0 : 1; pass < 2; ++pass) {
+      std::size_t point = 0;
+      for (auto kind : options_.strategies)
+        for (int n : options_.workers) {
+          Job job{kind, n, point++};
+          bool baseline = n == options_.baseline_workers;
+          if (baseline != (pass == 0)) continue;
+          job.row = !(stamp_ && job.point % stamp_->count !=
+                                    static_cast<std::size_t>(stamp_->index));  // another shard's
+          if (job.row && done_.count(key_of(job))) {
+            ++summary_.skipped;
+            job.row = false;
+          }
+          if (!job.row && !baseline) continue;
+          try {
+            core::validate_plan(plan_for(job));
+          } catch (const core::InputError& e) {
+            if (job.row) summary_.errors.push_back(key_of(job) + ": " + e.what());
+            continue;
+          }
+          jobs_.push_back(job);
         }
-        try {
-          core::validate_plan(plan_for(job));
-        } catch (const core::InputError& e) {
-          summary_.errors.push_back(key_of(job) + ": " + e.what());
-          continue;
-        }
-        jobs_.push_back(job);
-      }
+      if (pass == 0) baseline_jobs_ = jobs_.size();
+    }
   }
 
   void tick() {
     if (options_.on_progress) options_.on_progress(++finished_, jobs_.size());
   }
   void record(std::size_t i, core::RunResult&& r) {
+    if (i < baseline_jobs_) baselines_[jobs_[i].kind] = r;
+    auto base = baselines_.find(jobs_[i].kind);
+    if (base != baselines_.end()) core::set_baseline(r, base->second);
+    if (!jobs_[i].row) return tick();
     if (stamp_) stamp_->point = jobs_[i].point;
     csv_.append(format_sweep_row(r, hash_, stamp()),
                 /*urgent=*/options_.engine != Engine::kAnalytic);
@@ -193,18 +218,18 @@ class SweepRun {
     tick();
   }
   void fail(std::size_t i, const std::string& why) {
-    summary_.errors.push_back(key_of(jobs_[i]) + ": " + why);
+    summary_.errors.push_back(key_of(jobs_[i]) + ": " + why + (jobs_[i].row ? "" : " (baseline)"));
     tick();
   }
 
   // One model (one topology) for every point, built for the largest.
-  void run_analytic() {
-    if (jobs_.empty()) return;
+  void run_analytic(std::size_t begin, std::size_t end) {
+    if (begin >= end) return;
     int max_devices = 1;
-    for (const auto& j : jobs_)
-      max_devices = std::max(max_devices, core::devices_needed(plan_for(j)));
+    for (std::size_t i = begin; i < end; ++i)
+      max_devices = std::max(max_devices, core::devices_needed(plan_for(jobs_[i])));
     AnalyticModel model(base_.cluster, max_devices);
-    for (std::size_t i = 0; i < jobs_.size() && !cancelled(); ++i) {
+    for (std::size_t i = begin; i < end && !cancelled(); ++i) {
       try {
         record(i, model.predict(plan_for(jobs_[i])));
       } catch (const std::exception& e) {
@@ -213,14 +238,14 @@ class SweepRun {
     }
   }
 
-  void run_simulations() {
+  void run_simulations(std::size_t begin, std::size_t end) {
     SimOptions sim_options;
     sim_options.fidelity = options_.fidelity;
     sim_options.max_events = options_.max_events;
     SimChildren children(options_.jobs);
-    std::size_t next = 0;
-    while ((next < jobs_.size() || !children.empty()) && !cancelled()) {
-      for (; next < jobs_.size() && children.has_room(); ++next)
+    std::size_t next = begin;
+    while ((next < end || !children.empty()) && !cancelled()) {
+      for (; next < end && children.has_room(); ++next)
         children.start(plan_for(jobs_[next]), sim_options, next);
       auto ended = children.wait_one(options_.cancel);
       if (!ended) break;
@@ -244,6 +269,8 @@ class SweepRun {
   std::vector<Job> jobs_;
   std::vector<std::optional<core::RunResult>> results_;
   std::size_t finished_ = 0;
+  std::size_t baseline_jobs_ = 0;  // jobs_[0, baseline_jobs_) are the baseline points
+  std::map<core::StrategyKind, core::RunResult> baselines_;
 };
 
 }  // namespace
@@ -285,6 +312,16 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
     throw core::InputError("", 0, "shard",
                            shard_name(options.shard->index, options.shard->count) +
                                " is not a shard K/N with 0 <= K < N");
+  if (options.baseline_workers > 0 &&
+      std::find(options.workers.begin(), options.workers.end(), options.baseline_workers) ==
+          options.workers.end()) {
+    std::string sizes;
+    for (int n : options.workers) sizes += (sizes.empty() ? "" : ", ") + std::to_string(n);
+    throw core::InputError("", 0, "--baseline-workers",
+                           std::to_string(options.baseline_workers) +
+                               " is not among the swept worker counts (" + sizes +
+                               "): add it to --workers");
+  }
   return SweepRun(base, options).run();
 }
 

@@ -43,6 +43,10 @@ struct SweepOptions {
   // Run this shard of the grid only; its CSV rows carry the shard columns (sweep_csv.hpp), which
   // `merge_shards` checks and strips.
   std::optional<Shard> shard;
+  // Scaling efficiency against this worker count too (RunResult::baseline_efficiency), for each
+  // strategy against its own row there; 0: none. It must be one of `workers` (InputError): its
+  // points run first (also when resumed or another shard's, then without a row of their own).
+  int baseline_workers = 0;
   // Called on the sweep's thread: each row as it finishes, and rows done of the total after each.
   std::function<void(const core::RunResult&)> on_row;
   std::function<void(std::size_t done, std::size_t total)> on_progress;

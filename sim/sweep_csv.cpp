@@ -63,11 +63,13 @@ std::string shard_name(int index, int count) {
 std::string format_sweep_row(const core::RunResult& r, const std::string& plan_hash,
                              const ShardStamp* stamp) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s,%s,%d,%.9g,%.9g,%.6f,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.4g,%s",
+  std::snprintf(buf, sizeof buf,
+                "%s,%s,%d,%.9g,%.9g,%.6f,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.4g,%s,%s,%.9g,%s,%d,%.6f",
                 r.engine.c_str(), r.strategy.c_str(), r.workers, r.step_time_s,
                 r.throughput_samples_per_s, r.scaling_efficiency, r.busbw_Bps, r.staleness.mean,
                 r.phases.compute_s, r.phases.comm_s, r.phases.exposed_comm_s, r.algbw_Bps, r.wall_s,
-                plan_hash.c_str());
+                plan_hash.c_str(), r.fusion.c_str(), r.buckets,
+                r.grid.empty() ? "-" : r.grid.c_str(), r.baseline_workers, r.baseline_efficiency);
   std::string row = buf;
   if (stamp)
     row += "," + stamp->grid_hash + "," + std::to_string(stamp->point) + "," +
@@ -88,9 +90,13 @@ bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded) {
   if (fields.size() != base + (sharded ? shard_columns().size() : 0)) return false;
   if (fields[0] != "sim" && fields[0] != "analytic") return false;
   if (!core::parse_strategy_kind(fields[1])) return false;
-  for (std::size_t i = 2; i + 1 < base; ++i)
+  for (std::size_t i = 2; i < kPlanHashColumn; ++i)
     if (!is_number(fields[i])) return false;
-  if (!is_hash(fields[base - 1])) return false;
+  if (!is_hash(fields[kPlanHashColumn])) return false;
+  const std::string* extra = &fields[kPlanHashColumn + 1];  // fusion, buckets, grid, baseline
+  if (extra[0] != "legacy" && extra[0] != "horovod" && extra[0] != "ddp") return false;
+  if (!is_number(extra[1]) || extra[2].empty() || !is_count(extra[3]) || !is_number(extra[4]))
+    return false;
   return !sharded || valid_stamp(fields, base);
 }
 
@@ -118,10 +124,10 @@ std::set<std::string> completed_rows(const std::string& path, const std::string&
     if (!valid_sweep_row(f, stamp != nullptr) ||
         !done.insert(f[0] + "," + f[1] + "," + f[2]).second)
       continue;  // broken or twice
-    if (f[base - 1] != plan_hash)
+    if (f[kPlanHashColumn] != plan_hash)
       throw std::runtime_error("cannot resume " + path +
                                ": its rows were predicted for another plan (plan_hash " +
-                               f[base - 1] + "; this sweep's is " + plan_hash +
+                               f[kPlanHashColumn] + "; this sweep's is " + plan_hash +
                                "): write to another file, or remove it to start over");
     if (stamp &&
         (f[base] != stamp->grid_hash || f[base + 3] != shard_name(stamp->index, stamp->count)))

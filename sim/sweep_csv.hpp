@@ -23,6 +23,10 @@ struct ShardStamp {
   int count = 1;
 };
 
+// Where plan_hash is among sweep_columns(); the columns after it came later (fusion, buckets,
+// grid, baseline_workers, baseline_efficiency), appended so that the first ones keep their place.
+inline constexpr std::size_t kPlanHashColumn = 13;
+
 // The columns a shard's CSV has after sweep_columns().
 const std::vector<std::string>& shard_columns();
 // The header line (no newline): sweep_columns(), and shard_columns() when `sharded`.

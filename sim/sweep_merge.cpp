@@ -47,17 +47,18 @@ void check_same_grid(Grid& grid, const std::vector<std::string>& f, const std::s
   std::size_t base = sweep_columns().size();
   int count = std::stoi(split_fields(f[base + 3], '/')[1]);
   if (grid.file.empty()) {
-    grid = {f[base], f[base - 1], path, std::stoul(f[base + 2]), count};
+    grid = {f[base], f[kPlanHashColumn], path, std::stoul(f[base + 2]), count};
     return;
   }
   if (f[base] == grid.grid_hash && count == grid.count) return;
   if (f[base] != grid.grid_hash)
-    throw MergeError(path + " is a shard of another sweep than " + grid.file + " (" +
-                     (f[base - 1] != grid.plan_hash
-                          ? "another plan: plan_hash " + f[base - 1] + " and " + grid.plan_hash
-                          : "the same plan over another grid") +
-                     "; grid_hash " + f[base] + " and " + grid.grid_hash +
-                     "): merge the shards of one sweep only");
+    throw MergeError(
+        path + " is a shard of another sweep than " + grid.file + " (" +
+        (f[kPlanHashColumn] != grid.plan_hash
+             ? "another plan: plan_hash " + f[kPlanHashColumn] + " and " + grid.plan_hash
+             : "the same plan over another grid") +
+        "; grid_hash " + f[base] + " and " + grid.grid_hash +
+        "): merge the shards of one sweep only");
   throw MergeError(path + " is one of " + std::to_string(count) + " shards, " + grid.file +
                    " one of " + std::to_string(grid.count) +
                    ": the shards of one sweep are split the same way");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/fusion.hpp"
 #include "core/input_error.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/ps_training.hpp"
@@ -64,8 +65,8 @@ WorkEstimate estimate_work(const core::Plan& plan, Fidelity fidelity) {
   w.messages = ranks * steps * (ps_program ? per_bucket : buckets * per_bucket);
   w.per_step = chunks;
   if (!ps_program && buckets > 4096) {
-    w = {w.messages, buckets, "training.fusion_buffer", plan.training.fusion_line,
-         "makes " + count(buckets) + " buckets a step: choose a larger fusion buffer"};
+    w = {w.messages, buckets, core::fusion_size_field(plan), core::fusion_size_line(plan),
+         "makes " + count(buckets) + " buckets a step: choose larger buckets"};
   } else if (tree && chunks > 4096) {
     w = {w.messages, chunks, "strategy.chunk", plan.strategy.chunk_line,
          "makes " + count(chunks) + " tree chunks a step: choose a larger chunk"};

@@ -76,11 +76,20 @@ double CollectiveTraining::overlapped_step(Fabric& fabric, CollectiveObserver& o
   Fabric::ComputeTicket waited = forward;
   for (std::size_t b = 0; b < model_.buckets.size(); ++b) {
     if (ready[b] != waited) waited_at = fabric.wait_compute(waited = ready[b]);
+    if (model_.cycle_s > 0) wait_for_cycle(fabric, forward_end, waited_at);
     fabric.produce_gradient(model_.buckets[b].span);
     t.comm_s += exchange(fabric, observer, b);
   }
   t.compute_end = last != waited ? fabric.wait_compute(last) : waited_at;
   return forward_end;
+}
+
+// Horovod's cycle: a bucket ready at `ready` leaves at the next cycle boundary counted from the
+// start of backward (`backward_start`), or at once when an exchange already took it past that.
+void CollectiveTraining::wait_for_cycle(Fabric& fabric, double backward_start, double ready) const {
+  double boundary = backward_start + model_.leaves_at(ready - backward_start);
+  double now = fabric.now();
+  if (boundary > now) fabric.idle(boundary - now);
 }
 
 double CollectiveTraining::exchange(Fabric& fabric, CollectiveObserver& observer,

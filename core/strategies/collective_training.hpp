@@ -52,6 +52,7 @@ class CollectiveTraining {
   double overlapped_step(Fabric& fabric, CollectiveObserver& observer, double factor,
                          StepTimes& times) const;
   double exchange(Fabric& fabric, CollectiveObserver& observer, std::size_t bucket) const;
+  void wait_for_cycle(Fabric& fabric, double backward_start, double ready) const;
 
   StrategyProgram& program_;
   StepModel model_;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/fusion.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -38,6 +39,19 @@ TEST(Fidelity, ContendedOversubscribedUplinkWithTcpModel) {
   for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d})
     expect_same(testing::collective_plan(c, kind, 16, 2.5e6),
                 std::string("two-tier ") + core::strategy_name(kind));
+}
+
+TEST(Fidelity, FusionKindsWithOverlap) {
+  core::Cluster c = testing::switch_cluster(8, 12.5e9, 2e-6);
+  for (auto kind : {core::Training::Fusion::Kind::kDdp, core::Training::Fusion::Kind::kHorovod}) {
+    core::Plan p = testing::collective_plan(c, core::StrategyKind::kRing, 32, 2.5e7);
+    p.workload.flops_per_sample = 2e10;  // 0.2 ms of compute to overlap with
+    p.training.overlap = true;
+    p.training.fusion.kind = kind;
+    p.training.fusion.bucket_cap = 16e6;
+    p.training.fusion.cycle_time = 3e-5;
+    expect_same(p, core::fusion_kind_name(kind));
+  }
 }
 
 }  // namespace

@@ -1,0 +1,17 @@
+// Readers for the plan fields of gradient fusion and compute figures (training.fusion,
+// training.efficiency, workload.measured_throughput), called by the plan loader.
+#pragma once
+
+#include "core/plan.hpp"
+#include "core/yaml_reader.hpp"
+
+namespace scaleout::core {
+
+// Reads training.fusion and training.efficiency from the training mapping `m`. REQUIRES:
+// t.fusion_line already says whether fusion_buffer was given (0: absent).
+void read_training_extras(YamlMap& m, Training& t);
+
+// Reads workload.measured_throughput (device name -> samples/s) from the workload mapping `m`.
+void read_measured_throughput(YamlMap& m, Workload& w);
+
+}  // namespace scaleout::core
