@@ -35,6 +35,7 @@ std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayou
       return make_tree(layout, static_cast<std::int64_t>(plan.strategy.chunk /
                                                          plan.training.gradient_bytes_per_element));
     case StrategyKind::kPs:
+      if (plan.strategy.ps_local_aggregation == PsAggregation::kNode) return make_ps_local(layout);
       return make_ps(layout);
   }
   return nullptr;

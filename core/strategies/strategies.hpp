@@ -13,5 +13,7 @@ std::unique_ptr<StrategyProgram> make_hierarchical_ring(const Plan& plan, const 
 std::unique_ptr<StrategyProgram> make_halving_doubling(const RankLayout& layout);
 std::unique_ptr<StrategyProgram> make_tree(const RankLayout& layout, std::int64_t chunk_elements);
 std::unique_ptr<StrategyProgram> make_ps(const RankLayout& layout);
+// The same, with the workers of each node aggregating inside it (`local_aggregation: node`).
+std::unique_ptr<StrategyProgram> make_ps_local(const RankLayout& layout);
 
 }  // namespace scaleout::core
