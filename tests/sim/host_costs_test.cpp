@@ -97,3 +97,19 @@ TEST(HostCosts, OtherStrategiesRunWithoutThemAndSaySo) {
 
 }  // namespace
 }  // namespace scaleout::sim
+
+namespace scaleout::sim {
+namespace {
+
+// Beyond the tested sizes the closed form with host costs says so.
+TEST(HostCosts, ClosedFormBeyondTestedSizesSaysSo) {
+  core::Plan small = ps_plan(16, 4, 2.5e6, {40e-6, 8e9, 4e9, 0});
+  core::Plan large = ps_plan(64, 4, 2.5e6, {40e-6, 8e9, 4e9, 0});
+  EXPECT_TRUE(predict_analytic(small).warnings.empty());
+  ASSERT_EQ(predict_analytic(large).warnings.size(), 1u);
+  EXPECT_NE(predict_analytic(large).warnings[0].find("32 workers"), std::string::npos);
+  EXPECT_TRUE(predict_analytic(ps_plan(64, 4, 2.5e6, {})).warnings.empty());
+}
+
+}  // namespace
+}  // namespace scaleout::sim
