@@ -82,6 +82,9 @@ Action add_calibrate_command(CLI::App& app) {
     std::printf("compute     %10.3f GFLOP/s per device (%s)\n", c.device_flops / 1e9,
                 c.device.c_str());
     std::printf("reduction   %10.3f GB/s\n", c.reduction_Bps / 1e9);
+    if (c.host_measured)
+      std::printf("host        %10.3f us a message, copies %.3f GB/s\n",
+                  c.host.message_overhead_s * 1e6, c.host.copy_Bps / 1e9);
     std::printf("written to %s\n", output->c_str());
     return 0;
   };

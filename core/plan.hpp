@@ -51,6 +51,16 @@ struct Heterogeneity {
   int line = 0;
 };
 
+// The software costs of a host's network stack (gRPC, serialization, copies) and of a parameter
+// server's summation. Zero: free (the default, as before these existed).
+struct HostCosts {
+  double message_overhead = 0;  // seconds of host time per message crossing a NIC
+  double copy_rate = 0;         // bytes/s of host copies per message byte; 0: free
+  double sum_rate = 0;          // bytes/s at which a server adds a received gradient; 0: free
+  int line = 0;
+  bool any() const { return message_overhead > 0 || copy_rate > 0 || sum_rate > 0; }
+};
+
 struct Cluster {
   std::string file;  // where it was loaded from ("" when inline in a plan)
   std::string name;
@@ -67,6 +77,7 @@ struct Cluster {
   std::vector<ExplicitLink> links;
   Heterogeneity heterogeneity;
   std::optional<double> price_per_device_hour;  // for planning costs; any currency
+  HostCosts host;                               // `host:` software costs (see core/host_costs.hpp)
 };
 
 struct Layer {
@@ -106,6 +117,12 @@ const std::vector<std::string>& strategy_names();
 
 enum class PsPlacement { kDedicated, kColocated };
 enum class PsMode { kSync, kAsync };
+// Local aggregation before a parameter server: none (every worker pushes its whole gradient) or
+// node (the workers of a node reduce inside it, push and pull once per node, then broadcast).
+enum class PsAggregation { kNone, kNode };
+// What a dedicated server node is: a machine like the workers' (gpu) or a CPU host without
+// accelerators (cpu, as BytePS runs its servers): one server per node, with the node's own NIC.
+enum class PsServerHosts { kGpu, kCpu };
 
 struct Strategy {
   StrategyKind kind = StrategyKind::kRing;
@@ -123,6 +140,10 @@ struct Strategy {
   int softsync_line = 0;
   int servers_line = 0;
   int chunk_line = 0;
+  PsAggregation ps_local_aggregation = PsAggregation::kNone;
+  int local_aggregation_line = 0;
+  PsServerHosts ps_server_hosts = PsServerHosts::kGpu;
+  int server_hosts_line = 0;
 };
 
 struct Training {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/host_costs.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader_extras.hpp"
 #include "core/strategy_settings.hpp"
@@ -172,6 +173,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   }
   if (m.has("price_per_device_hour"))
     c.price_per_device_hour = m.get_double("price_per_device_hour", 0.0, 1e9);
+  if (m.has("host")) c.host = read_host_costs(m);
   m.finish();
   if (c.network.kind == NetworkKind::kTorus2d && c.nodes &&
       *c.nodes != c.network.dims[0] * c.network.dims[1])

@@ -5,6 +5,7 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/strategies/ps_training.hpp"
 #include "core/topology.hpp"
 
 namespace scaleout::core {
@@ -94,6 +95,16 @@ void check_parameter_server(const Plan& plan) {
     throw InputError(plan.file, s.softsync_line, "strategy.softsync",
                      "cannot exceed the " + std::to_string(t.workers) +
                          " workers (n-softsync applies after workers/n gradients)");
+  if (s.ps_local_aggregation == PsAggregation::kNode && uses_ps_training(plan))
+    throw InputError(plan.file, s.local_aggregation_line ? s.local_aggregation_line : s.line,
+                     "strategy.local_aggregation",
+                     "node aggregation applies to the synchronous PS with every worker aggregated "
+                     "(not to mode: async, softsync or backup workers, whose servers count "
+                     "each worker's gradient on its own)");
+  if (s.ps_server_hosts == PsServerHosts::kCpu && s.ps_placement == PsPlacement::kColocated)
+    throw InputError(plan.file, s.server_hosts_line ? s.server_hosts_line : s.line,
+                     "strategy.server_hosts",
+                     "CPU server hosts are dedicated nodes: colocated servers run beside workers");
   if (s.ps_placement == PsPlacement::kColocated && s.ps_servers > t.workers)
     throw InputError(
         plan.file, s.servers_line ? s.servers_line : s.line, "strategy.servers",

@@ -94,6 +94,16 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
   }
   if (c.price_per_device_hour)
     out << YAML::Key << "price_per_device_hour" << YAML::Value << exact(*c.price_per_device_hour);
+  if (c.host.any()) {
+    out << YAML::Key << "host" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    if (c.host.message_overhead > 0)
+      out << YAML::Key << "message_overhead" << YAML::Value << exact(c.host.message_overhead, "s");
+    if (c.host.copy_rate > 0)
+      out << YAML::Key << "copy_rate" << YAML::Value << exact(c.host.copy_rate, "B/s");
+    if (c.host.sum_rate > 0)
+      out << YAML::Key << "sum_rate" << YAML::Value << exact(c.host.sum_rate, "B/s");
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
 }
 
@@ -131,6 +141,10 @@ void ps_knobs(YAML::Emitter& out, const Strategy& s) {
   if (s.softsync > 0) out << YAML::Key << "softsync" << YAML::Value << s.softsync;
   if (s.staleness_bound >= 0)
     out << YAML::Key << "staleness_bound" << YAML::Value << s.staleness_bound;
+  if (s.ps_local_aggregation == PsAggregation::kNode)
+    out << YAML::Key << "local_aggregation" << YAML::Value << "node";
+  if (s.ps_server_hosts == PsServerHosts::kCpu)
+    out << YAML::Key << "server_hosts" << YAML::Value << "cpu";
 }
 
 void grid(YAML::Emitter& out, const std::array<int, 2>& g) {

@@ -46,6 +46,7 @@ std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayou
     case StrategyKind::kHierarchicalHalvingDoubling:
       return make_hierarchical_halving_doubling(layout, chunk_elements(plan));
     case StrategyKind::kPs:
+      if (plan.strategy.ps_local_aggregation == PsAggregation::kNode) return make_ps_local(layout);
       return make_ps(layout);
   }
   return nullptr;

@@ -2,6 +2,7 @@
 // across ranks. It is written once against the Fabric and runs unchanged in every engine.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ class StrategyProgram {
   // Runs on every rank (workers and servers) for each gradient bucket, in the same bucket order.
   // On return every worker holds the sum over workers of `bucket` (all-reduce semantics).
   virtual void run(Fabric& fabric, Span bucket) = 0;
+  // The same, telling `part` of the named parts of the exchange on this rank (a node's reduce
+  // before a push, ...) with this rank's clock readings, for traces. The default has no parts.
+  using PartFn = std::function<void(const char* name, double start_s, double end_s)>;
+  virtual void run(Fabric& fabric, Span bucket, const PartFn& part) {
+    (void)part;
+    run(fabric, bucket);
+  }
   // Number of phases of communication the program runs per bucket (for the analytic engine and
   // reports); informative only.
   virtual std::string describe() const = 0;

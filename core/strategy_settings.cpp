@@ -29,6 +29,8 @@ const std::vector<Knob>& knob_table() {
       {"replicas_to_aggregate", {K::kPs}},
       {"softsync", {K::kPs}},
       {"staleness_bound", {K::kPs}},
+      {"local_aggregation", {K::kPs}},
+      {"server_hosts", {K::kPs}},
   };
   return table;
 }
@@ -80,6 +82,13 @@ class KnobReader {
     if (knob == "replicas_to_aggregate") s_.replicas_to_aggregate = m.get_int(knob, 1);
     if (knob == "softsync") s_.softsync = m.get_int(knob, 1);
     if (knob == "staleness_bound") s_.staleness_bound = m.get_int(knob, 0);  // omitted: -1
+    if (knob == "local_aggregation")
+      s_.ps_local_aggregation = m.get_choice(knob, {"none", "node"}) == "node"
+                                    ? PsAggregation::kNode
+                                    : PsAggregation::kNone;
+    if (knob == "server_hosts")
+      s_.ps_server_hosts =
+          m.get_choice(knob, {"gpu", "cpu"}) == "cpu" ? PsServerHosts::kCpu : PsServerHosts::kGpu;
   }
 
   // The parameter-server knobs that exclude each other.
@@ -204,6 +213,8 @@ Strategy read_strategy(YamlMap& plan, const std::vector<StrategyKind>& will_run,
   s.softsync_line = reader.line_of_knob("softsync");
   s.servers_line = reader.line_of_knob("servers");
   s.chunk_line = reader.line_of_knob("chunk");
+  s.local_aggregation_line = reader.line_of_knob("local_aggregation");
+  s.server_hosts_line = reader.line_of_knob("server_hosts");
   return s;
 }
 

@@ -21,6 +21,7 @@
 
 #include "core/temp_files.hpp"
 #include "core/units.hpp"
+#include "exec/calibrate_host.hpp"
 #include "exec/compute_kernel.hpp"
 #include "exec/gradient_buffer.hpp"
 
@@ -64,6 +65,7 @@ LinkMeasure measure_pair(int rank, const std::string& store_dir, const std::stri
     trips.push_back(seconds_since(t0));
   }
   std::sort(trips.begin(), trips.end());
+  double tcp_trip = tcp_round_trip(rank, store_dir, host, o.round_trips);
   std::vector<float> data(static_cast<std::size_t>(o.stream_bytes / sizeof(float)), 1.0f);
   auto big = context->createUnboundBuffer(data.data(), data.size() * sizeof(float));
   const std::size_t chunk = 1 << 20;
@@ -91,7 +93,7 @@ LinkMeasure measure_pair(int rank, const std::string& store_dir, const std::stri
     reply->recv(peer, 4);
     reply->waitRecv();
   }
-  return {trips[trips.size() / 2] / 2, o.stream_bytes / elapsed};
+  return {trips[trips.size() / 2] / 2, o.stream_bytes / elapsed, tcp_trip / 2};
 }
 
 // Two processes, each in its namespace (when given), measuring one link class.
@@ -115,7 +117,9 @@ LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const s
           if (!ok) throw std::runtime_error("cannot enter namespace " + ns);
         }
         LinkMeasure m = measure_pair(r, (dir / "store").string(), r == 0 ? host0 : host1, o);
-        if (r == 0) std::ofstream(dir / "result") << m.latency_s << " " << m.bandwidth_Bps;
+        if (r == 0)
+          std::ofstream(dir / "result")
+              << m.latency_s << " " << m.bandwidth_Bps << " " << m.tcp_latency_s;
       } catch (const std::exception& e) {
         std::ofstream(dir / ("error" + std::to_string(r))) << e.what();
         code = 1;
@@ -133,7 +137,7 @@ LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const s
   }
   LinkMeasure m;
   std::ifstream in(dir / "result");
-  bool ok = failed == 0 && (in >> m.latency_s >> m.bandwidth_Bps);
+  bool ok = failed == 0 && (in >> m.latency_s >> m.bandwidth_Bps >> m.tcp_latency_s);
   std::string why;
   for (int r = 0; r < 2; ++r)
     if (fs::exists(dir / ("error" + std::to_string(r)))) {
@@ -166,6 +170,22 @@ std::string link_yaml(const LinkMeasure& m) {
   return buf;
 }
 
+// Only positive values: a zero (an overhead too small to see) is left out, as the loader wants.
+std::string host_yaml(const HostMeasure& h) {
+  std::string out = "{";
+  char buf[80];
+  auto add = [&](const char* key, double v, double scale, const char* unit) {
+    if (!(v > 0)) return;
+    std::snprintf(buf, sizeof buf, "%s %s: %.6g%s", out.size() > 1 ? "," : "", key, v / scale,
+                  unit);
+    out += buf;
+  };
+  add("message_overhead", h.message_overhead_s, 1e-6, "us");
+  add("copy_rate", h.copy_Bps, 1e9, "GB/s");
+  add("sum_rate", h.sum_Bps, 1e9, "GB/s");
+  return out + " }";
+}
+
 }  // namespace
 
 Calibration calibrate(const CalibrateOptions& o) {
@@ -179,6 +199,10 @@ Calibration calibrate(const CalibrateOptions& o) {
     c.intra_node = measure_link("", "", "127.0.0.1", "127.0.0.1", o);
     c.inter_node = c.intra_node;
   }
+  c.host_measured = true;
+  c.host.copy_Bps = measure_copy_rate();
+  c.host.sum_Bps = c.reduction_Bps;
+  c.host.message_overhead_s = std::max(0.0, c.inter_node.latency_s - c.inter_node.tcp_latency_s);
   return c;
 }
 
@@ -189,12 +213,15 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
   topo["device"]["flops"] = flops;
   if (!c.device_name.empty()) topo["device"]["name"] = c.device_name;
   if (c.inter_measured) {
-    topo["nic"] = YAML::Load(link_yaml(c.inter_node));
+    LinkMeasure nic = c.inter_node;
+    if (c.host_measured && c.host.message_overhead_s > 0) nic.latency_s = nic.tcp_latency_s;
+    topo["nic"] = YAML::Load(link_yaml(nic));
     // Rates measured over TCP already include its overheads: no corrections on top.
     topo["network_model"] = "cm02";
   }
   if (c.intra_measured && (topo["intra_node"] || topo["devices_per_node"]))
     topo["intra_node"] = YAML::Load(link_yaml(c.intra_node));
+  if (c.host_measured) topo["host"] = YAML::Load(host_yaml(c.host));
   if (topo["name"]) topo["name"] = topo["name"].as<std::string>() + "-calibrated";
   auto link = [](const char* name, bool measured, const LinkMeasure& m) {
     char line[160];
@@ -214,6 +241,15 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
       << " on this machine: measured values replace the claimed ones.\n"
       << link("inter-node", c.inter_measured, c.inter_node)
       << link("intra-node", c.intra_measured, c.intra_node) << tail;
+  if (c.host_measured) {
+    char host[256];
+    std::snprintf(host, sizeof host,
+                  "# host: message overhead %.3f us (Gloo's one way %.3f us less bare TCP's %.3f "
+                  "us), memcpy %.4g GB/s\n",
+                  c.host.message_overhead_s * 1e6, c.inter_node.latency_s * 1e6,
+                  c.inter_node.tcp_latency_s * 1e6, c.host.copy_Bps / 1e9);
+    out << host;
+  }
   YAML::Emitter emitter;
   emitter << topo;
   out << emitter.c_str() << "\n";

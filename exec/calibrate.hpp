@@ -11,6 +11,14 @@ namespace scaleout::exec {
 struct LinkMeasure {
   double latency_s = 0;      // one way: half the median round trip of a small message
   double bandwidth_Bps = 0;  // payload bytes per second of a long stream
+  double tcp_latency_s = 0;  // one way over a bare TCP connection (the link without Gloo)
+};
+
+// The host's software costs (the topology's `host:`), measured on CPUs only.
+struct HostMeasure {
+  double message_overhead_s = 0;  // Gloo's small-message one-way time less bare TCP's
+  double copy_Bps = 0;            // memcpy
+  double sum_Bps = 0;             // the additions a server runs (the reduction rate)
 };
 
 struct Calibration {
@@ -21,6 +29,8 @@ struct Calibration {
   // Links not measured (one GPU: no pair; one node: no inter-node link) keep the claimed values.
   bool intra_measured = true;
   bool inter_measured = true;
+  bool host_measured = false;  // a GPU's calibration leaves the host's costs as claimed
+  HostMeasure host;
   std::string device = "one CPU core, multiply-adds";  // what was measured, for the comment
   std::string device_name;  // replaces the topology's device name when set (a GPU's own)
 };
@@ -36,7 +46,9 @@ struct CalibrateOptions {
 Calibration calibrate(const CalibrateOptions& options);
 
 // Writes the topology at `topology_path` with the measured values in place of the claimed ones
-// (device.flops, intra_node, nic) and a comment block recording what was measured.
+// (device.flops, intra_node, nic) and a comment block recording what was measured. With host
+// costs measured it writes `host:` too, and the NIC's latency is bare TCP's: the rest of Gloo's
+// one-way time is the per-message overhead (charged to parameter servers' messages).
 std::string calibrated_topology_yaml(const std::string& topology_path, const Calibration& c);
 
 }  // namespace scaleout::exec

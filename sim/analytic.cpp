@@ -13,6 +13,7 @@
 #include "core/step_model.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
+#include "sim/analytic_ps.hpp"
 #include "sim/analytic_tree.hpp"
 
 namespace scaleout::sim {
@@ -138,6 +139,10 @@ LinkModel links_of(const Layout& L) {
 }
 
 double parameter_server(const Layout& L, const Plan& plan, double bytes) {
+  if (ps_needs_extended_form(plan))
+    return parameter_server_extended(
+        {L.topo, L.workers, L.nic_bw, L.latency_factor, L.bandwidth_factor, L.cross_traffic}, plan,
+        bytes);
   const core::Topology& t = *L.topo;
   int k = plan.strategy.ps_servers, n = L.workers;
   bool dedicated = plan.strategy.ps_placement == core::PsPlacement::kDedicated;
@@ -306,6 +311,8 @@ std::vector<std::string> analytic_warnings(const Plan& plan) {
 RunResult AnalyticModel::predict(const Plan& plan) const {
   RunResult r = predict_closed_form(plan);
   auto model = analytic_warnings(plan);
+  auto costs = ps_extended_warnings(plan);
+  model.insert(model.end(), costs.begin(), costs.end());
   r.warnings.insert(r.warnings.begin(), model.begin(), model.end());
   return r;
 }

@@ -6,6 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/server_hosts.hpp"
 #include "core/topology.hpp"
 #include "sim/analytic.hpp"
 
@@ -129,7 +130,7 @@ Candidates evaluate(const core::Plan& base, const PlanRequest& request,
     }
     o.strategy = plan.strategy.kind;
     o.workers = plan.training.workers;
-    o.devices = core::devices_needed(plan);
+    o.devices = core::accelerators_needed(plan);  // CPU server hosts hold no accelerators
     double throughput = o.result.throughput_samples_per_s;
     if (request.target.kind == PlanTarget::Kind::kTimeToTrain && throughput > 0)
       o.train_time_s = request.target.samples_per_epoch * request.target.epochs / throughput;

@@ -44,7 +44,7 @@ struct Bottleneck {
 struct PlanOption {
   core::StrategyKind strategy = core::StrategyKind::kRing;
   int workers = 0;
-  int devices = 0;  // workers plus the devices of dedicated parameter-server nodes
+  int devices = 0;  // workers plus the devices of dedicated parameter-server nodes (not CPU hosts)
   core::RunResult result;
   double train_time_s = 0;              // kTimeToTrain targets; 0 otherwise
   std::optional<double> cost_per_hour;  // devices x price

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "core/host_costs.hpp"
+
 namespace scaleout::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -63,7 +65,23 @@ double SimFabric::message_bytes(const core::Message& m) const {
              : 0;
 }
 
+bool SimFabric::crosses_nodes(int peer) const {
+  const core::Topology& t = *world_.topology;
+  return t.node_of_device(world_.rank_device[rank_]) != t.node_of_device(world_.rank_device[peer]);
+}
+
+// The host is busy (serializing, copying, adding): the rank waits, the network goes on.
+void SimFabric::host_time(double seconds) {
+  if (seconds > 0) sg4::this_actor::sleep_for(seconds);
+}
+
+void SimFabric::accept_data(core::Combine combine) {
+  if (combine == core::Combine::kAdd) host_time(core::host_sum_time(world_.host, last_data_bytes_));
+}
+
 void SimFabric::send_message(int peer, const core::Message& m) {
+  if (world_.host.any() && crosses_nodes(peer))
+    host_time(core::host_send_time(world_.host, message_bytes(m)));
   count_bytes(peer, message_bytes(m));
   MessageBox& box = message_box(peer);
   core::Message header = m;
@@ -135,6 +153,7 @@ core::Message SimFabric::receive_message() {
   queue.pop_front();
   --arrived_count_;
   if (m.data.count > 0) take_data(from, message_bytes(m));
+  last_data_bytes_ = world_.host.any() && crosses_nodes(from) ? message_bytes(m) : 0;
   return m;
 }
 
@@ -151,11 +170,17 @@ core::Fabric::Handle SimFabric::recv_bytes(int peer) {
 }
 
 core::Fabric::Handle SimFabric::post_send(int peer, core::Span span) {
-  return send_bytes(peer, static_cast<double>(span.count) * world_.bytes_per_element);
+  double bytes = static_cast<double>(span.count) * world_.bytes_per_element;
+  if (world_.host.any() && crosses_nodes(peer)) host_time(core::host_send_time(world_.host, bytes));
+  return send_bytes(peer, bytes);
 }
 
-core::Fabric::Handle SimFabric::post_recv(int peer, core::Span, core::Combine) {
-  return recv_bytes(peer);
+core::Fabric::Handle SimFabric::post_recv(int peer, core::Span span, core::Combine combine) {
+  Handle h = recv_bytes(peer);
+  if (combine == core::Combine::kAdd && world_.host.sum_rate > 0 && crosses_nodes(peer))
+    sum_after_[h] = core::host_sum_time(world_.host,
+                                        static_cast<double>(span.count) * world_.bytes_per_element);
+  return h;
 }
 
 void SimFabric::wait_all(const std::vector<Handle>& handles) {
@@ -163,6 +188,10 @@ void SimFabric::wait_all(const std::vector<Handle>& handles) {
     if (!comms_[h]) continue;  // already waited for
     comms_[h]->wait();
     comms_[h] = nullptr;  // let SimGrid free the finished transfer now, not at the bucket's end
+    if (auto it = sum_after_.find(h); it != sum_after_.end()) {
+      host_time(it->second);
+      sum_after_.erase(it);
+    }
   }
 }
 
@@ -215,6 +244,7 @@ double SimFabric::now() { return sg4::Engine::get_clock(); }
 
 void SimFabric::end_bucket() {
   comms_.clear();
+  sum_after_.clear();
   slots_.clear();
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/fabric.hpp"
+#include "core/plan.hpp"
 #include "core/topology.hpp"
 
 namespace scaleout::sim {
@@ -43,6 +44,8 @@ struct SimWorld {
   // Message data on its way, by sending rank: receivers prefer the data of senders not sending
   // other data at the moment, as the fastest flowing connection is the one read first.
   std::unordered_map<int, int> uploading;
+  // Software costs charged on messages between nodes (parameter servers only; zero: none).
+  core::HostCosts host;
   // Told of every message's data once it arrived (for the trace); may be empty.
   std::function<void(int from, int to, double start_s, double end_s)> data_taken;
 };
@@ -61,7 +64,8 @@ class SimFabric : public core::Fabric {
                     const StepTotals& totals) override;
   void send_message(int peer, const core::Message& m) override;
   core::Message receive_message() override;
-  void accept_data(core::Combine) override {}  // no data in a simulation
+  // No data in a simulation; an addition costs the host's summation time.
+  void accept_data(core::Combine combine) override;
   void mark_step(int step) override { step_ = step; }
   void end_bucket() override;
   void compute(double flops) override;
@@ -85,6 +89,8 @@ class SimFabric : public core::Fabric {
   int pick_sender();
   void take_data(int from, double bytes);
   double message_bytes(const core::Message& m) const;
+  bool crosses_nodes(int peer) const;
+  void host_time(double seconds);
 
   // Compute queued beside communication, shared with the actor that runs it.
   struct ComputeStream {
@@ -100,6 +106,8 @@ class SimFabric : public core::Fabric {
   int tickets_ = 0, collected_ = 0;
   int step_ = 0;
   std::vector<simgrid::s4u::CommPtr> comms_;
+  std::unordered_map<Handle, double> sum_after_;  // receive -> host summation once it completed
+  double last_data_bytes_ = 0;                    // of the last received message, between nodes
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
   // Message headers that arrived (with their arrival times), per sender, in the order sent; the

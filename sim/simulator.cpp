@@ -12,6 +12,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/failure_model.hpp"
+#include "core/host_costs.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
@@ -354,6 +355,8 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   run.world.bytes_per_element = run.model.bytes_per_element;
   run.world.coalesce = options.fidelity == Fidelity::kFast;
   run.world.latency_factor = model_latency_factor();
+  // Host costs are modelled for parameter servers (both engines); other kinds say so.
+  if (plan.strategy.kind == core::StrategyKind::kPs) run.world.host = plan.cluster.host;
   core::Trace trace;
   set_up_ranks(run, ranks, platform, options.trace_path.empty() ? nullptr : &trace);
 
@@ -367,6 +370,7 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
         std::to_string(run.actors) + " ranks still waiting (a deadlock in the strategy)");
 
   RunResult result = assemble_result(run, plan, ranks, go_on_without);
+  for (const auto& w : core::host_cost_warnings(plan)) result.warnings.push_back(w);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,

@@ -95,7 +95,10 @@ void CollectiveTraining::wait_for_cycle(Fabric& fabric, double backward_start, d
 double CollectiveTraining::exchange(Fabric& fabric, CollectiveObserver& observer,
                                     std::size_t bucket) const {
   double t0 = fabric.now();
-  program_.run(fabric, model_.buckets[bucket].span);
+  program_.run(fabric, model_.buckets[bucket].span,
+               [&](const char* name, double start, double end) {
+                 observer.phase(fabric.rank(), name, "comm", start, end);
+               });
   fabric.end_bucket();
   double t1 = fabric.now();
   observer.phase(fabric.rank(), "exchange bucket " + std::to_string(bucket), "comm", t0, t1);

@@ -17,5 +17,7 @@ std::unique_ptr<StrategyProgram> make_hierarchical_allreduce(const RankLayout& l
                                                              std::int64_t chunk_elements);
 std::unique_ptr<StrategyProgram> make_hierarchical_halving_doubling(const RankLayout& layout,
                                                                     std::int64_t chunk_elements);
+// The same, with the workers of each node aggregating inside it (`local_aggregation: node`).
+std::unique_ptr<StrategyProgram> make_ps_local(const RankLayout& layout);
 
 }  // namespace scaleout::core

@@ -1,0 +1,27 @@
+#include "core/host_costs.hpp"
+
+#include "core/units.hpp"
+
+namespace scaleout::core {
+
+std::vector<std::string> host_cost_warnings(const Plan& plan) {
+  if (!plan.cluster.host.any() || plan.strategy.kind == StrategyKind::kPs) return {};
+  return {std::string("the cluster's host costs (message_overhead, copy_rate, sum_rate) are "
+                      "modelled for the ps strategy only; ") +
+          strategy_name(plan.strategy.kind) + " ran without them"};
+}
+
+HostCosts read_host_costs(YamlMap& parent) {
+  YAML::Node node = parent.child("host");
+  YamlMap m(node, parent.file(), parent.field("host"));
+  HostCosts h;
+  h.line = line_of(node);
+  if (m.has("message_overhead"))
+    h.message_overhead = m.get_quantity("message_overhead", Quantity::kTime);
+  if (m.has("copy_rate")) h.copy_rate = m.get_quantity("copy_rate", Quantity::kBandwidth);
+  if (m.has("sum_rate")) h.sum_rate = m.get_quantity("sum_rate", Quantity::kBandwidth);
+  m.finish();
+  return h;
+}
+
+}  // namespace scaleout::core

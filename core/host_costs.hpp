@@ -1,0 +1,32 @@
+// The host's software costs (`host:` in a topology): what the engines charge for a message that
+// crosses a NIC and for a server's summation, and how the loader reads them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "core/yaml_reader.hpp"
+
+namespace scaleout::core {
+
+// Host time a sender spends on one message of `bytes` before it goes on the wire: the per-message
+// overhead plus the copy of its bytes (serialization). Zero with the default (absent) costs.
+inline double host_send_time(const HostCosts& h, double bytes) {
+  return h.message_overhead + (h.copy_rate > 0 ? bytes / h.copy_rate : 0.0);
+}
+
+// Host time a server spends adding `bytes` of a received gradient into its sum.
+inline double host_sum_time(const HostCosts& h, double bytes) {
+  return h.sum_rate > 0 ? bytes / h.sum_rate : 0.0;
+}
+
+// What a result says about host costs its engine leaves out: they are charged to the parameter
+// server only (its messages between nodes and its sums), so another kind runs without them.
+std::vector<std::string> host_cost_warnings(const Plan& plan);
+
+// Reads `host: { message_overhead: 40us, copy_rate: 8GB/s, sum_rate: 4GB/s }` from `parent`
+// (each key optional; every value positive). Throws InputError naming file, line and field.
+HostCosts read_host_costs(YamlMap& parent);
+
+}  // namespace scaleout::core
