@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "core/failure_model.hpp"
 #include "core/input_error.hpp"
@@ -13,6 +14,7 @@
 #include "core/step_model.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
+#include "sim/analytic_node_fabric.hpp"
 
 namespace scaleout::sim {
 
@@ -35,6 +37,7 @@ struct Layout {
   int workers;
   double nic_bw;  // each node's NIC (0 when the cluster has no uniform NIC)
   double latency_factor, bandwidth_factor, cross_traffic;
+  bool intra_shared = false;  // nodes are PCIe trees: count flows on their links too
 };
 
 // One step of a pattern in which every rank r sends `bytes` to partner(r) at once (partner(r) < 0:
@@ -57,6 +60,8 @@ double pattern_step(const Layout& L, const std::function<int(int)>& partner, dou
   };
   double worst = 0;
   int last_node = node_of(L.workers - 1);
+  std::optional<IntraNodeLoad> intra;
+  if (L.intra_shared) intra.emplace(t, L.workers, partner, std::vector<int>{0, last_node});
   for (int node : {0, last_node}) {
     int first = t.first_device(node), last = std::min(L.workers, first + t.devices_on_node(node));
     int out = share_out(node);
@@ -69,6 +74,7 @@ double pattern_step(const Layout& L, const std::function<int(int)>& partner, dou
         int in = share_out(node_of(p));  // regular patterns: as many enter a node as leave it
         shared = std::min(shared, L.nic_bw / std::max(out, in));
       }
+      if (intra) shared = std::min(shared, intra->rate(r, p));
       // LV08's bandwidth factor scales every flow's rate, shared or alone.
       double rate = shared * L.bandwidth_factor / (both_ways ? L.cross_traffic : 1.0);
       worst = std::max(worst, cost.latency * L.latency_factor + bytes / rate);
@@ -183,10 +189,13 @@ double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
   if (n < 2 && plan.strategy.kind != core::StrategyKind::kPs) return 0;
   Layout L{&topo_,
            n,
-           cluster_.network.kind == core::NetworkKind::kExplicit ? 0.0 : cluster_.nic.bandwidth,
+           cluster_.network.kind == core::NetworkKind::kExplicit
+               ? 0.0
+               : cluster_.nic.bandwidth * cluster_.nics_per_node,  // striped over the rails
            latency_factor_,
            bandwidth_factor_,
-           cross_traffic_};
+           cross_traffic_,
+           intra_node_shared(cluster_)};
   switch (plan.strategy.kind) {
     case core::StrategyKind::kRing:
       return ring_allreduce(L, n, bytes);

@@ -14,6 +14,9 @@ namespace scaleout::sim {
 
 struct SimPlatform {
   std::vector<simgrid::s4u::Host*> device_hosts;  // by device index
+  // [rail][device]: the host a transfer between nodes leaves from or arrives at on that rail
+  // (rail 0: device_hosts; the others stand-ins without actors).
+  std::vector<std::vector<simgrid::s4u::Host*>> rail_hosts;
 };
 
 // REQUIRES: a simgrid Engine exists and no platform was loaded yet.

@@ -121,8 +121,11 @@ int SimFabric::pick_sender() {
 void SimFabric::take_data(int from, double bytes) {
   double start = now();
   ++world_.uploading[from];
+  int rails = stripes(from);
+  auto comms = start_rails(from, rank_, bytes / rails);
   sg4::Comm::sendto(world_.rank_host[from], world_.rank_host[rank_],
-                    static_cast<std::uint64_t>(bytes));
+                    static_cast<std::uint64_t>(bytes / rails));
+  sg4::Comm::wait_all(comms);
   --world_.uploading[from];
   if (world_.data_taken) world_.data_taken(from, rank_, start, now());
 }
@@ -138,15 +141,46 @@ core::Message SimFabric::receive_message() {
   return m;
 }
 
+// Several NICs per node: a transfer between nodes is cut into equal shares, one per rail, as
+// NCCL spreads its channels over a node's NICs. Rails 1.. run between the ranks' stand-in hosts.
+int SimFabric::stripes(int peer) const {
+  if (world_.rail_host.size() < 2) return 1;
+  const core::Topology& t = *world_.topology;
+  bool across = t.node_of_device(world_.rank_device[rank_]) !=
+                t.node_of_device(world_.rank_device[peer]);
+  return across ? static_cast<int>(world_.rail_host.size()) : 1;
+}
+
+std::vector<sg4::CommPtr> SimFabric::start_rails(int from, int to, double share) {
+  std::vector<sg4::CommPtr> comms;
+  int rails = stripes(from == rank_ ? to : from);
+  for (int r = 1; r < rails; ++r)
+    comms.push_back(sg4::Comm::sendto_async(world_.rail_host[r][from], world_.rail_host[r][to],
+                                            static_cast<std::uint64_t>(share)));
+  return comms;
+}
+
+// A striped send's receiver waits for rails 1.. too: it finds their transfers in the payload.
 core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes) {
   count_bytes(peer, bytes);
-  comms_.push_back(outbox(peer)->put_async(&payload, static_cast<std::uint64_t>(bytes)));
+  int rails = stripes(peer);
+  void* data = &payload;
+  std::vector<sg4::CommPtr> rails_on;
+  if (rails > 1) {
+    rails_on = start_rails(rank_, peer, bytes / rails);
+    data = new std::vector<sg4::CommPtr>(rails_on);
+  }
+  comms_.push_back(outbox(peer)->put_async(data, static_cast<std::uint64_t>(bytes / rails)));
+  rail_comms_.resize(comms_.size());
+  rail_comms_.back() = std::move(rails_on);
+  slots_.push_back(nullptr);
   return static_cast<Handle>(comms_.size() - 1);
 }
 
 core::Fabric::Handle SimFabric::recv_bytes(int peer) {
   slots_.push_back(nullptr);
   comms_.push_back(inbox(peer)->get_async(&slots_.back()));
+  rail_comms_.resize(comms_.size());
   return static_cast<Handle>(comms_.size() - 1);
 }
 
@@ -163,6 +197,15 @@ void SimFabric::wait_all(const std::vector<Handle>& handles) {
     if (!comms_[h]) continue;  // already waited for
     comms_[h]->wait();
     comms_[h] = nullptr;  // let SimGrid free the finished transfer now, not at the bucket's end
+    if (!rail_comms_[h].empty()) sg4::Comm::wait_all(rail_comms_[h]);
+    rail_comms_[h].clear();
+    void*& got = slots_[h];
+    if (got && got != &payload) {  // a striped message's rails 1..
+      auto* rails = static_cast<std::vector<sg4::CommPtr>*>(got);
+      sg4::Comm::wait_all(*rails);
+      delete rails;
+    }
+    got = nullptr;
   }
 }
 
@@ -215,6 +258,7 @@ double SimFabric::now() { return sg4::Engine::get_clock(); }
 
 void SimFabric::end_bucket() {
   comms_.clear();
+  rail_comms_.clear();
   slots_.clear();
 }
 

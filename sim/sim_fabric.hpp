@@ -29,6 +29,9 @@ struct MessageBox {
 struct SimWorld {
   const core::Topology* topology = nullptr;
   std::vector<simgrid::s4u::Host*> rank_host;
+  // [rail][rank]: where a rank's transfers to another node leave on each rail (rail 0 is
+  // rank_host). With one rail, empty or rank_host alone.
+  std::vector<std::vector<simgrid::s4u::Host*>> rail_host;
   std::vector<int> rank_device;
   int bytes_per_element = 4;
   // Fast fidelity: a run of exchange steps with fixed peers travels as one message per direction
@@ -85,6 +88,10 @@ class SimFabric : public core::Fabric {
   int pick_sender();
   void take_data(int from, double bytes);
   double message_bytes(const core::Message& m) const;
+  // Rails 1.. of a transfer of `bytes` to `peer` on another node (empty: not striped): each rail
+  // carries an equal share, rail 0 (the caller's own transfer) too.
+  int stripes(int peer) const;
+  std::vector<simgrid::s4u::CommPtr> start_rails(int from, int to, double share);
 
   // Compute queued beside communication, shared with the actor that runs it.
   struct ComputeStream {
@@ -100,6 +107,8 @@ class SimFabric : public core::Fabric {
   int tickets_ = 0, collected_ = 0;
   int step_ = 0;
   std::vector<simgrid::s4u::CommPtr> comms_;
+  // By handle: a striped send's transfers on rails 1.. (the sender waits for them too).
+  std::vector<std::vector<simgrid::s4u::CommPtr>> rail_comms_;
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
   // Message headers that arrived (with their arrival times), per sender, in the order sent; the

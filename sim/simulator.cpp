@@ -188,6 +188,11 @@ void set_up_ranks(Run& run, const core::RankPlan& ranks, const SimPlatform& plat
     run.world.rank_device.push_back(d);
     run.world.rank_host.push_back(platform.device_hosts[d]);
   }
+  if (platform.rail_hosts.size() > 1)  // several NICs per node: transfers between nodes stripe
+    for (const auto& hosts : platform.rail_hosts) {
+      run.world.rail_host.emplace_back();
+      for (int d : ranks.rank_device) run.world.rail_host.back().push_back(hosts[d]);
+    }
   for (int r = 0; r < ranks.ranks(); ++r)
     run.fabrics.push_back(std::make_unique<SimFabric>(run.world, r));
   run.records.assign(run.workers, std::vector<StepRecord>(run.steps));
