@@ -35,6 +35,15 @@ double model_latency_factor() {
   return simgrid::config::get_value<double>("network/latency-factor");
 }
 
+NetworkFactors configured_size_factors() {
+  NetworkFactors f;
+  f.latency = parse_size_steps(simgrid::config::get_value<std::string>("smpi/lat-factor"));
+  f.bandwidth = parse_size_steps(simgrid::config::get_value<std::string>("smpi/bw-factor"));
+  f.cross_traffic = 1.05;
+  f.by_size = true;
+  return f;
+}
+
 namespace {
 
 // The switch when the network is one switch that every node reaches by one NIC link: the world is

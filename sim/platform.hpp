@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/topology.hpp"
+#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
@@ -28,5 +29,9 @@ void configure_network_model(const std::string& model);
 
 // Latency multiplier that the configured model applies to every message (13.01 for LV08).
 double model_latency_factor();
+
+// The factors by message size that SimGrid's IB model applies (its smpi/lat-factor and
+// smpi/bw-factor settings), with LV08's cross-traffic.
+NetworkFactors configured_size_factors();
 
 }  // namespace scaleout::sim

@@ -68,7 +68,8 @@ void SimFabric::send_message(int peer, const core::Message& m) {
   MessageBox& box = message_box(peer);
   core::Message header = m;
   header.from = rank_;
-  box.in_flight.emplace(now() + route_latency(rank_, peer) * world_.latency_factor, header);
+  box.in_flight.emplace(now() + route_latency(rank_, peer) * latency_factor(message_bytes(m)),
+                        header);
   box.posted->notify_all();
 }
 
@@ -161,8 +162,9 @@ std::vector<sg4::CommPtr> SimFabric::start_rails(int from, int to, double share)
 }
 
 // A striped send's receiver waits for rails 1.. too: it finds their transfers in the payload.
-core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes) {
+core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes, double wire) {
   count_bytes(peer, bytes);
+  if (wire >= 0) bytes = wire;
   int rails = stripes(peer);
   void* data = &payload;
   std::vector<sg4::CommPtr> rails_on;
@@ -241,13 +243,41 @@ void SimFabric::coalesced_run(int to, int from, int count, const StepTotals& tot
   double send = static_cast<double>(totals.send) * world_.bytes_per_element;
   double recv = static_cast<double>(totals.recv) * world_.bytes_per_element;
   std::vector<Handle> handles;
-  if (send > 0) handles.push_back(send_bytes(to, send));
+  if (send > 0) handles.push_back(send_bytes(to, send, run_wire(to, send, count)));
   if (recv > 0) handles.push_back(recv_bytes(from));
   wait_all(handles);
   // Each step the run stands for would have paid the slower of its two routes' latency once.
-  double latency =
-      std::max(route_latency(rank_, to), route_latency(from, rank_)) * world_.latency_factor;
-  sg4::this_actor::sleep_for(latency * (count - 1));
+  if (!world_.sized) {
+    double latency =
+        std::max(route_latency(rank_, to), route_latency(from, rank_)) * world_.latency_factor;
+    sg4::this_actor::sleep_for(latency * (count - 1));
+    return;
+  }
+  sg4::this_actor::sleep_for(
+      std::max(run_latency(rank_, to, send, count), run_latency(from, rank_, recv, count)));
+}
+
+double SimFabric::latency_factor(double bytes) const {
+  return world_.sized ? world_.sized->latency.at(bytes) : world_.latency_factor;
+}
+
+// Factors by size: the run's one message is resized so that SimGrid's factor for its size moves
+// it at the rate each step's own message would get (each rail's share sized on its own).
+double SimFabric::run_wire(int peer, double bytes, int count) const {
+  if (!world_.sized || bytes <= 0) return bytes;
+  double rails = stripes(peer);
+  const SizeSteps& bw = world_.sized->bandwidth;
+  return bytes * bw.at(bytes / rails) / bw.at(bytes / count / rails);
+}
+
+// What the run's steps would have paid in latency, less what its one message paid.
+double SimFabric::run_latency(int from, int to, double bytes, int count) const {
+  if (bytes <= 0) return 0;
+  int peer = from == rank_ ? to : from;
+  double rails = stripes(peer);
+  double wire = run_wire(peer, bytes, count);
+  double steps = count * latency_factor(bytes / count / rails) - latency_factor(wire / rails);
+  return std::max(0.0, route_latency(from, to) * steps);
 }
 
 void SimFabric::compute(double flops) { sg4::this_actor::execute(flops); }

@@ -8,12 +8,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
 #include <vector>
 
 #include "core/fabric.hpp"
 #include "core/topology.hpp"
+#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
@@ -39,6 +41,10 @@ struct SimWorld {
   // every ring phase). Step fidelity sends every step as its own message.
   bool coalesce = true;
   double latency_factor = 1;
+  // The IB model's factors by message size (SimGrid's smpi tables); nullopt for other models.
+  // Fast fidelity then sizes a run's one message and its added latencies so that the run costs
+  // what its steps would, each at its own size's factors.
+  std::optional<NetworkFactors> sized;
   // bytes[step][(from << 32) | to]: bytes sent, for link loads.
   std::vector<std::unordered_map<std::uint64_t, double>> pair_bytes;
   std::uint64_t messages = 0;
@@ -78,9 +84,13 @@ class SimFabric : public core::Fabric {
  private:
   simgrid::s4u::Mailbox* outbox(int peer);
   simgrid::s4u::Mailbox* inbox(int peer);
-  Handle send_bytes(int peer, double bytes);
+  // `wire`: the size SimGrid moves (default `bytes`), where a coalesced run needs another.
+  Handle send_bytes(int peer, double bytes, double wire = -1);
   Handle recv_bytes(int peer);
   double route_latency(int from, int to) const;
+  double latency_factor(double bytes) const;
+  double run_wire(int peer, double bytes, int count) const;
+  double run_latency(int from, int to, double bytes, int count) const;
   void coalesced_run(int to, int from, int count, const StepTotals& totals);
   void count_bytes(int peer, double bytes);
   MessageBox& message_box(int rank);

@@ -338,6 +338,11 @@ const char* fidelity_name(Fidelity fidelity) {
   return fidelity == Fidelity::kFast ? "fast" : "step";
 }
 
+Fidelity fidelity_for(const Plan& plan, Fidelity asked) {
+  return plan.cluster.intra_fabric.kind == core::IntraNodeKind::kPcieTree ? Fidelity::kStep
+                                                                         : asked;
+}
+
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
   core::RankPlan ranks = core::plan_ranks(plan);
@@ -357,8 +362,9 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   choose_program(run, plan, ranks, go_on_without);
   run.world.topology = &ranks.topology;
   run.world.bytes_per_element = run.model.bytes_per_element;
-  run.world.coalesce = options.fidelity == Fidelity::kFast;
+  run.world.coalesce = fidelity_for(plan, options.fidelity) == Fidelity::kFast;
   run.world.latency_factor = model_latency_factor();
+  if (plan.cluster.network_model == "ib") run.world.sized = configured_size_factors();
   core::Trace trace;
   set_up_ranks(run, ranks, platform, options.trace_path.empty() ? nullptr : &trace);
 
