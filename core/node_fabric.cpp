@@ -87,8 +87,8 @@ void Topology::take_explicit_rails(const Cluster& c, const std::vector<int>& lin
       if (graph_[other].kind != VertexKind::kSwitch)
         throw InputError(c.file, line, "links",
                          "with nics_per_node, every link of a host is one of its NICs and goes to "
-                         "a switch; '" + graph_[end].name + "' links to '" + graph_[other].name +
-                             "'");
+                         "a switch; '" +
+                             graph_[end].name + "' links to '" + graph_[other].name + "'");
       rail_nics_[graph_[end].node].push_back(static_cast<int>(i));
       l.cls = LinkClass::kNic;
       graph_[boost::edge(l.a, l.b, graph_).first].cls = LinkClass::kNic;

@@ -47,8 +47,8 @@ enum class IntraNodeKind { kNvlink, kPcieTree, kNvswitch };
 
 struct IntraNodeFabric {
   IntraNodeKind kind = IntraNodeKind::kNvlink;
-  int gpus_per_switch = 0;             // pcie_tree
-  LinkSpec switch_uplink;              // pcie_tree: each PCIe switch to its socket
+  int gpus_per_switch = 0;              // pcie_tree
+  LinkSpec switch_uplink;               // pcie_tree: each PCIe switch to its socket
   std::optional<LinkSpec> socket_link;  // pcie_tree: between the two sockets (none: one socket)
   int line = 0;
 };

@@ -115,7 +115,8 @@ void Topology::build_explicit(const Cluster& c) {
     int a = by_name[l.a], b = by_name[l.b];
     auto& [first_line, count] = joined[std::minmax(a, b)];
     if (count++ == 0) first_line = l.line;
-    bool host_end = graph_[a].kind == VertexKind::kGateway || graph_[b].kind == VertexKind::kGateway;
+    bool host_end =
+        graph_[a].kind == VertexKind::kGateway || graph_[b].kind == VertexKind::kGateway;
     // Two links between the same ends once made SimGrid abort on the repeated link name.
     if (count > 1 && !(host_end && rails_ > 1))
       throw InputError(

@@ -131,7 +131,7 @@ class Topology {
   std::vector<int> devices_, gateways_, switches_;
   std::vector<int> device_node_, node_first_device_;
   bool tree_routing_ = false;
-  std::vector<int> node_nic_;     // tree routing: each node's NIC link (rail 0)
+  std::vector<int> node_nic_;  // tree routing: each node's NIC link (rail 0)
   int rails_ = 1;
   std::vector<std::vector<int>> rail_nics_;  // [node][rail]: NIC links, when rails_ > 1
   std::vector<std::vector<Hop>> chains_;     // [device]: its links up to its gateway

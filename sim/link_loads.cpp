@@ -40,8 +40,8 @@ std::vector<core::LinkLoad> link_loads(const core::Topology& topo, const SimWorl
     auto it = routes.find(key);
     if (it != routes.end()) return it->second;
     int from = static_cast<int>(key >> 32), to = static_cast<int>(key & 0xffffffffu);
-    bool across = topo.node_of_device(world.rank_device[from]) !=
-                  topo.node_of_device(world.rank_device[to]);
+    bool across =
+        topo.node_of_device(world.rank_device[from]) != topo.node_of_device(world.rank_device[to]);
     std::vector<DirectedLink> out;
     std::size_t rails = across && world.rail_host.size() > 1 ? world.rail_host.size() : 1;
     for (std::size_t r = 0; r < rails; ++r) {

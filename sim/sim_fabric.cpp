@@ -147,8 +147,8 @@ core::Message SimFabric::receive_message() {
 int SimFabric::stripes(int peer) const {
   if (world_.rail_host.size() < 2) return 1;
   const core::Topology& t = *world_.topology;
-  bool across = t.node_of_device(world_.rank_device[rank_]) !=
-                t.node_of_device(world_.rank_device[peer]);
+  bool across =
+      t.node_of_device(world_.rank_device[rank_]) != t.node_of_device(world_.rank_device[peer]);
   return across ? static_cast<int>(world_.rail_host.size()) : 1;
 }
 

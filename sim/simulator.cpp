@@ -339,8 +339,7 @@ const char* fidelity_name(Fidelity fidelity) {
 }
 
 Fidelity fidelity_for(const Plan& plan, Fidelity asked) {
-  return plan.cluster.intra_fabric.kind == core::IntraNodeKind::kPcieTree ? Fidelity::kStep
-                                                                         : asked;
+  return plan.cluster.intra_fabric.kind == core::IntraNodeKind::kPcieTree ? Fidelity::kStep : asked;
 }
 
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {

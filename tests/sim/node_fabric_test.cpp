@@ -37,8 +37,8 @@ TEST(Rails, TwoRailsOfBMatchOneNicOfTwoB) {
       double sim_rails = simulate(rails).step_time_s, sim_fat = simulate(fat).step_time_s;
       double ana_rails = predict_analytic(rails).step_time_s;
       double ana_fat = predict_analytic(fat).step_time_s;
-      EXPECT_LT(rel(sim_rails, sim_fat), kTolerance) << dpn << "x" << n << ": " << sim_rails
-                                                     << " s vs " << sim_fat << " s";
+      EXPECT_LT(rel(sim_rails, sim_fat), kTolerance)
+          << dpn << "x" << n << ": " << sim_rails << " s vs " << sim_fat << " s";
       EXPECT_LT(rel(ana_rails, ana_fat), kTolerance) << ana_rails << " vs " << ana_fat;
       EXPECT_LT(rel(ana_rails, sim_rails), kTolerance) << ana_rails << " vs " << sim_rails;
     }
@@ -92,7 +92,8 @@ TEST(PcieTree, RingIsBoundByTheUplinkItCrosses) {
         testing::collective_plan(pcie_box(4, 16e9, sockets), StrategyKind::kRing, 8, bytes / 4);
     // GPU 3 -> GPU 4: its link, uplink 0 up, (socket link), uplink 1 down, GPU 4's link.
     double alpha = 1e-6 + 2e-6 + 2e-6 + 1e-6 + (sockets ? 3e-6 : 0);
-    double b_min = 16e9;  // the uplinks; the socket link (20 GB/s) and GPU links (32 GB/s) are faster
+    double b_min =
+        16e9;  // the uplinks; the socket link (20 GB/s) and GPU links (32 GB/s) are faster
     double closed = 2 * 7 * (alpha + bytes / 8 / b_min);
     AnalyticModel model(plan.cluster, 8);
     EXPECT_NEAR(model.exchange_time(plan, bytes), closed, closed * 1e-12);
@@ -108,17 +109,21 @@ TEST(PcieTree, RingIsBoundByTheUplinkItCrosses) {
 }
 
 // Flows that share an uplink (every GPU of a switch sending out of the node at once) in both
-// engines, and the strategies of the sim-vs-analytic test on PCIe boxes.
+// engines, and the strategies of the sim-vs-analytic test on PCIe boxes. With two sockets the
+// closed form is 2.1% above the simulator for some strategies: 3% there, and a warning.
 TEST(PcieTree, EnginesAgreeOnPcieBoxes) {
   for (bool sockets : {false, true})
     for (auto kind : {StrategyKind::kRing, StrategyKind::kHierarchicalRing,
                       StrategyKind::kHalvingDoubling, StrategyKind::kTorus2d})
       for (int n : {8, 32}) {
         core::Plan plan = testing::collective_plan(pcie_box(4, 16e9, sockets), kind, n, 2.5e7);
-        double sim = simulate(plan).step_time_s, ana = predict_analytic(plan).step_time_s;
-        EXPECT_LT(rel(ana, sim), kTolerance) << core::strategy_name(kind) << " n=" << n
-                                             << " sockets=" << sockets << ": sim " << sim
-                                             << " analytic " << ana;
+        core::RunResult ana = predict_analytic(plan);
+        double sim = simulate(plan).step_time_s;
+        bool warned = sockets && kind != StrategyKind::kRing;
+        EXPECT_EQ(ana.warnings.size(), warned ? 1u : 0u) << core::strategy_name(kind);
+        EXPECT_LT(rel(ana.step_time_s, sim), warned ? 0.03 : kTolerance)
+            << core::strategy_name(kind) << " n=" << n << " sockets=" << sockets << ": sim " << sim
+            << " analytic " << ana.step_time_s;
       }
 }
 
