@@ -83,6 +83,10 @@ Action add_cluster_command(CLI::App& app) {
         cluster.network.kind != core::NetworkKind::kTwoTier)
       throw core::InputError(*topology, 0, "network.kind",
                              "the emulated cluster supports switch and two_tier networks");
+    if (cluster.nics_per_node > 1)  // one veth per rail is not built (one address per node)
+      throw core::InputError(*topology, cluster.nics_line, "nics_per_node",
+                             "the emulated cluster gives each node one NIC; set nics_per_node: 1 "
+                             "(or predict with 'scaleout simulate')");
     if (!cluster.nodes && *devices == 0)
       throw core::InputError(*topology, 0, "nodes",
                              "is auto: say how many devices to provide with --devices");

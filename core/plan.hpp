@@ -38,6 +38,21 @@ struct ExplicitLink {
   int line = 0;
 };
 
+// The fabric inside a node. nvlink and nvswitch: each device has its own link (the cluster's
+// intra_node) into a non-blocking node switch. pcie_tree: devices sit in groups of
+// gpus_per_switch behind PCIe switches, each with one uplink to its CPU socket's root complex;
+// with a socket_link, the switches are split over two sockets joined by it (QPI/UPI). The NICs
+// sit at socket 0's root complex.
+enum class IntraNodeKind { kNvlink, kPcieTree, kNvswitch };
+
+struct IntraNodeFabric {
+  IntraNodeKind kind = IntraNodeKind::kNvlink;
+  int gpus_per_switch = 0;              // pcie_tree
+  LinkSpec switch_uplink;               // pcie_tree: each PCIe switch to its socket
+  std::optional<LinkSpec> socket_link;  // pcie_tree: between the two sockets (none: one socket)
+  int line = 0;
+};
+
 struct DeviceSpec {
   std::string name = "device";
   double flops = 0;  // peak FLOP/s
@@ -78,6 +93,11 @@ struct Cluster {
   Heterogeneity heterogeneity;
   std::optional<double> price_per_device_hour;  // for planning costs; any currency
   HostCosts host;                               // `host:` software costs (see core/host_costs.hpp)
+  // Rails: each node's NICs (all alike: `nic`), striped over by every inter-node transfer. In the
+  // explicit form each host then lists this many links to switches, its rails in that order.
+  int nics_per_node = 1;
+  int nics_line = 0;
+  IntraNodeFabric intra_fabric;  // the kind of fabric that intra_node's links belong to
 };
 
 struct Layer {

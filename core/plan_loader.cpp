@@ -8,6 +8,7 @@
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader_extras.hpp"
+#include "core/node_fabric_loader.hpp"
 #include "core/strategy_settings.hpp"
 #include "core/yaml_reader.hpp"
 
@@ -128,8 +129,8 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
     c.device.flops = d.get_quantity("flops", Quantity::kFlops);
     d.finish();
   }
-  c.intra_node = m.has("intra_node") ? read_link(m, "intra_node") : LinkSpec{};
   c.network = read_network(m);
+  read_node_fabric(m, c);  // intra_node and nics_per_node
   if (c.network.kind == NetworkKind::kExplicit) {
     read_explicit(m, c);
     m.child("devices_per_node", false);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/atomic_file.hpp"
+#include "core/node_fabric_loader.hpp"
 #include "core/strategy_settings.hpp"
 
 namespace scaleout::core {
@@ -28,6 +29,21 @@ void link(YAML::Emitter& out, const char* key, const LinkSpec& l) {
   out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "bandwidth" << YAML::Value << exact(l.bandwidth, "B/s");
   out << YAML::Key << "latency" << YAML::Value << exact(l.latency, "s") << YAML::EndMap;
+}
+
+void intra_node(YAML::Emitter& out, const Cluster& c) {
+  const IntraNodeFabric& f = c.intra_fabric;
+  if (f.kind == IntraNodeKind::kNvlink) return link(out, "intra_node", c.intra_node);
+  out << YAML::Key << "intra_node" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << intra_node_kind_name(f.kind);
+  out << YAML::Key << "bandwidth" << YAML::Value << exact(c.intra_node.bandwidth, "B/s");
+  out << YAML::Key << "latency" << YAML::Value << exact(c.intra_node.latency, "s");
+  if (f.kind == IntraNodeKind::kPcieTree) {
+    out << YAML::Key << "gpus_per_switch" << YAML::Value << f.gpus_per_switch;
+    link(out, "uplink", f.switch_uplink);
+    if (f.socket_link) link(out, "socket_link", *f.socket_link);
+  }
+  out << YAML::EndMap;
 }
 
 void network(YAML::Emitter& out, const NetworkSpec& n) {
@@ -69,8 +85,9 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
   out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
       << YAML::Value << c.device.name << YAML::Key << "flops" << YAML::Value
       << exact(c.device.flops, "FLOPS") << YAML::EndMap;
-  link(out, "intra_node", c.intra_node);
+  intra_node(out, c);
   network(out, c.network);
+  if (c.nics_per_node != 1) out << YAML::Key << "nics_per_node" << YAML::Value << c.nics_per_node;
   if (c.network.kind == NetworkKind::kExplicit) {
     explicit_parts(out, c);
     if (c.nic.bandwidth > 0) link(out, "nic", c.nic);

@@ -40,6 +40,7 @@ void Topology::add_node(int devices, const LinkSpec& intra, const std::string& n
     int v = add_vertex(VertexKind::kDevice, dev, node);
     devices_.push_back(v);
     device_node_.push_back(node);
+    chains_.push_back({Hop{static_cast<int>(links_.size()), true}});
     add_link(v, gw, intra, LinkClass::kIntraNode, dev + "-link");
   }
 }
@@ -98,19 +99,39 @@ void Topology::build_explicit(const Cluster& c) {
   for (const auto& h : c.hosts) {
     if (by_name.count(h.name))
       throw InputError(c.file, 0, "hosts", "host '" + h.name + "' is named twice");
-    add_node(h.devices, c.intra_node, h.name);
+    add_node(h.devices, c, h.name);
     by_name[h.name] = gateways_.back();
   }
   for (const auto& s : c.switches) {
     if (by_name.count(s)) throw InputError(c.file, 0, "switches", "'" + s + "' is named twice");
     by_name[s] = add_switch(s);
   }
+  std::map<std::pair<int, int>, std::pair<int, int>> joined;  // ends -> first line, count
+  std::vector<int> link_lines;
   for (const auto& l : c.links) {
     for (const auto* end : {&l.a, &l.b})
       if (!by_name.count(*end))
         throw InputError(c.file, l.line, "links", "unknown host or switch '" + *end + "'");
-    add_link(by_name[l.a], by_name[l.b], l.link, LinkClass::kFabric, l.a + "-" + l.b);
+    int a = by_name[l.a], b = by_name[l.b];
+    auto& [first_line, count] = joined[std::minmax(a, b)];
+    if (count++ == 0) first_line = l.line;
+    bool host_end =
+        graph_[a].kind == VertexKind::kGateway || graph_[b].kind == VertexKind::kGateway;
+    // Two links between the same ends once made SimGrid abort on the repeated link name.
+    if (count > 1 && !(host_end && rails_ > 1))
+      throw InputError(
+          c.file, l.line, "links",
+          "'" + l.a + "' and '" + l.b + "' are already joined by the link on line " +
+              std::to_string(first_line) +
+              (host_end ? "; a host's several NICs are rails: set nics_per_node and list one "
+                          "link to a switch per NIC"
+                        : "; parallel links between switches are not modelled: give one link "
+                          "with their summed bandwidth"));
+    std::string name = l.a + "-" + l.b + (count > 1 ? "-" + std::to_string(count) : "");
+    add_link(a, b, l.link, LinkClass::kFabric, name);
+    link_lines.push_back(l.line);
   }
+  if (rails_ > 1) take_explicit_rails(c, link_lines);
   if (!connected())
     throw InputError(c.file, 0, "links", "the hosts and switches are not all connected");
 }
@@ -120,6 +141,7 @@ void Topology::add_tree_nic(int n, int sw, const LinkSpec& nic, int uplink) {
   node_nic_.push_back(static_cast<int>(links_.size()));
   node_uplink_.push_back(uplink);
   add_link(gateways_[n], sw, nic, LinkClass::kNic, node_name(n) + "-nic");
+  add_rail_nics(n, sw, nic, node_nic_.back());
 }
 
 void Topology::build_two_tier(const Cluster& c, int nodes) {
@@ -158,8 +180,10 @@ void Topology::build_fat_tree(const Cluster& c, int nodes, const LinkSpec& fabri
     for (int e = 0; e < h; ++e)
       for (int j = 0; j < h; ++j) {
         int n = (p * h + e) * h + j;
-        if (n < nodes)
+        if (n < nodes) {
           add_link(gateways_[n], edge[e], c.nic, LinkClass::kNic, node_name(n) + "-nic");
+          add_rail_nics(n, edge[e], c.nic, static_cast<int>(links_.size()) - 1);
+        }
       }
   }
 }
@@ -180,6 +204,8 @@ void Topology::build_torus(const NetworkSpec& net, const LinkSpec& fabric) {
 
 Topology Topology::build_graph(const Cluster& c, int devices_needed) {
   Topology t;
+  t.rails_ = c.nics_per_node;
+  t.gateways_relay_ = t.rails_ == 1;  // with rails, a path between switches never relays via nodes
   const NetworkSpec& net = c.network;
   if (net.kind == NetworkKind::kExplicit) {
     t.build_explicit(c);
@@ -190,7 +216,7 @@ Topology Topology::build_graph(const Cluster& c, int devices_needed) {
   if (net.kind == NetworkKind::kTorus2d) nodes = net.dims[0] * net.dims[1];
   if (net.kind == NetworkKind::kFatTree)
     nodes = std::min(nodes, net.fat_tree_k * net.fat_tree_k * net.fat_tree_k / 4);
-  for (int n = 0; n < nodes; ++n) t.add_node(dpn, c.intra_node, node_name(n));
+  for (int n = 0; n < nodes; ++n) t.add_node(dpn, c, node_name(n));
   const LinkSpec fabric = net.fabric.value_or(c.nic);
   switch (net.kind) {
     case NetworkKind::kSwitch: {
@@ -231,10 +257,13 @@ const std::vector<int>& Topology::bfs_tree(int from) const {
   seen[from] = true;
   for (std::size_t i = 0; i < queue.size(); ++i) {
     int v = queue[i];
+    if (!gateways_relay_ && v != from && graph_[v].kind == VertexKind::kGateway) continue;
     for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
       int w = static_cast<int>(boost::target(*e, graph_));
       // Devices are leaves: no path between gateways or switches crosses one.
-      if (seen[w] || graph_[w].kind == VertexKind::kDevice) continue;
+      if (seen[w] || graph_[w].kind == VertexKind::kDevice ||
+          graph_[w].kind == VertexKind::kInternal)
+        continue;
       seen[w] = true;
       via[w] = graph_[*e].id;
       queue.push_back(w);
@@ -265,17 +294,17 @@ Path Topology::vertex_path(int from, int to) const {
   return path;
 }
 
-Path Topology::tree_node_path(int a, int b) const {
+Path Topology::tree_node_path(int a, int b, int rail) const {
   Path p;
   p.bandwidth = kInfinite;
   if (a == b) return p;
   // NIC links and uplinks run from the lower end (gateway, rack switch) upwards.
-  std::vector<Hop> hops{{node_nic_[a], true}};
+  std::vector<Hop> hops{{nic_link(a, rail), true}};
   if (node_uplink_[a] != node_uplink_[b]) {
     hops.push_back({node_uplink_[a], true});
     hops.push_back({node_uplink_[b], false});
   }
-  hops.push_back({node_nic_[b], false});
+  hops.push_back({nic_link(b, rail), false});
   for (const Hop& h : hops) {
     p.latency += links_[h.link].latency;
     p.bandwidth = std::min(p.bandwidth, links_[h.link].bandwidth);
@@ -284,12 +313,13 @@ Path Topology::tree_node_path(int a, int b) const {
   return p;
 }
 
-const Path& Topology::node_path(int a, int b) const {
-  long long key = static_cast<long long>(a) * num_nodes() + b;
+const Path& Topology::node_path(int a, int b, int rail) const {
+  long long key = (static_cast<long long>(a) * num_nodes() + b) * rails_ + rail;
   auto it = node_path_cache_.find(key);
   if (it == node_path_cache_.end())
     it = node_path_cache_
-             .emplace(key, tree_routing_ ? tree_node_path(a, b)
+             .emplace(key, tree_routing_ ? tree_node_path(a, b, rail)
+                           : rails_ > 1  ? rail_node_path(a, b, rail)
                                          : vertex_path(gateways_[a], gateways_[b]))
              .first;
   return it->second;
@@ -302,32 +332,42 @@ int Topology::device_link(int device) const {
   return graph_[*e].id;
 }
 
-Path Topology::device_path(int from_device, int to_device) const {
+Path Topology::device_path(int from_device, int to_device, int rail) const {
+  int a = device_node_[from_device], b = device_node_[to_device];
+  if (a == b) return intra_node_path(from_device, to_device);
   Path out;
   out.bandwidth = kInfinite;
-  if (from_device == to_device) return out;
-  const Path& middle = node_path(device_node_[from_device], device_node_[to_device]);
-  // device -> gateway over its intra-node link, the gateways' path, gateway -> device.
-  int up = device_link(from_device), down = device_link(to_device);
-  out.hops.push_back(Hop{up, true});
+  const Path& middle = node_path(a, b, rail);
+  // device -> gateway over its node's links, the gateways' path, gateway -> device.
+  const std::vector<Hop>& up = chains_[from_device];
+  const std::vector<Hop>& down = chains_[to_device];
+  out.hops = up;
   out.hops.insert(out.hops.end(), middle.hops.begin(), middle.hops.end());
-  out.hops.push_back(Hop{down, false});
-  out.latency = links_[up].latency + middle.latency + links_[down].latency;
-  out.bandwidth = std::min({links_[up].bandwidth, middle.bandwidth, links_[down].bandwidth});
+  for (auto h = down.rbegin(); h != down.rend(); ++h) out.hops.push_back({h->link, !h->forward});
+  Cost first = chain_cost(from_device, -1), last = chain_cost(to_device, -1);
+  out.latency = first.latency + middle.latency + last.latency;
+  out.bandwidth = std::min({first.bandwidth, middle.bandwidth, last.bandwidth});
   return out;
 }
 
 Topology::Cost Topology::device_cost(int from_device, int to_device) const {
   if (from_device == to_device) return {0, kInfinite};
-  const LinkInfo& up = links_[device_link(from_device)];
-  const LinkInfo& down = links_[device_link(to_device)];
-  Cost out{up.latency + down.latency, std::min(up.bandwidth, down.bandwidth)};
+  Cost out = chain_cost(from_device, to_device);
   int a = device_node_[from_device], b = device_node_[to_device];
   if (a == b) return out;
-  // Tree networks: no cache needed, the path is a handful of known links.
-  const Path& middle = tree_routing_ ? (scratch_ = tree_node_path(a, b)) : node_path(a, b);
-  out.latency += middle.latency;
-  out.bandwidth = std::min(out.bandwidth, middle.bandwidth);
+  // Striped evenly: the slowest rail sets the pace of every rail's equal share.
+  double latency = 0, bandwidth = kInfinite;
+  for (int r = 0; r < rails_; ++r) {
+    // Tree networks: no cache needed, the path is a handful of known links.
+    Cost m = tree_routing_ ? tree_middle_cost(a, b, r) : [&] {
+      const Path& p = node_path(a, b, r);
+      return Cost{p.latency, p.bandwidth};
+    }();
+    latency = std::max(latency, m.latency);
+    bandwidth = std::min(bandwidth, m.bandwidth);
+  }
+  out.latency += latency;
+  out.bandwidth = std::min(out.bandwidth, rails_ * bandwidth);
   return out;
 }
 

@@ -11,7 +11,9 @@
 
 namespace scaleout::core {
 
-enum class VertexKind { kDevice, kGateway, kSwitch };
+// kInternal: a vertex inside a node that is neither a device nor its gateway (a PCIe switch, the
+// second CPU socket).
+enum class VertexKind { kDevice, kGateway, kSwitch, kInternal };
 enum class LinkClass { kIntraNode, kNic, kFabric };
 
 struct TopoVertex {
@@ -76,13 +78,23 @@ class Topology {
   double slowest_device_flops(int count) const { return slowest_prefix_[std::max(1, count) - 1]; }
 
   // Shortest (fewest hops) path between two devices. Cached per node pair: cheap to call often.
-  Path device_path(int from_device, int to_device) const;
-  // Latency and slowest bandwidth of device_path(from, to), without building the hop list.
+  // Between nodes with several NICs, the path over rail `rail` (0 .. rails()-1).
+  Path device_path(int from_device, int to_device, int rail = 0) const;
+  // Latency and bandwidth of a transfer between two devices, without building a hop list. Between
+  // nodes a transfer is striped evenly over the rails, so its bandwidth is rails() times the
+  // slowest rail's share, capped by the links inside the nodes; latency is the slowest rail's.
   struct Cost {
     double latency = 0;
     double bandwidth = 0;
   };
   Cost device_cost(int from_device, int to_device) const;
+  // NICs per node, each the start of a rail; a transfer between nodes uses them all.
+  int rails() const { return rails_; }
+  // Node n's NIC link on rail r (generated networks and explicit rails); -1 when the node has no
+  // NIC link of its own (torus, explicit without rails).
+  int nic_link(int node, int rail) const;
+  // The links from a device up to its node's gateway (where the NICs attach), in that order.
+  const std::vector<Hop>& device_chain(int device) const { return chains_[device]; }
   // The same path found by breadth-first search, for checking the tree routing.
   Path searched_node_path(int from_node, int to_node) const {
     return vertex_path(gateways_[from_node], gateways_[to_node]);
@@ -104,28 +116,41 @@ class Topology {
   int add_vertex(VertexKind kind, const std::string& name, int node);
   void add_link(int a, int b, const LinkSpec& spec, LinkClass cls, const std::string& name);
   void add_node(int devices, const LinkSpec& intra, const std::string& name);
+  void add_node(int devices, const Cluster& cluster, const std::string& name);
+  void add_pcie_tree(int node, int devices, const Cluster& cluster, const std::string& name);
+  void add_rail_nics(int node, int sw, const LinkSpec& nic, int uplink);
+  void take_explicit_rails(const Cluster& cluster, const std::vector<int>& link_lines);
+  Path intra_node_path(int from_device, int to_device) const;
+  // Latency and slowest bandwidth of the links inside the nodes between two devices: up from
+  // one and down to the other, short of the links they share (to_device -1: up to the gateway).
+  Cost chain_cost(int from_device, int to_device) const;
+  Cost tree_middle_cost(int from_node, int to_node, int rail) const;
 
   TopoGraph graph_;
   std::vector<LinkInfo> links_;
   std::vector<int> devices_, gateways_, switches_;
   std::vector<int> device_node_, node_first_device_;
   bool tree_routing_ = false;
-  std::vector<int> node_nic_;     // tree routing: each node's NIC link
+  std::vector<int> node_nic_;  // tree routing: each node's NIC link (rail 0)
+  int rails_ = 1;
+  std::vector<std::vector<int>> rail_nics_;  // [node][rail]: NIC links, when rails_ > 1
+  std::vector<std::vector<Hop>> chains_;     // [device]: its links up to its gateway
+  bool gateways_relay_ = true;               // false: paths between switches avoid nodes
   std::vector<int> node_uplink_;  // tree routing: the uplink of each node's rack (-1: none)
   std::vector<double> device_flops_;
   std::vector<double> slowest_prefix_;  // slowest_prefix_[i] = min of device_flops_[0..i]
   void apply_heterogeneity(const Cluster& cluster);
-  const Path& node_path(int from_node, int to_node) const;
+  const Path& node_path(int from_node, int to_node, int rail = 0) const;
+  Path rail_node_path(int from_node, int to_node, int rail) const;
   // Switch and two-tier networks are trees: their node paths follow from the NIC and uplink links
   // without a search (a test checks they equal the breadth-first paths).
-  Path tree_node_path(int from_node, int to_node) const;
+  Path tree_node_path(int from_node, int to_node, int rail = 0) const;
 
   // Breadth-first tree of `from`: for each vertex, the link that first reached it (-1: none).
   const std::vector<int>& bfs_tree(int from) const;
 
   mutable std::unordered_map<long long, Path> node_path_cache_;
   mutable std::unordered_map<int, std::vector<int>> bfs_trees_;
-  mutable Path scratch_;  // device_cost's tree path, reused to avoid allocating
 };
 
 // Where each rank runs. Workers fill nodes in order; parameter servers are placed after them.

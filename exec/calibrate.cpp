@@ -219,8 +219,15 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
     // Rates measured over TCP already include its overheads: no corrections on top.
     topo["network_model"] = "cm02";
   }
-  if (c.intra_measured && (topo["intra_node"] || topo["devices_per_node"]))
-    topo["intra_node"] = YAML::Load(link_yaml(c.intra_node));
+  if (c.intra_measured && (topo["intra_node"] || topo["devices_per_node"])) {
+    YAML::Node measured = YAML::Load(link_yaml(c.intra_node));
+    if (topo["intra_node"].IsMap() && topo["intra_node"]["kind"]) {  // keep the kind's own fields
+      topo["intra_node"]["bandwidth"] = measured["bandwidth"];
+      topo["intra_node"]["latency"] = measured["latency"];
+    } else {
+      topo["intra_node"] = measured;
+    }
+  }
   if (c.host_measured) topo["host"] = YAML::Load(host_yaml(c.host));
   if (topo["name"]) topo["name"] = topo["name"].as<std::string>() + "-calibrated";
   auto link = [](const char* name, bool measured, const LinkMeasure& m) {

@@ -1,7 +1,8 @@
 // The analytic engine: closed forms (alpha-beta) for every strategy on the plan's topology, giving
 // the same result keys as the simulator in microseconds. It counts how many flows share each NIC
 // but not contention deeper in the network (uplinks, fabric links): that is the simulator's job.
-// It applies LV08's corrections (latency, bandwidth, cross-traffic) but not the IB model's.
+// It applies LV08's corrections (latency, bandwidth, cross-traffic) and the IB model's factors by
+// message size, but not the IB model's penalties for hosts with several flows at once.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,7 @@
 #include "core/result.hpp"
 #include "core/step_model.hpp"
 #include "core/topology.hpp"
+#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
@@ -40,6 +42,7 @@ class AnalyticModel {
   double latency_factor_ = 1;
   double bandwidth_factor_ = 1;
   double cross_traffic_ = 1;
+  NetworkFactors sized_;  // ib: factors by message size
 };
 
 // The plan's features that the closed forms do not cover as tested (empty when none).

@@ -13,6 +13,7 @@ namespace {
 struct DirectedLink {
   int link;
   bool up;
+  double share = 1;  // of the pair's bytes
 };
 
 // SimGrid names the halves of a split-duplex link NAME_UP and NAME_DOWN.
@@ -21,7 +22,7 @@ DirectedLink resolve(const std::unordered_map<std::string, int>& by_name,
   bool up = simgrid_name.size() > 3 && simgrid_name.compare(simgrid_name.size() - 3, 3, "_UP") == 0;
   std::size_t cut = up ? 3 : (simgrid_name.size() > 5 ? 5 : 0);
   auto it = by_name.find(simgrid_name.substr(0, simgrid_name.size() - cut));
-  return {it == by_name.end() ? -1 : it->second, up};
+  return {it == by_name.end() ? -1 : it->second, up, 1};
 }
 
 }  // namespace
@@ -33,18 +34,26 @@ std::vector<core::LinkLoad> link_loads(const core::Topology& topo, const SimWorl
   std::unordered_map<std::string, int> by_name;
   for (std::size_t i = 0; i < links.size(); ++i) by_name[links[i].name] = static_cast<int>(i);
 
+  // A pair's bytes load each link of its route; striped over rails, each rail's route a share.
   std::unordered_map<std::uint64_t, std::vector<DirectedLink>> routes;
   auto route = [&](std::uint64_t key) -> const std::vector<DirectedLink>& {
     auto it = routes.find(key);
     if (it != routes.end()) return it->second;
     int from = static_cast<int>(key >> 32), to = static_cast<int>(key & 0xffffffffu);
-    std::vector<sg4::Link*> path;
-    double latency = 0;
-    world.rank_host[from]->route_to(world.rank_host[to], path, &latency);
+    bool across =
+        topo.node_of_device(world.rank_device[from]) != topo.node_of_device(world.rank_device[to]);
     std::vector<DirectedLink> out;
-    for (auto* l : path) {
-      DirectedLink d = resolve(by_name, l->get_name());
-      if (d.link >= 0) out.push_back(d);
+    std::size_t rails = across && world.rail_host.size() > 1 ? world.rail_host.size() : 1;
+    for (std::size_t r = 0; r < rails; ++r) {
+      std::vector<sg4::Link*> path;
+      double latency = 0;
+      const auto& hosts = rails > 1 ? world.rail_host[r] : world.rank_host;
+      hosts[from]->route_to(hosts[to], path, &latency);
+      for (auto* l : path) {
+        DirectedLink d = resolve(by_name, l->get_name());
+        d.share = 1.0 / static_cast<double>(rails);
+        if (d.link >= 0) out.push_back(d);
+      }
     }
     return routes.emplace(key, std::move(out)).first->second;
   };
@@ -54,7 +63,7 @@ std::vector<core::LinkLoad> link_loads(const core::Topology& topo, const SimWorl
   std::vector<std::vector<double>> up(steps, std::vector<double>(links.size())), down = up;
   for (std::size_t s = 0; s < std::min(steps, world.pair_bytes.size()); ++s)
     for (const auto& [key, bytes] : world.pair_bytes[s])
-      for (const auto& d : route(key)) (d.up ? up : down)[s][d.link] += bytes;
+      for (const auto& d : route(key)) (d.up ? up : down)[s][d.link] += bytes * d.share;
 
   double total_time = steps ? step_end.back() : 0;
   std::vector<core::LinkLoad> out;

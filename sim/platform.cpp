@@ -1,9 +1,10 @@
 #include "sim/platform.hpp"
 
 #include <cassert>
-#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <stdexcept>
 #include <xbt/config.hpp>
+
+#include "sim/node_zones.hpp"
 
 namespace scaleout::sim {
 
@@ -34,39 +35,16 @@ double model_latency_factor() {
   return simgrid::config::get_value<double>("network/latency-factor");
 }
 
+NetworkFactors configured_size_factors() {
+  NetworkFactors f;
+  f.latency = parse_size_steps(simgrid::config::get_value<std::string>("smpi/lat-factor"));
+  f.bandwidth = parse_size_steps(simgrid::config::get_value<std::string>("smpi/bw-factor"));
+  f.cross_traffic = 1.05;
+  f.by_size = true;
+  return f;
+}
+
 namespace {
-
-// What set_parent would give `zone`: the models that create its hosts and links.
-void use_models_of(sg4::NetZone* parent, sg4::NetZone* zone) {
-  auto* from = parent->get_impl();
-  auto* to = zone->get_impl();
-  to->set_network_model(from->get_network_model());
-  to->set_cpu_pm_model(from->get_cpu_pm_model());
-  to->set_cpu_vm_model(from->get_cpu_vm_model());
-  to->set_disk_model(from->get_disk_model());
-  to->set_host_model(from->get_host_model());
-}
-
-// Node `n`: a star zone of its devices, each with its link to the node's gateway router. The
-// zone is not attached to `world` (see build_platform).
-std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> build_node_zone(
-    sg4::NetZone* world, const core::Topology& topo, int n, SimPlatform& out) {
-  const std::string& name = topo.vertex(topo.gateway_vertex(n)).name;
-  auto* zone = sg4::create_star_zone(name);
-  use_models_of(world, zone);
-  auto* gw = zone->create_router(name + "-gw");
-  for (int d = topo.first_device(n); d < topo.first_device(n) + topo.devices_on_node(n); ++d) {
-    auto* host = zone->create_host(topo.vertex(topo.device_vertex(d)).name, topo.device_flops(d));
-    const core::LinkInfo& link = topo.links()[topo.device_link(d)];
-    auto* l = zone->create_split_duplex_link(link.name, link.bandwidth)
-                  ->set_latency(link.latency)
-                  ->seal();
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                    {sg4::LinkInRoute(l, sg4::LinkInRoute::Direction::UP)}, true);
-    out.device_hosts[d] = host;
-  }
-  return {zone, gw};
-}
 
 // The switch when the network is one switch that every node reaches by one NIC link: the world is
 // then a star (routes without a search); -1 otherwise (the world routes by Dijkstra).
@@ -80,7 +58,7 @@ int lone_switch(const core::Topology& topo) {
     ++nics[link.a == sw ? link.b : link.a];
   }
   for (int n = 0; n < topo.num_nodes(); ++n)
-    if (nics[topo.gateway_vertex(n)] != 1) return -1;
+    if (nics[topo.gateway_vertex(n)] != topo.rails()) return -1;
   return sw;
 }
 
@@ -89,6 +67,16 @@ struct World {
   int star_switch = -1;
   std::vector<sg4::NetZone*> zone_of;  // by vertex: node and switch zones
   std::vector<simgrid::kernel::routing::NetPoint*> gateway_of;
+  std::vector<NodeZone> rail_zone_of;  // by link: the rail zone a NIC of rail >= 1 leaves from
+
+  // The zone and gateway where link `i` meets vertex `v`: a node's NIC of rail >= 1 meets its
+  // rail's zone, every other link the vertex's own zone.
+  std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> end(std::size_t i, int v,
+                                                                    const core::Topology& t) const {
+    if (rail_zone_of[i].zone && t.vertex(v).kind == core::VertexKind::kGateway)
+      return {rail_zone_of[i].zone, rail_zone_of[i].gateway};
+    return {zone_of[v], gateway_of[v]};
+  }
 };
 
 // Routes between the node zones: through the star's center, or over the switches' zones.
@@ -111,13 +99,15 @@ void add_network_routes(World& w, const core::Topology& topo,
     if (w.star_switch >= 0) {  // node -> center; UP is the direction from `a` to `b`
       int gv = link.a == w.star_switch ? link.b : link.a;
       Direction out = link.a == gv ? Direction::UP : Direction::DOWN;
-      w.zone->add_route(w.zone_of[gv]->get_netpoint(), nullptr, w.gateway_of[gv], nullptr,
+      auto [zone, gw] = w.end(i, gv, topo);
+      w.zone->add_route(zone->get_netpoint(), nullptr, gw, nullptr,
                         {sg4::LinkInRoute(network_links[i], out)}, true);
       continue;
     }
     // UP is the direction from `a` to `b`; the symmetrical route uses DOWN.
-    w.zone->add_route(w.zone_of[link.a]->get_netpoint(), w.zone_of[link.b]->get_netpoint(),
-                      w.gateway_of[link.a], w.gateway_of[link.b],
+    auto [zone_a, gw_a] = w.end(i, link.a, topo);
+    auto [zone_b, gw_b] = w.end(i, link.b, topo);
+    w.zone->add_route(zone_a->get_netpoint(), zone_b->get_netpoint(), gw_a, gw_b,
                       {sg4::LinkInRoute(network_links[i], Direction::UP)}, true);
   }
 }
@@ -134,7 +124,10 @@ SimPlatform build_platform(const core::Topology& topo) {
   // Each vertex outside a node (a switch) and each node is a zone with a gateway router.
   w.zone_of.assign(topo.num_vertices(), nullptr);
   w.gateway_of.assign(topo.num_vertices(), nullptr);
+  w.rail_zone_of.assign(links.size(), NodeZone{});
   out.device_hosts.resize(topo.num_devices());
+  out.rail_hosts.assign(topo.rails(), std::vector<sg4::Host*>(topo.num_devices(), nullptr));
+  std::vector<sg4::Link*> device_links(links.size(), nullptr);
 
   // Node zones are filled before they join the world: SimGrid looks every new host and link name
   // up in each zone of the world, which made building 2,048 nodes quadratic. Filled apart (with
@@ -142,11 +135,17 @@ SimPlatform build_platform(const core::Topology& topo) {
   std::vector<sg4::NetZone*> detached;
   for (int n = 0; n < topo.num_nodes(); ++n) {
     int gv = topo.gateway_vertex(n);
-    auto [zone, gw] = build_node_zone(w.zone, topo, n, out);
-    detached.push_back(zone);
-    w.zone_of[gv] = zone;
-    w.gateway_of[gv] = gw;
+    NodeZone node = build_device_zone(topo, n, out.device_hosts, device_links, w.zone);
+    detached.push_back(node.zone);
+    w.zone_of[gv] = node.zone;
+    w.gateway_of[gv] = node.gateway;
+    for (int r = 1; r < topo.rails(); ++r) {
+      NodeZone rail = build_rail_zone(topo, n, r, out.rail_hosts[r], device_links, w.zone);
+      detached.push_back(rail.zone);
+      w.rail_zone_of[topo.nic_link(n, r)] = rail;
+    }
   }
+  out.rail_hosts[0] = out.device_hosts;
   // The network's links too are made while the world holds no node zone to search.
   std::vector<sg4::Link*> network_links(links.size(), nullptr);
   for (std::size_t i = 0; i < links.size(); ++i)

@@ -9,11 +9,15 @@
 #include <vector>
 
 #include "core/topology.hpp"
+#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
 struct SimPlatform {
   std::vector<simgrid::s4u::Host*> device_hosts;  // by device index
+  // [rail][device]: the host a transfer between nodes leaves from or arrives at on that rail
+  // (rail 0: device_hosts; the others stand-ins without actors).
+  std::vector<std::vector<simgrid::s4u::Host*>> rail_hosts;
 };
 
 // REQUIRES: a simgrid Engine exists and no platform was loaded yet.
@@ -25,5 +29,9 @@ void configure_network_model(const std::string& model);
 
 // Latency multiplier that the configured model applies to every message (13.01 for LV08).
 double model_latency_factor();
+
+// The factors by message size that SimGrid's IB model applies (its smpi/lat-factor and
+// smpi/bw-factor settings), with LV08's cross-traffic.
+NetworkFactors configured_size_factors();
 
 }  // namespace scaleout::sim

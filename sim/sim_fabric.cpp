@@ -86,7 +86,8 @@ void SimFabric::send_message(int peer, const core::Message& m) {
   MessageBox& box = message_box(peer);
   core::Message header = m;
   header.from = rank_;
-  box.in_flight.emplace(now() + route_latency(rank_, peer) * world_.latency_factor, header);
+  box.in_flight.emplace(now() + route_latency(rank_, peer) * latency_factor(message_bytes(m)),
+                        header);
   box.posted->notify_all();
 }
 
@@ -139,8 +140,11 @@ int SimFabric::pick_sender() {
 void SimFabric::take_data(int from, double bytes) {
   double start = now();
   ++world_.uploading[from];
+  int rails = stripes(from);
+  auto comms = start_rails(from, rank_, bytes / rails);
   sg4::Comm::sendto(world_.rank_host[from], world_.rank_host[rank_],
-                    static_cast<std::uint64_t>(bytes));
+                    static_cast<std::uint64_t>(bytes / rails));
+  sg4::Comm::wait_all(comms);
   --world_.uploading[from];
   if (world_.data_taken) world_.data_taken(from, rank_, start, now());
 }
@@ -157,15 +161,47 @@ core::Message SimFabric::receive_message() {
   return m;
 }
 
-core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes) {
+// Several NICs per node: a transfer between nodes is cut into equal shares, one per rail, as
+// NCCL spreads its channels over a node's NICs. Rails 1.. run between the ranks' stand-in hosts.
+int SimFabric::stripes(int peer) const {
+  if (world_.rail_host.size() < 2) return 1;
+  const core::Topology& t = *world_.topology;
+  bool across =
+      t.node_of_device(world_.rank_device[rank_]) != t.node_of_device(world_.rank_device[peer]);
+  return across ? static_cast<int>(world_.rail_host.size()) : 1;
+}
+
+std::vector<sg4::CommPtr> SimFabric::start_rails(int from, int to, double share) {
+  std::vector<sg4::CommPtr> comms;
+  int rails = stripes(from == rank_ ? to : from);
+  for (int r = 1; r < rails; ++r)
+    comms.push_back(sg4::Comm::sendto_async(world_.rail_host[r][from], world_.rail_host[r][to],
+                                            static_cast<std::uint64_t>(share)));
+  return comms;
+}
+
+// A striped send's receiver waits for rails 1.. too: it finds their transfers in the payload.
+core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes, double wire) {
   count_bytes(peer, bytes);
-  comms_.push_back(outbox(peer)->put_async(&payload, static_cast<std::uint64_t>(bytes)));
+  if (wire >= 0) bytes = wire;
+  int rails = stripes(peer);
+  void* data = &payload;
+  std::vector<sg4::CommPtr> rails_on;
+  if (rails > 1) {
+    rails_on = start_rails(rank_, peer, bytes / rails);
+    data = new std::vector<sg4::CommPtr>(rails_on);
+  }
+  comms_.push_back(outbox(peer)->put_async(data, static_cast<std::uint64_t>(bytes / rails)));
+  rail_comms_.resize(comms_.size());
+  rail_comms_.back() = std::move(rails_on);
+  slots_.push_back(nullptr);
   return static_cast<Handle>(comms_.size() - 1);
 }
 
 core::Fabric::Handle SimFabric::recv_bytes(int peer) {
   slots_.push_back(nullptr);
   comms_.push_back(inbox(peer)->get_async(&slots_.back()));
+  rail_comms_.resize(comms_.size());
   return static_cast<Handle>(comms_.size() - 1);
 }
 
@@ -188,6 +224,15 @@ void SimFabric::wait_all(const std::vector<Handle>& handles) {
     if (!comms_[h]) continue;  // already waited for
     comms_[h]->wait();
     comms_[h] = nullptr;  // let SimGrid free the finished transfer now, not at the bucket's end
+    if (!rail_comms_[h].empty()) sg4::Comm::wait_all(rail_comms_[h]);
+    rail_comms_[h].clear();
+    void*& got = slots_[h];
+    if (got && got != &payload) {  // a striped message's rails 1..
+      auto* rails = static_cast<std::vector<sg4::CommPtr>*>(got);
+      sg4::Comm::wait_all(*rails);
+      delete rails;
+    }
+    got = nullptr;
     if (auto it = sum_after_.find(h); it != sum_after_.end()) {
       host_time(it->second);
       sum_after_.erase(it);
@@ -227,13 +272,41 @@ void SimFabric::coalesced_run(int to, int from, int count, const StepTotals& tot
   double send = static_cast<double>(totals.send) * world_.bytes_per_element;
   double recv = static_cast<double>(totals.recv) * world_.bytes_per_element;
   std::vector<Handle> handles;
-  if (send > 0) handles.push_back(send_bytes(to, send));
+  if (send > 0) handles.push_back(send_bytes(to, send, run_wire(to, send, count)));
   if (recv > 0) handles.push_back(recv_bytes(from));
   wait_all(handles);
   // Each step the run stands for would have paid the slower of its two routes' latency once.
-  double latency =
-      std::max(route_latency(rank_, to), route_latency(from, rank_)) * world_.latency_factor;
-  sg4::this_actor::sleep_for(latency * (count - 1));
+  if (!world_.sized) {
+    double latency =
+        std::max(route_latency(rank_, to), route_latency(from, rank_)) * world_.latency_factor;
+    sg4::this_actor::sleep_for(latency * (count - 1));
+    return;
+  }
+  sg4::this_actor::sleep_for(
+      std::max(run_latency(rank_, to, send, count), run_latency(from, rank_, recv, count)));
+}
+
+double SimFabric::latency_factor(double bytes) const {
+  return world_.sized ? world_.sized->latency.at(bytes) : world_.latency_factor;
+}
+
+// Factors by size: the run's one message is resized so that SimGrid's factor for its size moves
+// it at the rate each step's own message would get (each rail's share sized on its own).
+double SimFabric::run_wire(int peer, double bytes, int count) const {
+  if (!world_.sized || bytes <= 0) return bytes;
+  double rails = stripes(peer);
+  const SizeSteps& bw = world_.sized->bandwidth;
+  return bytes * bw.at(bytes / rails) / bw.at(bytes / count / rails);
+}
+
+// What the run's steps would have paid in latency, less what its one message paid.
+double SimFabric::run_latency(int from, int to, double bytes, int count) const {
+  if (bytes <= 0) return 0;
+  int peer = from == rank_ ? to : from;
+  double rails = stripes(peer);
+  double wire = run_wire(peer, bytes, count);
+  double steps = count * latency_factor(bytes / count / rails) - latency_factor(wire / rails);
+  return std::max(0.0, route_latency(from, to) * steps);
 }
 
 void SimFabric::compute(double flops) { sg4::this_actor::execute(flops); }
@@ -244,6 +317,7 @@ double SimFabric::now() { return sg4::Engine::get_clock(); }
 
 void SimFabric::end_bucket() {
   comms_.clear();
+  rail_comms_.clear();
   sum_after_.clear();
   slots_.clear();
 }

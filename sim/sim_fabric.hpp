@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/fabric.hpp"
 #include "core/plan.hpp"
 #include "core/topology.hpp"
+#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
@@ -30,6 +32,9 @@ struct MessageBox {
 struct SimWorld {
   const core::Topology* topology = nullptr;
   std::vector<simgrid::s4u::Host*> rank_host;
+  // [rail][rank]: where a rank's transfers to another node leave on each rail (rail 0 is
+  // rank_host). With one rail, empty or rank_host alone.
+  std::vector<std::vector<simgrid::s4u::Host*>> rail_host;
   std::vector<int> rank_device;
   int bytes_per_element = 4;
   // Fast fidelity: a run of exchange steps with fixed peers travels as one message per direction
@@ -37,6 +42,10 @@ struct SimWorld {
   // every ring phase). Step fidelity sends every step as its own message.
   bool coalesce = true;
   double latency_factor = 1;
+  // The IB model's factors by message size (SimGrid's smpi tables); nullopt for other models.
+  // Fast fidelity then sizes a run's one message and its added latencies so that the run costs
+  // what its steps would, each at its own size's factors.
+  std::optional<NetworkFactors> sized;
   // bytes[step][(from << 32) | to]: bytes sent, for link loads.
   std::vector<std::unordered_map<std::uint64_t, double>> pair_bytes;
   std::uint64_t messages = 0;
@@ -79,9 +88,13 @@ class SimFabric : public core::Fabric {
  private:
   simgrid::s4u::Mailbox* outbox(int peer);
   simgrid::s4u::Mailbox* inbox(int peer);
-  Handle send_bytes(int peer, double bytes);
+  // `wire`: the size SimGrid moves (default `bytes`), where a coalesced run needs another.
+  Handle send_bytes(int peer, double bytes, double wire = -1);
   Handle recv_bytes(int peer);
   double route_latency(int from, int to) const;
+  double latency_factor(double bytes) const;
+  double run_wire(int peer, double bytes, int count) const;
+  double run_latency(int from, int to, double bytes, int count) const;
   void coalesced_run(int to, int from, int count, const StepTotals& totals);
   void count_bytes(int peer, double bytes);
   MessageBox& message_box(int rank);
@@ -91,6 +104,10 @@ class SimFabric : public core::Fabric {
   double message_bytes(const core::Message& m) const;
   bool crosses_nodes(int peer) const;
   void host_time(double seconds);
+  // Rails 1.. of a transfer of `bytes` to `peer` on another node (empty: not striped): each rail
+  // carries an equal share, rail 0 (the caller's own transfer) too.
+  int stripes(int peer) const;
+  std::vector<simgrid::s4u::CommPtr> start_rails(int from, int to, double share);
 
   // Compute queued beside communication, shared with the actor that runs it.
   struct ComputeStream {
@@ -108,6 +125,8 @@ class SimFabric : public core::Fabric {
   std::vector<simgrid::s4u::CommPtr> comms_;
   std::unordered_map<Handle, double> sum_after_;  // receive -> host summation once it completed
   double last_data_bytes_ = 0;                    // of the last received message, between nodes
+  // By handle: a striped send's transfers on rails 1.. (the sender waits for them too).
+  std::vector<std::vector<simgrid::s4u::CommPtr>> rail_comms_;
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
   // Message headers that arrived (with their arrival times), per sender, in the order sent; the

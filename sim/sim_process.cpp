@@ -21,7 +21,8 @@ using core::Plan;
 using core::RunResult;
 
 SimChild start_simulation(const Plan& plan, const SimOptions& options) {
-  check_work(plan, options.fidelity, options.max_events);  // before any work: refused at once
+  // Before any work: refused at once.
+  check_work(plan, fidelity_for(plan, options.fidelity), options.max_events);
   std::string name = core::make_temp_file("scaleout-sim");
   std::fflush(nullptr);
   pid_t parent = ::getpid();

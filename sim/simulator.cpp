@@ -189,6 +189,11 @@ void set_up_ranks(Run& run, const core::RankPlan& ranks, const SimPlatform& plat
     run.world.rank_device.push_back(d);
     run.world.rank_host.push_back(platform.device_hosts[d]);
   }
+  if (platform.rail_hosts.size() > 1)  // several NICs per node: transfers between nodes stripe
+    for (const auto& hosts : platform.rail_hosts) {
+      run.world.rail_host.emplace_back();
+      for (int d : ranks.rank_device) run.world.rail_host.back().push_back(hosts[d]);
+    }
   for (int r = 0; r < ranks.ranks(); ++r)
     run.fabrics.push_back(std::make_unique<SimFabric>(run.world, r));
   run.records.assign(run.workers, std::vector<StepRecord>(run.steps));
@@ -334,6 +339,10 @@ const char* fidelity_name(Fidelity fidelity) {
   return fidelity == Fidelity::kFast ? "fast" : "step";
 }
 
+Fidelity fidelity_for(const Plan& plan, Fidelity asked) {
+  return plan.cluster.intra_fabric.kind == core::IntraNodeKind::kPcieTree ? Fidelity::kStep : asked;
+}
+
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
   core::RankPlan ranks = core::plan_ranks(plan);
@@ -353,10 +362,11 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   choose_program(run, plan, ranks, go_on_without);
   run.world.topology = &ranks.topology;
   run.world.bytes_per_element = run.model.bytes_per_element;
-  run.world.coalesce = options.fidelity == Fidelity::kFast;
+  run.world.coalesce = fidelity_for(plan, options.fidelity) == Fidelity::kFast;
   run.world.latency_factor = model_latency_factor();
   // Host costs are modelled for parameter servers (both engines); other kinds say so.
   if (plan.strategy.kind == core::StrategyKind::kPs) run.world.host = plan.cluster.host;
+  if (plan.cluster.network_model == "ib") run.world.sized = configured_size_factors();
   core::Trace trace;
   set_up_ranks(run, ranks, platform, options.trace_path.empty() ? nullptr : &trace);
 

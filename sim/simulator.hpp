@@ -19,6 +19,10 @@ enum class Fidelity { kFast, kStep };
 // "fast" | "step"; throws core::InputError naming `field` for anything else.
 Fidelity parse_fidelity(const std::string& text, const std::string& field = "fidelity");
 const char* fidelity_name(Fidelity fidelity);
+// The fidelity a plan runs at: fast coalesces a run of steps, exact when each step's flows are
+// alike; in PCIe-tree nodes one ring step's flows cross unlike links (the step waits for the one
+// crossing an uplink), so there every step is simulated on its own.
+Fidelity fidelity_for(const core::Plan& plan, Fidelity asked);
 
 // The most messages a simulation may send before it is refused (about a minute on one core here:
 // about 100,000 messages a second).
