@@ -54,8 +54,7 @@ void QtHistogramChart::show_data(const HistogramData& d) {
   }
   c->setTitle("<b>" + d.title + "</b>" +
               (d.subtitle.isEmpty() ? QString() : "<br><small>" + d.subtitle + "</small>"));
-  note_->setHtml("<span style='background-color:white'>" + d.empty_text.toHtmlEscaped() +
-                 "</span>");
+  note_->setPlainText(d.empty_text);
   note_->setVisible(!d.empty_text.isEmpty());
   auto* set = new QBarSet(d.y_title);
   set->setColor(series_color("ps"));
@@ -82,6 +81,8 @@ void QtHistogramChart::show_data(const HistogramData& d) {
   y->applyNiceNumbers();
   y->setLabelFormat("%g");
   y->setTitleText(d.y_title);
+  y->setGridLineVisible(!d.counts.isEmpty());  // nothing to read off: keep the note clear
+  x->setGridLineVisible(!d.counts.isEmpty());
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
   series->attachAxis(x);

@@ -59,8 +59,10 @@ std::vector<int> node_groups(const Topology& topo, int max_boxes, std::vector<st
     int key = sw >= 0 ? sw : -1 - node / block;
     auto [it, fresh] = by_switch.emplace(key, static_cast<int>(names.size()));
     if (fresh) {
+      int last = std::min(n, (node / block + 1) * block) - 1;
       names.push_back(sw >= 0 ? topo.vertex(sw).name
-                              : topo.vertex(topo.gateway_vertex(node)).name + "..");
+                              : topo.vertex(topo.gateway_vertex(node)).name + ".." +
+                                    topo.vertex(topo.gateway_vertex(last)).name);
       switches.push_back(sw);
     }
     group[node] = it->second;

@@ -146,6 +146,7 @@ TEST(TopologyLayout, AnAggregatedLineAddsUpItsLinks) {
   TopologyLayout l = layout_topology(topo, loads, 4);
   ASSERT_TRUE(l.aggregated);
   EXPECT_EQ(count(l, Kind::kGroup), 4);
+  EXPECT_EQ(l.boxes[1].label, "node16..node31: 16 nodes") << "a run of consecutive nodes";
   std::size_t drawn = 0;
   for (const auto& link : l.links) {
     double busiest = 0;
