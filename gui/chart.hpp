@@ -44,6 +44,15 @@ struct BarChartData {
   QList<SeriesData> stacks;  // one per stacked part; points[i].y() is category i's value
 };
 
+// Bars of one series over numbered bins (the staleness histogram).
+struct HistogramData {
+  QString title, subtitle, x_title, y_title;
+  QStringList bins;      // one label per bar
+  QList<double> counts;  // one value per bar
+  QStringList tips;      // one hover text per bar
+  QString empty_text;    // said instead when there are no bars
+};
+
 // A chart widget. Instances are QWidgets owned by their Qt parent.
 class Chart {
  public:
@@ -70,11 +79,18 @@ class BarChart : public Chart {
   virtual const BarChartData& data() const = 0;
 };
 
+class HistogramChart : public Chart {
+ public:
+  virtual void show_data(const HistogramData& data) = 0;
+  virtual const HistogramData& data() const = 0;
+};
+
 // One colour per strategy name (the part before a space), the same in every chart.
 QColor series_color(const QString& name);
 
 // Qt Charts implementations, owned by `parent` (may be null: then by the caller).
 LineChart* make_line_chart(QWidget* parent);
 BarChart* make_bar_chart(QWidget* parent);
+HistogramChart* make_histogram_chart(QWidget* parent);
 
 }  // namespace scaleout::gui

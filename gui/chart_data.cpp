@@ -125,4 +125,36 @@ BarChartData breakdown_data(const Curves& curves, int workers) {
   return d;
 }
 
+HistogramData staleness_data(const core::RunResult& r) {
+  HistogramData d;
+  const core::Staleness& st = r.staleness;
+  d.title = QString("Staleness, %1 at %2 workers").arg(q(r.strategy)).arg(r.workers);
+  d.subtitle = QString("mean %1, p50 %2, p99 %3, max %4<br>gradients applied %5, dropped %6")
+                   .arg(st.mean, 0, 'f', 2)
+                   .arg(st.p50)
+                   .arg(st.p99)
+                   .arg(st.max)
+                   .arg(r.gradients.applied)
+                   .arg(r.gradients.dropped);
+  d.x_title = "staleness (updates since the pull)";
+  d.y_title = "gradients applied";
+  long total = 0;
+  for (long c : st.histogram) total += c;
+  for (std::size_t s = 0; s < st.histogram.size(); ++s) {
+    long c = st.histogram[s];
+    d.bins.append(QString::number(s));
+    d.counts.append(static_cast<double>(c));
+    d.tips.append(QString("staleness %1: %2 gradients (%3 % of %4)")
+                      .arg(s)
+                      .arg(c)
+                      .arg(total > 0 ? 100.0 * c / total : 0.0, 0, 'f', 2)
+                      .arg(total));
+  }
+  if (d.counts.isEmpty())
+    d.empty_text = QString("The %1 result has no histogram: the closed form gives the mean only. "
+                           "Refine with SimGrid for the distribution.")
+                       .arg(q(r.engine));
+  return d;
+}
+
 }  // namespace scaleout::gui

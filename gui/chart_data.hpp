@@ -19,4 +19,8 @@ LineChartData efficiency_data(const Curves& curves);
 // Compute and exposed communication per step (ms) for each strategy at `workers`.
 BarChartData breakdown_data(const Curves& curves, int workers);
 
+// The staleness histogram of an asynchronous PS result, with its mean, p50, p99 and the
+// applied/dropped gradient counts.
+HistogramData staleness_data(const core::RunResult& r);
+
 }  // namespace scaleout::gui

@@ -20,6 +20,8 @@
 #include "gui/chart_data.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/refine_bar.hpp"
+#include "gui/timeline_window.hpp"
+#include "gui/topology_view.hpp"
 
 namespace scaleout::gui {
 
@@ -62,8 +64,12 @@ MainWindow::MainWindow(const core::Plan& plan) {
   size_row->addWidget(new QLabel("workers"));
   size_row->addStretch();
   bars_layout->addLayout(size_row);
+  auto* bar_row = new QHBoxLayout;
   breakdown_ = make_bar_chart(bars);
-  bars_layout->addWidget(breakdown_->widget(), 1);
+  bar_row->addWidget(breakdown_->widget(), 1);
+  staleness_ = make_histogram_chart(bars);
+  bar_row->addWidget(staleness_->widget(), 1);
+  bars_layout->addLayout(bar_row, 1);
   connect(size_, &QComboBox::currentIndexChanged, this, [this] { redraw_breakdown(); });
 
   auto* side = new QWidget;
@@ -110,6 +116,10 @@ void MainWindow::build_menus() {
     QString path = QFileDialog::getOpenFileName(this, "Open result", {}, "Results (*.json)");
     if (!path.isEmpty()) statusBar()->showMessage(open_result(path));
   });
+  file->addAction("Open trace (Chrome JSON)...", this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, "Open trace", {}, "Traces (*.json)");
+    if (!path.isEmpty()) statusBar()->showMessage(open_trace(path));
+  });
   file->addAction("Save plan as YAML...", this, [this] {
     QString path = QFileDialog::getSaveFileName(this, "Save plan", "plan.yaml", "Plans (*.yaml)");
     if (!path.isEmpty()) statusBar()->showMessage(save_plan_as(path));
@@ -130,8 +140,58 @@ void MainWindow::build_menus() {
                   [this] { export_chart(efficiency_, "efficiency.png"); });
   file->addAction("Export breakdown chart (PNG, SVG)...", this,
                   [this] { export_chart(breakdown_, "breakdown.png"); });
+  file->addAction("Export staleness chart (PNG, SVG)...", this,
+                  [this] { export_chart(staleness_, "staleness.png"); });
   file->addSeparator();
   file->addAction("Quit", QKeySequence::Quit, qApp, &QApplication::quit);
+  QMenu* view = menuBar()->addMenu("&View");
+  view->addAction("Cluster topology at the chosen size", this, [this] { show_topology(); });
+}
+
+QString MainWindow::open_trace(const QString& path) {
+  if (!timeline_) {
+    timeline_ = new TimelineWindow(this);
+    timeline_->setWindowFlag(Qt::Window);
+  }
+  QString said = timeline_->open(path);
+  if (said.startsWith("timeline of ")) {
+    timeline_->show();
+    timeline_->raise();
+  }
+  return said;
+}
+
+TopologyView* MainWindow::show_topology() {
+  if (!topology_) {
+    topology_ = new TopologyView(this);
+    topology_->setWindowFlag(Qt::Window);
+    topology_->resize(1100, 700);
+  }
+  bool ok = false;
+  int workers = size_->currentText().toInt(&ok);
+  core::Plan plan = what_if_.plan;
+  if (ok) plan.training.workers = workers;
+  std::string strategy = core::strategy_name(plan.strategy.kind);
+  const core::RunResult* r = find_point(curves_, strategy, plan.training.workers);
+  bool simulated = r && r->engine == "sim";
+  try {
+    core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
+    QString caption =
+        QString("%1: %2 nodes, %3 devices for %4 workers; %5")
+            .arg(QString::fromStdString(plan.cluster.name))
+            .arg(topo.num_nodes())
+            .arg(topo.num_devices())
+            .arg(plan.training.workers)
+            .arg(simulated ? QString("traffic of the SimGrid run of %1").arg(strategy.c_str())
+                           : QString("Refine with SimGrid to colour the links by traffic"));
+    topology_->show_topology(topo, simulated ? r->links : std::vector<core::LinkLoad>{}, caption);
+    topology_->setWindowTitle("scaleout: cluster " + QString::fromStdString(plan.cluster.name));
+    topology_->show();
+    topology_->raise();
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(QString::fromStdString(e.what()));
+  }
+  return topology_;
 }
 
 void MainWindow::export_chart(Chart* chart, const QString& name) {
@@ -259,6 +319,11 @@ void MainWindow::redraw_breakdown() {
   bool ok = false;
   int workers = size_->currentText().toInt(&ok);
   if (ok) breakdown_->show_data(breakdown_data(curves_, workers));
+  const core::RunResult* ps =
+      ok ? find_point(curves_, core::strategy_name(core::StrategyKind::kPs), workers) : nullptr;
+  bool async = what_if_.plan.strategy.ps_mode == core::PsMode::kAsync;
+  staleness_->widget()->setVisible(async && ps);
+  if (async && ps) staleness_->show_data(staleness_data(*ps));
 }
 
 }  // namespace scaleout::gui

@@ -19,6 +19,8 @@ namespace scaleout::gui {
 class AnswerPanel;
 class PlanPanel;
 class RefineBar;
+class TimelineWindow;
+class TopologyView;
 
 class MainWindow : public QMainWindow {
  public:
@@ -36,6 +38,13 @@ class MainWindow : public QMainWindow {
   // Simulates every point up to kRefineMaxWorkers (refine_job.hpp) on a worker thread; each result
   // replaces its analytic point as it arrives. An edit of the plan cancels it.
   void start_refine();
+  // Opens (or brings up) the cluster drawn at the chosen size, its links coloured by the
+  // simulated result of the plan's strategy there when there is one.
+  TopologyView* show_topology();
+  // Opens a Chrome trace (simulated or measured run) in the timeline window; returns what
+  // happened.
+  QString open_trace(const QString& path);
+  TimelineWindow* timeline() const { return timeline_; }
 
   PlanPanel* plan_panel() const { return plan_panel_; }
   AnswerPanel* answer_panel() const { return answer_panel_; }
@@ -43,6 +52,8 @@ class MainWindow : public QMainWindow {
   LineChart* efficiency_chart() const { return efficiency_; }
   BarChart* breakdown_chart() const { return breakdown_; }
   QComboBox* breakdown_size() const { return size_; }
+  // The PS point's staleness at the chosen size; shown only when the plan's PS is asynchronous.
+  HistogramChart* staleness_chart() const { return staleness_; }
   RefineBar* refine_bar() const { return refine_bar_; }
   const Curves& curves() const { return curves_; }
   const std::vector<MeasuredPoint>& measured() const { return measured_; }
@@ -64,9 +75,12 @@ class MainWindow : public QMainWindow {
   LineChart* throughput_ = nullptr;
   LineChart* efficiency_ = nullptr;
   BarChart* breakdown_ = nullptr;
+  HistogramChart* staleness_ = nullptr;
   QComboBox* size_ = nullptr;
   QLabel* measured_text_ = nullptr;
   RefineBar* refine_bar_ = nullptr;
+  TopologyView* topology_ = nullptr;  // its own window, made on first use
+  TimelineWindow* timeline_ = nullptr;  // the same
 };
 
 }  // namespace scaleout::gui
