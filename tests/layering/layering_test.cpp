@@ -64,20 +64,14 @@ TEST(Layering, OnlyExecCudaIncludesCudaOrNccl) {
 }
 
 TEST(Layering, TheAnalyticModelIncludesCoreOnly) {
-<<<<<<< HEAD
-  // The analytic library is analytic.cpp and its topic files (analytic_<topic>.cpp).
-  std::regex not_core(R"(^(sim/(?!analytic(_\w+)?\.hpp)|exec/|cli/)|simgrid|xbt)");
-  for (const char* file : {"analytic.cpp", "analytic.hpp", "analytic_ps.cpp", "analytic_ps.hpp",
-                           "analytic_tree.cpp", "analytic_tree.hpp"})
-=======
-  // Core and the analytic library's own headers (its closed forms for the node's fabric and the
-  // network models' factors), never the simulator.
+  // Core and the analytic library's own files: analytic.cpp, its topic files (analytic_<topic>)
+  // and the network models' factors; never the simulator.
   std::regex not_core(
-      R"(^(sim/(?!analytic\.hpp|analytic_node_fabric\.hpp|network_factors\.hpp)|exec/|cli/)|simgrid|xbt)");
+      R"(^(sim/(?!analytic(_\w+)?\.hpp|network_factors\.hpp)|exec/|cli/)|simgrid|xbt)");
   for (const char* file :
        {"analytic.cpp", "analytic.hpp", "analytic_node_fabric.cpp", "analytic_node_fabric.hpp",
+        "analytic_ps.cpp", "analytic_ps.hpp", "analytic_tree.cpp", "analytic_tree.hpp",
         "network_factors.cpp", "network_factors.hpp"})
->>>>>>> node-fabric
     EXPECT_EQ(includes_matching("sim", not_core, file), std::vector<std::string>{}) << file;
 }
 
