@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
               trace.tracks.size(), spans, trace.end - trace.start, read_ms, view.rows().size());
   double a = view.trace().start, b = view.trace().end, length = b - a;
   std::vector<std::pair<double, double>> pans;
-  for (int i = 0; i < 20; ++i) pans.push_back({a + length * i / 40, a + length * i / 40 + length / 10});
+  for (int i = 0; i < 20; ++i)
+    pans.push_back({a + length * i / 40, a + length * i / 40 + length / 10});
   struct Case {
     const char* name;
     std::vector<std::pair<double, double>> windows;

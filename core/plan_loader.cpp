@@ -7,8 +7,8 @@
 
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
-#include "core/plan_loader_extras.hpp"
 #include "core/node_fabric_loader.hpp"
+#include "core/plan_loader_extras.hpp"
 #include "core/strategy_settings.hpp"
 #include "core/yaml_reader.hpp"
 

@@ -151,8 +151,9 @@ HistogramData staleness_data(const core::RunResult& r) {
                       .arg(total));
   }
   if (d.counts.isEmpty())
-    d.empty_text = QString("The %1 result has no histogram: the closed form gives the mean only. "
-                           "Refine with SimGrid for the distribution.")
+    d.empty_text = QString(
+                       "The %1 result has no histogram: the closed form gives the mean only. "
+                       "Refine with SimGrid for the distribution.")
                        .arg(q(r.engine));
   return d;
 }

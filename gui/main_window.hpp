@@ -79,7 +79,7 @@ class MainWindow : public QMainWindow {
   QComboBox* size_ = nullptr;
   QLabel* measured_text_ = nullptr;
   RefineBar* refine_bar_ = nullptr;
-  TopologyView* topology_ = nullptr;  // its own window, made on first use
+  TopologyView* topology_ = nullptr;    // its own window, made on first use
   TimelineWindow* timeline_ = nullptr;  // the same
 };
 

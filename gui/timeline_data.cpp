@@ -119,7 +119,7 @@ void bin_row(const TimelineTrace& trace, const TimelineRow& row, double t0, doub
                                [](const TimelineSpan& s, double t) { return s.start < t; });
     for (; it != track.spans.end() && it->start < t1; ++it) {
       if (it->end <= t0) continue;
-      auto& lane = it->phase == Phase::kForward ? out.forward
+      auto& lane = it->phase == Phase::kForward   ? out.forward
                    : it->phase == Phase::kCompute ? out.compute
                                                   : out.comm;
       spread(lane, (it->start - t0) / per_bin, (it->end - t0) / per_bin, weight);

@@ -35,7 +35,7 @@ TimelineTrace read_chrome_trace(const std::string& json);
 TimelineTrace read_chrome_trace_file(const std::string& path);
 
 struct TimelineRow {
-  std::string label;  // the track's name, or "rank 0 .. rank 15 (16)"
+  std::string label;        // the track's name, or "rank 0 .. rank 15 (16)"
   int first = 0, last = 0;  // tracks first..last (inclusive)
 };
 

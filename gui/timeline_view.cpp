@@ -16,7 +16,8 @@ constexpr int kShades = 12;
 
 QColor shade(QColor c, float busy) {
   float f = std::clamp(busy, 0.0f, 1.0f);
-  return QColor::fromRgbF(1 - f * (1 - c.redF()), 1 - f * (1 - c.greenF()), 1 - f * (1 - c.blueF()));
+  return QColor::fromRgbF(1 - f * (1 - c.redF()), 1 - f * (1 - c.greenF()),
+                          1 - f * (1 - c.blueF()));
 }
 
 // Fills one lane of a row: each column shaded by its busy share, equal neighbours as one rect.
@@ -105,8 +106,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
   if (trace_.tracks.empty()) return;
   QRect plot = plot_rect();
   auto all = rows();
-  double row_h = std::min<double>(kMaxRowHeight, static_cast<double>(plot.height()) /
-                                                     std::max<std::size_t>(1, all.size()));
+  double row_h = std::min<double>(
+      kMaxRowHeight, static_cast<double>(plot.height()) / std::max<std::size_t>(1, all.size()));
   QFont small = font();
   small.setPointSizeF(std::clamp(row_h * 0.45, 6.0, 9.0));
   p.setFont(small);
@@ -143,13 +144,13 @@ void TimelineView::paint_axis(QPainter& p, const QRect& plot) const {
   for (double t = std::ceil(t0_ / step) * step; t <= t1_; t += step) {
     int x = plot.left() + static_cast<int>((t - t0_) / (t1_ - t0_) * plot.width());
     p.drawLine(x, plot.top() - 5, x, plot.top() - 1);
-    p.drawText(x + 2, plot.top() - 8, ms ? QString("%1 ms").arg(t * 1e3, 0, 'g', 6)
-                                         : QString("%1 s").arg(t, 0, 'g', 6));
+    p.drawText(x + 2, plot.top() - 8,
+               ms ? QString("%1 ms").arg(t * 1e3, 0, 'g', 6) : QString("%1 s").arg(t, 0, 'g', 6));
   }
   int y = height() - kLegend + 4, x = kGutter;
-  for (auto [phase, name] : {std::pair{Phase::kForward, "forward"},
-                             std::pair{Phase::kCompute, "backward / compute"},
-                             std::pair{Phase::kComm, "communication (lower lane)"}}) {
+  for (auto [phase, name] :
+       {std::pair{Phase::kForward, "forward"}, std::pair{Phase::kCompute, "backward / compute"},
+        std::pair{Phase::kComm, "communication (lower lane)"}}) {
     p.fillRect(x, y + 2, 12, 10, phase_color(phase));
     p.drawText(x + 16, y + 11, name);
     x += 30 + p.fontMetrics().horizontalAdvance(name);
@@ -180,13 +181,14 @@ QString TimelineView::tip_at(QPoint pos) const {
   QRect plot = plot_rect();
   if (!plot.contains(pos) || trace_.tracks.empty()) return {};
   auto all = rows();
-  double row_h = std::min<double>(kMaxRowHeight, static_cast<double>(plot.height()) /
-                                                     std::max<std::size_t>(1, all.size()));
+  double row_h = std::min<double>(
+      kMaxRowHeight, static_cast<double>(plot.height()) / std::max<std::size_t>(1, all.size()));
   int r = static_cast<int>((pos.y() - plot.top()) / row_h);
   if (r < 0 || r >= static_cast<int>(all.size())) return {};
   const TimelineRow& row = all[r];
   double t = time_at(pos.x()), per_px = (t1_ - t0_) / plot.width();
-  QString text = QString("%1 at %2 ms").arg(QString::fromStdString(row.label)).arg(t * 1e3, 0, 'f', 3);
+  QString text =
+      QString("%1 at %2 ms").arg(QString::fromStdString(row.label)).arg(t * 1e3, 0, 'f', 3);
   if (row.first == row.last) {
     const TimelineSpan* s = span_at(trace_.tracks[row.first], t);
     if (s)

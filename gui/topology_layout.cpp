@@ -202,10 +202,11 @@ void Builder::add_links(const std::vector<core::LinkLoad>& loads) {
     l.busiest = top > 0 && l.utilization >= top;
     const auto& first = links[l.members.front()];
     std::size_t n = l.members.size();
-    l.name = n == 1 ? first.name
-                    : out.boxes[l.from].label.substr(0, out.boxes[l.from].label.find(':')) + " to " +
-                          out.boxes[l.to].label.substr(0, out.boxes[l.to].label.find(':')) + " (" +
-                          std::to_string(n) + " links)";
+    l.name = n == 1
+                 ? first.name
+                 : out.boxes[l.from].label.substr(0, out.boxes[l.from].label.find(':')) + " to " +
+                       out.boxes[l.to].label.substr(0, out.boxes[l.to].label.find(':')) + " (" +
+                       std::to_string(n) + " links)";
     l.tip = l.name + "\nbandwidth " + bandwidth_text(l.bandwidth) +
             (n > 1 ? " (all " + std::to_string(n) + ")" : "");
     if (l.loaded)
@@ -237,7 +238,8 @@ void Builder::place_grid() {
     out.boxes[i].y = kGap + (i / columns) * cell_h;
   }
   for (auto& l : out.links) {
-    int dx = std::abs(l.from % columns - l.to % columns), dy = std::abs(l.from / columns - l.to / columns);
+    int dx = std::abs(l.from % columns - l.to % columns),
+        dy = std::abs(l.from / columns - l.to / columns);
     l.wraps = dx + dy > 1;
   }
   out.width = 2 * kGap + columns * cell_w;
@@ -251,7 +253,8 @@ void Builder::place_rows() {
   std::vector<int> used(level);
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
-  for (int& l : level) l = static_cast<int>(std::lower_bound(used.begin(), used.end(), l) - used.begin());
+  for (int& l : level)
+    l = static_cast<int>(std::lower_bound(used.begin(), used.end(), l) - used.begin());
   int top = static_cast<int>(used.size()) - 1;
   std::vector<std::vector<int>> rows(top + 1);
   for (int i = 0; i < static_cast<int>(out.boxes.size()); ++i) rows[level[i]].push_back(i);

@@ -16,24 +16,24 @@ namespace scaleout::gui {
 struct LayoutBox {
   enum class Kind { kNode, kSwitch, kGroup };  // kGroup: several nodes drawn as one
   Kind kind = Kind::kNode;
-  std::string label;  // "node3", "rack2", "rack2: 32 nodes"
-  std::string tip;    // hover text
+  std::string label;                           // "node3", "rack2", "rack2: 32 nodes"
+  std::string tip;                             // hover text
   double x = 0, y = 0, width = 0, height = 0;  // top-left corner and size, in scene units
-  int nodes = 1;    // nodes inside (kNode: 1; kSwitch: 0)
-  int devices = 0;  // devices inside
+  int nodes = 1;                               // nodes inside (kNode: 1; kSwitch: 0)
+  int devices = 0;                             // devices inside
 };
 
 struct LayoutLink {
-  int from = 0, to = 0;            // indices into TopologyLayout::boxes
-  std::vector<int> members;        // indices into Topology::links() drawn as this line
-  std::string name;                // the link's name, or "rack2 NICs (32 links)"
-  double bandwidth = 0;            // bytes/s; summed over members
-  double bytes = 0;                // summed over members (0 without loads)
-  double utilization = 0;          // the busiest member's
-  bool loaded = false;             // some member has a load in the result
-  bool busiest = false;            // the highest utilization of the drawing (when above 0)
-  bool wraps = false;              // joins boxes that are not neighbours (torus wrap-around)
-  std::string tip;                 // name, bandwidth, bytes and utilization
+  int from = 0, to = 0;      // indices into TopologyLayout::boxes
+  std::vector<int> members;  // indices into Topology::links() drawn as this line
+  std::string name;          // the link's name, or "rack2 NICs (32 links)"
+  double bandwidth = 0;      // bytes/s; summed over members
+  double bytes = 0;          // summed over members (0 without loads)
+  double utilization = 0;    // the busiest member's
+  bool loaded = false;       // some member has a load in the result
+  bool busiest = false;      // the highest utilization of the drawing (when above 0)
+  bool wraps = false;        // joins boxes that are not neighbours (torus wrap-around)
+  std::string tip;           // name, bandwidth, bytes and utilization
 };
 
 struct TopologyLayout {

@@ -59,8 +59,8 @@ void TopologyView::show_topology(const core::Topology& topo,
 void TopologyView::draw_box(const LayoutBox& b) {
   bool sw = b.kind == LayoutBox::Kind::kSwitch;
   QColor fill = sw ? QColor(0xe8, 0xee, 0xf7) : QColor(0xf4, 0xf4, 0xf0);
-  auto* rect = scene()->addRect(QRectF(b.x, b.y, b.width, b.height), QPen(QColor(90, 90, 90), 1),
-                                fill);
+  auto* rect =
+      scene()->addRect(QRectF(b.x, b.y, b.width, b.height), QPen(QColor(90, 90, 90), 1), fill);
   rect->setToolTip(text(b.tip));
   auto* label = new QGraphicsSimpleTextItem(text(b.label), rect);
   QFont font = label->font();

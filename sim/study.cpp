@@ -98,8 +98,9 @@ Study load_study(const std::string& path) {
   s.engine = parse_engine(m.get_choice("engine", {"analytic", "sim"}, "analytic"), "engine");
   YAML::Node cases = m.child("cases", false), crossovers = m.child("crossovers", false);
   if (cases.IsDefined() && !m.has("tolerance"))
-    m.fail("tolerance", "a study with cases states its tolerance (points of efficiency, percent "
-                        "for the other metrics)");
+    m.fail("tolerance",
+           "a study with cases states its tolerance (points of efficiency, percent "
+           "for the other metrics)");
   double tolerance = m.get_double("tolerance", 0, 1e6, 0);
   if (!cases.IsDefined() && !crossovers.IsDefined())
     m.fail("cases", "a study needs published numbers (cases) or crossover sweeps (crossovers)");
@@ -121,8 +122,7 @@ double metric_value(const StudyCase& c, const core::RunResult& run,
   switch (c.metric) {
     case StudyMetric::kScalingEfficiency:
       if (!baseline) return run.scaling_efficiency;
-      return (throughput / run.workers) /
-             (baseline->throughput_samples_per_s / baseline->workers);
+      return (throughput / run.workers) / (baseline->throughput_samples_per_s / baseline->workers);
     case StudyMetric::kSpeedup:
       return throughput / baseline->throughput_samples_per_s;
     case StudyMetric::kEpochTime:
@@ -137,8 +137,7 @@ bool StudyOutcome::all_within() const {
   bool claims = std::all_of(crossovers.begin(), crossovers.end(), [](const auto& x) {
     return std::all_of(x.claims.begin(), x.claims.end(), [](const auto& c) { return c.holds; });
   });
-  return claims &&
-         std::all_of(cases.begin(), cases.end(), [](const auto& c) { return c.within; });
+  return claims && std::all_of(cases.begin(), cases.end(), [](const auto& c) { return c.within; });
 }
 
 StudyOutcome run_study(const Study& study, std::optional<Engine> engine,

@@ -3,12 +3,12 @@
 // tolerance it holds the predictions to; running it gives one row per published number.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "core/plan.hpp"
 #include "core/result.hpp"

@@ -88,9 +88,9 @@ std::string explain(const core::Plan& base, const Curves& curves, const Crossove
       a.whole < b.whole ? " (its whole exchange is the shorter: with overlap what stays exposed is "
                           "the last buckets, where latency weighs most)"
                         : "";
-  return term + overlap + ": at " + std::to_string(n) + " workers one exchange of " + x.first + " takes " +
-         ms(a.whole) + " (" + ms(a.latency) + " of latency) against " + ms(b.whole) + " (" +
-         ms(b.latency) + ") for " + x.second + "; " + x.first + " is limited by " + a.limit +
+  return term + overlap + ": at " + std::to_string(n) + " workers one exchange of " + x.first +
+         " takes " + ms(a.whole) + " (" + ms(a.latency) + " of latency) against " + ms(b.whole) +
+         " (" + ms(b.latency) + ") for " + x.second + "; " + x.first + " is limited by " + a.limit +
          ", " + x.second + " by " + b.limit;
 }
 
@@ -112,8 +112,7 @@ ClaimOutcome check_claim(const Curves& curves, const CrossoverClaim& c) {
   }
   if (checked.empty()) return {c, false, "no size in range where both strategies run"};
   o.detail = "holds at " + std::to_string(checked.size()) + " sizes from " +
-             std::to_string(checked.front()) + " to " + std::to_string(checked.back()) +
-             " workers";
+             std::to_string(checked.front()) + " to " + std::to_string(checked.back()) + " workers";
   return o;
 }
 
@@ -138,8 +137,7 @@ CrossoverSweep read_crossover_sweep(const YAML::Node& node, const std::string& f
   YAML::Node claims = m.child("claims", false);
   if (claims.IsDefined() && !claims.IsSequence()) m.fail("claims", "expected a list");
   for (std::size_t i = 0; claims.IsDefined() && i < claims.size(); ++i)
-    s.claims.push_back(
-        read_claim(claims[i], file, context + ".claims[" + std::to_string(i) + "]"));
+    s.claims.push_back(read_claim(claims[i], file, context + ".claims[" + std::to_string(i) + "]"));
   for (const auto& c : s.claims)
     for (auto kind : {c.better, c.than})
       if (std::find(s.strategies.begin(), s.strategies.end(), kind) == s.strategies.end())

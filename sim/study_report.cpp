@@ -109,8 +109,7 @@ void efficiency_table(std::ostringstream& md, const Curves& curves) {
     md << "| " << n << " |";
     for (const auto& c : curves.curves) {
       const core::RunResult* r = find_point(curves, c.strategy, n);
-      md << " " << (r ? format("%.1f %%", 100 * r->scaling_efficiency) : std::string("-"))
-         << " |";
+      md << " " << (r ? format("%.1f %%", 100 * r->scaling_efficiency) : std::string("-")) << " |";
     }
     md << "\n";
   }
@@ -175,18 +174,24 @@ std::string study_json(const StudyOutcome& o) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : o.cases) {
     const StudyCase& s = c.study_case;
-    nlohmann::json j = {{"name", s.name},         {"workers", s.workers},
-                        {"strategy", c.result.strategy}, {"metric", metric_name(s.metric)},
-                        {"published", s.published},      {"predicted", c.predicted},
-                        {"error", c.error},              {"tolerance", s.tolerance},
-                        {"within", c.within},            {"step_time_s", c.result.step_time_s},
+    nlohmann::json j = {{"name", s.name},
+                        {"workers", s.workers},
+                        {"strategy", c.result.strategy},
+                        {"metric", metric_name(s.metric)},
+                        {"published", s.published},
+                        {"predicted", c.predicted},
+                        {"error", c.error},
+                        {"tolerance", s.tolerance},
+                        {"within", c.within},
+                        {"step_time_s", c.result.step_time_s},
                         {"warnings", c.warnings}};
     if (s.baseline_workers > 0) j["baseline_workers"] = s.baseline_workers;
     cases.push_back(j);
   }
   nlohmann::json crossovers = nlohmann::json::array();
   for (const auto& x : o.crossovers) {
-    nlohmann::json j = {{"name", x.sweep.name}, {"crossings", nlohmann::json::array()},
+    nlohmann::json j = {{"name", x.sweep.name},
+                        {"crossings", nlohmann::json::array()},
                         {"claims", nlohmann::json::array()}};
     for (const auto& c : x.crossings)
       j["crossings"].push_back({{"first", c.crossing.first},
@@ -201,9 +206,9 @@ std::string study_json(const StudyOutcome& o) {
                              {"detail", c.detail}});
     crossovers.push_back(j);
   }
-  nlohmann::json out = {{"study", o.study.name}, {"source", o.study.source},
-                        {"engine", engine_name(o.engine)}, {"all_within", o.all_within()},
-                        {"cases", cases}, {"crossovers", crossovers}};
+  nlohmann::json out = {
+      {"study", o.study.name},        {"source", o.study.source}, {"engine", engine_name(o.engine)},
+      {"all_within", o.all_within()}, {"cases", cases},           {"crossovers", crossovers}};
   return out.dump(2);
 }
 

@@ -57,14 +57,14 @@ TEST(GuiStaleness, BarsAreTheSimulatedHistogram) {
         QString("staleness %1: %2 gradients").arg(s).arg(r.staleness.histogram[s])));
   }
   QString subtitle = chart->data().subtitle;
-  EXPECT_TRUE(subtitle.contains(QString("p50 %1, p99 %2").arg(r.staleness.p50).arg(r.staleness.p99)))
+  EXPECT_TRUE(
+      subtitle.contains(QString("p50 %1, p99 %2").arg(r.staleness.p50).arg(r.staleness.p99)))
       << subtitle.toStdString();
-  EXPECT_TRUE(subtitle.contains(QString("applied %1, dropped %2")
-                                    .arg(r.gradients.applied)
-                                    .arg(r.gradients.dropped)));
+  EXPECT_TRUE(subtitle.contains(
+      QString("applied %1, dropped %2").arg(r.gradients.applied).arg(r.gradients.dropped)));
   fs::create_directories(kShots);
-  ASSERT_TRUE(chart->save(QString::fromStdString((kShots / "staleness.png").string()),
-                          QSize(640, 420)));
+  ASSERT_TRUE(
+      chart->save(QString::fromStdString((kShots / "staleness.png").string()), QSize(640, 420)));
   EXPECT_GT(fs::file_size(kShots / "staleness.png"), 10000u);
 }
 

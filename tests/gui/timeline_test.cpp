@@ -80,8 +80,10 @@ TimelineTrace alternating(int ranks, int steps) {
   for (int r = 0; r < ranks; ++r) {
     int track = trace.add_track("rank " + std::to_string(r));
     for (int s = 0; s < steps; ++s) {
-      if (r % 2 == 0) trace.span(track, "backward", "compute", 2.0 * s, 1.0);
-      else trace.span(track, "exchange bucket 0", "comm", 2.0 * s + 1, 1.0);
+      if (r % 2 == 0)
+        trace.span(track, "backward", "compute", 2.0 * s, 1.0);
+      else
+        trace.span(track, "exchange bucket 0", "comm", 2.0 * s + 1, 1.0);
     }
   }
   return read_chrome_trace(trace.to_json("synthetic"));
@@ -145,21 +147,23 @@ TEST(GuiTimeline, WindowZoomsPansAndWritesTheTraceForPerfetto) {
   mouse(view, QEvent::MouseMove, middle + QPoint(100, 0), Qt::LeftButton);
   mouse(view, QEvent::MouseButtonRelease, middle + QPoint(100, 0), Qt::NoButton);
   EXPECT_LT(view->window_start(), start);
-  EXPECT_NEAR(view->window_end() - view->window_start(), width, width * 1e-9) << "panning keeps the zoom";
+  EXPECT_NEAR(view->window_end() - view->window_start(), width, width * 1e-9)
+      << "panning keeps the zoom";
   view->show_all();
   QString tip = view->tip_at(QPoint(view->width() / 2, 24 + 5));
   EXPECT_TRUE(tip.startsWith(QString::fromStdString(t.tracks[0].name))) << tip.toStdString();
 
   fs::create_directories(kShots);
-  ASSERT_TRUE(tw->grab().toImage().save(
-      QString::fromStdString((kShots / "timeline.png").string()), "PNG"));
+  ASSERT_TRUE(
+      tw->grab().toImage().save(QString::fromStdString((kShots / "timeline.png").string()), "PNG"));
   fs::path out = kShots / "perfetto";
   fs::remove_all(out);
   QString message = tw->open_in_perfetto(QString::fromStdString(out.string()));
   fs::path written = out / "timeline-ring-4.json";
   EXPECT_TRUE(message.contains(QString::fromStdString(written.string()))) << message.toStdString();
   std::ifstream a(path), b(written);
-  std::string ta((std::istreambuf_iterator<char>(a)), {}), tb((std::istreambuf_iterator<char>(b)), {});
+  std::string ta((std::istreambuf_iterator<char>(a)), {}),
+      tb((std::istreambuf_iterator<char>(b)), {});
   EXPECT_EQ(ta, tb);
   EXPECT_EQ(tw->message()->text(), message);
 }

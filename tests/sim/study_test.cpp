@@ -1,12 +1,13 @@
 // Studies: the metrics they compare, the files they are written in, and the verdicts they give.
+#include "sim/study.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "core/input_error.hpp"
-#include "sim/study.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::sim {
@@ -84,15 +85,15 @@ class StudyFiles : public ::testing::Test {
 
 TEST_F(StudyFiles, AStudyAtItsOwnBaselineIsExactlyOneAndAFarNumberIsOutside) {
   // 64 workers against a baseline of 64: efficiency 1 whatever the engine predicts.
-  std::string path = one_case(
-      "    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.99\n");
+  std::string path =
+      one_case("    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.99\n");
   StudyOutcome o = run_study(load_study(path));
   ASSERT_EQ(o.cases.size(), 1u);
   EXPECT_DOUBLE_EQ(o.cases[0].predicted, 1.0);
   EXPECT_NEAR(o.cases[0].error, 1.0, 1e-9);  // points
   EXPECT_TRUE(o.all_within());
-  path = one_case(
-      "    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.90\n");
+  path =
+      one_case("    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.90\n");
   o = run_study(load_study(path));
   EXPECT_NEAR(o.cases[0].error, 10.0, 1e-9);
   EXPECT_FALSE(o.all_within());
@@ -100,24 +101,27 @@ TEST_F(StudyFiles, AStudyAtItsOwnBaselineIsExactlyOneAndAFarNumberIsOutside) {
 }
 
 TEST_F(StudyFiles, MalformedStudiesAreRefusedWithFileLineAndField) {
-  std::string no_tolerance = one_case("    metric: throughput_samples_per_s\n    published: 1\n", "");
+  std::string no_tolerance =
+      one_case("    metric: throughput_samples_per_s\n    published: 1\n", "");
   EXPECT_NE(error_of(no_tolerance).find("tolerance"), std::string::npos);
   std::string bad_metric = one_case("    metric: speed\n    published: 1\n");
   EXPECT_NE(error_of(bad_metric).find("study.yaml:9"), std::string::npos) << error_of(bad_metric);
   EXPECT_NE(error_of(bad_metric).find("cases[0].metric"), std::string::npos);
-  std::string stray_baseline = one_case(
-      "    metric: throughput_samples_per_s\n    baseline_workers: 8\n    published: 1\n");
+  std::string stray_baseline =
+      one_case("    metric: throughput_samples_per_s\n    baseline_workers: 8\n    published: 1\n");
   EXPECT_NE(error_of(stray_baseline).find("baseline_workers"), std::string::npos);
   std::string no_epoch = one_case("    metric: epoch_time_s\n    published: 30\n");
   EXPECT_NE(error_of(no_epoch).find("samples_per_epoch"), std::string::npos);
-  std::string bad_plan = one_case("    metric: speedup\n    baseline_workers: 8\n    published: 2\n");
+  std::string bad_plan =
+      one_case("    metric: speedup\n    baseline_workers: 8\n    published: 2\n");
   write("plan.yaml", "cluster: nowhere.yaml\n");
   EXPECT_NE(error_of(bad_plan).find("nowhere.yaml"), std::string::npos) << error_of(bad_plan);
 }
 
 TEST_F(StudyFiles, CrossoverClaimsAreCheckedAtEverySizeInTheirRange) {
-  std::string sweep = "crossovers:\n  - name: x\n    plan: plan.yaml\n    workers: \"8:256:x2\"\n"
-                      "    strategies: [ps, ring]\n    claims:\n";
+  std::string sweep =
+      "crossovers:\n  - name: x\n    plan: plan.yaml\n    workers: \"8:256:x2\"\n"
+      "    strategies: [ps, ring]\n    claims:\n";
   std::string holds = write("holds.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
                                               "      - { better: ring, than: ps, from: 16, "
                                               "source: s }\n");
@@ -133,8 +137,9 @@ TEST_F(StudyFiles, CrossoverClaimsAreCheckedAtEverySizeInTheirRange) {
   EXPECT_NE(o.crossovers[0].claims[0].detail.find("fails at 8 workers"), std::string::npos)
       << o.crossovers[0].claims[0].detail;
   EXPECT_FALSE(o.all_within());
-  std::string foreign = write("foreign.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
-                                                  "      - { better: tree, than: ps, source: s }\n");
+  std::string foreign =
+      write("foreign.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
+                                "      - { better: tree, than: ps, source: s }\n");
   EXPECT_NE(error_of(foreign).find("not among the sweep's strategies"), std::string::npos);
 }
 
