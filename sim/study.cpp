@@ -64,6 +64,9 @@ StudyCase read_case(const YAML::Node& node, const std::string& file, double defa
   c.published = m.get_double("published", 1e-300, max_published);
   c.tolerance = m.get_double("tolerance", 0, 1e6, default_tolerance);
   c.note = m.get_string("note", "");
+  c.held = m.get_bool("held", true);
+  if (!c.held && c.note.empty())
+    m.fail("held", "a number not held to the tolerance needs a note saying why");
   m.finish();
   case_plan(c, c.workers);
   if (c.baseline_workers > 0) case_plan(c, c.baseline_workers);
@@ -158,7 +161,7 @@ StudyOutcome run_study(const Study& study, std::optional<Engine> engine,
     o.error = c.metric == StudyMetric::kScalingEfficiency
                   ? 100 * (o.predicted - c.published)
                   : 100 * (o.predicted - c.published) / c.published;
-    o.within = std::isfinite(o.error) && std::fabs(o.error) <= c.tolerance;
+    o.within = !c.held || (std::isfinite(o.error) && std::fabs(o.error) <= c.tolerance);
     out.cases.push_back(std::move(o));
     if (on_case) on_case(out.cases.size(), study.cases.size() + study.crossovers.size());
   }

@@ -53,7 +53,8 @@ void table(std::ostringstream& md, const StudyOutcome& o) {
     md << "| " << s.name << " | " << size_text(s) << " | " << c.result.strategy << " | "
        << metric_name(s.metric) << " | " << metric_value_text(s.metric, s.published) << " | "
        << metric_value_text(s.metric, c.predicted) << " | " << error_text(s.metric, c.error)
-       << " | " << tolerance_text(s.metric, s.tolerance) << " | " << (c.within ? "yes" : "**no**")
+       << " | " << (s.held ? tolerance_text(s.metric, s.tolerance) : std::string("not held"))
+       << " | " << (!s.held ? "known gap" : c.within ? "yes" : "**no**")
        << " |\n";
   }
 }
@@ -87,12 +88,18 @@ double median_abs_error(const StudyOutcome& o, bool efficiency) {
 
 void summary(std::ostringstream& md, const StudyOutcome& o) {
   long outside = std::count_if(o.cases.begin(), o.cases.end(), [](auto& c) { return !c.within; });
+  long gaps = std::count_if(o.cases.begin(), o.cases.end(),
+                            [](auto& c) { return !c.study_case.held; });
+  long held = static_cast<long>(o.cases.size()) - gaps;
   md << "\n";
-  if (outside == 0)
-    md << "All " << o.cases.size() << " published numbers are within the stated tolerance.";
+  if (held == 0)
+    md << "No published number here is held to a tolerance.";
+  else if (outside == 0)
+    md << "All " << held << " published numbers held to a tolerance are within it.";
   else
-    md << "**" << outside << " of " << o.cases.size()
-       << " published numbers are outside the stated tolerance.**";
+    md << "**" << outside << " of " << held
+       << " published numbers held to a tolerance are outside it.**";
+  if (gaps > 0) md << " " << gaps << " more are known gaps (see the notes).";
   double eff = median_abs_error(o, true), rel = median_abs_error(o, false);
   if (eff >= 0) md << " Median error on scaling efficiency: " << format("%.1f points.", eff);
   if (rel >= 0) md << " Median error on the other numbers: " << format("%.1f %%.", rel);
@@ -182,7 +189,7 @@ std::string study_json(const StudyOutcome& o) {
                         {"predicted", c.predicted},
                         {"error", c.error},
                         {"tolerance", s.tolerance},
-                        {"within", c.within},
+                        {"within", c.within}, {"held", s.held},
                         {"step_time_s", c.result.step_time_s},
                         {"warnings", c.warnings}};
     if (s.baseline_workers > 0) j["baseline_workers"] = s.baseline_workers;

@@ -97,7 +97,16 @@ TEST_F(StudyFiles, AStudyAtItsOwnBaselineIsExactlyOneAndAFarNumberIsOutside) {
   o = run_study(load_study(path));
   EXPECT_NEAR(o.cases[0].error, 10.0, 1e-9);
   EXPECT_FALSE(o.all_within());
-  EXPECT_NE(study_markdown(o).find("**1 of 1 published numbers are outside"), std::string::npos);
+  EXPECT_NE(study_markdown(o).find("**1 of 1 published numbers held to a tolerance are outside"),
+            std::string::npos);
+  // The same number as a known gap: reported with its error, not held.
+  path = one_case(
+      "    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.90\n"
+      "    held: false\n    note: why\n");
+  o = run_study(load_study(path));
+  EXPECT_NEAR(o.cases[0].error, 10.0, 1e-9);
+  EXPECT_TRUE(o.all_within());
+  EXPECT_NE(study_markdown(o).find("known gap"), std::string::npos);
 }
 
 TEST_F(StudyFiles, MalformedStudiesAreRefusedWithFileLineAndField) {
@@ -110,6 +119,9 @@ TEST_F(StudyFiles, MalformedStudiesAreRefusedWithFileLineAndField) {
   std::string stray_baseline =
       one_case("    metric: throughput_samples_per_s\n    baseline_workers: 8\n    published: 1\n");
   EXPECT_NE(error_of(stray_baseline).find("baseline_workers"), std::string::npos);
+  std::string silent_gap = one_case(
+      "    metric: throughput_samples_per_s\n    published: 1\n    held: false\n");
+  EXPECT_NE(error_of(silent_gap).find("needs a note"), std::string::npos) << error_of(silent_gap);
   std::string no_epoch = one_case("    metric: epoch_time_s\n    published: 30\n");
   EXPECT_NE(error_of(no_epoch).find("samples_per_epoch"), std::string::npos);
   std::string bad_plan =
