@@ -84,7 +84,7 @@ Study load_study(const std::string& path);
 struct CaseOutcome {
   StudyCase study_case;
   double predicted = 0;
-  double error = 0;  // efficiency: points (predicted - published); others: percent of published
+  double error = 0;     // efficiency: points (predicted - published); others: percent of published
   bool within = false;  // within the tolerance, or not held (a known gap)
   core::RunResult result;                   // the run at `workers`
   std::optional<core::RunResult> baseline;  // the run at baseline_workers

@@ -54,7 +54,10 @@ void table(std::ostringstream& md, const StudyOutcome& o) {
        << metric_name(s.metric) << " | " << metric_value_text(s.metric, s.published) << " | "
        << metric_value_text(s.metric, c.predicted) << " | " << error_text(s.metric, c.error)
        << " | " << (s.held ? tolerance_text(s.metric, s.tolerance) : std::string("not held"))
-       << " | " << (!s.held ? "known gap" : c.within ? "yes" : "**no**")
+       << " | "
+       << (!s.held    ? "known gap"
+           : c.within ? "yes"
+                      : "**no**")
        << " |\n";
   }
 }
@@ -88,8 +91,8 @@ double median_abs_error(const StudyOutcome& o, bool efficiency) {
 
 void summary(std::ostringstream& md, const StudyOutcome& o) {
   long outside = std::count_if(o.cases.begin(), o.cases.end(), [](auto& c) { return !c.within; });
-  long gaps = std::count_if(o.cases.begin(), o.cases.end(),
-                            [](auto& c) { return !c.study_case.held; });
+  long gaps =
+      std::count_if(o.cases.begin(), o.cases.end(), [](auto& c) { return !c.study_case.held; });
   long held = static_cast<long>(o.cases.size()) - gaps;
   md << "\n";
   if (held == 0)
@@ -189,7 +192,8 @@ std::string study_json(const StudyOutcome& o) {
                         {"predicted", c.predicted},
                         {"error", c.error},
                         {"tolerance", s.tolerance},
-                        {"within", c.within}, {"held", s.held},
+                        {"within", c.within},
+                        {"held", s.held},
                         {"step_time_s", c.result.step_time_s},
                         {"warnings", c.warnings}};
     if (s.baseline_workers > 0) j["baseline_workers"] = s.baseline_workers;

@@ -119,8 +119,8 @@ TEST_F(StudyFiles, MalformedStudiesAreRefusedWithFileLineAndField) {
   std::string stray_baseline =
       one_case("    metric: throughput_samples_per_s\n    baseline_workers: 8\n    published: 1\n");
   EXPECT_NE(error_of(stray_baseline).find("baseline_workers"), std::string::npos);
-  std::string silent_gap = one_case(
-      "    metric: throughput_samples_per_s\n    published: 1\n    held: false\n");
+  std::string silent_gap =
+      one_case("    metric: throughput_samples_per_s\n    published: 1\n    held: false\n");
   EXPECT_NE(error_of(silent_gap).find("needs a note"), std::string::npos) << error_of(silent_gap);
   std::string no_epoch = one_case("    metric: epoch_time_s\n    published: 30\n");
   EXPECT_NE(error_of(no_epoch).find("samples_per_epoch"), std::string::npos);
