@@ -17,14 +17,6 @@ namespace {
 // Exposed communication below this share of the step counts as hidden behind compute.
 constexpr double kComputeBoundShare = 0.1;
 
-core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers) {
-  core::Plan plan = base;
-  plan.strategy.kind = kind;
-  if (workers != plan.training.workers) plan.strategy.grid.reset();  // a grid fits one count
-  plan.training.workers = workers;
-  return plan;
-}
-
 void check_request(const PlanRequest& r) {
   auto fail = [](const char* field, const std::string& what) {
     throw core::InputError("", 0, field, what);
@@ -61,6 +53,14 @@ std::string percent(double share) {
 }
 
 }  // namespace
+
+core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers) {
+  core::Plan plan = base;
+  plan.strategy.kind = kind;
+  if (workers != plan.training.workers) plan.strategy.grid.reset();  // a grid fits one count
+  plan.training.workers = workers;
+  return plan;
+}
 
 Bottleneck find_bottleneck(const AnalyticModel& model, const core::Plan& plan,
                            const core::RunResult& r) {

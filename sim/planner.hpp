@@ -62,6 +62,10 @@ struct PlanAnswer {
   std::string message;                  // the answer in one line
 };
 
+// `base` with another strategy and worker count (a torus grid fixed for another count is dropped,
+// so the most square grid is chosen again).
+core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers);
+
 // What limits `r` (a result of `plan`): compute when the exchange is mostly hidden, else the
 // busiest link a simulated result names, else (closed forms) latency or the link that the
 // bandwidth term of `model`'s exchange loads most.

@@ -37,14 +37,6 @@ CrossoverClaim read_claim(const YAML::Node& node, const std::string& file,
   return c;
 }
 
-core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers) {
-  core::Plan plan = base;
-  plan.strategy.kind = kind;
-  if (workers != plan.training.workers) plan.strategy.grid.reset();  // a grid fits one count
-  plan.training.workers = workers;
-  return plan;
-}
-
 // One strategy's exchange at a size, split into the closed form's latency and bandwidth terms.
 struct ExchangeSplit {
   double whole = 0, latency = 0;

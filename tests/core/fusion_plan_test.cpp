@@ -15,6 +15,7 @@ namespace {
 using testing::expect_refused;
 using testing::kInlineCluster;
 using testing::kInlineWorkload;
+using testing::Refusal;
 using Kind = Training::Fusion::Kind;
 
 // The inline cluster and workload (lines 1-8), a ring (line 9), then `training` from line 10.
@@ -77,14 +78,6 @@ TEST(FusionPlan, SavedPlansRoundTrip) {
     EXPECT_EQ(p.workload.measured_throughput, back.workload.measured_throughput);
   }
 }
-
-struct Refusal {
-  const char* name;
-  std::string yaml;
-  int line;
-  const char* expect;
-};
-void PrintTo(const Refusal& r, std::ostream* os) { *os << r.name; }
 
 class FusionRefused : public ::testing::TestWithParam<Refusal> {};
 

@@ -15,6 +15,7 @@ namespace {
 using testing::expect_refused;
 using testing::kInlineCluster;
 using testing::kInlineWorkload;
+using testing::Refusal;
 
 // The inline cluster and workload (lines 1-8), then `rest` from line 9.
 std::string plan(const std::string& rest) {
@@ -23,16 +24,6 @@ std::string plan(const std::string& rest) {
 
 const std::string kRing = "strategy: { kind: ring }\n";   // line 9
 const std::string kEight = "training: { workers: 8 }\n";  // line 10
-
-struct Refusal {
-  const char* name;
-  std::string yaml;
-  int line;
-  const char* expect;
-};
-
-// Failures print the case's name, not its bytes.
-void PrintTo(const Refusal& r, std::ostream* os) { *os << r.name; }
 
 class Refused : public ::testing::TestWithParam<Refusal> {};
 

@@ -6,12 +6,23 @@
 
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 
 namespace scaleout::testing {
+
+// One malformed plan for a parameterized refusal test, and what its refusal must say.
+struct Refusal {
+  const char* name;
+  std::string yaml;
+  int line;
+  const char* expect;
+};
+// Failures print the case's name, not its bytes.
+inline void PrintTo(const Refusal& r, std::ostream* os) { *os << r.name; }
 
 // Lines 1-7: 2 nodes of 8 devices; line 8: the workload. A plan's own lines start at line 9.
 inline const char* kInlineCluster =

@@ -13,6 +13,7 @@ namespace {
 
 using testing::expect_refused;
 using testing::kInlineWorkload;
+using testing::Refusal;
 
 // Lines 1-7 a cluster of 8-device nodes (as many as the job needs), line 8 `host:` (when given),
 // then the workload and the rest.
@@ -69,13 +70,6 @@ TEST(PsCostsPlan, CpuServerHostsHoldNoAccelerators) {
   EXPECT_EQ(again.strategy.ps_server_hosts, PsServerHosts::kCpu);
 }
 
-struct Refusal {
-  const char* name;
-  std::string yaml;
-  int line;
-  const char* expect;
-};
-void PrintTo(const Refusal& r, std::ostream* os) { *os << r.name; }
 class PsCostsRefused : public ::testing::TestWithParam<Refusal> {};
 TEST_P(PsCostsRefused, NamesFileLineAndWhy) {
   const Refusal& r = GetParam();
