@@ -4,9 +4,7 @@
 
 namespace scaleout::core {
 
-namespace {
-
-LinkSpec read_plain_link(YamlMap& parent, const std::string& key) {
+LinkSpec read_link(YamlMap& parent, const std::string& key) {
   YamlMap m(parent.child(key), parent.file(), parent.field(key));
   LinkSpec link;
   link.bandwidth = m.get_quantity("bandwidth", Quantity::kBandwidth);
@@ -14,6 +12,8 @@ LinkSpec read_plain_link(YamlMap& parent, const std::string& key) {
   m.finish();
   return link;
 }
+
+namespace {
 
 void read_intra_node(YamlMap& parent, Cluster& c) {
   if (!parent.has("intra_node")) {
@@ -34,8 +34,8 @@ void read_intra_node(YamlMap& parent, Cluster& c) {
   c.intra_node.latency = m.get_quantity("latency", Quantity::kTime, 0.0, /*positive=*/false);
   if (f.kind == IntraNodeKind::kPcieTree) {
     f.gpus_per_switch = m.get_int("gpus_per_switch", 1, kMaxDevicesPerNode);
-    f.switch_uplink = read_plain_link(m, "uplink");
-    if (m.has("socket_link")) f.socket_link = read_plain_link(m, "socket_link");
+    f.switch_uplink = read_link(m, "uplink");
+    if (m.has("socket_link")) f.socket_link = read_link(m, "socket_link");
   }
   m.finish();  // pcie_tree's fields under another kind are unknown keys, refused by name
 }

@@ -2,6 +2,8 @@
 // nics_per_node (rails). Every malformed field is an InputError naming file, line and field.
 #pragma once
 
+#include <string>
+
 #include "core/plan.hpp"
 #include "core/yaml_reader.hpp"
 
@@ -12,6 +14,9 @@ inline constexpr int kMaxNicsPerNode = 64;
 // Reads `intra_node` (absent: LinkSpec{} and kind nvlink) and `nics_per_node` (default 1) of the
 // cluster mapping `m` into `c`. REQUIRES: c.network already read (a torus has no NICs to add).
 void read_node_fabric(YamlMap& m, Cluster& c);
+
+// Reads the link mapping `key` of `parent` ({bandwidth, latency}; latency defaults to 0).
+LinkSpec read_link(YamlMap& parent, const std::string& key);
 
 // The YAML name of an intra-node kind ("nvlink", "pcie_tree", "nvswitch").
 const char* intra_node_kind_name(IntraNodeKind kind);

@@ -35,15 +35,6 @@ auto as_input_error(const std::string& path, F&& read) {
   }
 }
 
-LinkSpec read_link(YamlMap& parent, const std::string& key) {
-  YamlMap m(parent.child(key), parent.file(), parent.field(key));
-  LinkSpec link;
-  link.bandwidth = m.get_quantity("bandwidth", Quantity::kBandwidth);
-  link.latency = m.get_quantity("latency", Quantity::kTime, 0.0, /*positive=*/false);
-  m.finish();
-  return link;
-}
-
 NetworkSpec read_network(YamlMap& parent) {
   NetworkSpec net;
   if (!parent.has("network")) {

@@ -27,13 +27,8 @@ class QtBarChart : public QtChart<BarChart> {
 
 void QtBarChart::show_data(const BarChartData& d) {
   data_ = d;
+  reset_chart(d.title);
   QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* a : c->axes()) {
-    c->removeAxis(a);
-    delete a;
-  }
-  c->setTitle("<b>" + d.title + "</b>");
   auto* series = new QStackedBarSeries;
   QList<double> totals(d.categories.size(), 0.0);
   for (const auto& s : d.stacks) {

@@ -2,6 +2,7 @@
 // legend below, small margins) and grabbing it as an image, also when it is not on screen.
 #pragma once
 
+#include <QAbstractAxis>
 #include <QChart>
 #include <QChartView>
 #include <QImage>
@@ -19,6 +20,18 @@ class QtChartView : public QChartView {
     chart()->legend()->setAlignment(Qt::AlignBottom);
     chart()->setMargins(QMargins(6, 6, 12, 6));
     setMinimumSize(320, 240);
+  }
+  // Empties the chart (series and axes) and sets its title, with a smaller subtitle line when
+  // `subtitle` is not empty: every chart kind starts showing new data here.
+  void reset_chart(const QString& title, const QString& subtitle = QString()) {
+    QChart* c = chart();
+    c->removeAllSeries();
+    for (QAbstractAxis* a : c->axes()) {
+      c->removeAxis(a);
+      delete a;
+    }
+    c->setTitle("<b>" + title + "</b>" +
+                (subtitle.isEmpty() ? QString() : "<br><small>" + subtitle + "</small>"));
   }
   // The view as `size` pixels; a view not shown is laid out at that size first.
   QImage grab_image(QSize size) {

@@ -46,14 +46,8 @@ void QtHistogramChart::place_note() {
 
 void QtHistogramChart::show_data(const HistogramData& d) {
   data_ = d;
+  reset_chart(d.title, d.subtitle);
   QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* a : c->axes()) {
-    c->removeAxis(a);
-    delete a;
-  }
-  c->setTitle("<b>" + d.title + "</b>" +
-              (d.subtitle.isEmpty() ? QString() : "<br><small>" + d.subtitle + "</small>"));
   note_->setPlainText(d.empty_text);
   note_->setVisible(!d.empty_text.isEmpty());
   auto* set = new QBarSet(d.y_title);

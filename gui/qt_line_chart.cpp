@@ -113,14 +113,8 @@ class QtLineChart : public QtChart<LineChart> {
 
 void QtLineChart::show_data(const LineChartData& d) {
   data_ = d;
+  reset_chart(d.title, d.subtitle);
   QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* a : c->axes()) {
-    c->removeAxis(a);
-    delete a;
-  }
-  c->setTitle("<b>" + d.title + "</b>" +
-              (d.subtitle.isEmpty() ? QString() : "<br><small>" + d.subtitle + "</small>"));
   auto [x, y] = make_axes(d);
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
