@@ -66,6 +66,8 @@ class Emulated : public ::testing::Test {
 
 TEST_F(Emulated, RingReachesNinetyPercentOfTheLineRate) {
   core::Plan p = plan(core::StrategyKind::kRing, 4, 4e6);
+  // Seven steps: the median of four sat 0.4 points under the floor once on a busy machine.
+  p.training.steps = 7;
   EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 4));
   core::RunResult r = run_local(p, on_cluster(c));
   EXPECT_EQ(r.wrong, 0);
