@@ -113,8 +113,10 @@ int run_plan(const RunArgs& args) {
     use_emulated_cluster(options, &plan);
   }
   // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step;
-  // SCALEOUT_CORRUPT_RANK=r[:step] spoils one element of worker r's gradient after that step.
+  // SCALEOUT_CORRUPT_RANK=r[:step] spoils one element of worker r's gradient after that step;
+  // SCALEOUT_STOP_RANK=r[:step] stops rank r (SIGSTOP) at that step.
   rank_and_step_from_env("SCALEOUT_KILL_RANK", options.kill_rank, options.kill_step);
+  rank_and_step_from_env("SCALEOUT_STOP_RANK", options.stop_rank, options.stop_step);
   rank_and_step_from_env("SCALEOUT_CORRUPT_RANK", options.corrupt_rank, options.corrupt_step);
   core::RunResult result;
   try {

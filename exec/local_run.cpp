@@ -239,6 +239,32 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   return result;
 }
 
+namespace {
+
+// After this rank failed in an externally launched job, where no process of another rank can be
+// looked at: waits (at most `timeout`) until at most one rank has left neither an error nor a
+// report, then names the quiet rank that the others' errors say they waited on.
+std::string stuck_external_rank(const fs::path& dir, int size, std::chrono::milliseconds timeout) {
+  auto until = std::chrono::steady_clock::now() + timeout;
+  std::vector<std::string> errors(size);
+  std::vector<int> quiet;
+  for (;;) {
+    quiet.clear();
+    for (int r = 0; r < size; ++r) {
+      fs::path err = dir / ("rank-" + std::to_string(r) + ".err");
+      if (fs::exists(err))
+        errors[r] = read_file(err);
+      else if (!fs::exists(dir / ("rank-" + std::to_string(r) + ".json")))
+        quiet.push_back(r);
+    }
+    if (quiet.size() <= 1 || std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return most_waited_on(quiet, errors, timeout);
+}
+
+}  // namespace
+
 std::optional<core::RunResult> run_external(const core::Plan& plan, const ExecOptions& options,
                                             const ExternalRank& me, const std::string& store_dir) {
   check_executable(plan);
@@ -270,7 +296,9 @@ std::optional<core::RunResult> run_external(const core::Plan& plan, const ExecOp
     });
   } catch (const std::exception& e) {
     std::ofstream(dir / ("rank-" + std::to_string(me.rank) + ".err")) << e.what();
-    throw RunFailed("rank " + std::to_string(me.rank) + " failed: " + e.what());
+    std::string stuck = stuck_external_rank(dir, size, options.timeout);
+    throw RunFailed((stuck.empty() ? "" : stuck + "; ") + "rank " + std::to_string(me.rank) +
+                    " failed: " + e.what());
   }
   if (me.rank != 0) return std::nullopt;
   std::vector<nlohmann::json> reports = read_reports(dir, size);

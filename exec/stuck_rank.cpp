@@ -38,21 +38,16 @@ bool process_stopped(pid_t pid) {
   return state == 'T' || state == 't';
 }
 
-std::string stuck_rank(const std::map<pid_t, int>& running, const std::vector<std::string>& errors,
-                       std::chrono::milliseconds timeout) {
-  for (const auto& [pid, rank] : running)
-    if (process_stopped(pid))
-      return "rank " + std::to_string(rank) + " sent nothing for " + seconds(timeout) +
-             " s (its process is stopped)";
+std::string most_waited_on(const std::vector<int>& quiet, const std::vector<std::string>& errors,
+                           std::chrono::milliseconds timeout) {
   std::map<int, std::vector<int>> waited_on;  // rank -> the ranks that waited on it
   for (std::size_t r = 0; r < errors.size(); ++r)
     for (int peer : peers_named(errors[r])) waited_on[peer].push_back(static_cast<int>(r));
   int best = -1;
   std::size_t most = 0;
-  for (const auto& [pid, rank] : running) {
-    bool quiet = rank >= static_cast<int>(errors.size()) || errors[rank].empty();
+  for (int rank : quiet) {
     auto it = waited_on.find(rank);
-    if (quiet && it != waited_on.end() && it->second.size() > most) {
+    if (it != waited_on.end() && it->second.size() > most) {
       best = rank;
       most = it->second.size();
     }
@@ -62,6 +57,19 @@ std::string stuck_rank(const std::map<pid_t, int>& running, const std::vector<st
   for (int r : waited_on[best]) who += (who.empty() ? "" : ", ") + std::to_string(r);
   return "rank " + std::to_string(best) + " sent nothing for " + seconds(timeout) + " s (rank" +
          (most > 1 ? "s " : " ") + who + " waited on it)";
+}
+
+std::string stuck_rank(const std::map<pid_t, int>& running, const std::vector<std::string>& errors,
+                       std::chrono::milliseconds timeout) {
+  for (const auto& [pid, rank] : running)
+    if (process_stopped(pid))
+      return "rank " + std::to_string(rank) + " sent nothing for " + seconds(timeout) +
+             " s (its process is stopped)";
+  std::vector<int> quiet;  // running, without an error of their own
+  for (const auto& [pid, rank] : running)
+    if (rank >= static_cast<int>(errors.size()) || errors[rank].empty()) quiet.push_back(rank);
+  std::sort(quiet.begin(), quiet.end());
+  return most_waited_on(quiet, errors, timeout);
 }
 
 }  // namespace scaleout::exec

@@ -19,6 +19,12 @@ namespace scaleout::exec {
 std::string stuck_rank(const std::map<pid_t, int>& running, const std::vector<std::string>& errors,
                        std::chrono::milliseconds timeout);
 
+// For ranks launched elsewhere (no process to look at): among `quiet` (ranks that left neither an
+// error nor a report), the one the other ranks' errors name most as the peer they waited on, as
+// "rank R sent nothing for T s (ranks ... waited on it)"; "" when none is named.
+std::string most_waited_on(const std::vector<int>& quiet, const std::vector<std::string>& errors,
+                           std::chrono::milliseconds timeout);
+
 // Whether process `pid` is stopped (SIGSTOP, or a debugger's trace stop), from /proc.
 bool process_stopped(pid_t pid);
 

@@ -217,6 +217,35 @@ TEST(Cli, ExternallyLaunchedRanksMeetThroughASharedStore) {
   fs::remove_all(dir);
 }
 
+// Launched as mpirun would, one rank stops (SIGSTOP: alive, sending nothing): the ranks that time
+// out wait for each other's errors in the shared store and name it, not only the peer each one
+// waited on.
+TEST(Cli, AStoppedRankOfAnExternalLaunchIsNamed) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-cli-external-stop";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::path plan = dir / "plan.yaml";
+  std::ofstream(plan) << "cluster: " << source_path("topologies/v100-ib-switch.yaml") << "\n"
+                      << "workload: { name: tiny, parameters: 100K, flops_per_sample: 1MFLOP }\n"
+                      << "strategy: { kind: ring }\n"
+                      << "training: { workers: 4, steps: 3 }\n";
+  std::string script;
+  for (int r = 0; r < 4; ++r)
+    script += "OMPI_COMM_WORLD_RANK=" + std::to_string(r) +
+              " OMPI_COMM_WORLD_SIZE=4 SCALEOUT_STOP_RANK=2:1 " + SCALEOUT_BINARY + " run " +
+              plan.string() + " --no-baselines --timeout 2 --launch external --store " +
+              (dir / "store").string() + " > " + (dir / ("rank" + std::to_string(r))).string() +
+              " 2>&1 & p" + std::to_string(r) + "=$!; ";
+  // Rank 2 never ends by itself: wait for the others, then kill it.
+  shell(script + "wait $p0 $p1 $p3; kill -9 $p2; wait $p2");
+  for (int r : {0, 1, 3}) {
+    std::string log = shell("cat " + (dir / ("rank" + std::to_string(r))).string()).text;
+    EXPECT_NE(log.find("rank 2 sent nothing for 2 s"), std::string::npos)
+        << "rank " << r << ": " << log;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Cli, ACorruptedElementIsCountedAndFailsTheRun) {
   fs::path dir = fs::temp_directory_path() / "scaleout-cli-corrupt";
   fs::create_directories(dir);
