@@ -83,10 +83,6 @@ Action add_cluster_command(CLI::App& app) {
         cluster.network.kind != core::NetworkKind::kTwoTier)
       throw core::InputError(*topology, 0, "network.kind",
                              "the emulated cluster supports switch and two_tier networks");
-    if (cluster.nics_per_node > 1)  // one veth per rail is not built (one address per node)
-      throw core::InputError(*topology, cluster.nics_line, "nics_per_node",
-                             "the emulated cluster gives each node one NIC; set nics_per_node: 1 "
-                             "(or predict with 'scaleout simulate')");
     if (!cluster.nodes && *devices == 0)
       throw core::InputError(*topology, 0, "nodes",
                              "is auto: say how many devices to provide with --devices");
@@ -98,9 +94,12 @@ Action add_cluster_command(CLI::App& app) {
     }
     exec::EmulatedCluster c = exec::cluster_up(topo, cluster.name);
     std::printf("emulated cluster '%s' up: %zu nodes\n", cluster.name.c_str(), c.node_netns.size());
-    for (std::size_t n = 0; n < c.node_netns.size(); ++n)
-      std::printf("  node%zu  namespace %s  address %s\n", n, c.node_netns[n].c_str(),
-                  c.node_ip[n].c_str());
+    for (std::size_t n = 0; n < c.node_netns.size(); ++n) {
+      std::string addresses = c.node_ip[n];
+      for (const auto& ip : c.node_rail_ip[n]) addresses += ", " + ip;  // rails 1, 2, ...
+      std::printf("  node%zu  namespace %s  address%s %s\n", n, c.node_netns[n].c_str(),
+                  c.node_rail_ip[n].empty() ? "" : "es", addresses.c_str());
+    }
     return 0;
   };
 }

@@ -86,6 +86,7 @@ void use_emulated_cluster(exec::ExecOptions& options, const core::Plan* plan) {
   }
   options.node_netns = cluster->node_netns;
   options.node_ip = cluster->node_ip;
+  options.node_rail_ip = cluster->node_rail_ip;
 }
 
 std::string gpus_unavailable(const core::Plan& plan, bool local) {

@@ -46,6 +46,19 @@ std::string in_ns(const std::string& ns, const std::string& cmd) {
   return "ip netns exec " + ns + " " + cmd;
 }
 
+// Node n's address on rail r: a subnet per rail (10.77/16, 10.78/16, ...).
+std::string rail_ip(int n, int r) {
+  return "10." + std::to_string(77 + r) + "." + std::to_string(n / 250) + "." +
+         std::to_string(n % 250 + 1);
+}
+
+// Which of node `node`'s rails link `link` is (0 without rails).
+int rail_of(const core::Topology& topo, int node, int link) {
+  for (int r = 1; r < topo.rails(); ++r)
+    if (topo.nic_link(node, r) == link) return r;
+  return 0;
+}
+
 }  // namespace
 
 std::string emulation_unavailable() {
@@ -81,12 +94,19 @@ std::map<int, std::string> make_switches_and_nodes(const core::Topology& topo, C
   }
   for (int n = 0; n < topo.num_nodes(); ++n) {
     std::string ns = "so-n" + std::to_string(n);
-    std::string ip = "10.77." + std::to_string(n / 250) + "." + std::to_string(n % 250 + 1);
     state.record({ClusterObject::Kind::kNamespace, ns});
     sh("ip netns add " + ns);
     sh(in_ns(ns, "ip link set lo up"));
     cluster.node_netns.push_back(ns);
-    cluster.node_ip.push_back(ip);
+    cluster.node_ip.push_back(rail_ip(n, 0));
+    cluster.node_rail_ip.emplace_back();
+    for (int r = 1; r < topo.rails(); ++r) cluster.node_rail_ip.back().push_back(rail_ip(n, r));
+    if (topo.rails() > 1) {
+      // Rails of a node share its switch: each NIC answers ARP for its own address only, or the
+      // switch could send one rail's traffic down another rail's link.
+      sh(in_ns(ns, "sysctl -qw net.ipv4.conf.all.arp_ignore=1"));
+      sh(in_ns(ns, "sysctl -qw net.ipv4.conf.all.arp_announce=2"));
+    }
   }
   return bridge_of;
 }
@@ -95,7 +115,8 @@ std::map<int, std::string> make_switches_and_nodes(const core::Topology& topo, C
 void make_links(const core::Topology& topo, ClusterState& state, EmulatedCluster& cluster,
                 const std::map<int, std::string>& bridge_of) {
   int v = 0;
-  for (const auto& link : topo.links()) {
+  for (int index = 0; index < static_cast<int>(topo.links().size()); ++index) {
+    const auto& link = topo.links()[index];
     if (link.cls == core::LinkClass::kIntraNode) continue;  // devices of a node share its namespace
     const auto& a = topo.vertex(link.a);
     const auto& bv = topo.vertex(link.b);
@@ -113,7 +134,8 @@ void make_links(const core::Topology& topo, ClusterState& state, EmulatedCluster
       if (vertex.kind == core::VertexKind::kGateway) {
         std::string ns = cluster.node_netns[vertex.node];
         sh("ip link set " + dev + " netns " + ns);
-        sh(in_ns(ns, "ip addr add " + cluster.node_ip[vertex.node] + "/16 dev " + dev));
+        std::string ip = rail_ip(vertex.node, rail_of(topo, vertex.node, index));
+        sh(in_ns(ns, "ip addr add " + ip + "/16 dev " + dev));
         sh(in_ns(ns, "ip link set " + dev + " up"));
         sh(in_ns(ns, "tc qdisc add dev " + dev + " root " + tbf(link.bandwidth)));
       } else {
@@ -150,6 +172,7 @@ EmulatedCluster cluster_up(const core::Topology& topo, const std::string& name) 
         cluster.link_bandwidth[link.name] = link.bandwidth;
     state.complete({{"node_netns", cluster.node_netns},
                     {"node_ip", cluster.node_ip},
+                    {"node_rail_ip", cluster.node_rail_ip},
                     {"name", cluster.name},
                     {"node_devices", cluster.node_devices},
                     {"link_bandwidth", cluster.link_bandwidth}});
@@ -165,6 +188,7 @@ std::optional<EmulatedCluster> current_cluster() {
   if (!state.is_object()) return std::nullopt;  // none, or an interrupted `cluster up`
   EmulatedCluster c{state.value("node_netns", std::vector<std::string>{}),
                     state.value("node_ip", std::vector<std::string>{}),
+                    state.value("node_rail_ip", std::vector<std::vector<std::string>>{}),
                     state.value("name", std::string()),
                     state.value("node_devices", std::vector<int>{}),
                     state.value("link_bandwidth", std::map<std::string, double>{})};

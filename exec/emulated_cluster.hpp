@@ -17,6 +17,9 @@ namespace scaleout::exec {
 struct EmulatedCluster {
   std::vector<std::string> node_netns;  // namespace of each node, by node index
   std::vector<std::string> node_ip;     // its address on the cluster network
+  // With several NICs per node: each node's addresses on rails 1, 2, ... (rail 0's is node_ip),
+  // one subnet per rail, so that the kernel sends traffic for a rail's address out of its NIC.
+  std::vector<std::vector<std::string>> node_rail_ip;
   // What it emulates (empty when an older state file did not say): its topology's name, each
   // node's devices and each network link's bandwidth (bytes/s) by name.
   std::string name;
@@ -27,7 +30,8 @@ struct EmulatedCluster {
 // Why the emulated cluster cannot be used here ("" when it can): not root, or no `ip`/`tc`.
 std::string emulation_unavailable();
 
-// Builds the cluster for `topo` (switch and two_tier networks). On any failure removes what it
+// Builds the cluster for `topo` (switch and two_tier networks; one veth per rail when nodes have
+// several NICs). On any failure removes what it
 // made and throws std::runtime_error naming the command that failed. Records the cluster in a state
 // file so that later runs find it.
 EmulatedCluster cluster_up(const core::Topology& topo, const std::string& name = "");

@@ -91,8 +91,7 @@ core::Fabric::Handle GlooFabric::post_send(int peer, core::Span span) {
   p.peer = peer;
   p.send = true;
   p.span = span;
-  p.buffer = context_->createUnboundBuffer(data_.at(span.begin), data_.bytes(span.count));
-  p.buffer->send(peer, kDataSlot);
+  post_parts(p, data_.at(span.begin), data_.bytes(span.count), kDataSlot);
   pending_.push_back(std::move(p));
   return static_cast<Handle>(pending_.size() - 1);
 }
@@ -108,8 +107,7 @@ core::Fabric::Handle GlooFabric::post_recv(int peer, core::Span span, core::Comb
     take_scratch(p, data_.bytes(span.count));
     target = p.scratch.get();
   }
-  p.buffer = context_->createUnboundBuffer(target, data_.bytes(span.count));
-  p.buffer->recv(peer, kDataSlot);
+  post_parts(p, target, data_.bytes(span.count), kDataSlot);
   pending_.push_back(std::move(p));
   return static_cast<Handle>(pending_.size() - 1);
 }
@@ -117,8 +115,8 @@ core::Fabric::Handle GlooFabric::post_recv(int peer, core::Span span, core::Comb
 void GlooFabric::wait_one(Pending& p) {
   if (p.done) return;
   try {
-    bool ok = p.send ? p.buffer->waitSend(timeout_) : p.buffer->waitRecv(timeout_);
-    if (!ok) throw PeerError("");
+    for (auto& buffer : p.buffers)
+      if (!(p.send ? buffer->waitSend(timeout_) : buffer->waitRecv(timeout_))) throw PeerError("");
   } catch (const std::exception& e) {
     throw PeerError("rank " + std::to_string(rank()) + ": no " +
                     (p.send ? "send to" : "receive from") + " rank " + std::to_string(p.peer) +
@@ -128,8 +126,29 @@ void GlooFabric::wait_one(Pending& p) {
     data_.add(p.span, p.scratch.get());
     give_back_scratch(p);  // combined: reusable now, not at the bucket's end
   }
-  p.buffer.reset();
+  p.buffers.clear();
   p.done = true;
+}
+
+int GlooFabric::rails_to(int peer) const {
+  if (rails_.empty() || rank_node_.at(peer) == rank_node_.at(rank())) return 1;
+  return static_cast<int>(rails_.size()) + 1;
+}
+
+void GlooFabric::post_parts(Pending& p, std::byte* base, std::size_t bytes, std::uint64_t slot) {
+  std::int64_t elements = static_cast<std::int64_t>(bytes / data_.bytes(1));
+  int parts = rails_to(p.peer);
+  for (int r = 0; r < parts; ++r) {
+    core::Span part = core::split_part(core::Span{0, elements}, parts, r);
+    if (part.count == 0 && parts > 1) continue;  // fewer elements than rails
+    auto& context = r == 0 ? context_ : rails_[r - 1];
+    p.buffers.push_back(
+        context->createUnboundBuffer(base + data_.bytes(part.begin), data_.bytes(part.count)));
+    if (p.send)
+      p.buffers.back()->send(p.peer, slot);
+    else
+      p.buffers.back()->recv(p.peer, slot);
+  }
 }
 
 void GlooFabric::take_scratch(Pending& p, std::size_t bytes) {
@@ -162,8 +181,9 @@ void GlooFabric::send_message(int peer, const core::Message& m) {
   auto h = std::make_unique<Pending>();
   h->peer = peer;
   h->send = true;
-  h->buffer = context_->createUnboundBuffer(header->data(), kHeaderWords * sizeof(std::int64_t));
-  h->buffer->send(peer, kHeaderSlot);
+  h->buffers.push_back(
+      context_->createUnboundBuffer(header->data(), kHeaderWords * sizeof(std::int64_t)));
+  h->buffers.back()->send(peer, kHeaderSlot);
   header_storage_.push_back(std::move(header));
   message_sends_.push_back(std::move(h));
   if (m.data.count > 0) {
@@ -174,8 +194,7 @@ void GlooFabric::send_message(int peer, const core::Message& m) {
     std::size_t bytes = data_.bytes(m.data.count);
     d->scratch.reset(new std::byte[bytes]);
     std::memcpy(d->scratch.get(), data_.at(m.data.begin), bytes);
-    d->buffer = context_->createUnboundBuffer(d->scratch.get(), bytes);
-    d->buffer->send(peer, kMessageDataSlot);
+    post_parts(*d, d->scratch.get(), bytes, kMessageDataSlot);
     message_sends_.push_back(std::move(d));
   }
 }
@@ -209,11 +228,9 @@ core::Message GlooFabric::receive_message() {
   held_.resize(data_.bytes(m.data.count));
   held_span_ = m.data;
   if (m.data.count > 0) {
-    auto data = context_->createUnboundBuffer(held_.data(), held_.size());
-    data->recv(m.from, kMessageDataSlot);
     Pending p;
     p.peer = m.from;
-    p.buffer = std::move(data);
+    post_parts(p, held_.data(), held_.size(), kMessageDataSlot);
     p.combine =
         core::Combine::kReplace;  // lands in held_; accept_data() decides what to do with it
     wait_one(p);

@@ -70,6 +70,13 @@ class GlooFabric : public core::Fabric {
     device_compute_ = std::move(device_compute);
     stage_ = std::move(stage);
   }
+  // Several NICs per node: `rails` are connections over rails 1, 2, ... (this fabric's own context
+  // is rail 0) and `rank_node` the node of every rank. A transfer between ranks on different nodes
+  // then moves in one equal part per rail, at once, as the simulator stripes it.
+  void stripe_over(std::vector<std::shared_ptr<gloo::Context>> rails, std::vector<int> rank_node) {
+    rails_ = std::move(rails);
+    rank_node_ = std::move(rank_node);
+  }
   void compute(double flops) override;
   ComputeTicket compute_async(double flops) override;
   double wait_compute(ComputeTicket ticket) override;
@@ -78,7 +85,7 @@ class GlooFabric : public core::Fabric {
 
  private:
   struct Pending {
-    std::unique_ptr<gloo::transport::UnboundBuffer> buffer;
+    std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> buffers;  // one per rail used
     int peer = -1;
     bool send = false;
     bool done = false;
@@ -88,6 +95,11 @@ class GlooFabric : public core::Fabric {
     std::size_t scratch_capacity = 0;      // bytes
   };
   void wait_one(Pending& p);
+  // How many rails a transfer with `peer` is striped over (1 inside a node or with one NIC).
+  int rails_to(int peer) const;
+  // Posts p's transfer of `bytes` at `base` on `slot`: a send or a receive (p.send), whole or in
+  // one part per rail. Parts are cut on element boundaries.
+  void post_parts(Pending& p, std::byte* base, std::size_t bytes, std::uint64_t slot);
   // Scratch buffers are reused: a fresh chunk-sized allocation is an mmap plus a page fault per
   // page, which on loopback costs as much as the transfer.
   void take_scratch(Pending& p, std::size_t bytes);
@@ -95,6 +107,8 @@ class GlooFabric : public core::Fabric {
   void reap_message_sends(bool all);
 
   std::shared_ptr<gloo::Context> context_;
+  std::vector<std::shared_ptr<gloo::Context>> rails_;  // rails 1, 2, ... (empty: one NIC)
+  std::vector<int> rank_node_;
   GradientBuffer& data_;
   const core::CheckValues& values_;
   std::chrono::milliseconds timeout_;

@@ -188,6 +188,14 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
       int node = ranks.node_of_rank(r);
       s.netns = options.node_netns[node];
       s.hostname = options.node_ip[node];
+      // The plan's rails, on the cluster's addresses (a plan with fewer rails uses the first).
+      if (node < static_cast<int>(options.node_rail_ip.size())) {
+        const auto& more = options.node_rail_ip[node];
+        std::size_t rails = std::min<std::size_t>(ranks.topology.rails() - 1, more.size());
+        s.rail_hostnames.assign(more.begin(), more.begin() + rails);
+      }
+      if (!s.rail_hostnames.empty())
+        for (int q = 0; q < size; ++q) s.rank_node.push_back(ranks.node_of_rank(q));
     }
     return s;
   };

@@ -31,6 +31,8 @@ struct ExecOptions {
   // empty: all ranks on loopback.
   std::vector<std::string> node_netns;
   std::vector<std::string> node_ip;
+  // Each node's addresses on its further rails (EmulatedCluster::node_rail_ip); empty: one NIC.
+  std::vector<std::vector<std::string>> node_rail_ip;
   // Fault injection for tests: this rank kills itself (SIGKILL) at the start of this step.
   int kill_rank = -1;
   int kill_step = 0;

@@ -187,6 +187,14 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
       context, data, values, options.timeout,
       static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
   fabric.emulate_device(options.emulated_device_flops);
+  std::vector<std::shared_ptr<gloo::Context>> rails;  // rails 1, 2, ...: connections of their own
+  for (std::size_t r = 0; r < setup.rail_hostnames.size(); ++r) {
+    gloo::rendezvous::PrefixStore rail_store("strategy-rail" + std::to_string(r + 1), store);
+    RankSetup on_rail = setup;
+    on_rail.hostname = setup.rail_hostnames[r];
+    rails.push_back(connect(rail_store, on_rail, options.timeout));
+  }
+  if (!rails.empty()) fabric.stripe_over(rails, setup.rank_node);
   if (options.backend == Backend::kCuda && setup.rank < workers) {
     DeviceWorker device =
         make_device_worker(setup.rank, static_cast<std::int64_t>(data.bytes(data.size())));

@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "exec/local_run.hpp"
@@ -17,6 +18,10 @@ struct RankSetup {
   std::string store_dir;  // file store for the rendezvous
   std::string hostname = "127.0.0.1";
   std::string netns;  // network namespace to enter first ("" for none)
+  // Several NICs per node: this rank's addresses on rails 1, 2, ... and the node of every rank.
+  // Transfers between nodes are striped over the rails, as the simulator stripes them.
+  std::vector<std::string> rail_hostnames;
+  std::vector<int> rank_node;
 };
 
 // Runs the rank and hands its report (per step {start, compute_end, end, wrong}, and baselines) to

@@ -9,8 +9,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "core/plan_loader.hpp"
@@ -55,6 +58,7 @@ class Emulated : public ::testing::Test {
     o.timeout = std::chrono::milliseconds(20000);
     o.node_netns = c.node_netns;
     o.node_ip = c.node_ip;
+    o.node_rail_ip = c.node_rail_ip;
     return o;
   }
 
@@ -75,6 +79,41 @@ TEST_F(Emulated, RingReachesNinetyPercentOfTheLineRate) {
   for (const auto& s : r.steps) steps.push_back(s.time_s);
   double busbw = r.bytes * 2.0 * 3 / 4 / median(steps);  // compute is negligible here
   EXPECT_GE(busbw, 0.9 * kLineRate) << "median step " << median(steps) << " s";
+}
+
+// Bytes each network device of namespace `ns` has sent, by device (loopback left out).
+std::map<std::string, double> sent_by_device(const std::string& ns) {
+  std::string text;
+  FILE* pipe = ::popen(("ip -n " + ns + " -j -s link show").c_str(), "r");
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) text.append(buf, n);
+  ::pclose(pipe);
+  std::map<std::string, double> sent;
+  for (const auto& dev : nlohmann::json::parse(text))
+    if (dev["ifname"] != "lo") sent[dev["ifname"]] = dev["stats64"]["tx"]["bytes"];
+  return sent;
+}
+
+// Two NICs per node: a ring of two moves every transfer in halves over both rails at once, so it
+// runs near twice one rail's rate, and each rail's NIC sends half the bytes.
+TEST_F(Emulated, TwoRailsCarryHalfTheBytesEachAtTwiceOneRailsRate) {
+  core::Plan p = plan(core::StrategyKind::kRing, 2, 4e6);
+  p.cluster = core::load_cluster(testing::source_path("topologies/emulated-2x2rails.yaml"));
+  p.training.steps = 5;
+  EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 2));
+  ASSERT_EQ(c.node_rail_ip.size(), 2u);
+  ASSERT_EQ(c.node_rail_ip[0].size(), 1u);
+  core::RunResult r = run_local(p, on_cluster(c));
+  EXPECT_EQ(r.wrong, 0);
+  std::vector<double> steps;
+  for (const auto& s : r.steps) steps.push_back(s.time_s);
+  double busbw = r.bytes / median(steps);  // a ring of two: 2(N-1)/N = 1
+  EXPECT_GE(busbw, 0.85 * 2 * kLineRate) << "median step " << median(steps) << " s";
+  auto sent = sent_by_device(c.node_netns[0]);
+  ASSERT_EQ(sent.size(), 2u);
+  double total = 0;
+  for (const auto& [dev, bytes] : sent) total += bytes;
+  for (const auto& [dev, bytes] : sent) EXPECT_NEAR(bytes / total, 0.5, 0.05) << dev;
 }
 
 TEST_F(Emulated, OneServerPsIsBoundByTheServerLink) {
