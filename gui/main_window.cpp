@@ -21,6 +21,7 @@
 #include "gui/plan_panel.hpp"
 #include "gui/refine_bar.hpp"
 #include "gui/result_files.hpp"
+#include "gui/result_links.hpp"
 #include "gui/results_dock.hpp"
 #include "gui/timeline_window.hpp"
 #include "gui/topology_view.hpp"
@@ -179,15 +180,24 @@ TopologyView* MainWindow::show_topology() {
   bool simulated = r && r->engine == "sim";
   try {
     core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
-    QString caption =
-        QString("%1: %2 nodes, %3 devices for %4 workers; %5")
-            .arg(QString::fromStdString(plan.cluster.name))
-            .arg(topo.num_nodes())
-            .arg(topo.num_devices())
-            .arg(plan.training.workers)
-            .arg(simulated ? QString("traffic of the SimGrid run of %1").arg(strategy.c_str())
-                           : QString("Refine with SimGrid to colour the links by traffic"));
-    topology_->show_topology(topo, simulated ? r->links : std::vector<core::LinkLoad>{}, caption);
+    // An opened result that ran on this cluster at this size colours it first (result_links.hpp).
+    ResultLinks file = result_for_topology(measured_, results_->selected_point(), plan, topo);
+    QString traffic =
+        file.point  ? "traffic of " + QFileInfo(QString::fromStdString(file.point->file)).fileName()
+        : simulated ? QString("traffic of the SimGrid run of %1").arg(strategy.c_str())
+                    : QString("Refine with SimGrid to colour the links by traffic");
+    QString caption = QString("%1: %2 nodes, %3 devices for %4 workers; %5")
+                          .arg(QString::fromStdString(plan.cluster.name))
+                          .arg(topo.num_nodes())
+                          .arg(topo.num_devices())
+                          .arg(plan.training.workers)
+                          .arg(traffic);
+    topology_->show_topology(topo,
+                             file.point  ? file.point->measured.links
+                             : simulated ? r->links
+                                         : std::vector<core::LinkLoad>{},
+                             caption);
+    if (!file.mismatch.empty()) statusBar()->showMessage(QString::fromStdString(file.mismatch));
     topology_->setWindowTitle("scaleout: cluster " + QString::fromStdString(plan.cluster.name));
     topology_->show();
     topology_->raise();
