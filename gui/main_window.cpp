@@ -20,6 +20,9 @@
 #include "gui/chart_data.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/refine_bar.hpp"
+#include "gui/result_files.hpp"
+#include "gui/result_links.hpp"
+#include "gui/results_dock.hpp"
 #include "gui/timeline_window.hpp"
 #include "gui/topology_view.hpp"
 
@@ -88,6 +91,9 @@ MainWindow::MainWindow(const core::Plan& plan) {
   grid->setColumnStretch(1, 1);
   row->addLayout(grid, 1);
   setCentralWidget(central);
+  results_ =
+      new ResultsDock(this, [this](const QStringList& paths) { return open_results(paths); });
+  addDockWidget(Qt::BottomDockWidgetArea, results_);
   build_menus();
   resize(1500, 950);
 
@@ -112,10 +118,7 @@ void MainWindow::build_menus() {
     QString path = QFileDialog::getOpenFileName(this, "Open plan", {}, "Plans (*.yaml *.yml)");
     if (!path.isEmpty()) statusBar()->showMessage(open_plan(path));
   });
-  file->addAction("Open result JSON...", this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, "Open result", {}, "Results (*.json)");
-    if (!path.isEmpty()) statusBar()->showMessage(open_result(path));
-  });
+  results_->add_file_actions(file);  // open results, a folder of them, export, compare
   file->addAction("Open trace (Chrome JSON)...", this, [this] {
     QString path = QFileDialog::getOpenFileName(this, "Open trace", {}, "Traces (*.json)");
     if (!path.isEmpty()) statusBar()->showMessage(open_trace(path));
@@ -146,6 +149,7 @@ void MainWindow::build_menus() {
   file->addAction("Quit", QKeySequence::Quit, qApp, &QApplication::quit);
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("Cluster topology at the chosen size", this, [this] { show_topology(); });
+  view->addAction(results_->toggleViewAction());
 }
 
 QString MainWindow::open_trace(const QString& path) {
@@ -176,15 +180,24 @@ TopologyView* MainWindow::show_topology() {
   bool simulated = r && r->engine == "sim";
   try {
     core::Topology topo = core::Topology::build(plan.cluster, core::devices_needed(plan));
-    QString caption =
-        QString("%1: %2 nodes, %3 devices for %4 workers; %5")
-            .arg(QString::fromStdString(plan.cluster.name))
-            .arg(topo.num_nodes())
-            .arg(topo.num_devices())
-            .arg(plan.training.workers)
-            .arg(simulated ? QString("traffic of the SimGrid run of %1").arg(strategy.c_str())
-                           : QString("Refine with SimGrid to colour the links by traffic"));
-    topology_->show_topology(topo, simulated ? r->links : std::vector<core::LinkLoad>{}, caption);
+    // An opened result that ran on this cluster at this size colours it first (result_links.hpp).
+    ResultLinks file = result_for_topology(measured_, results_->selected_point(), plan, topo);
+    QString traffic =
+        file.point  ? "traffic of " + QFileInfo(QString::fromStdString(file.point->file)).fileName()
+        : simulated ? QString("traffic of the SimGrid run of %1").arg(strategy.c_str())
+                    : QString("Refine with SimGrid to colour the links by traffic");
+    QString caption = QString("%1: %2 nodes, %3 devices for %4 workers; %5")
+                          .arg(QString::fromStdString(plan.cluster.name))
+                          .arg(topo.num_nodes())
+                          .arg(topo.num_devices())
+                          .arg(plan.training.workers)
+                          .arg(traffic);
+    topology_->show_topology(topo,
+                             file.point  ? file.point->measured.links
+                             : simulated ? r->links
+                                         : std::vector<core::LinkLoad>{},
+                             caption);
+    if (!file.mismatch.empty()) statusBar()->showMessage(QString::fromStdString(file.mismatch));
     topology_->setWindowTitle("scaleout: cluster " + QString::fromStdString(plan.cluster.name));
     topology_->show();
     topology_->raise();
@@ -246,6 +259,13 @@ QString MainWindow::open_result(const QString& path) {
   return "measured run from " + path;
 }
 
+QString MainWindow::open_results(const QStringList& paths) {
+  OpenedResults opened = load_results(paths, what_if_.plan);
+  measured_.insert(measured_.end(), opened.points.begin(), opened.points.end());
+  redraw();
+  return describe(opened);
+}
+
 void MainWindow::start_refine() {
   std::vector<RefinePoint> points;
   for (int n : curves_.workers)  // small sizes first: they finish soonest
@@ -301,18 +321,15 @@ void MainWindow::redraw() {
   size_->setCurrentIndex(index >= 0 ? index : static_cast<int>(curves_.workers.size()) / 2);
   size_->blockSignals(false);
   redraw_breakdown();
+  // The numbers are in the results table; a long list here would squeeze the planning answer.
   QString text;
   if (!measured_.empty())
-    text = "<b>Measured runs</b> (error = (predicted - measured) / measured)<br>";
-  for (const auto& m : measured_)
-    text += QString("%1: %2, %3 workers: %4 samples/s measured, %5 predicted, error %6 %<br>")
-                .arg(QFileInfo(QString::fromStdString(m.file)).fileName().toHtmlEscaped(),
-                     QString::fromStdString(m.measured.strategy))
-                .arg(m.measured.workers)
-                .arg(m.measured.throughput_samples_per_s, 0, 'f', 1)
-                .arg(m.predicted.throughput_samples_per_s, 0, 'f', 1)
-                .arg(m.throughput_error * 100, 0, 'f', 1);
+    text = QString(
+               "<b>Measured runs</b>: %1 on the throughput chart (large dots), with their "
+               "predictions and errors in the Results table below")
+               .arg(measured_.size());
   measured_text_->setText(text);
+  results_->set_points(measured_);
 }
 
 void MainWindow::redraw_breakdown() {

@@ -19,6 +19,7 @@ namespace scaleout::gui {
 class AnswerPanel;
 class PlanPanel;
 class RefineBar;
+class ResultsDock;
 class TimelineWindow;
 class TopologyView;
 
@@ -30,6 +31,8 @@ class MainWindow : public QMainWindow {
   QString open_plan(const QString& path);
   // Lays a result JSON over the curves; on error returns the message.
   QString open_result(const QString& path);
+  // Lays several result JSONs over the curves; the status line names the files skipped and why.
+  QString open_results(const QStringList& paths);
   // Writes the plan with every edit as YAML; returns what happened.
   QString save_plan_as(const QString& path);
   // The `scaleout sweep` command that writes these curves' numbers: empty while edits are not
@@ -55,6 +58,7 @@ class MainWindow : public QMainWindow {
   // The PS point's staleness at the chosen size; shown only when the plan's PS is asynchronous.
   HistogramChart* staleness_chart() const { return staleness_; }
   RefineBar* refine_bar() const { return refine_bar_; }
+  ResultsDock* results() const { return results_; }
   const Curves& curves() const { return curves_; }
   const std::vector<MeasuredPoint>& measured() const { return measured_; }
 
@@ -79,6 +83,7 @@ class MainWindow : public QMainWindow {
   QComboBox* size_ = nullptr;
   QLabel* measured_text_ = nullptr;
   RefineBar* refine_bar_ = nullptr;
+  ResultsDock* results_ = nullptr;      // the results table under the charts
   TopologyView* topology_ = nullptr;    // its own window, made on first use
   TimelineWindow* timeline_ = nullptr;  // the same
 };
