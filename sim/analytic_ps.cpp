@@ -6,7 +6,7 @@
 #include "core/host_costs.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
-#include "sim/fair_share.hpp"
+#include "sim/analytic_fair_share.hpp"
 
 namespace scaleout::sim {
 

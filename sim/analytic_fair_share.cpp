@@ -1,4 +1,4 @@
-#include "sim/fair_share.hpp"
+#include "sim/analytic_fair_share.hpp"
 
 #include <algorithm>
 #include <limits>
