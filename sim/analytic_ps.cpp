@@ -6,6 +6,7 @@
 #include "core/host_costs.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
+#include "sim/analytic_fair_share.hpp"
 
 namespace scaleout::sim {
 
@@ -66,7 +67,41 @@ double intra_ring(const PsInputs& in, int g, double bytes) {
   return (g - 1) * (c.latency * in.latency_factor + bytes / g / rate);
 }
 
+// Every worker sends each server its shard at once (push), or every server each worker (pull):
+// the flows' routes over the topology, striped over the rails between nodes as the simulator does.
+std::vector<FairFlow> ps_flows(const core::Topology& t, const core::Placement& p, double shard,
+                               bool push) {
+  std::vector<FairFlow> flows;
+  for (int w : p.worker_device)
+    for (int s : p.server_device) {
+      int from = push ? w : s, to = push ? s : w;
+      bool across = t.node_of_device(from) != t.node_of_device(to);
+      int rails = across ? t.rails() : 1;
+      for (int r = 0; r < rails; ++r)
+        flows.push_back({t.device_path(from, to, r).hops, shard / rails});
+    }
+  return flows;
+}
+
 }  // namespace
+
+double parameter_server_plain(const PsInputs& in, const core::Plan& plan, double bytes) {
+  const core::Topology& t = *in.topo;
+  core::Placement p = core::place_ranks(plan, t);
+  double alpha = 0;
+  for (int w : p.worker_device)
+    for (int s : p.server_device)
+      alpha = std::max(alpha, t.device_cost(w, s).latency * in.latency_factor);
+  double shard = bytes / plan.strategy.ps_servers;
+  // Push, then pull: each a phase of flows sharing links max-min fairly (a server's link among
+  // the N workers, a node's NIC among its workers and a colocated server's traffic, an uplink
+  // among its rack's flows), the way the simulator's network model shares them.
+  double push =
+      fair_share_makespan(t, ps_flows(t, p, shard, true), in.bandwidth_factor, in.cross_traffic);
+  double pull =
+      fair_share_makespan(t, ps_flows(t, p, shard, false), in.bandwidth_factor, in.cross_traffic);
+  return 2 * alpha + push + pull;
+}
 
 bool ps_needs_extended_form(const core::Plan& plan) {
   return plan.strategy.ps_local_aggregation == core::PsAggregation::kNode ||

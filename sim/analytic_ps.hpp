@@ -21,6 +21,10 @@ struct PsInputs {
   double latency_factor = 1, bandwidth_factor = 1, cross_traffic = 1;
 };
 
+// Time of one exchange of `bytes` (push, then pull) without aggregation or host costs: the
+// program's flows over the plan's placement, shared max-min fairly (any placement and network).
+double parameter_server_plain(const PsInputs& in, const core::Plan& plan, double bytes);
+
 // True when the plan needs this form rather than the plain one.
 bool ps_needs_extended_form(const core::Plan& plan);
 

@@ -69,8 +69,9 @@ TEST(Layering, TheAnalyticModelIncludesCoreOnly) {
   std::regex not_core(
       R"(^(sim/(?!analytic(_\w+)?\.hpp|network_factors\.hpp)|exec/|cli/)|simgrid|xbt)");
   for (const char* file :
-       {"analytic.cpp", "analytic.hpp", "analytic_node_fabric.cpp", "analytic_node_fabric.hpp",
-        "analytic_ps.cpp", "analytic_ps.hpp", "analytic_tree.cpp", "analytic_tree.hpp",
+       {"analytic.cpp", "analytic.hpp", "analytic_fair_share.cpp", "analytic_fair_share.hpp",
+        "analytic_node_fabric.cpp", "analytic_node_fabric.hpp", "analytic_ps.cpp",
+        "analytic_ps.hpp", "analytic_tree.cpp", "analytic_tree.hpp", "analytic_warnings.cpp",
         "network_factors.cpp", "network_factors.hpp"})
     EXPECT_EQ(includes_matching("sim", not_core, file), std::vector<std::string>{}) << file;
 }

@@ -10,6 +10,7 @@
 //   2(N-1)/N of the gradient through each worker's link one way, so busbw <= B (factor 1);
 // - a synchronous PS worker pushes the gradient, then pulls it: comm >= 2 S / B, busbw <= B;
 // - an asynchronous PS worker also pulls, then pushes (comm_s: its mean pull + push): busbw <= B.
+// With several devices per node the bound is the device link's and the NIC's share (below).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,7 +80,7 @@ core::Plan base_plan(const Variant& v, int workers, double parameters) {
   return p;
 }
 
-void expect_sane(const core::RunResult& r, const std::string& what) {
+void expect_sane(const core::RunResult& r, const std::string& what, double busbw_bound = kNicBps) {
   SCOPED_TRACE(what);
   const auto& ph = r.phases;
   double eps = 1e-9 * r.step_time_s + 1e-12;
@@ -91,7 +92,7 @@ void expect_sane(const core::RunResult& r, const std::string& what) {
   EXPECT_LE(ph.compute_s, r.step_time_s + eps);
   EXPECT_GT(r.scaling_efficiency, 0);
   EXPECT_LE(r.scaling_efficiency, 1 + 1e-9);
-  EXPECT_LE(r.busbw_Bps, kNicBps * (1 + 1e-6)) << "comm " << ph.comm_s << " s";
+  EXPECT_LE(r.busbw_Bps, busbw_bound * (1 + 1e-6)) << "comm " << ph.comm_s << " s";
 }
 
 TEST(Properties, PhasesEfficiencyAndBusBandwidthOfEveryStrategy) {
@@ -106,6 +107,23 @@ TEST(Properties, PhasesEfficiencyAndBusBandwidthOfEveryStrategy) {
           expect_sane(e.run(p), e.name + " " + v.name + " n=" + std::to_string(n) +
                                     " params=" + std::to_string(params) + " no overlap");
         }
+}
+
+// Several devices per node: each rank's device link (150 GB/s) still carries at least 2(N-1)/N of
+// the gradient one way, and each node's NIC at least 2(M-1)/M of it for M nodes (every
+// all-reduce; a PS worker node sends its workers' whole gradients), so
+// busbw <= min(B_device, B_nic (N-1) M / (N (M-1))).
+TEST(Properties, BusBandwidthWithSeveralDevicesPerNode) {
+  constexpr int kPerNode = 4, kWorkers = 16, kNodes = kWorkers / kPerNode;
+  double bound = std::min(
+      150e9, kNicBps * (kWorkers - 1) * kNodes / (static_cast<double>(kWorkers) * (kNodes - 1)));
+  for (const auto& e : both_engines())
+    for (const auto& v : every_strategy())
+      for (double params : {2.5e5, 16.7e6}) {
+        core::Plan p = base_plan(v, kWorkers, params);
+        p.cluster.devices_per_node = kPerNode;
+        expect_sane(e.run(p), e.name + " " + v.name + " params=" + std::to_string(params), bound);
+      }
 }
 
 // Steps of `plans` in order must not decrease (or, with `down`, not increase).
