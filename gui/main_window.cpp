@@ -19,6 +19,7 @@
 #include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/plan_panel.hpp"
+#include "gui/point_timeline.hpp"
 #include "gui/refine_bar.hpp"
 #include "gui/timeline_window.hpp"
 #include "gui/topology_view.hpp"
@@ -88,6 +89,8 @@ MainWindow::MainWindow(const core::Plan& plan) {
   grid->setColumnStretch(1, 1);
   row->addLayout(grid, 1);
   setCentralWidget(central);
+  point_timeline_ = new PointTimeline;
+  statusBar()->addPermanentWidget(point_timeline_);
   build_menus();
   resize(1500, 950);
 
@@ -146,6 +149,7 @@ void MainWindow::build_menus() {
   file->addAction("Quit", QKeySequence::Quit, qApp, &QApplication::quit);
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("Cluster topology at the chosen size", this, [this] { show_topology(); });
+  add_extra_actions(file, view);
 }
 
 QString MainWindow::open_trace(const QString& path) {
@@ -279,6 +283,7 @@ void MainWindow::recompute(const WhatIf& w) {
   }
   measured_ = std::move(kept);
   redraw();
+  plan_panel_->set_warnings(curve_warnings(curves_));
   answer_panel_->set_what_if(w);
   statusBar()->showMessage(
       QString("analytic: %1 points in %2 ms%3")
