@@ -3,26 +3,16 @@
 #include <QHash>
 #include <QPainter>
 #include <QSaveFile>
-#include <QSvgGenerator>
+
+#include "gui/svg_export.hpp"
 
 namespace scaleout::gui {
 
 bool Chart::save(const QString& path, QSize size) {
+  if (path.endsWith(".svg", Qt::CaseInsensitive))
+    return save_svg(path, size, [&](QPainter& painter) { paint(painter, size); });
   QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return false;
-  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
-    QSvgGenerator svg;
-    svg.setOutputDevice(&file);
-    svg.setSize(size);
-    svg.setViewBox(QRect(QPoint(0, 0), size));
-    svg.setTitle("scaleout");
-    QPainter painter;
-    if (!painter.begin(&svg)) return false;
-    paint(painter, size);
-    painter.end();
-  } else if (!image(size).save(&file, "PNG")) {
-    return false;
-  }
+  if (!file.open(QIODevice::WriteOnly) || !image(size).save(&file, "PNG")) return false;
   return file.commit();
 }
 

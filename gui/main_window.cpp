@@ -19,6 +19,7 @@
 #include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/plan_panel.hpp"
+#include "gui/point_timeline.hpp"
 #include "gui/refine_bar.hpp"
 #include "gui/result_files.hpp"
 #include "gui/result_links.hpp"
@@ -94,6 +95,8 @@ MainWindow::MainWindow(const core::Plan& plan) {
   results_ =
       new ResultsDock(this, [this](const QStringList& paths) { return open_results(paths); });
   addDockWidget(Qt::BottomDockWidgetArea, results_);
+  point_timeline_ = new PointTimeline;
+  statusBar()->addPermanentWidget(point_timeline_);
   build_menus();
   resize(1500, 950);
 
@@ -150,6 +153,7 @@ void MainWindow::build_menus() {
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("Cluster topology at the chosen size", this, [this] { show_topology(); });
   view->addAction(results_->toggleViewAction());
+  add_extra_actions(file, view);
 }
 
 QString MainWindow::open_trace(const QString& path) {
@@ -299,6 +303,7 @@ void MainWindow::recompute(const WhatIf& w) {
   }
   measured_ = std::move(kept);
   redraw();
+  plan_panel_->set_warnings(curve_warnings(curves_));
   answer_panel_->set_what_if(w);
   statusBar()->showMessage(
       QString("analytic: %1 points in %2 ms%3")

@@ -13,15 +13,20 @@
 
 class QComboBox;
 class QLabel;
+class QMenu;
 
 namespace scaleout::gui {
 
 class AnswerPanel;
 class PlanPanel;
+class PointTimeline;
 class RefineBar;
 class ResultsDock;
 class TimelineWindow;
 class TopologyView;
+
+// The analytic warnings of the curves' points, each once (window_extras.cpp).
+QStringList curve_warnings(const Curves& curves);
 
 class MainWindow : public QMainWindow {
  public:
@@ -48,6 +53,12 @@ class MainWindow : public QMainWindow {
   // happened.
   QString open_trace(const QString& path);
   TimelineWindow* timeline() const { return timeline_; }
+  // Simulates the plan's strategy at the chosen size with a trace on a worker thread and opens
+  // it in the timeline window when done (window_extras.cpp).
+  void show_point_timeline();
+  PointTimeline* point_timeline() const { return point_timeline_; }
+  // Writes the cluster drawing at the chosen size as SVG; returns what happened.
+  QString export_topology_svg(const QString& path);
 
   PlanPanel* plan_panel() const { return plan_panel_; }
   AnswerPanel* answer_panel() const { return answer_panel_; }
@@ -64,6 +75,8 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
+  // Open topology/model, the point's timeline, the topology's SVG (window_extras.cpp).
+  void add_extra_actions(QMenu* file, QMenu* view);
   void recompute(const WhatIf& w);
   void redraw();
   void redraw_breakdown();
@@ -86,6 +99,7 @@ class MainWindow : public QMainWindow {
   ResultsDock* results_ = nullptr;      // the results table under the charts
   TopologyView* topology_ = nullptr;    // its own window, made on first use
   TimelineWindow* timeline_ = nullptr;  // the same
+  PointTimeline* point_timeline_ = nullptr;
 };
 
 }  // namespace scaleout::gui

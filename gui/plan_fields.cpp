@@ -102,6 +102,11 @@ void add_training_fields(std::vector<PlanField>& f) {
         // hundred million exchanges for a model without layers.
         if (w.plan.training.fusion_buffer < 64 * 1024) m.fail(k, "at least 64KiB in the window");
       }));
+  f.back().why_off = [](const WhatIf& w) {
+    bool legacy = w.plan.training.fusion.kind == core::Training::Fusion::Kind::kLegacy;
+    return std::string(legacy ? ""
+                              : "the legacy fusion's bucket size; this fusion kind has its own");
+  };
 }
 
 void add_cluster_fields(std::vector<PlanField>& f) {
@@ -145,12 +150,22 @@ void add_cluster_fields(std::vector<PlanField>& f) {
 }
 
 void add_strategy_fields(std::vector<PlanField>& f) {
+  f.push_back(choice_field(
+      "strategy", "kind", "strategy shown", core::strategy_names(),
+      [](const WhatIf& w) { return std::string(core::strategy_name(w.plan.strategy.kind)); },
+      [](WhatIf& w, const std::string& v) {
+        w.plan.strategy.kind = *core::parse_strategy_kind(v);  // the choice is one of the names
+      }));
+  f.back().hint =
+      "the strategy that the timeline of a point and the topology's colours show; the curves "
+      "show ps, ring, torus2d and hierarchical_ring whatever it is";
   f.push_back(text_field(
       "strategy", "chunk", "ring chunk",
       [](const WhatIf& w) { return core::format_bytes(w.plan.strategy.chunk); },
       [](WhatIf& w, core::YamlMap& m, const std::string& k) {
         w.plan.strategy.chunk = m.get_quantity(k, core::Quantity::kBytes);
       }));
+  f.push_back(torus_grid_field());
   f.push_back(text_field(
       "strategy", "servers", "parameter servers (ps)",
       [](const WhatIf& w) { return std::to_string(w.plan.strategy.ps_servers); },
@@ -167,14 +182,6 @@ void add_strategy_fields(std::vector<PlanField>& f) {
         w.plan.strategy.ps_placement =
             v == "colocated" ? core::PsPlacement::kColocated : core::PsPlacement::kDedicated;
       }));
-  f.push_back(choice_field(
-      "strategy", "mode", "mode (ps)", {"sync", "async"},
-      [](const WhatIf& w) {
-        return std::string(w.plan.strategy.ps_mode == core::PsMode::kAsync ? "async" : "sync");
-      },
-      [](WhatIf& w, const std::string& v) {
-        w.plan.strategy.ps_mode = v == "async" ? core::PsMode::kAsync : core::PsMode::kSync;
-      }));
 }
 
 std::vector<PlanField> make_fields() {
@@ -182,6 +189,8 @@ std::vector<PlanField> make_fields() {
   add_training_fields(f);
   add_cluster_fields(f);
   add_strategy_fields(f);
+  add_knob_fields(f);
+  add_network_fields(f);
   return f;
 }
 
@@ -190,6 +199,21 @@ std::vector<PlanField> make_fields() {
 const std::vector<PlanField>& plan_fields() {
   static const std::vector<PlanField> fields = make_fields();
   return fields;
+}
+
+const std::vector<std::string>& plan_field_groups() {
+  static const std::vector<std::string> groups = {"Workload", "Training", "Strategy", "Cluster",
+                                                  "Network"};
+  return groups;
+}
+
+std::string plan_field_group(const PlanField& field) {
+  auto starts = [&](const char* prefix) { return field.key.rfind(prefix, 0) == 0; };
+  if (starts("workload.")) return "Workload";
+  if (starts("training.") || starts("sweep.")) return "Training";
+  if (starts("strategy.")) return "Strategy";
+  if (starts("nic.") || starts("network.")) return "Network";
+  return "Cluster";
 }
 
 const PlanField& plan_field(const std::string& key) {

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QVBoxLayout>
@@ -24,39 +25,57 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   source_ = new QLabel;
   source_->setWordWrap(true);
   layout->addWidget(source_);
-  auto* form = new QFormLayout;
-  form->setLabelAlignment(Qt::AlignRight);
-  form->addRow("cluster", add_picker("cluster", "topologies"));
-  form->addRow("model", add_picker("workload", "models"));
+  std::map<std::string, QFormLayout*> forms;
+  for (const auto& name : plan_field_groups()) {
+    auto* box = new QGroupBox(QString::fromStdString(name));
+    box->setObjectName(QString::fromStdString("group-" + name));
+    auto* form = new QFormLayout(box);
+    form->setLabelAlignment(Qt::AlignRight);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    forms[name] = form;
+    layout->addWidget(box);
+  }
+  forms["Cluster"]->addRow("cluster", add_picker("cluster", "topologies"));
+  forms["Workload"]->addRow("model", add_picker("workload", "models"));
   for (const auto& f : plan_fields()) {
-    QWidget* editor = nullptr;
-    if (f.kind == PlanField::Kind::kText) {
-      auto* line = new QLineEdit;
-      connect(line, &QLineEdit::textEdited, this,
-              [this, &f](const QString& t) { edited(f, t.toStdString()); });
-      editor = line;
-    } else if (f.kind == PlanField::Kind::kChoice) {
-      auto* combo = new QComboBox;
-      for (const auto& c : f.choices) combo->addItem(QString::fromStdString(c));
-      connect(combo, &QComboBox::textActivated, this,
-              [this, &f](const QString& t) { edited(f, t.toStdString()); });
-      editor = combo;
-    } else {
-      auto* box = new QCheckBox;
-      connect(box, &QCheckBox::clicked, this,
-              [this, &f](bool on) { edited(f, on ? "true" : "false"); });
-      editor = box;
-    }
+    QWidget* editor = make_editor(f);
     editor->setObjectName(QString::fromStdString(f.key));
     editors_[f.key] = editor;
-    form->addRow(QString::fromStdString(f.label), editor);
+    forms[plan_field_group(f)]->addRow(QString::fromStdString(f.label), editor);
   }
-  layout->addLayout(form);
   status_ = new QLabel;
   status_->setWordWrap(true);
   status_->setStyleSheet("color: #c62828;");
   layout->addWidget(status_);
+  warnings_ = new QLabel;
+  warnings_->setObjectName("warnings");
+  warnings_->setWordWrap(true);
+  warnings_->setStyleSheet("color: #8a5a00;");
+  layout->addWidget(warnings_);
   layout->addStretch();
+}
+
+QWidget* PlanPanel::make_editor(const PlanField& f) {
+  if (f.kind == PlanField::Kind::kText) {
+    auto* line = new QLineEdit;
+    connect(line, &QLineEdit::textEdited, this,
+            [this, &f](const QString& t) { edited(f, t.toStdString()); });
+    return line;
+  }
+  if (f.kind == PlanField::Kind::kChoice) {
+    auto* combo = new QComboBox;
+    // Long choices ("hierarchical_halving_doubling") must not widen the panel.
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
+    for (const auto& c : f.choices) combo->addItem(QString::fromStdString(c));
+    connect(combo, &QComboBox::textActivated, this,
+            [this, &f](const QString& t) { edited(f, t.toStdString()); });
+    return combo;
+  }
+  auto* box = new QCheckBox;
+  connect(box, &QCheckBox::clicked, this,
+          [this, &f](bool on) { edited(f, on ? "true" : "false"); });
+  return box;
 }
 
 void PlanPanel::set_what_if(const WhatIf& w) {
@@ -67,17 +86,33 @@ void PlanPanel::set_what_if(const WhatIf& w) {
                        .arg(QFileInfo(QString::fromStdString(p.file)).fileName(),
                             QString::fromStdString(p.cluster.name),
                             QString::fromStdString(p.workload.name)));
-  select_file(static_cast<QComboBox*>(editors_.at("cluster")), p.cluster.file, p.cluster.name);
-  select_file(static_cast<QComboBox*>(editors_.at("workload")), p.workload.file, p.workload.name);
+  // A part written inline in the plan carries the plan's own file name.
+  auto own_file = [&p](const std::string& file) { return file == p.file ? std::string() : file; };
+  select_file(static_cast<QComboBox*>(editors_.at("cluster")), own_file(p.cluster.file),
+              p.cluster.name);
+  select_file(static_cast<QComboBox*>(editors_.at("workload")), own_file(p.workload.file),
+              p.workload.name);
   mark("cluster", "");
   mark("workload", "");
+  for (const auto& f : plan_fields()) mark(f.key, "");
+  show_values("");
+}
+
+void PlanPanel::show_values(const std::string& except) {
   for (const auto& f : plan_fields()) {
-    QString value = QString::fromStdString(f.get(w));
+    // The field being typed into, and one holding a wrong value, keep their text.
+    if (f.key == except || errors_.count(f.key)) continue;
+    QString value = QString::fromStdString(f.get(good_));
     QWidget* e = editors_.at(f.key);
     if (auto* line = qobject_cast<QLineEdit*>(e)) line->setText(value);
     if (auto* combo = qobject_cast<QComboBox*>(e)) combo->setCurrentText(value);
     if (auto* box = qobject_cast<QCheckBox*>(e)) box->setChecked(value == "true");
-    mark(f.key, "");
+  }
+  for (const auto& f : plan_fields()) {
+    std::string why = f.why_off ? f.why_off(good_) : std::string();
+    editors_.at(f.key)->setEnabled(why.empty());
+    if (!errors_.count(f.key))
+      editors_.at(f.key)->setToolTip(QString::fromStdString(why.empty() ? f.hint : why));
   }
 }
 
@@ -109,20 +144,23 @@ void PlanPanel::select_file(QComboBox* combo, const std::string& file, const std
       return;
     }
   }
+  if (!wanted.isEmpty()) {  // a file from outside the bundled folders
+    combo->addItem(QFileInfo(wanted).completeBaseName() + " (opened)", wanted);
+    combo->setCurrentIndex(combo->count() - 1);
+    combo->setToolTip(wanted);
+    return;
+  }
   combo->insertItem(0, QString::fromStdString(name) + " (in the plan)", QString());
   combo->setCurrentIndex(0);
 }
 
-void PlanPanel::picked(const std::string& key, const std::string& path) {
+QString PlanPanel::open_part(const std::string& key, const std::string& path) {
   WhatIf candidate = good_;
   core::Plan& plan = candidate.plan;
   try {
     if (key == "cluster") {
       plan.cluster = core::load_cluster(path);
-      std::vector<int> sizes = fitting_sizes(plan);  // a fixed cluster holds only so many
-      candidate.min_workers = sizes.front();
-      candidate.max_workers = sizes.back();
-      plan.training.workers = std::min(plan.training.workers, sizes.back());
+      fit_sizes(candidate);
       plan.strategy.grid.reset();
     } else {
       plan.workload = core::load_workload(path);
@@ -130,11 +168,31 @@ void PlanPanel::picked(const std::string& key, const std::string& path) {
     core::validate_plan(plan);
   } catch (const core::InputError& e) {
     mark(key, QString::fromStdString(e.what()));
-    return;
+    return error(key);
   }
   set_what_if(candidate);
   if (on_change_) on_change_(good_);
+  return {};
 }
+
+void PlanPanel::fit_sizes(WhatIf& w) {
+  std::vector<int> sizes = fitting_sizes(w.plan);  // a fixed cluster holds only so many
+  w.min_workers = sizes.front();
+  w.max_workers = sizes.back();
+  if (w.plan.training.workers > sizes.back()) {
+    w.plan.training.workers = sizes.back();
+    w.plan.strategy.grid.reset();  // a grid fits one worker count
+  }
+}
+
+void PlanPanel::set_warnings(const QStringList& warnings) {
+  QStringList lines;
+  for (const auto& w : warnings) lines << "warning: " + w;
+  warnings_->setText(lines.join("\n"));
+  warnings_->setVisible(!lines.isEmpty());
+}
+
+QString PlanPanel::warnings() const { return warnings_->text(); }
 
 QString PlanPanel::error(const std::string& key) const {
   auto it = errors_.find(key);
@@ -145,6 +203,7 @@ void PlanPanel::edited(const PlanField& field, const std::string& text) {
   WhatIf candidate = good_;
   try {
     field.set(candidate, text);
+    if (field.resizes) fit_sizes(candidate);
     core::validate_plan(candidate.plan);
   } catch (const core::InputError& e) {
     mark(field.key, QString::fromStdString(e.what()));
@@ -152,6 +211,7 @@ void PlanPanel::edited(const PlanField& field, const std::string& text) {
   }
   good_ = candidate;
   mark(field.key, "");
+  show_values(field.key);  // an edit may fill or switch off other fields
   if (on_change_) on_change_(good_);
 }
 
@@ -160,7 +220,7 @@ void PlanPanel::mark(const std::string& key, const QString& message) {
   if (message.isEmpty()) {
     errors_.erase(key);
     e->setStyleSheet("");
-    e->setToolTip("");
+    e->setToolTip("");  // show_values gives it its hint or why it is off
   } else {
     errors_[key] = message;
     e->setStyleSheet(kBadStyle);

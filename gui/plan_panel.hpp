@@ -29,17 +29,30 @@ class PlanPanel : public QWidget {
   // The editor of a field (QLineEdit, QComboBox or QCheckBox), for tests and focus; "cluster"
   // and "workload" are the pickers of the bundled topologies and models.
   QWidget* editor(const std::string& key) const { return editors_.at(key); }
+  // Loads a topology ("cluster") or model ("workload") file from anywhere into the plan, as a
+  // pick of a bundled one does; returns the loader's message (file:line) on error, else empty.
+  QString open_part(const std::string& key, const std::string& path);
+  // Shows what the model says of its own numbers for this plan (the analytic warnings of the
+  // curves' points, each once), under the fields.
+  void set_warnings(const QStringList& warnings);
+  QString warnings() const;
   // The message marking a field; empty when its value is good.
   QString error(const std::string& key) const;
 
  private:
+  QWidget* make_editor(const PlanField& field);
   void edited(const PlanField& field, const std::string& text);
+  // Shows good_ in every field but `except`, and enables the fields that apply to it (a field
+  // that does not is disabled, its tooltip saying why).
+  void show_values(const std::string& except);
+  // The sweep range (and the plan's workers) for what `w`'s cluster holds.
+  static void fit_sizes(WhatIf& w);
   // A picker of the .yaml files in a bundled directory, named `key`.
   QComboBox* add_picker(const std::string& key, const std::string& dir);
   // Shows the plan's part: its bundled file, else an entry for the part the plan holds itself.
   void select_file(QComboBox* combo, const std::string& file, const std::string& name);
   // Loads a picked topology or model into the plan; the sweep range follows a new cluster.
-  void picked(const std::string& key, const std::string& path);
+  void picked(const std::string& key, const std::string& path) { open_part(key, path); }
   void mark(const std::string& key, const QString& message);
 
   WhatIf good_;
@@ -47,6 +60,7 @@ class PlanPanel : public QWidget {
   std::map<std::string, QString> errors_;
   QLabel* source_ = nullptr;
   QLabel* status_ = nullptr;
+  QLabel* warnings_ = nullptr;
   std::function<void(const WhatIf&)> on_change_;
 };
 

@@ -13,8 +13,8 @@
 
 namespace scaleout::gui {
 
-RefineJob::RefineJob(core::Plan plan, std::vector<RefinePoint> points)
-    : plan_(std::move(plan)), points_(std::move(points)) {}
+RefineJob::RefineJob(core::Plan plan, std::vector<RefinePoint> points, sim::SimOptions options)
+    : plan_(std::move(plan)), points_(std::move(points)), options_(std::move(options)) {}
 
 bool RefineJob::wait_for(pid_t pid, int& status) {
   while (true) {
@@ -37,7 +37,7 @@ void RefineJob::run(const OnPoint& on_point) {
     plan.training.workers = points_[i].workers;
     try {
       core::validate_plan(plan);
-      sim::SimChild child = sim::start_simulation(plan, {});
+      sim::SimChild child = sim::start_simulation(plan, options_);
       int status = 0;
       if (!wait_for(child.pid, status)) {
         std::filesystem::remove(child.result_file);

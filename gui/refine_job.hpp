@@ -12,6 +12,7 @@
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
+#include "sim/simulator.hpp"
 
 namespace scaleout::gui {
 
@@ -28,7 +29,8 @@ class RefineJob {
   // Called after each point: its index, the result (null when it failed) and the reason.
   using OnPoint = std::function<void(std::size_t, const core::RunResult*, const std::string&)>;
 
-  RefineJob(core::Plan plan, std::vector<RefinePoint> points);
+  // `options` apply to every point (a trace path: one point, or each overwrites it).
+  RefineJob(core::Plan plan, std::vector<RefinePoint> points, sim::SimOptions options = {});
 
   // Simulates the points in order until done or cancelled. Call from one thread only.
   void run(const OnPoint& on_point);
@@ -43,6 +45,7 @@ class RefineJob {
 
   core::Plan plan_;
   std::vector<RefinePoint> points_;
+  sim::SimOptions options_;
   std::atomic<bool> cancelled_{false};
 };
 

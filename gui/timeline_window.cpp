@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -10,6 +11,7 @@
 #include <QVBoxLayout>
 #include <stdexcept>
 
+#include "gui/svg_export.hpp"
 #include "gui/timeline_view.hpp"
 
 namespace scaleout::gui {
@@ -24,6 +26,8 @@ TimelineWindow::TimelineWindow(QWidget* parent) : QWidget(parent) {
   bar->addWidget(all);
   auto* perfetto = new QPushButton("Open in Perfetto");
   bar->addWidget(perfetto);
+  auto* svg = new QPushButton("Export SVG...");
+  bar->addWidget(svg);
   layout->addLayout(bar);
   view_ = new TimelineView;
   layout->addWidget(view_, 1);
@@ -32,6 +36,11 @@ TimelineWindow::TimelineWindow(QWidget* parent) : QWidget(parent) {
   layout->addWidget(message_);
   connect(all, &QPushButton::clicked, this, [this] { view_->show_all(); });
   connect(perfetto, &QPushButton::clicked, this, [this] { open_in_perfetto(); });
+  connect(svg, &QPushButton::clicked, this, [this] {
+    QString name = QFileInfo(path_).completeBaseName() + ".svg";
+    QString path = QFileDialog::getSaveFileName(this, "Export timeline", name, "SVG (*.svg)");
+    if (!path.isEmpty()) export_svg(path);
+  });
   resize(1200, 720);
 }
 
@@ -68,6 +77,13 @@ QString TimelineWindow::open_in_perfetto(const QString& dir) {
   message_->setText("wrote " + out +
                     ": open https://ui.perfetto.dev, choose \"Open trace file\" and pick it "
                     "(chrome://tracing reads it too)");
+  return message_->text();
+}
+
+QString TimelineWindow::export_svg(const QString& path) {
+  if (text_.isEmpty()) return "no trace open";
+  bool ok = save_widget_svg(view_, path);
+  message_->setText(ok ? "wrote " + path : "could not write " + path);
   return message_->text();
 }
 

@@ -18,6 +18,8 @@ class TimelineWindow : public QWidget {
   QString open(const QString& path);
   // Writes the trace under `dir` (empty: the system's temporary folder) and returns what it says.
   QString open_in_perfetto(const QString& dir = {});
+  // Writes the timeline as shown (rows, lanes, axis, labels) as SVG; returns what happened.
+  QString export_svg(const QString& path);
   TimelineView* view() const { return view_; }
   QLabel* message() const { return message_; }
 

@@ -103,29 +103,6 @@ struct FieldEdit {
   const char* after;
 };
 
-// The quickstart with its topology and model copied beside it, `edit` applied to one of them.
-std::string edited_quickstart(const fs::path& dir, const FieldEdit* edit) {
-  auto read = [](const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-  };
-  std::map<std::string, std::string> text = {
-      {"plan", read(kQuickstart)},
-      {"topology", read(source_path("topologies/v100-ib-switch.yaml"))},
-      {"model", read(source_path("models/resnet50.yaml"))}};
-  std::string& plan = text["plan"];
-  plan.replace(plan.find("../topologies/v100-ib-switch.yaml"), 33, "topology.yaml");
-  plan.replace(plan.find("../models/resnet50.yaml"), 23, "model.yaml");
-  if (edit) {
-    std::string& t = text[edit->file];
-    std::size_t at = t.find(edit->before);
-    EXPECT_NE(at, std::string::npos) << edit->before;
-    if (at != std::string::npos) t.replace(at, std::strlen(edit->before), edit->after);
-  }
-  for (const auto& [name, content] : text) std::ofstream(dir / (name + ".yaml")) << content;
-  return (dir / "plan.yaml").string();
-}
-
 TEST(GuiWindow, EveryFieldEditActsAsTheSameYamlEdit) {
   const FieldEdit edits[] = {
       {"training.batch_per_worker", "128", "plan", "batch_per_worker: 64", "batch_per_worker: 128"},
@@ -141,13 +118,14 @@ TEST(GuiWindow, EveryFieldEditActsAsTheSameYamlEdit) {
   fs::create_directories(dir);
   for (const auto& e : edits) {
     SCOPED_TRACE(e.key);
-    MainWindow w(core::load_plan(edited_quickstart(dir, nullptr)));
+    MainWindow w(core::load_plan(edited_quickstart(dir, {})));
     auto before = throughput_points(w);
     type_into(w.plan_panel()->editor(e.key), e.typed);
     EXPECT_TRUE(w.plan_panel()->error(e.key).isEmpty())
         << w.plan_panel()->error(e.key).toStdString();
     EXPECT_NE(throughput_points(w), before);
-    Curves yaml = compute_curves(core::load_plan(edited_quickstart(dir, &e)), w.curves().workers);
+    Curves yaml = compute_curves(
+        core::load_plan(edited_quickstart(dir, {{e.file, e.before, e.after}})), w.curves().workers);
     auto points = throughput_points(w);
     std::size_t n = 0;
     for (const auto& c : yaml.curves)

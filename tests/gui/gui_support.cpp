@@ -9,6 +9,7 @@
 #include <QScatterSeries>
 #include <QTest>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -99,6 +100,29 @@ int simulated_points(const MainWindow& w) {
   for (const auto& c : w.curves().curves)
     for (const auto& p : c.points) n += p.engine == "sim";
   return n;
+}
+
+std::string edited_quickstart(const fs::path& dir, const std::vector<YamlReplace>& edits) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  std::map<std::string, std::string> text = {
+      {"plan", read(kQuickstart)},
+      {"topology", read(testing::source_path("topologies/v100-ib-switch.yaml"))},
+      {"model", read(testing::source_path("models/resnet50.yaml"))}};
+  std::string& plan = text["plan"];
+  plan.replace(plan.find("../topologies/v100-ib-switch.yaml"), 33, "topology.yaml");
+  plan.replace(plan.find("../models/resnet50.yaml"), 23, "model.yaml");
+  for (const auto& e : edits) {
+    std::string& t = text[e.file];
+    std::size_t at = t.find(e.before);
+    EXPECT_NE(at, std::string::npos) << e.before;
+    if (at != std::string::npos) t.replace(at, std::strlen(e.before), e.after);
+  }
+  fs::create_directories(dir);
+  for (const auto& [name, content] : text) std::ofstream(dir / (name + ".yaml")) << content;
+  return (dir / "plan.yaml").string();
 }
 
 }  // namespace scaleout::gui

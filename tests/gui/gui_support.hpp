@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "gui/chart.hpp"
@@ -36,6 +37,16 @@ Curves cli_sweep(const std::string& plan_path, const std::filesystem::path& csv)
 void expect_chart_equals_csv(MainWindow& w, const Curves& csv);
 // A "measured" run: the analytic result of ring on 16 workers, 20% slower, as a cpu run.
 void write_runs(const std::filesystem::path& predicted, const std::filesystem::path& measured);
+// A text replacement in one of the quickstart's files (plan | topology | model).
+struct YamlReplace {
+  const char* file;
+  const char* before;
+  const char* after;
+};
+// The quickstart with its topology and model copied into `dir`, each replacement applied (a
+// `before` that is not found fails the test); returns the plan's path.
+std::string edited_quickstart(const std::filesystem::path& dir,
+                              const std::vector<YamlReplace>& edits);
 // Points of the window's curves that the simulator computed.
 int simulated_points(const MainWindow& w);
 

@@ -1,0 +1,88 @@
+// The timeline of the chosen point straight from the window (simulated with a trace on a worker
+// thread, Cancel), and the SVG export of the timeline and the topology drawing.
+#include "gui/point_timeline.hpp"
+
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QPushButton>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+
+#include "gui/main_window.hpp"
+#include "gui/plan_panel.hpp"
+#include "gui/timeline_view.hpp"
+#include "gui/timeline_window.hpp"
+#include "gui/topology_view.hpp"
+#include "tests/gui/gui_support.hpp"
+
+namespace scaleout::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(GuiPointTimeline, ChosenPointOpensWithOneRowPerRank) {
+  MainWindow w(quickstart());  // the plan's strategy: ring
+  w.breakdown_size()->setCurrentText("16");
+  QString said;
+  w.show_point_timeline();
+  EXPECT_TRUE(w.point_timeline()->running());
+  EXPECT_TRUE(w.point_timeline()->isVisibleTo(&w));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
+  ASSERT_NE(w.timeline(), nullptr);
+  EXPECT_TRUE(w.timeline()->isVisible());
+  const TimelineTrace& t = w.timeline()->view()->trace();
+  EXPECT_EQ(t.tracks.size(), 16u);  // one per rank of that size
+  for (const auto& track : t.tracks) EXPECT_FALSE(track.spans.empty()) << track.name;
+  EXPECT_GT(t.end - t.start, 0);
+  EXPECT_EQ(timeline_rows(t, 64).size(), 16u);
+  EXPECT_NE(t.process.find("ring"), std::string::npos) << t.process;
+  fs::create_directories(kShots);
+  w.timeline()->resize(1200, 720);
+  ASSERT_TRUE(
+      w.timeline()->grab().save(QString::fromStdString((kShots / "timeline-point.png").string())));
+
+  // SVG of the timeline: a drawing with its rows' names.
+  fs::path svg = kShots / "timeline-point.svg";
+  EXPECT_TRUE(w.timeline()->export_svg(QString::fromStdString(svg.string())).startsWith("wrote"));
+  std::string text = read_text(svg);
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_NE(text.find(t.tracks[0].name), std::string::npos) << "row labels are text";
+  EXPECT_FALSE(w.timeline()->export_svg("/nonexistent-dir/t.svg").startsWith("wrote"));
+}
+
+TEST(GuiPointTimeline, CancelStopsTheSimulation) {
+  MainWindow w(quickstart());
+  w.breakdown_size()->setCurrentText("256");
+  QString failure;
+  w.point_timeline()->on_failure([&](const QString& why) { failure = why; });
+  w.show_point_timeline();
+  ASSERT_TRUE(w.point_timeline()->running());
+  w.point_timeline()->cancel_button()->click();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 10000));
+  EXPECT_EQ(failure, "timeline cancelled");
+  EXPECT_EQ(w.timeline(), nullptr) << "nothing opened";
+}
+
+TEST(GuiPointTimeline, TopologyDrawingExportsAsSvg) {
+  MainWindow w(quickstart());
+  w.breakdown_size()->setCurrentText("32");
+  fs::path svg = kShots / "topology.svg";
+  fs::create_directories(kShots);
+  QString said = w.export_topology_svg(QString::fromStdString(svg.string()));
+  EXPECT_TRUE(said.startsWith("wrote")) << said.toStdString();
+  std::string text = read_text(svg);
+  EXPECT_EQ(text.rfind("<?xml", 0), 0u);
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_NE(text.find("node3"), std::string::npos) << "node names are text";
+  EXPECT_FALSE(w.export_topology_svg("/nonexistent-dir/t.svg").startsWith("wrote"));
+}
+
+}  // namespace
+}  // namespace scaleout::gui
