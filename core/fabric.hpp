@@ -60,10 +60,12 @@ class Fabric {
   using StepFn = std::function<ExchangeStep(int)>;
   virtual void exchange_steps(int to, int from, int count, const StepFn& step);
 
-  // Elements a run of exchange steps sends and receives in all.
+  // Elements a run of exchange steps sends and receives in all, and of those received, the ones
+  // added into the local range (Combine::kAdd), which a host that sums pays for.
   struct StepTotals {
     std::int64_t send = 0;
     std::int64_t recv = 0;
+    std::int64_t added = 0;
   };
   // The same run, with its totals known to the caller (a ring phase computes them in O(1), where
   // summing its steps costs O(count), and every rank of a ring has count = n - 1): a fabric that

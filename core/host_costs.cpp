@@ -4,13 +4,6 @@
 
 namespace scaleout::core {
 
-std::vector<std::string> host_cost_warnings(const Plan& plan) {
-  if (!plan.cluster.host.any() || plan.strategy.kind == StrategyKind::kPs) return {};
-  return {std::string("the cluster's host costs (message_overhead, copy_rate, sum_rate) are "
-                      "modelled for the ps strategy only; ") +
-          strategy_name(plan.strategy.kind) + " ran without them"};
-}
-
 HostCosts read_host_costs(YamlMap& parent) {
   YAML::Node node = parent.child("host");
   YamlMap m(node, parent.file(), parent.field("host"));

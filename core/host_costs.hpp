@@ -21,9 +21,12 @@ inline double host_sum_time(const HostCosts& h, double bytes) {
   return h.sum_rate > 0 ? bytes / h.sum_rate : 0.0;
 }
 
-// What a result says about host costs its engine leaves out: they are charged to the parameter
-// server only (its messages between nodes and its sums), so another kind runs without them.
-std::vector<std::string> host_cost_warnings(const Plan& plan);
+// Host time of one message between nodes in an exchange step: the sender's overhead and copy,
+// and the receiver's addition when the step sums what it receives (a reduce-scatter step), before
+// the sum can be forwarded. Zero with the default costs.
+inline double host_step_time(const HostCosts& h, double bytes, bool summed) {
+  return host_send_time(h, bytes) + (summed ? host_sum_time(h, bytes) : 0.0);
+}
 
 // Reads `host: { message_overhead: 40us, copy_rate: 8GB/s, sum_rate: 4GB/s }` from `parent`
 // (each key optional; every value positive). Throws InputError naming file, line and field.

@@ -86,6 +86,9 @@ struct Cluster {
   LinkSpec nic;         // each node's link to the network
   NetworkSpec network;
   std::string network_model = "lv08";  // lv08 | cm02 | ib
+  // Replaces the model's latency factor (LV08: 13.01, CM02: 1); nullopt: the model's own.
+  std::optional<double> latency_factor;
+  int latency_factor_line = 0;
   // Explicit form (network.kind == kExplicit): hosts, switches and links named by the user.
   std::vector<ExplicitHost> hosts;
   std::vector<std::string> switches;

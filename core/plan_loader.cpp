@@ -7,6 +7,7 @@
 
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
+#include "core/network_model.hpp"
 #include "core/node_fabric_loader.hpp"
 #include "core/plan_loader_extras.hpp"
 #include "core/strategy_settings.hpp"
@@ -113,7 +114,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   Cluster c;
   c.file = file;
   c.name = m.get_string("name", "cluster");
-  c.network_model = m.get_choice("network_model", {"lv08", "cm02", "ib"}, "lv08");
+  read_network_model(m, c);
   {
     YamlMap d(m.child("device"), file, m.field("device"));
     c.device.name = d.get_string("name", "device");

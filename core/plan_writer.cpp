@@ -96,7 +96,13 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
     out << YAML::Key << "nodes" << YAML::Value << (c.nodes ? std::to_string(*c.nodes) : "auto");
     link(out, "nic", c.nic);
   }
-  out << YAML::Key << "network_model" << YAML::Value << c.network_model;
+  out << YAML::Key << "network_model" << YAML::Value;
+  if (c.latency_factor) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << c.network_model;
+    out << YAML::Key << "latency_factor" << YAML::Value << exact(*c.latency_factor) << YAML::EndMap;
+  } else {
+    out << c.network_model;
+  }
   if (!c.heterogeneity.speed_factors.empty()) {
     out << YAML::Key << "speed_factors" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, f] : c.heterogeneity.speed_factors)

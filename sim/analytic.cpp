@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/failure_model.hpp"
+#include "core/host_costs.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
@@ -42,15 +43,20 @@ struct Layout {
   double latency_factor, bandwidth_factor, cross_traffic;
   bool intra_shared = false;              // nodes are PCIe trees: count flows on their links too
   const NetworkFactors* sized = nullptr;  // factors by message size (ib): replace the two above
+  core::HostCosts host;                   // software costs of messages between nodes
 };
+
+// Whether a step adds what it receives (reduce-scatter, halving) or overwrites (all-gather).
+enum class Sums { kNo, kYes };
 
 // One step of a pattern in which every rank r sends `bytes` to partner(r) at once (partner(r) < 0:
 // r sends nothing). The step lasts as long as its slowest flow: latency plus bytes at the flow's
-// rate, where flows leaving (entering) one node share its NIC. Looks at the first and the last
-// node's ranks, which covers the distinct cases of the regular patterns used here.
-// `both_ways`: every rank also receives while it sends (exchanges), so cross-traffic applies.
+// rate, where flows leaving (entering) one node share its NIC, plus, between nodes, the host's
+// costs (the sender's overhead and copy, the receiver's sum when the step `sums`). Looks at the
+// first and the last node's ranks, which covers the distinct cases of the regular patterns used
+// here. `both_ways`: every rank also receives while it sends (exchanges), so cross-traffic applies.
 double pattern_step(const Layout& L, const std::function<int(int)>& partner, double bytes,
-                    bool both_ways = true) {
+                    Sums sums, bool both_ways = true) {
   const core::Topology& t = *L.topo;
   auto node_of = [&](int r) { return t.node_of_device(r); };
   auto share_out = [&](int node) {
@@ -87,28 +93,37 @@ double pattern_step(const Layout& L, const std::function<int(int)>& partner, dou
         latency_factor = L.sized->latency.at(message);
       }
       double rate = shared * bandwidth_factor / (both_ways ? L.cross_traffic : 1.0);
-      worst = std::max(worst, cost.latency * latency_factor + bytes / rate);
+      double host =
+          node_of(p) != node ? core::host_step_time(L.host, bytes, sums == Sums::kYes) : 0.0;
+      worst = std::max(worst, cost.latency * latency_factor + bytes / rate + host);
     }
   }
   return worst;
 }
 
-double ring_phase(const Layout& L, int steps, double bytes,
-                  const std::function<int(int)>& partner) {
-  return steps > 0 ? steps * pattern_step(L, partner, bytes) : 0.0;
+double ring_phase(const Layout& L, int steps, double bytes, const std::function<int(int)>& partner,
+                  Sums sums) {
+  return steps > 0 ? steps * pattern_step(L, partner, bytes, sums) : 0.0;
+}
+
+// A ring all-reduce of `steps` + 1 members: the reduce-scatter's steps sum, the all-gather's not.
+double ring_allreduce_phase(const Layout& L, int steps, double bytes,
+                            const std::function<int(int)>& partner) {
+  return ring_phase(L, steps, bytes, partner, Sums::kYes) +
+         ring_phase(L, steps, bytes, partner, Sums::kNo);
 }
 
 double ring_allreduce(const Layout& L, int n, double bytes) {
-  return ring_phase(L, 2 * (n - 1), bytes / n, [n](int r) { return (r + 1) % n; });
+  return ring_allreduce_phase(L, n - 1, bytes / n, [n](int r) { return (r + 1) % n; });
 }
 
 double torus2d(const Layout& L, std::array<int, 2> grid, double bytes) {
   int x = grid[0], y = grid[1], n = x * y;
   auto row_next = [x](int r) { return r / x * x + (r % x + 1) % x; };
   auto col_next = [x, n](int r) { return (r + x) % n; };
-  double row = ring_phase(L, x - 1, bytes / x, row_next);
-  double col = ring_phase(L, 2 * (y - 1), bytes / x / y, col_next);
-  return 2 * row + col;
+  double row = ring_allreduce_phase(L, x - 1, bytes / x, row_next);  // reduce-scatter, all-gather
+  double col = ring_allreduce_phase(L, y - 1, bytes / x / y, col_next);
+  return row + col;
 }
 
 double hierarchical(const Layout& L, const Plan& plan, double bytes) {
@@ -121,8 +136,8 @@ double hierarchical(const Layout& L, const Plan& plan, double bytes) {
   int m = L.workers / g;
   auto inside = [g](int r) { return r / g * g + (r % g + 1) % g; };
   auto across = [g, n = L.workers](int r) { return (r + g) % n; };
-  return 2 * ring_phase(L, g - 1, bytes / g, inside) +
-         ring_phase(L, 2 * (m - 1), bytes / g / m, across);
+  return ring_allreduce_phase(L, g - 1, bytes / g, inside) +
+         ring_allreduce_phase(L, m - 1, bytes / g / m, across);
 }
 
 double halving_doubling(const Layout& L, int n, double bytes) {
@@ -132,9 +147,10 @@ double halving_doubling(const Layout& L, int n, double bytes) {
   auto rank_of = [extra](int i) { return i < extra ? 2 * i : i + extra; };
   auto index_of = [extra](int r) { return r < 2 * extra ? (r % 2 ? -1 : r / 2) : r - extra; };
   double total = 0;
-  if (extra > 0)  // fold in and out: odd ranks below 2*extra pair with the even rank below
-    total += 2 * pattern_step(
-                     L, [extra](int r) { return r < 2 * extra ? (r ^ 1) : -1; }, bytes);
+  if (extra > 0) {  // fold in (summed) and out: odd ranks below 2*extra pair with the even below
+    auto fold = [extra](int r) { return r < 2 * extra ? (r ^ 1) : -1; };
+    total += pattern_step(L, fold, bytes, Sums::kYes) + pattern_step(L, fold, bytes, Sums::kNo);
+  }
   double chunk = bytes;
   for (int d = 1; d < p; d <<= 1) {
     chunk /= 2;
@@ -142,14 +158,17 @@ double halving_doubling(const Layout& L, int n, double bytes) {
       int i = index_of(r);
       return i < 0 ? -1 : rank_of(i ^ d);
     };
-    total += 2 * pattern_step(L, partner, chunk);  // once halving, once doubling
+    // once halving (summed), once doubling
+    total +=
+        pattern_step(L, partner, chunk, Sums::kYes) + pattern_step(L, partner, chunk, Sums::kNo);
   }
   return total;
 }
 
 // The closed forms in analytic_tree.cpp see the layout as a LinkModel.
 LinkModel links_of(const Layout& L) {
-  return {L.topo, L.workers, L.nic_bw, L.latency_factor, L.bandwidth_factor, L.cross_traffic};
+  return {L.topo,          L.workers, L.nic_bw, L.latency_factor, L.bandwidth_factor,
+          L.cross_traffic, L.host};
 }
 
 double parameter_server(const Layout& L, const Plan& plan, double bytes) {
@@ -171,6 +190,7 @@ AnalyticModel::AnalyticModel(const core::Cluster& cluster, int max_devices)
     sized_ = network_factors("ib");
     cross_traffic_ = sized_.cross_traffic;
   }
+  if (cluster.latency_factor) latency_factor_ = *cluster.latency_factor;  // the plan's own
 }
 
 double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
@@ -185,7 +205,8 @@ double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
            bandwidth_factor_,
            cross_traffic_,
            intra_node_shared(cluster_),
-           sized_.by_size ? &sized_ : nullptr};
+           sized_.by_size ? &sized_ : nullptr,
+           cluster_.host};
   switch (plan.strategy.kind) {
     case core::StrategyKind::kRing:
       return ring_allreduce(L, n, bytes);

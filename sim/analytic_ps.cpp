@@ -148,7 +148,7 @@ double parameter_server_extended(const PsInputs& in, const core::Plan& plan, dou
 }
 
 std::vector<std::string> ps_extended_warnings(const core::Plan& plan) {
-  std::vector<std::string> out = core::host_cost_warnings(plan);
+  std::vector<std::string> out;
   // Tested: 16 workers without aggregation, 8 nodes of 4 with it. At 256 workers on 32 servers
   // (BERT-large, 8-GPU nodes, node aggregation) the closed form was 16% slower than the simulator,
   // whose servers start pulling while others still take pushes.

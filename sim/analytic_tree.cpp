@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/host_costs.hpp"
 #include "core/strategies/double_tree.hpp"
 
 namespace scaleout::sim {
@@ -28,8 +29,10 @@ Nodes nodes_of(const LinkModel& L) {
 }
 
 // Seconds for `bytes` from device a to device b while `link_flows` flows share each device link
-// direction on the way and `nic_flows` each NIC direction.
-double flow_time(const LinkModel& L, int a, int b, double bytes, int link_flows, int nic_flows) {
+// direction on the way and `nic_flows` each NIC direction; between nodes, plus the hosts' costs
+// (the receiver's sum when the step `summed` what it received).
+double flow_time(const LinkModel& L, int a, int b, double bytes, int link_flows, int nic_flows,
+                 bool summed = false) {
   const core::Topology& t = *L.topo;
   core::Topology::Cost cost = t.device_cost(a, b);
   double device_bw =
@@ -38,7 +41,10 @@ double flow_time(const LinkModel& L, int a, int b, double bytes, int link_flows,
   if (t.node_of_device(a) != t.node_of_device(b) && L.nic_bw > 0)
     rate = std::min(rate, L.nic_bw / nic_flows);
   rate *= L.bandwidth_factor / L.cross_traffic;
-  return cost.latency * L.latency_factor + bytes / rate;
+  double host = t.node_of_device(a) != t.node_of_device(b)
+                    ? core::host_step_time(L.host, bytes, summed)
+                    : 0.0;
+  return cost.latency * L.latency_factor + bytes / rate + host;
 }
 
 struct Chunks {
@@ -84,8 +90,11 @@ struct Load {
 // waits for them before its next step. A transfer starts once both its ranks reached the step
 // and lasts its latency plus the time the step's transfers that share a device link or NIC
 // direction with it take to carry as much as it does (even shares, smaller ones ending first).
-// The phase ends when the last rank is done. Costs O(steps x transfers).
-double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const Chunks& k) {
+// The phase ends when the last rank is done. Costs O(steps x transfers). Between nodes the hosts'
+// costs count too: a rank's sends of a step leave one after another, each after its overhead and
+// copy, and a receiver that `sums` adds what it received before its next step.
+double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const Chunks& k,
+                     bool sums) {
   const core::Topology& t = *L.topo;
   if (transfers.empty() || k.count <= 0) return 0;
   long first = transfers.front().offset, last = first;
@@ -102,7 +111,7 @@ double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const 
   }
   int devices = L.workers, nodes = t.node_of_device(devices - 1) + 1;
   std::vector<Load> up(devices), down(devices), out(nodes), in(nodes);
-  std::vector<double> clock(devices, 0.0), next(devices, 0.0);
+  std::vector<double> clock(devices, 0.0), next(devices, 0.0), sent(devices), summing(devices);
   double scale = L.bandwidth_factor / L.cross_traffic;
   for (long s = first; s <= last; ++s) {
     auto chunk_of = [&](const Transfer& x) { return s - x.offset; };
@@ -117,19 +126,25 @@ double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const 
       if (a != b) out[a].add(is_last(x)), in[b].add(is_last(x));
     }
     next = clock;
+    std::fill(sent.begin(), sent.end(), 0.0);
+    std::fill(summing.begin(), summing.end(), 0.0);
+    for (const auto& x : transfers)
+      if (active(x) && x.from_node != x.to_node && sums)
+        summing[x.to] += core::host_sum_time(L.host, is_last(x) ? k.last : k.first);
     for (const auto& x : transfers) {
       if (!active(x)) continue;
       bool l = is_last(x);
       double own = l ? k.last : k.first;
+      if (x.from_node != x.to_node) sent[x.from] += core::host_send_time(L.host, own);
       double busy = std::max({own / x.path_bw, up[x.from].bytes_until(k, l) / x.from_bw,
                               down[x.to].bytes_until(k, l) / x.to_bw});
       int a = x.from_node, b = x.to_node;
       if (a != b && L.nic_bw > 0)
         busy = std::max(
             {busy, out[a].bytes_until(k, l) / L.nic_bw, in[b].bytes_until(k, l) / L.nic_bw});
-      double end = std::max(clock[x.from], clock[x.to]) + x.latency + busy / scale;
+      double end = std::max(clock[x.from] + sent[x.from], clock[x.to]) + x.latency + busy / scale;
       next[x.from] = std::max(next[x.from], end);
-      next[x.to] = std::max(next[x.to], end);
+      next[x.to] = std::max(next[x.to], end + summing[x.to]);
     }
     std::swap(clock, next);
   }
@@ -195,7 +210,7 @@ struct TreeShape {
 double tree_time(const LinkModel& L, double bytes, double chunk_bytes) {
   TreeShape shape(*L.topo, L.workers);
   Chunks k = cut(bytes / 2, chunk_bytes);
-  return stepped_phase(L, shape.reduce(), k) + stepped_phase(L, shape.broadcast(), k);
+  return stepped_phase(L, shape.reduce(), k, true) + stepped_phase(L, shape.broadcast(), k, false);
 }
 
 double hierarchical_allreduce_time(const LinkModel& L, double bytes, double chunk_bytes) {
@@ -205,11 +220,13 @@ double hierarchical_allreduce_time(const LinkModel& L, double bytes, double chun
   double t = 2 * pipeline(n.widest - 1, k, chain);
   int m = n.count;
   if (m > 1) {
-    double step = 0;
-    for (int x = 0; x < m; ++x)
-      step = std::max(step, flow_time(L, L.topo->first_device(x), L.topo->first_device((x + 1) % m),
-                                      bytes / m, 1, 1));
-    t += 2 * (m - 1) * step;
+    double summed = 0, plain = 0;  // reduce-scatter steps add what they receive, all-gather not
+    for (int x = 0; x < m; ++x) {
+      int from = L.topo->first_device(x), to = L.topo->first_device((x + 1) % m);
+      summed = std::max(summed, flow_time(L, from, to, bytes / m, 1, 1, true));
+      plain = std::max(plain, flow_time(L, from, to, bytes / m, 1, 1));
+    }
+    t += (m - 1) * summed + (m - 1) * plain;
   }
   return t;
 }
@@ -224,15 +241,19 @@ double hierarchical_halving_doubling_time(const LinkModel& L, double bytes, doub
   int extra = m - p;
   auto leader = [&](int i) { return L.topo->first_device(i); };
   auto index_node = [extra](int i) { return i < extra ? 2 * i : i + extra; };
-  if (extra > 0) t += 2 * flow_time(L, leader(1), leader(0), bytes, 1, 1);
+  if (extra > 0)  // fold in (summed) and out
+    t += flow_time(L, leader(1), leader(0), bytes, 1, 1, true) +
+         flow_time(L, leader(1), leader(0), bytes, 1, 1);
   double piece = bytes;
   for (int d = 1; d < p; d <<= 1) {
     piece /= 2;
-    double step = 0;
-    for (int i = 0; i < p; ++i)
-      step = std::max(step,
-                      flow_time(L, leader(index_node(i)), leader(index_node(i ^ d)), piece, 1, 1));
-    t += 2 * step;
+    double summed = 0, plain = 0;  // halving adds what it receives, doubling not
+    for (int i = 0; i < p; ++i) {
+      int from = leader(index_node(i)), to = leader(index_node(i ^ d));
+      summed = std::max(summed, flow_time(L, from, to, piece, 1, 1, true));
+      plain = std::max(plain, flow_time(L, from, to, piece, 1, 1));
+    }
+    t += summed + plain;
   }
   return t;
 }

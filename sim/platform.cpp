@@ -10,7 +10,7 @@ namespace scaleout::sim {
 
 namespace sg4 = simgrid::s4u;
 
-void configure_network_model(const std::string& model) {
+void configure_network_model(const std::string& model, std::optional<double> latency_factor) {
   if (model == "cm02") {
     sg4::Engine::set_config("network/model:CM02");
     // CM02 is the model without corrections: no reverse-path load for acknowledgements either.
@@ -28,6 +28,8 @@ void configure_network_model(const std::string& model) {
   } else {
     throw std::invalid_argument("unknown network model '" + model + "'");
   }
+  // Set by the user, it outlives the model's own default, which the model sets when it loads.
+  if (latency_factor) simgrid::config::set_value<double>("network/latency-factor", *latency_factor);
 }
 
 double model_latency_factor() {

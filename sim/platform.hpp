@@ -4,6 +4,7 @@
 // computation per node, not per device, so thousands of ranks build in well under a second.
 #pragma once
 
+#include <optional>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <vector>
@@ -24,8 +25,10 @@ struct SimPlatform {
 SimPlatform build_platform(const core::Topology& topo);
 
 // Sets SimGrid's network model: "lv08" (TCP-like), "cm02" (no corrections, cross-traffic off),
-// "ib". REQUIRES: called before build_platform.
-void configure_network_model(const std::string& model);
+// "ib"; `latency_factor`, when given, replaces the model's latency factor (SimGrid's
+// network/latency-factor). REQUIRES: called before build_platform.
+void configure_network_model(const std::string& model,
+                             std::optional<double> latency_factor = std::nullopt);
 
 // Latency multiplier that the configured model applies to every message (13.01 for LV08).
 double model_latency_factor();

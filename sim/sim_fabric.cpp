@@ -254,6 +254,7 @@ void SimFabric::exchange_steps(int to, int from, int count, const StepFn& step) 
     core::ExchangeStep s = step(i);
     totals.send += s.send.count;
     totals.recv += s.recv.count;
+    if (s.combine == core::Combine::kAdd) totals.added += s.recv.count;
   }
   coalesced_run(to, from, count, totals);
 }
@@ -271,10 +272,17 @@ void SimFabric::exchange_run(int to, int from, int count, const StepFn& step,
 void SimFabric::coalesced_run(int to, int from, int count, const StepTotals& totals) {
   double send = static_cast<double>(totals.send) * world_.bytes_per_element;
   double recv = static_cast<double>(totals.recv) * world_.bytes_per_element;
+  // Host costs between nodes, as the steps would pay them one after another: each step's message
+  // its overhead and the copy of its bytes before it leaves, each summed chunk its addition.
+  if (world_.host.any() && send > 0 && crosses_nodes(to))
+    host_time((count - 1) * world_.host.message_overhead + core::host_send_time(world_.host, send));
   std::vector<Handle> handles;
   if (send > 0) handles.push_back(send_bytes(to, send, run_wire(to, send, count)));
   if (recv > 0) handles.push_back(recv_bytes(from));
   wait_all(handles);
+  if (totals.added > 0 && crosses_nodes(from))
+    host_time(core::host_sum_time(world_.host,
+                                  static_cast<double>(totals.added) * world_.bytes_per_element));
   // Each step the run stands for would have paid the slower of its two routes' latency once.
   if (!world_.sized) {
     double latency =

@@ -53,7 +53,8 @@ struct SimWorld {
   // Message data on its way, by sending rank: receivers prefer the data of senders not sending
   // other data at the moment, as the fastest flowing connection is the one read first.
   std::unordered_map<int, int> uploading;
-  // Software costs charged on messages between nodes (parameter servers only; zero: none).
+  // Software costs charged on messages between nodes and on the sums of what they bring (every
+  // strategy; zero: none).
   core::HostCosts host;
   // Told of every message's data once it arrived (for the trace); may be empty.
   std::function<void(int from, int to, double start_s, double end_s)> data_taken;

@@ -12,7 +12,6 @@
 
 #include "core/atomic_file.hpp"
 #include "core/failure_model.hpp"
-#include "core/host_costs.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
@@ -148,7 +147,7 @@ std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& sta
   char arg1[] = "--log=root.thresh:critical";
   char* argv[] = {arg0, arg1, nullptr};
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
-  configure_network_model(plan.cluster.network_model);
+  configure_network_model(plan.cluster.network_model, plan.cluster.latency_factor);
   apply_stack_plan(stacks);
   // Expert knobs: SCALEOUT_SIMGRID_CFG="name:value;name:value" passes SimGrid options through.
   if (const char* extra = std::getenv("SCALEOUT_SIMGRID_CFG")) {
@@ -364,8 +363,8 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   run.world.bytes_per_element = run.model.bytes_per_element;
   run.world.coalesce = fidelity_for(plan, options.fidelity) == Fidelity::kFast;
   run.world.latency_factor = model_latency_factor();
-  // Host costs are modelled for parameter servers (both engines); other kinds say so.
-  if (plan.strategy.kind == core::StrategyKind::kPs) run.world.host = plan.cluster.host;
+  // Host costs: charged by the fabric to messages between nodes, whatever the strategy.
+  run.world.host = plan.cluster.host;
   if (plan.cluster.network_model == "ib") run.world.sized = configured_size_factors();
   core::Trace trace;
   set_up_ranks(run, ranks, platform, options.trace_path.empty() ? nullptr : &trace);
@@ -380,7 +379,6 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
         std::to_string(run.actors) + " ranks still waiting (a deadlock in the strategy)");
 
   RunResult result = assemble_result(run, plan, ranks, go_on_without);
-  for (const auto& w : core::host_cost_warnings(plan)) result.warnings.push_back(w);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,

@@ -31,7 +31,8 @@ std::int64_t segment(Span span, int n, int i) { return split_part(span, n, wrap(
 // all-gather sends every segment but p + 2 and receives every segment but p + 1.
 Fabric::StepTotals ring_reduce_scatter_totals(const RingGroup& g, Span span) {
   int n = g.size(), p = g.position;
-  return {span.count - segment(span, n, p + 1), span.count - segment(span, n, p)};
+  std::int64_t recv = span.count - segment(span, n, p);
+  return {span.count - segment(span, n, p + 1), recv, recv};
 }
 
 Fabric::StepTotals ring_allgather_totals(const RingGroup& g, Span span) {
@@ -76,7 +77,7 @@ void ring_allreduce(Fabric& fabric, const RingGroup& group, Span span) {
                         return s < n - 1 ? reduce_scatter_step(group, span, s)
                                          : allgather_step(group, span, s - (n - 1));
                       },
-                      {rs.send + ag.send, rs.recv + ag.recv});
+                      {rs.send + ag.send, rs.recv + ag.recv, rs.added});
 }
 
 }  // namespace scaleout::core

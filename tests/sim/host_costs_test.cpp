@@ -1,5 +1,6 @@
 // The hosts' software costs (`host:` in a topology): closed-form checks of what they add to a
-// parameter server's step in the simulator, and the simulator against the closed form.
+// parameter server's step in the simulator, and the simulator against the closed form. The
+// collective strategies' costs: collective_host_costs_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,21 +79,6 @@ TEST(HostCosts, WithLocalAggregationSimulatorAndClosedFormAgree) {
           << nodes << " nodes, " << servers << " servers: sim " << sim << " s, analytic " << ana
           << " s";
     }
-}
-
-// Other strategies run without the costs, and both engines say so.
-TEST(HostCosts, OtherStrategiesRunWithoutThemAndSaySo) {
-  core::Cluster cluster = testing::switch_cluster(1, 12.5e9, 2e-6);
-  core::Plan plain = testing::collective_plan(cluster, core::StrategyKind::kRing, 4, 2.5e6);
-  core::Plan costly = plain;
-  costly.cluster.host = {40e-6, 8e9, 4e9, 0};
-  for (bool sim : {true, false}) {
-    core::RunResult a = sim ? simulate(plain) : predict_analytic(plain);
-    core::RunResult b = sim ? simulate(costly) : predict_analytic(costly);
-    EXPECT_EQ(a.step_time_s, b.step_time_s);
-    ASSERT_EQ(b.warnings.size(), a.warnings.size() + 1);
-    EXPECT_NE(b.warnings.back().find("ps strategy only"), std::string::npos);
-  }
 }
 
 }  // namespace
