@@ -18,9 +18,14 @@ struct Measured {
   double peak_mb = 0;
 };
 
-inline Measured measure_simulation(const core::Plan& plan, const std::string& fidelity) {
+// `max_events`: the simulator's refusal limit (sim/work_estimate.hpp), raised for sizes a benchmark
+// means to reach.
+inline Measured measure_simulation(const core::Plan& plan, const std::string& fidelity,
+                                   double max_events = sim::kDefaultMaxEvents) {
   auto t0 = std::chrono::steady_clock::now();
-  sim::SimChild child = sim::start_simulation(plan, {sim::parse_fidelity(fidelity), ""});
+  sim::SimOptions options{sim::parse_fidelity(fidelity), ""};
+  options.max_events = max_events;
+  sim::SimChild child = sim::start_simulation(plan, options);
   int status = 0;
   rusage usage{};
   ::wait4(child.pid, &status, 0, &usage);

@@ -1,10 +1,12 @@
 // The sizes people train on today, on SimGrid: wall time, CPU time and peak memory of one
 // synchronous step of the quickstart plan (ResNet-50, 8-GPU V100 nodes on an InfiniBand switch,
 // overlap on) for ring, torus2d and hierarchical_ring at 4,096 to 16,384 ranks (65,536 with
-// a larger maximum) and a synchronous parameter server, beside the targets and the peers' figures.
+// a larger maximum), a synchronous parameter server (8 shards) at 4,096 to 16,384 workers, and an
+// asynchronous one (16 shards, 100 steps per worker), beside the targets and the peers' figures.
 // Each simulation runs in its own process; CPU time and peak memory come from wait4().
 //
-//   build/bench/bench_sim_scale [max_ranks] [max_ps_workers]     (defaults 16384 4096)
+//   build/bench/bench_sim_scale [max_ranks] [max_ps_workers] [async_ps_workers]
+//   (defaults 16384 16384 4096; 0 leaves a part out)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -29,21 +31,36 @@ std::string beside(core::StrategyKind kind, int n) {
   return out;
 }
 
+void print(const std::string& label, int n, const bench::Measured& m, const std::string& note) {
+  std::printf("%-18s %6d %8.2f %8.2f %9.0f %12.2f %13.5f  %s\n", label.c_str(), n, m.wall_s,
+              m.cpu_s, m.peak_mb, 1e6 * m.cpu_s / n, m.result.step_time_s, note.c_str());
+  std::fflush(stdout);
+}
+
 void measure(core::Plan plan, core::StrategyKind kind, int n) {
   plan.strategy.kind = kind;
   plan.training.workers = n;
-  bench::Measured m = bench::measure_simulation(plan, "fast");
-  std::printf("%-18s %6d %8.2f %8.2f %9.0f %12.2f %13.5f  %s\n", core::strategy_name(kind), n,
-              m.wall_s, m.cpu_s, m.peak_mb, 1e6 * m.cpu_s / n, m.result.step_time_s,
-              beside(kind, n).c_str());
-  std::fflush(stdout);
+  print(core::strategy_name(kind), n, bench::measure_simulation(plan, "fast"), beside(kind, n));
+}
+
+// Asynchronous PS: every worker does 100 steps against 16 shards (each push carries the next pull).
+void measure_async_ps(core::Plan plan, int n) {
+  plan.strategy.kind = core::StrategyKind::kPs;
+  plan.strategy.ps_mode = core::PsMode::kAsync;
+  plan.strategy.ps_servers = 16;
+  plan.training.workers = n;
+  plan.training.steps = 100;
+  // 2 x 4,096 x 100 x 16 = 1.3e7 messages: over the simulator's default limit.
+  print("ps async x16, 100", n, bench::measure_simulation(plan, "fast", 1e9),
+        n <= 4096 ? "target < 60 s" : "");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int max_ranks = argc > 1 ? std::atoi(argv[1]) : 16384;
-  int max_ps = argc > 2 ? std::atoi(argv[2]) : 4096;
+  int max_ps = argc > 2 ? std::atoi(argv[2]) : 16384;
+  int async_ps = argc > 3 ? std::atoi(argv[3]) : 4096;
   core::Plan plan =
       core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
   plan.training.steps = 1;
@@ -56,5 +73,6 @@ int main(int argc, char** argv) {
                     core::StrategyKind::kHierarchicalRing})
     for (int n = 4096; n <= max_ranks; n *= 2) measure(plan, kind, n);
   for (int n = 4096; n <= max_ps; n *= 2) measure(plan, core::StrategyKind::kPs, n);
+  if (async_ps > 0) measure_async_ps(plan, async_ps);
   return 0;
 }

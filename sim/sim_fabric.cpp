@@ -98,41 +98,16 @@ void SimFabric::collect_arrived() {
   while (true) {
     auto it = box.in_flight.begin();
     // A timer may wake the receiver a rounding error before the arrival it was set for.
-    for (; it != box.in_flight.end() && it->first <= now() + 1e-12; ++it) {
-      arrived_[it->second.from].push_back(*it);
-      ++arrived_count_;
-    }
+    for (; it != box.in_flight.end() && it->first <= now() + 1e-12; ++it)
+      arrived_.push(it->first, it->second);
     box.in_flight.erase(box.in_flight.begin(), it);
-    if (arrived_count_ > 0) return;
+    if (!arrived_.empty()) return;
     if (box.in_flight.empty()) {
       box.posted->wait(lock);
     } else {
       box.posted->wait_until(lock, box.in_flight.begin()->first);
     }
   }
-}
-
-// Messages without data come first. Of those carrying data, the one that arrived first among
-// senders not sending other data now; when all are, the first to arrive. (First come, first
-// served alone would make servers that receive from the same workers all pick the same worker at
-// the same moment, sharing its link, in lockstep for ever; on a real network the connection of an
-// idle sender is the one whose data is there first.)
-int SimFabric::pick_sender() {
-  int control = -1, idle = -1, any = -1;
-  double idle_at = 0, any_at = 0;
-  for (const auto& [from, queue] : arrived_) {
-    if (queue.empty()) continue;
-    const auto& [at, m] = queue.front();
-    if (m.data.count == 0) {
-      if (control < 0 || from < control) control = from;
-    } else {
-      auto key = std::make_pair(at, from);
-      if (any < 0 || key < std::make_pair(any_at, any)) any = from, any_at = at;
-      if (world_.uploading[from] == 0 && (idle < 0 || key < std::make_pair(idle_at, idle)))
-        idle = from, idle_at = at;
-    }
-  }
-  return control >= 0 ? control : idle >= 0 ? idle : any;
 }
 
 // The data moves now, from the sender's host to this one (the sender need not take part: it
@@ -151,11 +126,13 @@ void SimFabric::take_data(int from, double bytes) {
 
 core::Message SimFabric::receive_message() {
   collect_arrived();
-  int from = pick_sender();
-  auto& queue = arrived_[from];
-  core::Message m = queue.front().second;
-  queue.pop_front();
-  --arrived_count_;
+  // Messages without data come first. Of those carrying data, the one that arrived first among
+  // senders not sending other data now; when all are, the first to arrive. (First come, first
+  // served alone would make servers that receive from the same workers all pick the same worker
+  // at the same moment, sharing its link, in lockstep for ever; on a real network the connection
+  // of an idle sender is the one whose data is there first.)
+  int from = arrived_.pick(world_.uploading);
+  core::Message m = arrived_.pop(from);
   if (m.data.count > 0) take_data(from, message_bytes(m));
   last_data_bytes_ = world_.host.any() && crosses_nodes(from) ? message_bytes(m) : 0;
   return m;

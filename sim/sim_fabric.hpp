@@ -16,6 +16,7 @@
 #include "core/fabric.hpp"
 #include "core/plan.hpp"
 #include "core/topology.hpp"
+#include "sim/arrived_messages.hpp"
 #include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
@@ -100,7 +101,6 @@ class SimFabric : public core::Fabric {
   void count_bytes(int peer, double bytes);
   MessageBox& message_box(int rank);
   void collect_arrived();
-  int pick_sender();
   void take_data(int from, double bytes);
   double message_bytes(const core::Message& m) const;
   bool crosses_nodes(int peer) const;
@@ -130,10 +130,9 @@ class SimFabric : public core::Fabric {
   std::vector<std::vector<simgrid::s4u::CommPtr>> rail_comms_;
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
-  // Message headers that arrived (with their arrival times), per sender, in the order sent; the
-  // receiver takes them one at a time.
-  std::unordered_map<int, std::deque<std::pair<double, core::Message>>> arrived_;
-  long arrived_count_ = 0;
+  // Message headers that arrived, per sender, in the order sent; the receiver takes them one at a
+  // time.
+  ArrivedMessages arrived_;
 };
 
 }  // namespace scaleout::sim

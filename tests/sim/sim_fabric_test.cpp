@@ -16,7 +16,7 @@ namespace sg4 = simgrid::s4u;
 // Two devices on two nodes behind a switch: 1 GB/s links of 1 us each (CM02: no corrections).
 struct TwoRanks {
   double send_done = -1, recv_done = -1, coalesced_done = -1, compute_done = -1,
-         overlapped_send = -1;
+         overlapped_send = -1, late_receiver = -1, late_sender = -1, all_done = -1;
 };
 
 TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
@@ -52,6 +52,15 @@ TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
     t.overlapped_send = f0.now() - start;
     t.compute_done = f0.wait_compute(ticket) - start;
     f0.end_bucket();
+    // A transfer moves once both sides posted it: here the receiver comes 0.5 s late...
+    f0.idle(2.0 - f0.now());
+    start = f0.now();
+    f0.wait_all({f0.post_send(1, {0, 250000})});
+    t.late_receiver = f0.now() - start;
+    // ... and here the sender, 0.25 s.
+    f0.idle(0.25);
+    f0.wait_all({f0.post_send(1, {0, 250000})});
+    f0.end_bucket();
   });
   sg4::Actor::create("r1", world.rank_host[1], [&] {
     f1.wait_all({f1.post_recv(0, {0, 250000}, core::Combine::kAdd)});
@@ -60,6 +69,13 @@ TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
       return core::ExchangeStep{{0, 250000}, {0, 250000}, core::Combine::kAdd};
     });
     f1.wait_all({f1.post_recv(0, {0, 250000}, core::Combine::kAdd)});
+    f1.end_bucket();
+    f1.idle(2.5 - f1.now());
+    f1.wait_all({f1.post_recv(0, {0, 250000}, core::Combine::kAdd)});
+    double start = f1.now();
+    f1.wait_all({f1.post_recv(0, {0, 250000}, core::Combine::kAdd)});
+    t.late_sender = f1.now() - start;
+    t.all_done = f1.now();
     f1.end_bucket();
   });
   engine.run();
@@ -70,22 +86,24 @@ TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
   EXPECT_NEAR(t.coalesced_done - t.send_done, 3e-3 + 3 * 2e-6, 1e-6);
   EXPECT_NEAR(t.overlapped_send, 1e-3 + 2e-6, 1e-7);
   EXPECT_NEAR(t.compute_done, 1.0, 1e-6);
-  // Bytes were counted for link loads: 1 + 3 + 1 MB from rank 0, 3 MB from rank 1.
+  EXPECT_NEAR(t.late_receiver, 0.5 + 1e-3 + 2e-6, 1e-7);
+  EXPECT_NEAR(t.late_sender, 0.25 + 1e-3 + 2e-6, 1e-7);
+  // Bytes were counted for link loads: 1 + 3 + 1 + 2 MB from rank 0, 3 MB from rank 1.
   double from0 = 0, from1 = 0;
   for (const auto& step : world.pair_bytes)
     for (const auto& [pair, bytes] : step) (pair >> 32 == 0 ? from0 : from1) += bytes;
-  EXPECT_DOUBLE_EQ(from0, 5e6);
+  EXPECT_DOUBLE_EQ(from0, 7e6);
   EXPECT_DOUBLE_EQ(from1, 3e6);
 
   // Link loads: every byte crosses both NICs; utilization is the busier direction over the run.
-  double end = t.send_done + (t.coalesced_done - t.send_done) + 1.0;
+  double end = t.all_done;
   auto loads = link_loads(topo, world, {0.0}, {end}, nullptr);
   int nics = 0;
   for (const auto& l : loads)
     if (l.name.find("nic") != std::string::npos) {
       ++nics;
-      EXPECT_DOUBLE_EQ(l.bytes, 8e6) << l.name;
-      EXPECT_NEAR(l.utilization, 5e6 / (1e9 * end), 1e-12) << l.name;
+      EXPECT_DOUBLE_EQ(l.bytes, 10e6) << l.name;
+      EXPECT_NEAR(l.utilization, 7e6 / (1e9 * end), 1e-12) << l.name;
     }
   EXPECT_EQ(nics, 2);
 }
