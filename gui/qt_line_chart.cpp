@@ -130,6 +130,7 @@ void QtLineChart::show_data(const LineChartData& d) {
     dots->setColor(series_color(s.name));
     dots->setBorderColor(Qt::black);
     add_series(dots, s, x, y);
+    for (QLegendMarker* lm : c->legend()->markers(dots)) lm->setVisible(false);  // see subtitle
   }
   for (const auto& s : d.refined) {
     auto* rings = new QScatterSeries;
