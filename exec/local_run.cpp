@@ -158,6 +158,32 @@ void check_executable(const core::Plan& plan) {
                            "are simulated only; remove them to execute the plan");
 }
 
+namespace {
+
+// Rank r of a local run: its store, and on an emulated cluster its node's namespace and addresses.
+RankSetup local_rank_setup(const core::RankPlan& ranks, const ExecOptions& options, int r, int size,
+                           const fs::path& store) {
+  RankSetup s;
+  s.rank = r;
+  s.size = size;
+  s.store_dir = store.string();
+  if (options.node_netns.empty()) return s;
+  int node = ranks.node_of_rank(r);
+  s.netns = options.node_netns[node];
+  s.hostname = options.node_ip[node];
+  // The plan's rails, on the cluster's addresses (a plan with fewer rails uses the first).
+  if (node < static_cast<int>(options.node_rail_ip.size())) {
+    const auto& more = options.node_rail_ip[node];
+    std::size_t rails = std::min<std::size_t>(ranks.topology.rails() - 1, more.size());
+    s.rail_hostnames.assign(more.begin(), more.begin() + rails);
+  }
+  if (!s.rail_hostnames.empty())
+    for (int q = 0; q < size; ++q) s.rank_node.push_back(ranks.node_of_rank(q));
+  return s;
+}
+
+}  // namespace
+
 core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   check_executable(plan);
   auto wall0 = std::chrono::steady_clock::now();
@@ -179,26 +205,7 @@ core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   }
   fs::create_directories(dir / "store");
 
-  auto setup_of = [&](int r) {
-    RankSetup s;
-    s.rank = r;
-    s.size = size;
-    s.store_dir = (dir / "store").string();
-    if (!options.node_netns.empty()) {
-      int node = ranks.node_of_rank(r);
-      s.netns = options.node_netns[node];
-      s.hostname = options.node_ip[node];
-      // The plan's rails, on the cluster's addresses (a plan with fewer rails uses the first).
-      if (node < static_cast<int>(options.node_rail_ip.size())) {
-        const auto& more = options.node_rail_ip[node];
-        std::size_t rails = std::min<std::size_t>(ranks.topology.rails() - 1, more.size());
-        s.rail_hostnames.assign(more.begin(), more.begin() + rails);
-      }
-      if (!s.rail_hostnames.empty())
-        for (int q = 0; q < size; ++q) s.rank_node.push_back(ranks.node_of_rank(q));
-    }
-    return s;
-  };
+  auto setup_of = [&](int r) { return local_rank_setup(ranks, options, r, size, dir / "store"); };
 
   std::fflush(nullptr);
   pid_t launcher = ::getpid();

@@ -159,6 +159,21 @@ void enter_netns(const std::string& netns) {
     throw std::runtime_error("cannot enter network namespace " + netns + " (is the cluster up?)");
 }
 
+// Connections over rails 1, 2, ... of this rank's node, one full mesh each (the strategy's own
+// connections are rail 0).
+std::vector<std::shared_ptr<gloo::Context>> connect_rails(gloo::rendezvous::Store& store,
+                                                          const RankSetup& setup,
+                                                          std::chrono::milliseconds timeout) {
+  std::vector<std::shared_ptr<gloo::Context>> rails;
+  for (std::size_t r = 0; r < setup.rail_hostnames.size(); ++r) {
+    gloo::rendezvous::PrefixStore rail_store("strategy-rail" + std::to_string(r + 1), store);
+    RankSetup on_rail = setup;
+    on_rail.hostname = setup.rail_hostnames[r];
+    rails.push_back(connect(rail_store, on_rail, timeout));
+  }
+  return rails;
+}
+
 }  // namespace
 
 void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
@@ -187,14 +202,8 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
       context, data, values, options.timeout,
       static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
   fabric.emulate_device(options.emulated_device_flops);
-  std::vector<std::shared_ptr<gloo::Context>> rails;  // rails 1, 2, ...: connections of their own
-  for (std::size_t r = 0; r < setup.rail_hostnames.size(); ++r) {
-    gloo::rendezvous::PrefixStore rail_store("strategy-rail" + std::to_string(r + 1), store);
-    RankSetup on_rail = setup;
-    on_rail.hostname = setup.rail_hostnames[r];
-    rails.push_back(connect(rail_store, on_rail, options.timeout));
-  }
-  if (!rails.empty()) fabric.stripe_over(rails, setup.rank_node);
+  if (!setup.rail_hostnames.empty())
+    fabric.stripe_over(connect_rails(store, setup, options.timeout), setup.rank_node);
   if (options.backend == Backend::kCuda && setup.rank < workers) {
     DeviceWorker device =
         make_device_worker(setup.rank, static_cast<std::int64_t>(data.bytes(data.size())));
