@@ -4,11 +4,13 @@
 // and a saved plan loads back to the same curves.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGroupBox>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QTest>
 #include <filesystem>
 
 #include "core/plan_loader.hpp"
@@ -313,6 +315,8 @@ TEST(GuiFields, PanelGroupsItsFields) {
   QWidget* panel = w.plan_panel();
   panel->resize(panel->width(), panel->sizeHint().height());
   ASSERT_TRUE(panel->grab().save(QString::fromStdString((kShots / "plan-panel.png").string())));
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QApplication::processEvents();  // the charts lay their legends out on the next turn
   ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-fields.png").string())));
 }
 
