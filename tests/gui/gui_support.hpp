@@ -35,6 +35,9 @@ void expect_relative(double got, double want, double tolerance, const std::strin
 Curves cli_sweep(const std::string& plan_path, const std::filesystem::path& csv);
 // The throughput chart against a sweep CSV (9 significant digits: equal within 1e-8).
 void expect_chart_equals_csv(MainWindow& w, const Curves& csv);
+// Every point of `curves` is on the window's throughput chart within `tolerance` (relative), and
+// the chart has no other point. Returns how many points were compared.
+std::size_t expect_chart_equals_curves(MainWindow& w, const Curves& curves, double tolerance);
 // A "measured" run: the analytic result of ring on 16 workers, 20% slower, as a cpu run.
 void write_runs(const std::filesystem::path& predicted, const std::filesystem::path& measured);
 // A text replacement in one of the quickstart's files (plan | topology | model).
