@@ -104,8 +104,9 @@ std::map<int, std::string> make_switches_and_nodes(const core::Topology& topo, C
     if (topo.rails() > 1) {
       // Rails of a node share its switch: each NIC answers ARP for its own address only, or the
       // switch could send one rail's traffic down another rail's link.
-      sh(in_ns(ns, "sysctl -qw net.ipv4.conf.all.arp_ignore=1"));
-      sh(in_ns(ns, "sysctl -qw net.ipv4.conf.all.arp_announce=2"));
+      // Written to /proc rather than through sysctl(8), which a minimal machine may not have.
+      sh(in_ns(ns, "sh -c 'echo 1 > /proc/sys/net/ipv4/conf/all/arp_ignore'"));
+      sh(in_ns(ns, "sh -c 'echo 2 > /proc/sys/net/ipv4/conf/all/arp_announce'"));
     }
   }
   return bridge_of;
