@@ -1,9 +1,11 @@
 #include "sim/platform.hpp"
 
 #include <cassert>
+#include <cstdlib>
 #include <stdexcept>
 #include <xbt/config.hpp>
 
+#include "sim/flat_cluster_zone.hpp"
 #include "sim/node_zones.hpp"
 
 namespace scaleout::sim {
@@ -120,6 +122,14 @@ SimPlatform build_platform(const core::Topology& topo) {
   SimPlatform out;
   World w;
   w.star_switch = lone_switch(topo);
+  // SCALEOUT_SIM_NODE_ZONES=1 keeps a zone per node where one zone would do (tests compare them).
+  if (flat_cluster_fits(topo, w.star_switch) && !std::getenv("SCALEOUT_SIM_NODE_ZONES")) {
+    auto* world = new FlatClusterZone("world");  // SimGrid owns its zones
+    out.device_hosts = world->build(topo);
+    out.rail_hosts = {out.device_hosts};
+    world->get_iface()->seal();
+    return out;
+  }
   w.zone = w.star_switch >= 0 ? sg4::create_star_zone("world")
                               : sg4::create_dijkstra_zone("world", /*cache=*/true);
   const auto& links = topo.links();

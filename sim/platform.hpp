@@ -1,7 +1,9 @@
-// Builds a SimGrid platform mirroring a Topology: one star zone per node (its devices, each with a
-// split-duplex link to the node's gateway), one zone per switch, and the network links between
-// node and switch zones in a Dijkstra zone (routes cached per source). The hierarchy keeps route
-// computation per node, not per device, so thousands of ranks build in well under a second.
+// Builds a SimGrid platform mirroring a Topology. One switch reached by one NIC per node, with the
+// default node fabric: a single zone that computes routes from the devices' nodes
+// (sim/flat_cluster_zone.hpp). Otherwise: one zone per node (a star of its devices, or a PCIe
+// tree with explicit routes), one zone per switch, and the network links between node and switch
+// zones in a star (one switch) or a Dijkstra zone (routes cached per source). Either way route
+// computation is per node, not per device, so thousands of ranks build in well under a second.
 #pragma once
 
 #include <optional>

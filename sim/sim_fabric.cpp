@@ -42,6 +42,8 @@ void SimFabric::count_bytes(int peer, double bytes) {
 namespace {
 constexpr double kMessageHeaderBytes = 64;
 
+}  // namespace
+
 // Creating them yields to other actors, which may get here meanwhile: both are published at once.
 void make_sync(sg4::MutexPtr& mutex, sg4::ConditionVariablePtr& cv) {
   if (cv) return;
@@ -51,7 +53,6 @@ void make_sync(sg4::MutexPtr& mutex, sg4::ConditionVariablePtr& cv) {
   mutex = m;
   cv = c;
 }
-}  // namespace
 
 MessageBox& SimFabric::message_box(int rank) {
   MessageBox& box = world_.message_boxes[rank];
@@ -168,18 +169,22 @@ core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes, double wire) 
     rails_on = start_rails(rank_, peer, bytes / rails);
     data = new std::vector<sg4::CommPtr>(rails_on);
   }
-  comms_.push_back(outbox(peer)->put_async(data, static_cast<std::uint64_t>(bytes / rails)));
+  auto h = static_cast<Handle>(comms_.size());
+  comms_.emplace_back();
   rail_comms_.resize(comms_.size());
   rail_comms_.back() = std::move(rails_on);
   slots_.push_back(nullptr);
-  return static_cast<Handle>(comms_.size() - 1);
+  post({h, peer, true, bytes / rails, data});
+  return h;
 }
 
 core::Fabric::Handle SimFabric::recv_bytes(int peer) {
+  auto h = static_cast<Handle>(comms_.size());
   slots_.push_back(nullptr);
-  comms_.push_back(inbox(peer)->get_async(&slots_.back()));
+  comms_.emplace_back();
   rail_comms_.resize(comms_.size());
-  return static_cast<Handle>(comms_.size() - 1);
+  post({h, peer, false, 0, nullptr});
+  return h;
 }
 
 core::Fabric::Handle SimFabric::post_send(int peer, core::Span span) {
@@ -198,22 +203,37 @@ core::Fabric::Handle SimFabric::post_recv(int peer, core::Span span, core::Combi
 
 void SimFabric::wait_all(const std::vector<Handle>& handles) {
   for (Handle h : handles) {
-    if (!comms_[h]) continue;  // already waited for
-    comms_[h]->wait();
-    comms_[h] = nullptr;  // let SimGrid free the finished transfer now, not at the bucket's end
-    if (!rail_comms_[h].empty()) sg4::Comm::wait_all(rail_comms_[h]);
-    rail_comms_[h].clear();
-    void*& got = slots_[h];
-    if (got && got != &payload) {  // a striped message's rails 1..
-      auto* rails = static_cast<std::vector<sg4::CommPtr>*>(got);
-      sg4::Comm::wait_all(*rails);
-      delete rails;
+    if (static_cast<std::size_t>(h) < relayed_.size() && relayed_[h]) {
+      await_relayed(h);
+    } else {
+      if (!comms_[h]) continue;  // already waited for
+      finish_transfer(h);
+      --direct_in_flight_;
     }
-    got = nullptr;
     if (auto it = sum_after_.find(h); it != sum_after_.end()) {
       host_time(it->second);
       sum_after_.erase(it);
     }
+  }
+}
+
+// Waits for a transfer and the rails it was striped over, then lets SimGrid free it (now, not at
+// the bucket's end).
+void SimFabric::finish_transfer(Handle h) {
+  sg4::CommPtr comm = std::move(comms_[h]);
+  comms_[h] = nullptr;
+  comm->wait();
+  comm = nullptr;
+  // Moved out: other actors of this rank may post (and grow these vectors) while this one waits.
+  std::vector<sg4::CommPtr> rails = std::move(rail_comms_[h]);
+  rail_comms_[h].clear();
+  if (!rails.empty()) sg4::Comm::wait_all(rails);
+  void* got = slots_[h];
+  slots_[h] = nullptr;
+  if (got && got != &payload) {  // a striped message's rails 1..
+    auto* striped = static_cast<std::vector<sg4::CommPtr>*>(got);
+    sg4::Comm::wait_all(*striped);
+    delete striped;
   }
 }
 
@@ -302,6 +322,8 @@ double SimFabric::now() { return sg4::Engine::get_clock(); }
 
 void SimFabric::end_bucket() {
   comms_.clear();
+  relayed_.clear();
+  relay_done_.clear();
   rail_comms_.clear();
   sum_after_.clear();
   slots_.clear();

@@ -54,12 +54,18 @@ struct SimWorld {
   // Message data on its way, by sending rank: receivers prefer the data of senders not sending
   // other data at the moment, as the fastest flowing connection is the one read first.
   std::unordered_map<int, int> uploading;
+  // Transfers a rank keeps in flight itself before relay actors post the others (see SimFabric);
+  // also a relay's batch. Of 32 to 512, 128 ran a 2,048-worker PS fastest.
+  int direct_comms = 128;
   // Software costs charged on messages between nodes and on the sums of what they bring (every
   // strategy; zero: none).
   core::HostCosts host;
   // Told of every message's data once it arrived (for the trace); may be empty.
   std::function<void(int from, int to, double start_s, double end_s)> data_taken;
 };
+
+// Creates a mutex and a condition variable once, for whichever actor gets there first.
+void make_sync(simgrid::s4u::MutexPtr& mutex, simgrid::s4u::ConditionVariablePtr& cv);
 
 class SimFabric : public core::Fabric {
  public:
@@ -99,6 +105,22 @@ class SimFabric : public core::Fabric {
   double run_latency(int from, int to, double bytes, int count) const;
   void coalesced_run(int to, int from, int count, const StepTotals& totals);
   void count_bytes(int peer, double bytes);
+  // A transfer this rank posts: started at once while few of its own are in flight, else by a
+  // relay actor (sim_fabric_relays.cpp).
+  struct Posting {
+    Handle handle;
+    int peer;
+    bool send;
+    double bytes;  // what SimGrid moves on rail 0
+    void* data;    // a send's payload
+  };
+  void post(const Posting& p);
+  simgrid::s4u::CommPtr start_transfer(const Posting& p);
+  void relay(const Posting& p);
+  void run_relay(std::vector<Posting> postings);
+  void finish_transfer(Handle h);
+  void await_relayed(Handle h);
+  std::uint64_t pair_key(const Posting& p) const;
   MessageBox& message_box(int rank);
   void collect_arrived();
   void take_data(int from, double bytes);
@@ -129,6 +151,23 @@ class SimFabric : public core::Fabric {
   // By handle: a striped send's transfers on rails 1.. (the sender waits for them too).
   std::vector<std::vector<simgrid::s4u::CommPtr>> rail_comms_;
   std::deque<void*> slots_;  // receive payload pointers; a deque keeps their addresses stable
+  // SimGrid 3.32 scans the list of an actor's transfers in flight at every completion, so a
+  // rank with thousands in flight (a PS server) costs the square of their number. Beyond
+  // `world_.direct_comms` of its own, a rank's transfers are posted and waited for by relay
+  // actors on its host, each holding a batch of at most as many: the same transfers, started at
+  // the same simulated time, on shorter lists.
+  int direct_in_flight_ = 0;
+  struct RelayBatch {
+    std::vector<Posting> postings;
+    bool started = false;
+  };
+  std::shared_ptr<RelayBatch> open_batch_;
+  std::vector<char> relayed_, relay_done_;  // by handle
+  // Relayed postings not yet started, by peer and direction: a later posting to the same pair
+  // waits for them, so that the mailbox keeps their order.
+  std::unordered_map<std::uint64_t, int> unstarted_;
+  simgrid::s4u::MutexPtr relay_mutex_;
+  simgrid::s4u::ConditionVariablePtr relay_done_cv_;
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
   // Message headers that arrived, per sender, in the order sent; the receiver takes them one at a
   // time.

@@ -342,12 +342,27 @@ Fidelity fidelity_for(const Plan& plan, Fidelity asked) {
   return plan.cluster.intra_fabric.kind == core::IntraNodeKind::kPcieTree ? Fidelity::kStep : asked;
 }
 
+// Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld);
+// SCALEOUT_SIM_DIRECT_COMMS=N changes it (tests compare relayed with direct transfers).
+int direct_comms() {
+  const char* set = std::getenv("SCALEOUT_SIM_DIRECT_COMMS");
+  return set ? std::max(1, std::atoi(set)) : SimWorld{}.direct_comms;
+}
+
+// Relay actors alive at once, at most: only parameter servers and their workers have more
+// transfers in flight than a rank keeps itself (a server one per worker, a worker one per server).
+std::int64_t relay_actors(const core::RankLayout& layout, int direct) {
+  auto batches = [direct](std::int64_t transfers) { return (transfers - 1) / direct; };
+  return layout.servers * batches(layout.workers) + layout.workers * batches(layout.servers);
+}
+
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
   core::RankPlan ranks = core::plan_ranks(plan);
-  // One actor per rank, a second for its compute stream with overlap, and SimGrid's own.
-  std::int64_t actors =
-      static_cast<std::int64_t>(ranks.ranks()) * (plan.training.overlap ? 2 : 1) + 1;
+  // One actor per rank, a second for its compute stream with overlap, SimGrid's own, and relays.
+  int direct = direct_comms();
+  std::int64_t actors = static_cast<std::int64_t>(ranks.ranks()) * (plan.training.overlap ? 2 : 1) +
+                        1 + relay_actors(ranks.layout, direct);
   StackPlan stacks = plan_stacks(actors, kStackBytes, read_process_limits(), plan.file);
   auto engine = start_engine(plan, stacks);
   SimPlatform platform = build_platform(ranks.topology);
@@ -362,6 +377,7 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   run.world.topology = &ranks.topology;
   run.world.bytes_per_element = run.model.bytes_per_element;
   run.world.coalesce = fidelity_for(plan, options.fidelity) == Fidelity::kFast;
+  run.world.direct_comms = direct;
   run.world.latency_factor = model_latency_factor();
   // Host costs: charged by the fabric to messages between nodes, whatever the strategy.
   run.world.host = plan.cluster.host;
