@@ -62,13 +62,18 @@ void SimFabric::run_relay(std::vector<Posting> postings) {
   for (const Posting& p : postings) {
     finish_transfer(p.handle);
     relay_done_[p.handle] = 1;
-    relay_done_cv_->notify_all();
+    if (awaited_ == p.handle) relay_done_cv_->notify_all();  // wake the rank only for its own
   }
 }
 
+// Actors take turns (no two run at once), so the flag can be read before locking: most relayed
+// transfers are done by the time the rank looks.
 void SimFabric::await_relayed(Handle h) {
+  if (relay_done_[h]) return;
   std::unique_lock<sg4::Mutex> lock(*relay_mutex_);
+  awaited_ = h;
   while (!relay_done_[h]) relay_done_cv_->wait(lock);
+  awaited_ = -1;
 }
 
 }  // namespace scaleout::sim
