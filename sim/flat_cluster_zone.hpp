@@ -43,7 +43,7 @@ class FlatClusterZone : public simgrid::kernel::routing::NetZoneImpl {
     int node = 0;
     Way up, down;  // its link towards the node's centre, and back
   };
-  std::vector<Device> by_netpoint_;  // by the host's netpoint id in this zone
+  std::vector<Device> by_netpoint_;    // by the host's netpoint id in this zone
   std::vector<Way> nic_out_, nic_in_;  // by node: towards the switch, and back
 };
 

@@ -163,7 +163,7 @@ class SimFabric : public core::Fabric {
   };
   std::shared_ptr<RelayBatch> open_batch_;
   std::vector<char> relayed_, relay_done_;  // by handle
-  Handle awaited_ = -1;  // the relayed transfer the rank waits for, if any
+  Handle awaited_ = -1;                     // the relayed transfer the rank waits for, if any
   // Relayed postings not yet started, by peer and direction: a later posting to the same pair
   // waits for them, so that the mailbox keeps their order.
   std::unordered_map<std::uint64_t, int> unstarted_;

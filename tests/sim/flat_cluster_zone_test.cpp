@@ -51,7 +51,8 @@ TEST(FlatClusterZone, ParameterServersDedicatedAndColocated) {
     core::Plan p = testing::collective_plan(cluster(model), core::StrategyKind::kPs, 16, 2.5e6);
     p.strategy.ps_servers = 2;
     expect_same_answer(p, std::string(model) + " dedicated PS");
-    p.strategy.ps_placement = core::PsPlacement::kColocated;  // a worker and a server share a device
+    p.strategy.ps_placement =
+        core::PsPlacement::kColocated;  // a worker and a server share a device
     expect_same_answer(p, std::string(model) + " colocated PS");
   }
 }

@@ -69,8 +69,8 @@ TEST(RelayedTransfers, LocalAggregationAndRails) {
 
 TEST(RelayedTransfers, CollectivesKeepTheirAnswer) {
   core::Cluster c = testing::switch_cluster(4, 12.5e9, 2e-6);
-  for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTree,
-                    core::StrategyKind::kHalvingDoubling})
+  for (auto kind :
+       {core::StrategyKind::kRing, core::StrategyKind::kTree, core::StrategyKind::kHalvingDoubling})
     expect_same_answer(testing::collective_plan(c, kind, 16, 2.5e6), core::strategy_name(kind));
 }
 
