@@ -78,7 +78,7 @@ void use_emulated_cluster(exec::ExecOptions& options, const core::Plan* plan) {
     // Measured on another cluster, a run would time the wrong links (or loopback) without a word.
     std::string why = exec::topology_mismatch(
         *cluster, core::Topology::build(plan->cluster, core::devices_needed(*plan)),
-        plan->cluster.name);
+        plan->cluster.name, plan->cluster.calibrated_from);
     if (!why.empty())
       throw core::InputError(plan->cluster.file.empty() ? plan->file : plan->cluster.file, 0,
                              "cluster",

@@ -79,6 +79,9 @@ struct HostCosts {
 struct Cluster {
   std::string file;  // where it was loaded from ("" when inline in a plan)
   std::string name;
+  // `calibrated_from:` the name of the topology that `calibrate` measured to write this one ("":
+  // not calibrated). Its emulated cluster runs a plan of this topology although the rates differ.
+  std::string calibrated_from;
   std::optional<int> nodes;  // nullopt: "auto", as many as the plan needs
   int devices_per_node = 1;
   DeviceSpec device;

@@ -114,6 +114,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   Cluster c;
   c.file = file;
   c.name = m.get_string("name", "cluster");
+  c.calibrated_from = m.get_string("calibrated_from", "");
   read_network_model(m, c);
   {
     YamlMap d(m.child("device"), file, m.field("device"));

@@ -82,6 +82,8 @@ void explicit_parts(YAML::Emitter& out, const Cluster& c) {
 void cluster(YAML::Emitter& out, const Cluster& c) {
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << c.name;
+  if (!c.calibrated_from.empty())
+    out << YAML::Key << "calibrated_from" << YAML::Value << c.calibrated_from;
   out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
       << YAML::Value << c.device.name << YAML::Key << "flops" << YAML::Value
       << exact(c.device.flops, "FLOPS") << YAML::EndMap;

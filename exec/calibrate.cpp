@@ -229,7 +229,11 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
     }
   }
   if (c.host_measured) topo["host"] = YAML::Load(host_yaml(c.host));
-  if (topo["name"]) topo["name"] = topo["name"].as<std::string>() + "-calibrated";
+  if (topo["name"]) {
+    // The emulated cluster built from the measured topology runs plans of this one too.
+    if (!topo["calibrated_from"]) topo["calibrated_from"] = topo["name"].as<std::string>();
+    topo["name"] = topo["name"].as<std::string>() + "-calibrated";
+  }
   auto link = [](const char* name, bool measured, const LinkMeasure& m) {
     char line[160];
     if (measured)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "tests/support/command.hpp"
@@ -74,6 +75,17 @@ TEST_F(Validate, CalibrateMeasuresTheEmulatedLinks) {
       << o.text;
   EXPECT_GT(mbps, 0.9 * 25);
   EXPECT_LT(mbps, 25.0);
+  // The calibrated topology's rates are the cluster's as measured: a plan of it validates there.
+  {
+    std::ofstream plan("/tmp/scaleout-calibrated-plan.yaml");
+    plan << "cluster: scaleout-calibrated-test.yaml\n"
+         << "workload: { name: gradient-16MB, parameters: 4M, flops_per_sample: 1MFLOP }\n"
+         << "strategy: { kind: ring, chunk: 256KiB }\n"
+         << "training: { workers: 4, batch_per_worker: 1, steps: 5 }\n";
+  }
+  o = scaleout("validate /tmp/scaleout-calibrated-plan.yaml --cluster emulated");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("step time:"), std::string::npos) << o.text;
 }
 
 TEST_F(Validate, ExitsOneWhenTheErrorPassesTheTolerance) {

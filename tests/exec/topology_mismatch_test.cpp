@@ -44,5 +44,28 @@ TEST(TopologyMismatch, AnotherTopologyIsNamedWithTheDifference) {
   EXPECT_NE(why.find("Mb/s"), std::string::npos) << why;
 }
 
+TEST(TopologyMismatch, ATopologyCalibratedFromTheClusterNeedsItsLinksNotItsRates) {
+  core::Cluster emulated =
+      core::load_cluster(testing::source_path("topologies/emulated-4x200mbit.yaml"));
+  EmulatedCluster built = recorded(core::Topology::build(emulated, 4), emulated.name);
+  core::Cluster calibrated = emulated;
+  calibrated.name = emulated.name + "-calibrated";
+  calibrated.nic.bandwidth *= 0.956;  // what TCP carries through tbf
+  EXPECT_NE(topology_mismatch(built, core::Topology::build(calibrated, 4), calibrated.name), "")
+      << "not said to be calibrated: other rates";
+  EXPECT_EQ(topology_mismatch(built, core::Topology::build(calibrated, 4), calibrated.name,
+                              emulated.name),
+            "");
+  EXPECT_NE(topology_mismatch(built, core::Topology::build(calibrated, 4), calibrated.name,
+                              "another-cluster"),
+            "");
+  core::Cluster bigger = calibrated;
+  bigger.devices_per_node = 2;
+  bigger.intra_node = {1e9, 1e-6};
+  std::string why =
+      topology_mismatch(built, core::Topology::build(bigger, 8), bigger.name, emulated.name);
+  EXPECT_NE(why.find("2 devices"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace scaleout::exec
