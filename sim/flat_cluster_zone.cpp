@@ -2,6 +2,8 @@
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
 
+#include "sim/node_zones.hpp"
+
 namespace scaleout::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -16,12 +18,6 @@ bool flat_cluster_fits(const core::Topology& topo, int lone_switch) {
 }
 
 namespace {
-
-sg4::SplitDuplexLink* make_link(sg4::NetZone* zone, const core::LinkInfo& info) {
-  auto* link = zone->create_split_duplex_link(info.name, info.bandwidth);
-  link->set_latency(info.latency)->seal();
-  return link;
-}
 
 // The way along a hop: UP runs from the link's first endpoint to its second.
 FlatClusterZone::Way way(const sg4::SplitDuplexLink* link, bool forward, double latency) {

@@ -10,12 +10,6 @@ using Direction = sg4::LinkInRoute::Direction;
 
 namespace {
 
-sg4::Link* make_link(sg4::NetZone* zone, const core::LinkInfo& link) {
-  return zone->create_split_duplex_link(link.name, link.bandwidth)
-      ->set_latency(link.latency)
-      ->seal();
-}
-
 // A hop of the topology as SimGrid's route element: UP is the direction from the link's `a`
 // end to its `b` end.
 sg4::LinkInRoute in_route(const std::vector<sg4::Link*>& links, const core::Hop& h) {
@@ -48,6 +42,12 @@ bool star_shaped(const core::Topology& topo, int n) {
 }
 
 }  // namespace
+
+sg4::SplitDuplexLink* make_link(sg4::NetZone* zone, const core::LinkInfo& link) {
+  auto* made = zone->create_split_duplex_link(link.name, link.bandwidth);
+  made->set_latency(link.latency)->seal();
+  return made;
+}
 
 void use_models_of(sg4::NetZone* parent, sg4::NetZone* zone) {
   auto* from = parent->get_impl();

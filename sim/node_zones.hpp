@@ -33,6 +33,9 @@ NodeZone build_rail_zone(const core::Topology& topo, int n, int rail,
                          const std::vector<simgrid::s4u::Link*>& device_links,
                          simgrid::s4u::NetZone* world);
 
+// The topology's link as a SimGrid link of `zone`, both directions at the link's rate and latency.
+simgrid::s4u::SplitDuplexLink* make_link(simgrid::s4u::NetZone* zone, const core::LinkInfo& link);
+
 // What set_parent would give `zone`: the models that create its hosts and links.
 void use_models_of(simgrid::s4u::NetZone* parent, simgrid::s4u::NetZone* zone);
 

@@ -161,10 +161,7 @@ SimPlatform build_platform(const core::Topology& topo) {
   // The network's links too are made while the world holds no node zone to search.
   std::vector<sg4::Link*> network_links(links.size(), nullptr);
   for (std::size_t i = 0; i < links.size(); ++i)
-    if (links[i].cls != core::LinkClass::kIntraNode)
-      network_links[i] = w.zone->create_split_duplex_link(links[i].name, links[i].bandwidth)
-                             ->set_latency(links[i].latency)
-                             ->seal();
+    if (links[i].cls != core::LinkClass::kIntraNode) network_links[i] = make_link(w.zone, links[i]);
   for (auto* zone : detached) zone->set_parent(w.zone);
   add_network_routes(w, topo, network_links);
   w.zone->seal();
