@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   int workers = argc > 1 ? std::atoi(argv[1]) : 256;
   int steps = argc > 2 ? std::atoi(argv[2]) : 100;
   std::string root = SCALEOUT_SOURCE_DIR;
-  std::printf("async PS, %d workers, 4 shards, %d steps each\n", workers, steps);
+  std::printf("async PS, %d workers, 4 shards, %d steps each (allocator: %s)\n", workers, steps,
+              bench::allocator_name());
   std::printf("%-26s %10s %10s %12s %14s %10s\n", "topology", "wall s", "peak MB", "messages/s",
               "samples/s", "staleness");
   for (const char* topo : {"ethernet-25g-ps", "v100-ib-switch"}) {

@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
   core::Plan plan =
       core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
   plan.training.steps = 1;
-  std::printf("one synchronous step of %s, %.1f MB gradient, %s, overlap %s\n",
+  std::printf("one synchronous step of %s, %.1f MB gradient, %s, overlap %s (allocator: %s)\n",
               plan.workload.name.c_str(), plan.gradient_bytes() / 1e6, plan.cluster.name.c_str(),
-              plan.training.overlap ? "on" : "off");
+              plan.training.overlap ? "on" : "off", bench::allocator_name());
   std::printf("%-18s %6s %8s %8s %9s %12s %13s  %s\n", "strategy", "N", "wall s", "cpu s",
               "peak MB", "cpu us/rank", "sim step s", "beside");
   for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kTorus2d,

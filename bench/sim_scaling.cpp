@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
       core::load_plan(std::string(SCALEOUT_SOURCE_DIR) + "/experiments/quickstart.yaml");
   plan.training.steps = 1;
   plan.training.overlap = false;
-  std::printf("one synchronous step, ResNet-50 gradient %.1f MB, %s\n", plan.gradient_bytes() / 1e6,
-              plan.cluster.name.c_str());
+  std::printf("one synchronous step, ResNet-50 gradient %.1f MB, %s (allocator: %s)\n",
+              plan.gradient_bytes() / 1e6, plan.cluster.name.c_str(), bench::allocator_name());
   std::printf("%-9s %-6s %6s %10s %10s %14s %12s\n", "strategy", "fidel.", "N", "wall s", "peak MB",
               "sim step ms", "busbw GB/s");
   for (auto kind :
