@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "cli/report.hpp"
+#include "cli/sim_progress_line.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
@@ -26,6 +27,7 @@ struct SimulateArgs {
   bool json = false;
   double max_events = sim::kDefaultMaxEvents;
   int baseline_workers = 0;  // 0: none
+  std::string progress = "auto";
 };
 
 }  // namespace
@@ -55,6 +57,9 @@ Action add_simulate_command(CLI::App& app) {
                   "also report efficiency against this many workers (simulated too): "
                   "(throughput/N) / (throughput at B / B)")
       ->check(positive_int());
+  cmd->add_option("--progress", args->progress,
+                  "sim: messages sent so far on stderr: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
 
   return [args]() {
     core::Plan plan = load_plan_args(args->plan);
@@ -63,8 +68,11 @@ Action add_simulate_command(CLI::App& app) {
                              "the analytic engine has no timeline; use --engine sim");
     auto predict = [&](const core::Plan& p, const std::string& trace) {
       if (args->engine == "analytic") return sim::predict_analytic(p);
-      return sim::simulate(
-          p, {sim::parse_fidelity(args->fidelity, "--fidelity"), trace, args->max_events});
+      sim::SimOptions options{sim::parse_fidelity(args->fidelity, "--fidelity"), trace,
+                              args->max_events};
+      if (sim::OnProgress show = progress_printer(args->progress))
+        return sim::simulate(p, options, show);
+      return sim::simulate(p, options);
     };
     core::RunResult result = predict(plan, args->trace);
     if (args->baseline_workers > 0) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/host_costs.hpp"
+#include "sim/sim_progress.hpp"
 
 namespace scaleout::sim {
 
@@ -34,6 +35,7 @@ void SimFabric::count_bytes(int peer, double bytes) {
   world_.pair_bytes[step_][(static_cast<std::uint64_t>(rank_) << 32) |
                            static_cast<std::uint32_t>(peer)] += bytes;
   ++world_.messages;
+  note_message_sent(now());
 }
 
 // A message is a header, which arrives after its route's latency (its few bytes would add a flow

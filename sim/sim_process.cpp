@@ -4,11 +4,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/input_error.hpp"
 #include "core/temp_files.hpp"
@@ -22,7 +25,8 @@ using core::RunResult;
 
 SimChild start_simulation(const Plan& plan, const SimOptions& options) {
   // Before any work: refused at once.
-  check_work(plan, fidelity_for(plan, options.fidelity), options.max_events);
+  WorkEstimate work = check_work(plan, fidelity_for(plan, options.fidelity), options.max_events);
+  std::shared_ptr<SimProgress> progress = make_shared_progress();
   std::string name = core::make_temp_file("scaleout-sim");
   std::fflush(nullptr);
   pid_t parent = ::getpid();
@@ -34,6 +38,7 @@ SimChild start_simulation(const Plan& plan, const SimOptions& options) {
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);        // never outlive the caller,
     if (::getppid() != parent) std::_Exit(1);  // not even one that died before the line above
+    count_progress_into(progress.get());
     nlohmann::json out;
     try {
       out["result"] = core::to_json(simulate_here(plan, options));
@@ -47,13 +52,51 @@ SimChild start_simulation(const Plan& plan, const SimOptions& options) {
     std::_Exit(0);
   }
   core::track_child(pid);
-  return SimChild{pid, name};
+  return SimChild{pid, name, std::move(progress), work.messages};
 }
 
 RunResult finish_simulation(const SimChild& child) {
   int status = 0;
   ::waitpid(child.pid, &status, 0);
   core::untrack_child(child.pid);
+  return collect_simulation(child, status);
+}
+
+namespace {
+
+ProgressReport report(const SimChild& child, std::chrono::steady_clock::time_point start) {
+  ProgressReport r;
+  if (child.progress) {
+    r.messages = child.progress->messages.load(std::memory_order_relaxed);
+    r.simulated_s = child.progress->simulated_s.load(std::memory_order_relaxed);
+  }
+  r.estimated_messages = child.estimated_messages;
+  r.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace
+
+RunResult finish_simulation(const SimChild& child, const OnProgress& on_progress, double every_s) {
+  auto start = std::chrono::steady_clock::now();
+  auto next = start + std::chrono::duration<double>(every_s);
+  int status = 0;
+  // Polls: a child that ends is seen within 20 ms.
+  while (true) {
+    pid_t done = ::waitpid(child.pid, &status, WNOHANG);
+    if (done == child.pid) break;
+    if (done < 0 && errno != EINTR) {
+      core::remove_temp(child.result_file);
+      throw std::runtime_error("lost the simulation process (waitpid failed)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (std::chrono::steady_clock::now() < next) continue;
+    on_progress(report(child, start));
+    next += std::chrono::duration<double>(every_s);
+  }
+  ProgressReport last = report(child, start);
+  last.finished = true;
+  on_progress(last);
   return collect_simulation(child, status);
 }
 
@@ -77,6 +120,10 @@ RunResult collect_simulation(const SimChild& child, int status) {
 
 RunResult simulate(const Plan& plan, const SimOptions& options) {
   return finish_simulation(start_simulation(plan, options));
+}
+
+RunResult simulate(const Plan& plan, const SimOptions& options, const OnProgress& on_progress) {
+  return finish_simulation(start_simulation(plan, options), on_progress);
 }
 
 }  // namespace scaleout::sim

@@ -14,25 +14,33 @@ namespace scaleout::sim {
 
 namespace {
 
-// Messages one rank sends for one bucket.
+// Messages one rank sends for one bucket, on average over the ranks (a fast run of ring steps is
+// one message; a parameter server's replies are counted with the pushes of its workers).
 double messages_per_bucket(const core::Plan& plan, Fidelity fidelity, double chunks_per_bucket) {
   using K = core::StrategyKind;
   double n = std::max(1, plan.training.workers);
+  double g = std::clamp<double>(plan.cluster.devices_per_node, 1, n);  // ranks in a node
+  double nodes = std::ceil(n / g);
   bool step = fidelity == Fidelity::kStep;
+  // A ring all-reduce among the nodes' leaders, and halving-doubling among them, per rank.
+  double leaders_ring = (step ? 2 * (nodes - 1) : 1) / g;
+  double leaders_hd = 2 * std::ceil(std::log2(nodes)) / g;
+  double chains = 2 * (g - 1) / g * chunks_per_bucket;  // up a node's chain and down it
   switch (plan.strategy.kind) {
     case K::kRing:
-    case K::kHierarchicalRing:
-      return step ? 2 * (n - 1) : 4;
-    case K::kTorus2d:
-      return step ? 4 * std::sqrt(n) : 4;
+      return step ? 2 * (n - 1) : 1;
+    case K::kHierarchicalRing:  // a ring inside the node around a ring between nodes
+      return step ? 2 * (g - 1) + 2 * (nodes - 1) : 3;
+    case K::kTorus2d:  // rows, columns, rows
+      return step ? 4 * std::sqrt(n) : 3;
     case K::kHalvingDoubling:
-      return 2 * std::ceil(std::log2(n)) + 2;
-    case K::kTree:
-      return 4 * chunks_per_bucket;  // up to the parent and down to two children
-    case K::kHierarchicalAllreduce:  // chains inside nodes, then a ring among the leaders
-      return 4 * chunks_per_bucket + (step ? 2 * (n - 1) : 4);
+      return 2 * std::ceil(std::log2(n));
+    case K::kTree:  // each chunk once up to the parent and once down from it
+      return 2 * chunks_per_bucket;
+    case K::kHierarchicalAllreduce:  // chains inside nodes around the leaders' ring
+      return chains + leaders_ring;
     case K::kHierarchicalHalvingDoubling:
-      return 4 * chunks_per_bucket + 2 * std::ceil(std::log2(n)) + 2;
+      return chains + leaders_hd;
     case K::kPs:
       return 2.0 * std::max(1, plan.strategy.ps_servers);  // push and pull, to every shard
   }
@@ -56,9 +64,7 @@ WorkEstimate estimate_work(const core::Plan& plan, Fidelity fidelity) {
               plan.strategy.kind == core::StrategyKind::kHierarchicalAllreduce ||
               plan.strategy.kind == core::StrategyKind::kHierarchicalHalvingDoubling;
   double chunks = tree ? std::ceil(bytes / plan.strategy.chunk) + buckets : buckets;
-  double ranks =
-      plan.training.workers +
-      (plan.strategy.kind == core::StrategyKind::kPs ? std::max(1, plan.strategy.ps_servers) : 0);
+  double ranks = plan.training.workers;
   double steps = plan.training.steps;
   double per_bucket = messages_per_bucket(plan, fidelity, tree ? chunks / buckets : 1);
   bool ps_program = core::uses_ps_training(plan);  // whole gradients, not buckets
@@ -83,9 +89,9 @@ WorkEstimate estimate_work(const core::Plan& plan, Fidelity fidelity) {
   return w;
 }
 
-void check_work(const core::Plan& plan, Fidelity fidelity, double max_messages) {
+WorkEstimate check_work(const core::Plan& plan, Fidelity fidelity, double max_messages) {
   WorkEstimate w = estimate_work(plan, fidelity);
-  if (w.messages <= max_messages) return;
+  if (w.messages <= max_messages) return w;
   throw core::InputError(plan.file, w.line, w.knob,
                          w.advice + " (the simulation would send about " + count(w.messages) +
                              " messages, over the limit of " + count(max_messages) +

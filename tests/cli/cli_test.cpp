@@ -25,6 +25,21 @@ Output run(const std::string& args) { return shell(std::string(SCALEOUT_BINARY) 
 
 const std::string kQuickstart = source_path("experiments/quickstart.yaml");
 
+// Progress on stderr: asked for, a summary with the count; by default, off a terminal, nothing.
+TEST(Cli, SimulateReportsTheMessagesItSentWhenAsked) {
+  fs::path out = fs::temp_directory_path() / "scaleout-cli-progress.json";
+  Output o = run("simulate " + kQuickstart + " --workers 64 --progress always -o " + out.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  // 64 ranks x 2 steps x 6 buckets a step (the result's `buckets`), one message each for a
+  // fast ring.
+  EXPECT_NE(o.text.find("simulated 768 messages (estimated about 768) in "), std::string::npos)
+      << o.text;
+  o = run("simulate " + kQuickstart + " --workers 64 -o " + out.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_EQ(o.text.find("messages"), std::string::npos) << o.text;
+  EXPECT_NE(run("simulate " + kQuickstart + " --progress sometimes").code, 0);
+}
+
 TEST(Cli, SimulateWritesEveryDocumentedKey) {
   fs::path out = fs::temp_directory_path() / "scaleout-cli-result.json";
   fs::path trace = fs::temp_directory_path() / "scaleout-cli-trace.json";

@@ -1,0 +1,73 @@
+#include "cli/sim_progress_line.hpp"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+
+namespace scaleout::cli {
+
+namespace {
+
+// 1234567 -> "1,234,567".
+std::string grouped(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string format(const char* pattern, double a, double b = 0) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, pattern, a, b);
+  return buf;
+}
+
+// A line every this many seconds where lines pile up (a file, a pipe); redrawn more often on a
+// terminal. Short simulations print nothing before this much wall time.
+constexpr double kPileEvery = 5;
+constexpr double kRedrawEvery = 0.5;
+constexpr double kQuietFirst = 1;
+
+}  // namespace
+
+std::string progress_line(const sim::ProgressReport& r) {
+  if (r.messages == 0)
+    return format("simulating: building the platform and the ranks' actors, %.0f s", r.elapsed_s);
+  return "simulating: " + grouped(r.messages) + " messages of about " +
+         grouped(static_cast<std::uint64_t>(r.estimated_messages)) +
+         format(", %.3g s simulated, %.0f s", r.simulated_s, r.elapsed_s);
+}
+
+std::string progress_summary(const sim::ProgressReport& r) {
+  return "simulated " + grouped(r.messages) + " messages (estimated about " +
+         grouped(static_cast<std::uint64_t>(r.estimated_messages)) + ")" +
+         format(" in %.1f s", r.elapsed_s);
+}
+
+sim::OnProgress progress_printer(const std::string& mode) {
+  bool terminal = ::isatty(STDERR_FILENO) != 0;
+  if (mode == "never" || (mode == "auto" && !terminal)) return {};
+  bool always = mode == "always";
+  // When the last line was printed (-1: none yet), shared by the copies of the function.
+  auto shown = std::make_shared<double>(-1);
+  return [terminal, always, shown](const sim::ProgressReport& r) {
+    if (r.finished) {
+      // A summary where progress was shown; nothing after a short simulation on a terminal.
+      if (*shown < 0 && !always) return;
+      std::fprintf(stderr, terminal ? "\r%s\033[K\n" : "%s\n", progress_summary(r).c_str());
+      std::fflush(stderr);
+      return;
+    }
+    if (r.elapsed_s < kQuietFirst) return;
+    if (*shown >= 0 && r.elapsed_s - *shown < (terminal ? kRedrawEvery : kPileEvery)) return;
+    *shown = r.elapsed_s;
+    std::fprintf(stderr, terminal ? "\r%s\033[K" : "%s\n", progress_line(r).c_str());
+    std::fflush(stderr);
+  };
+}
+
+}  // namespace scaleout::cli
