@@ -2,10 +2,24 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QThread>
 
 namespace scaleout::gui {
+
+namespace {
+
+// "12,345 of about 300,000 messages, 3 s" (messages the simulation sent so far).
+QString progress_text(const sim::ProgressReport& r) {
+  QLocale grouped(QLocale::English);
+  return QString("%1 of about %2 messages, %3 s")
+      .arg(grouped.toString(static_cast<qulonglong>(r.messages)))
+      .arg(grouped.toString(static_cast<qulonglong>(r.estimated_messages)))
+      .arg(r.elapsed_s, 0, 'f', 0);
+}
+
+}  // namespace
 
 PointTimeline::PointTimeline(QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout(this);
@@ -36,9 +50,19 @@ void PointTimeline::start(const core::Plan& plan, core::StrategyKind strategy, i
   auto job =
       std::make_shared<RefineJob>(plan, std::vector<RefinePoint>{{strategy, workers}}, options);
   job_ = job;
-  label_->setText(QString("simulating %1 on %2 workers for its timeline...")
-                      .arg(core::strategy_name(strategy))
-                      .arg(workers));
+  QString what = QString("simulating %1 on %2 workers for its timeline")
+                     .arg(core::strategy_name(strategy))
+                     .arg(workers);
+  label_->setText(what + "...");
+  job->on_progress([this, job, what](std::size_t, const sim::ProgressReport& r) {
+    QString text = what + ": " + progress_text(r);
+    QMetaObject::invokeMethod(
+        this,
+        [=, this] {
+          if (job_ == job) label_->setText(text);
+        },
+        Qt::QueuedConnection);
+  });
   show();
   thread_ = QThread::create([this, job] {
     job->run([this, job](std::size_t, const core::RunResult* r, const std::string& error) {
@@ -56,6 +80,8 @@ void PointTimeline::start(const core::Plan& plan, core::StrategyKind strategy, i
   });
   thread->start();
 }
+
+QString PointTimeline::status() const { return label_->text(); }
 
 void PointTimeline::cancel() {
   if (job_) job_->cancel();

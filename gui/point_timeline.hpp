@@ -32,6 +32,8 @@ class PointTimeline : public QWidget {
   void start(const core::Plan& plan, core::StrategyKind strategy, int workers);
   void cancel();
   bool running() const { return job_ != nullptr; }
+  // What it simulates and, while it runs, the messages its simulation has sent.
+  QString status() const;
   QPushButton* cancel_button() const { return cancel_; }
 
  private:

@@ -16,16 +16,24 @@ namespace scaleout::gui {
 RefineJob::RefineJob(core::Plan plan, std::vector<RefinePoint> points, sim::SimOptions options)
     : plan_(std::move(plan)), points_(std::move(points)), options_(std::move(options)) {}
 
-bool RefineJob::wait_for(pid_t pid, int& status) {
+bool RefineJob::wait_for(const sim::SimChild& child, std::size_t index, int& status) {
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kEvery = std::chrono::milliseconds(250);
+  Clock::time_point start = Clock::now(), next = start + kEvery;
   while (true) {
-    pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) return true;
+    pid_t done = ::waitpid(child.pid, &status, WNOHANG);
+    if (done == child.pid) return true;
     if (cancelled_) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
+      ::kill(child.pid, SIGKILL);
+      ::waitpid(child.pid, &status, 0);
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (on_progress_ && Clock::now() >= next) {
+      next += kEvery;
+      on_progress_(index, sim::read_progress(
+                              child, std::chrono::duration<double>(Clock::now() - start).count()));
+    }
   }
 }
 
@@ -39,7 +47,7 @@ void RefineJob::run(const OnPoint& on_point) {
       core::validate_plan(plan);
       sim::SimChild child = sim::start_simulation(plan, options_);
       int status = 0;
-      if (!wait_for(child.pid, status)) {
+      if (!wait_for(child, i, status)) {
         std::filesystem::remove(child.result_file);
         break;
       }

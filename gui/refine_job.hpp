@@ -32,6 +32,11 @@ class RefineJob {
   // `options` apply to every point (a trace path: one point, or each overwrites it).
   RefineJob(core::Plan plan, std::vector<RefinePoint> points, sim::SimOptions options = {});
 
+  // Called about every quarter second while a point simulates (its index, what its child counted),
+  // on run()'s thread. Set before run().
+  using OnProgress = std::function<void(std::size_t, const sim::ProgressReport&)>;
+  void on_progress(OnProgress callback) { on_progress_ = std::move(callback); }
+
   // Simulates the points in order until done or cancelled. Call from one thread only.
   void run(const OnPoint& on_point);
   // From any thread: stops run() soon, killing the simulation in flight.
@@ -40,12 +45,13 @@ class RefineJob {
   const std::vector<RefinePoint>& points() const { return points_; }
 
  private:
-  // Waits for the child `pid`; returns false (child killed and reaped) when cancelled.
-  bool wait_for(pid_t pid, int& status);
+  // Waits for the child of point `index`; returns false (child killed and reaped) when cancelled.
+  bool wait_for(const sim::SimChild& child, std::size_t index, int& status);
 
   core::Plan plan_;
   std::vector<RefinePoint> points_;
   sim::SimOptions options_;
+  OnProgress on_progress_;
   std::atomic<bool> cancelled_{false};
 };
 

@@ -62,17 +62,22 @@ RunResult finish_simulation(const SimChild& child) {
   return collect_simulation(child, status);
 }
 
-namespace {
-
-ProgressReport report(const SimChild& child, std::chrono::steady_clock::time_point start) {
+ProgressReport read_progress(const SimChild& child, double elapsed_s) {
   ProgressReport r;
   if (child.progress) {
     r.messages = child.progress->messages.load(std::memory_order_relaxed);
     r.simulated_s = child.progress->simulated_s.load(std::memory_order_relaxed);
   }
   r.estimated_messages = child.estimated_messages;
-  r.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.elapsed_s = elapsed_s;
   return r;
+}
+
+namespace {
+
+ProgressReport report(const SimChild& child, std::chrono::steady_clock::time_point start) {
+  return read_progress(
+      child, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 }  // namespace

@@ -55,6 +55,9 @@ SimChild start_simulation(const core::Plan& plan, const SimOptions& options);
 // found and std::runtime_error when it failed or crashed.
 core::RunResult finish_simulation(const SimChild& child);
 
+// What the child has counted so far (`elapsed_s` is the caller's wall time since it started).
+ProgressReport read_progress(const SimChild& child, double elapsed_s);
+
 // The same, calling `on_progress` about every `every_s` seconds of wall time while it waits, and
 // once more when the child has ended (with its final count).
 using OnProgress = std::function<void(const ProgressReport&)>;

@@ -70,6 +70,27 @@ TEST(GuiPointTimeline, CancelStopsTheSimulation) {
   EXPECT_EQ(w.timeline(), nullptr) << "nothing opened";
 }
 
+// A large point takes seconds: the bar says how many messages its simulation has sent so far.
+TEST(GuiPointTimeline, ALongSimulationShowsTheMessagesSentSoFar) {
+  PointTimeline bar;
+  bar.resize(900, 40);
+  bar.start(quickstart(), core::StrategyKind::kRing, 4096);
+  ASSERT_TRUE(bar.running());
+  auto counting = [&] {
+    QString s = bar.status();
+    return s.contains(" of about ") && !s.contains(": 0 of");
+  };
+  bool seen = QTest::qWaitFor(counting, 60000);
+  QString status = bar.status();
+  EXPECT_TRUE(seen) << status.toStdString();
+  EXPECT_TRUE(status.startsWith("simulating ring on 4096 workers for its timeline: "))
+      << status.toStdString();
+  fs::create_directories(kShots);
+  EXPECT_TRUE(bar.grab().save(QString::fromStdString((kShots / "timeline-progress.png").string())));
+  bar.cancel_button()->click();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !bar.running(); }, 10000));
+}
+
 TEST(GuiPointTimeline, TopologyDrawingExportsAsSvg) {
   MainWindow w(quickstart());
   w.breakdown_size()->setCurrentText("32");
