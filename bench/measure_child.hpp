@@ -3,20 +3,25 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 
+#include "core/temp_files.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::bench {
 
 struct Measured {
-  core::RunResult result;
+  core::RunResult result;  // empty when stopped
   double wall_s = 0;
   double cpu_s = 0;  // the child's user + system time
   double peak_mb = 0;
+  bool stopped = false;          // ran past the budget and was killed
+  sim::ProgressReport progress;  // what it had sent when it ended or was stopped
 };
 
 // The allocator this program runs on: jemalloc when it was linked in (SCALEOUT_JEMALLOC), which
@@ -26,21 +31,41 @@ inline const char* allocator_name() {
 }
 
 // `max_events`: the simulator's refusal limit (sim/work_estimate.hpp), raised for sizes a benchmark
-// means to reach.
+// means to reach. `budget_s` > 0: a simulation still running after that much wall time is killed
+// and reported as stopped, with the messages it had sent.
 inline Measured measure_simulation(const core::Plan& plan, const std::string& fidelity,
-                                   double max_events = sim::kDefaultMaxEvents) {
+                                   double max_events = sim::kDefaultMaxEvents,
+                                   double budget_s = 0) {
   auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   sim::SimOptions options{sim::parse_fidelity(fidelity), ""};
   options.max_events = max_events;
   sim::SimChild child = sim::start_simulation(plan, options);
   int status = 0;
   rusage usage{};
-  ::wait4(child.pid, &status, 0, &usage);
   Measured m;
-  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  while (::wait4(child.pid, &status, WNOHANG, &usage) == 0) {
+    if (budget_s > 0 && elapsed() > budget_s) {
+      m.progress = sim::read_progress(child, elapsed());
+      m.stopped = true;
+      ::kill(child.pid, SIGKILL);
+      ::wait4(child.pid, &status, 0, &usage);
+      break;
+    }
+    ::usleep(20000);
+  }
+  m.wall_s = elapsed();
   m.peak_mb = usage.ru_maxrss / 1024.0;
   m.cpu_s = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 + usage.ru_stime.tv_sec +
             usage.ru_stime.tv_usec * 1e-6;
+  if (m.stopped) {
+    core::untrack_child(child.pid);
+    core::remove_temp(child.result_file);
+    return m;
+  }
+  m.progress = sim::read_progress(child, m.wall_s);
   m.result = sim::collect_simulation(child, status);
   return m;
 }
