@@ -32,6 +32,18 @@ constexpr double kPileEvery = 5;
 constexpr double kRedrawEvery = 0.5;
 constexpr double kQuietFirst = 1;
 
+// ", about 12 min left at this rate" from the average rate so far (none before 10,000 messages or
+// past the estimate). A rate that falls as the run goes on (an asynchronous PS's, when its servers'
+// links fill) makes it too short at first.
+std::string time_left(const sim::ProgressReport& r) {
+  double sent = static_cast<double>(r.messages);
+  if (sent < 1e4 || sent >= r.estimated_messages || r.elapsed_s <= 0) return "";
+  double left_s = (r.estimated_messages - sent) / (sent / r.elapsed_s);
+  if (left_s < 120) return format(", about %.0f s left at this rate", left_s);
+  if (left_s < 7200) return format(", about %.0f min left at this rate", left_s / 60);
+  return format(", about %.1f h left at this rate", left_s / 3600);
+}
+
 }  // namespace
 
 std::string progress_line(const sim::ProgressReport& r) {
@@ -39,7 +51,7 @@ std::string progress_line(const sim::ProgressReport& r) {
     return format("simulating: building the platform and the ranks' actors, %.0f s", r.elapsed_s);
   return "simulating: " + grouped(r.messages) + " messages of about " +
          grouped(static_cast<std::uint64_t>(r.estimated_messages)) +
-         format(", %.3g s simulated, %.0f s", r.simulated_s, r.elapsed_s);
+         format(", %.3g s simulated, %.0f s", r.simulated_s, r.elapsed_s) + time_left(r);
 }
 
 std::string progress_summary(const sim::ProgressReport& r) {
