@@ -64,12 +64,15 @@ sim::OnProgress progress_printer(const std::string& mode) {
   bool terminal = ::isatty(STDERR_FILENO) != 0;
   if (mode == "never" || (mode == "auto" && !terminal)) return {};
   bool always = mode == "always";
-  // When the last line was printed (-1: none yet), shared by the copies of the function.
+  // When the last line of this simulation was printed (-1: none yet), shared by the copies of
+  // the function; a next simulation (a baseline) starts over.
   auto shown = std::make_shared<double>(-1);
   return [terminal, always, shown](const sim::ProgressReport& r) {
     if (r.finished) {
       // A summary where progress was shown; nothing after a short simulation on a terminal.
-      if (*shown < 0 && !always) return;
+      bool any = *shown >= 0;
+      *shown = -1;
+      if (!any && !always) return;
       std::fprintf(stderr, terminal ? "\r%s\033[K\n" : "%s\n", progress_summary(r).c_str());
       std::fflush(stderr);
       return;

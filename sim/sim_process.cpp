@@ -91,6 +91,7 @@ RunResult finish_simulation(const SimChild& child, const OnProgress& on_progress
     pid_t done = ::waitpid(child.pid, &status, WNOHANG);
     if (done == child.pid) break;
     if (done < 0 && errno != EINTR) {
+      core::untrack_child(child.pid);
       core::remove_temp(child.result_file);
       throw std::runtime_error("lost the simulation process (waitpid failed)");
     }
