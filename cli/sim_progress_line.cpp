@@ -48,7 +48,9 @@ std::string time_left(const sim::ProgressReport& r) {
 
 std::string progress_line(const sim::ProgressReport& r) {
   if (r.messages == 0)
-    return format("simulating: building the platform and the ranks' actors, %.0f s", r.elapsed_s);
+    return format(
+        "simulating: no message sent yet (building the platform and the actors first), %.0f s",
+        r.elapsed_s);
   return "simulating: " + grouped(r.messages) + " messages of about " +
          grouped(static_cast<std::uint64_t>(r.estimated_messages)) +
          format(", %.3g s simulated, %.0f s", r.simulated_s, r.elapsed_s) + time_left(r);

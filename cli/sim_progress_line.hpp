@@ -9,7 +9,7 @@
 namespace scaleout::cli {
 
 // "simulating: 1,234,567 messages of about 13,000,000, 0.84 s simulated, 12 s" (before the first
-// message, that the platform is being built).
+// message, that none was sent yet).
 std::string progress_line(const sim::ProgressReport& r);
 // "simulated 1,234,567 messages (estimated about 13,000,000) in 12.3 s".
 std::string progress_summary(const sim::ProgressReport& r);

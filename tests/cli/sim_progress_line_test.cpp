@@ -39,7 +39,7 @@ TEST(ProgressLine, SaysTheTimeLeftAtTheAverageRateSoFar) {
 TEST(ProgressLine, SaysNoTimeLeftTooEarlyOrPastTheEstimate) {
   EXPECT_FALSE(has(progress_line(report(5000, 150000, 1)), "left")) << "too few to judge a rate";
   EXPECT_FALSE(has(progress_line(report(200000, 150000, 10)), "left")) << "past the estimate";
-  EXPECT_TRUE(has(progress_line(report(0, 150000, 2)), "building the platform"));
+  EXPECT_TRUE(has(progress_line(report(0, 150000, 2)), "no message sent yet"));
 }
 
 TEST(ProgressLine, SummaryGivesTheCountTheEstimateAndTheTime) {
