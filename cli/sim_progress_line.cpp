@@ -8,9 +8,6 @@
 
 namespace scaleout::cli {
 
-namespace {
-
-// 1234567 -> "1,234,567".
 std::string grouped(std::uint64_t n) {
   std::string digits = std::to_string(n), out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
@@ -19,6 +16,8 @@ std::string grouped(std::uint64_t n) {
   }
   return out;
 }
+
+namespace {
 
 std::string format(const char* pattern, double a, double b = 0) {
   char buf[96];

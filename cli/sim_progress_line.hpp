@@ -2,6 +2,7 @@
 // the work estimate, the simulated clock and the wall time.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "sim/simulator.hpp"
@@ -13,6 +14,9 @@ namespace scaleout::cli {
 std::string progress_line(const sim::ProgressReport& r);
 // "simulated 1,234,567 messages (estimated about 13,000,000) in 12.3 s".
 std::string progress_summary(const sim::ProgressReport& r);
+
+// 1234567 -> "1,234,567".
+std::string grouped(std::uint64_t n);
 
 // `--progress`: auto (on a terminal, one line redrawn), always (lines, even into a file or a
 // pipe), never. Returns an empty function for never, or for auto off a terminal.

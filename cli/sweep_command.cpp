@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "cli/report.hpp"
+#include "cli/sim_progress_line.hpp"
 #include "cli/sweep_shard.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
@@ -38,17 +39,45 @@ struct SweepArgs {
   int baseline_workers = 0;  // 0: none
 };
 
-// Rows done, rate and time left on one terminal line.
-std::function<void(std::size_t, std::size_t)> print_progress() {
-  auto start = std::chrono::steady_clock::now();
-  return [start](std::size_t done, std::size_t total) {
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    double rate = elapsed > 0 ? done / elapsed : 0;
-    double left = rate > 0 ? (total - done) / rate : 0;
-    std::fprintf(stderr, "\r  %zu/%zu rows, %.1f rows/s, %.0f s left   ", done, total, rate, left);
-    if (done == total) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
+// Rows done, rate and time left on one terminal line, and the messages the points being simulated
+// have sent against their estimates (a row of tens of thousands of ranks takes minutes).
+void show_progress(sim::SweepOptions& options) {
+  struct Line {
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    std::size_t done = 0, total = 0;
+    sim::ProgressReport running;
+    void print() const {
+      double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      double rate = elapsed > 0 ? done / elapsed : 0;
+      double left = rate > 0 ? (total - done) / rate : 0;
+      std::string rows = "first rows";  // no row finished yet: the total is not known here
+      if (total > 0) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%zu/%zu rows, %.1f rows/s, %.0f s left", done, total, rate,
+                      left);
+        rows = buf;
+      }
+      std::string now = running.estimated_messages > 0 && (total == 0 || done < total)
+                            ? "; running: " + grouped(running.messages) + " of about " +
+                                  grouped(static_cast<std::uint64_t>(running.estimated_messages)) +
+                                  " messages"
+                            : "";
+      std::fprintf(stderr, "\r  %s%s\033[K", rows.c_str(), now.c_str());
+      if (total > 0 && done == total) std::fprintf(stderr, "\n");
+      std::fflush(stderr);
+    }
+  };
+  auto line = std::make_shared<Line>();
+  options.on_progress = [line](std::size_t done, std::size_t total) {
+    line->done = done;
+    line->total = total;
+    line->running = {};
+    line->print();
+  };
+  options.on_running = [line](const sim::ProgressReport& running) {
+    line->running = running;
+    line->print();
   };
 }
 
@@ -110,7 +139,7 @@ SlurmSweep slurm_sweep(const SweepArgs& args, const sim::SweepOptions& options) 
 }
 
 int run_sweep_command(const SweepArgs& args, const core::Plan& plan, sim::SweepOptions& options) {
-  if (!args.quiet && ::isatty(STDERR_FILENO)) options.on_progress = print_progress();
+  if (!args.quiet && ::isatty(STDERR_FILENO)) show_progress(options);
   sim::SweepSummary summary = sim::run_sweep(plan, options);
   for (const auto& e : summary.errors) std::fprintf(stderr, "skipped %s\n", e.c_str());
   print_warnings(stderr, summary.rows);

@@ -24,9 +24,25 @@ void SimChildren::start(const core::Plan& plan, const SimOptions& options, std::
   running_[child.pid] = {child, index};
 }
 
+ProgressReport SimChildren::running_progress() const {
+  ProgressReport sum;
+  for (const auto& [pid, entry] : running_) {
+    ProgressReport one = read_progress(entry.first, 0);
+    sum.messages += one.messages;
+    sum.estimated_messages += one.estimated_messages;
+  }
+  return sum;
+}
+
 std::optional<std::tuple<SimChild, std::size_t, int>> SimChildren::wait_one(
-    const std::atomic<bool>* cancel) {
+    const std::atomic<bool>* cancel, const OnTick& on_tick) {
+  constexpr auto kEvery = std::chrono::milliseconds(500);
+  auto next = std::chrono::steady_clock::now() + kEvery;
   while (!(cancel && cancel->load())) {
+    if (on_tick && std::chrono::steady_clock::now() >= next) {
+      on_tick(running_progress());
+      next += kEvery;
+    }
     for (auto it = running_.begin(); it != running_.end(); ++it) {
       int status = 0;
       pid_t pid = ::waitpid(it->first, &status, WNOHANG);

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -29,11 +30,17 @@ class SimChildren {
   // Starts the simulation of `plan`; `index` is the caller's name for it.
   void start(const core::Plan& plan, const SimOptions& options, std::size_t index);
   // Waits until one child ended or `cancel` is set; returns the child, its index and wait status.
-  std::optional<std::tuple<SimChild, std::size_t, int>> wait_one(const std::atomic<bool>* cancel);
+  // `on_tick`, when set, is called about every half second meanwhile with what the running
+  // children have sent, summed (and their estimates summed).
+  using OnTick = std::function<void(const ProgressReport&)>;
+  std::optional<std::tuple<SimChild, std::size_t, int>> wait_one(const std::atomic<bool>* cancel,
+                                                                 const OnTick& on_tick = {});
   // Kills and reaps every child still running, removing their result files.
   void kill_all();
 
  private:
+  ProgressReport running_progress() const;
+
   int slots_;
   std::map<pid_t, std::pair<SimChild, std::size_t>> running_;
 };

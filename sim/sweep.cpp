@@ -247,7 +247,7 @@ class SweepRun {
     while ((next < end || !children.empty()) && !cancelled()) {
       for (; next < end && children.has_room(); ++next)
         children.start(plan_for(jobs_[next]), sim_options, next);
-      auto ended = children.wait_one(options_.cancel);
+      auto ended = children.wait_one(options_.cancel, options_.on_running);
       if (!ended) break;
       auto [child, index, status] = *ended;
       try {

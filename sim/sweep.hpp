@@ -50,6 +50,9 @@ struct SweepOptions {
   // Called on the sweep's thread: each row as it finishes, and rows done of the total after each.
   std::function<void(const core::RunResult&)> on_row;
   std::function<void(std::size_t done, std::size_t total)> on_progress;
+  // Called on the sweep's thread about every half second while simulations run: the messages the
+  // points being simulated have sent so far, against their work estimates (both summed).
+  std::function<void(const ProgressReport&)> on_running;
   // Set from another thread to stop: no new row starts, running simulations are killed, and the
   // rows already finished stay (in the CSV and the summary).
   const std::atomic<bool>* cancel = nullptr;

@@ -143,6 +143,29 @@ TEST(Sweep, CallbacksSeeEveryRowAndTheProgress) {
   EXPECT_FALSE(s.cancelled);
 }
 
+// Points that take seconds: about every half second, the messages the running points have sent
+// against their estimates, both summed, never more than the estimates allow.
+TEST(Sweep, RunningPointsReportTheMessagesTheyHaveSent) {
+  core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+  SweepOptions o;
+  o.workers = {128, 256};  // step fidelity: 2 x 127 and 2 x 255 messages per rank and bucket
+  o.strategies = {core::StrategyKind::kRing};
+  o.engine = Engine::kSim;
+  o.fidelity = Fidelity::kStep;
+  std::vector<ProgressReport> seen;
+  o.on_running = [&](const ProgressReport& r) { seen.push_back(r); };
+  SweepSummary s = run_sweep(plan, o);
+  ASSERT_EQ(s.rows.size(), 2u);
+  ASSERT_FALSE(seen.empty()) << "a 256-rank ring at step fidelity takes seconds here";
+  bool counted = false;
+  for (const ProgressReport& r : seen) {
+    EXPECT_GT(r.estimated_messages, 0);
+    EXPECT_LE(static_cast<double>(r.messages), r.estimated_messages * 1.2);
+    counted = counted || r.messages > 0;
+  }
+  EXPECT_TRUE(counted);
+}
+
 // Cancel from another thread: no new row starts, running simulations are killed, finished rows
 // stay, and a child process of the caller's own is left alone (the sweep reaps only its own).
 TEST(Sweep, CancelStopsSoonKeepsFinishedRowsAndLeavesOtherChildrenAlone) {
