@@ -86,8 +86,7 @@ class SimFabric : public core::Fabric {
   void mark_step(int step) override { step_ = step; }
   void end_bucket() override;
   void compute(double flops) override;
-  // A second actor on the rank's host runs the queued compute in order (the device's stream);
-  // created on first use, it ends with the simulation (a daemon).
+  // The device's stream, in order, as arithmetic: see sim_fabric.cpp.
   ComputeTicket compute_async(double flops) override;
   double wait_compute(ComputeTicket ticket) override;
   void idle(double seconds) override;
@@ -132,18 +131,9 @@ class SimFabric : public core::Fabric {
   int stripes(int peer) const;
   std::vector<simgrid::s4u::CommPtr> start_rails(int from, int to, double share);
 
-  // Compute queued beside communication, shared with the actor that runs it.
-  struct ComputeStream {
-    std::deque<double> queued;  // FLOPs of each job not yet started
-    std::vector<double> done_at;
-    simgrid::s4u::SemaphorePtr posted, finished;
-  };
-  static void run_stream(std::shared_ptr<ComputeStream> stream);
-
   SimWorld& world_;
   int rank_;
-  std::shared_ptr<ComputeStream> stream_;
-  int tickets_ = 0, collected_ = 0;
+  std::vector<double> stream_done_at_;  // per ticket: when its compute ends
   int step_ = 0;
   std::vector<simgrid::s4u::CommPtr> comms_;
   std::unordered_map<Handle, double> sum_after_;  // receive -> host summation once it completed

@@ -359,10 +359,10 @@ std::int64_t relay_actors(const core::RankLayout& layout, int direct) {
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
   core::RankPlan ranks = core::plan_ranks(plan);
-  // One actor per rank, a second for its compute stream with overlap, SimGrid's own, and relays.
+  // One actor per rank (its compute stream is arithmetic, not an actor), SimGrid's own, and relays.
   int direct = direct_comms();
-  std::int64_t actors = static_cast<std::int64_t>(ranks.ranks()) * (plan.training.overlap ? 2 : 1) +
-                        1 + relay_actors(ranks.layout, direct);
+  std::int64_t actors =
+      static_cast<std::int64_t>(ranks.ranks()) + 1 + relay_actors(ranks.layout, direct);
   StackPlan stacks = plan_stacks(actors, kStackBytes, read_process_limits(), plan.file);
   auto engine = start_engine(plan, stacks);
   SimPlatform platform = build_platform(ranks.topology);

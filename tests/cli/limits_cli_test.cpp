@@ -18,9 +18,9 @@ const std::string kSimulate = std::string(SCALEOUT_BINARY) + " simulate " +
                               scaleout::testing::source_path("experiments/quickstart.yaml");
 
 TEST(LimitsCli, StacksFromTheHeapGiveTheSameAnswer) {
-  Output guarded = shell(kSimulate + " --workers 512 --json");
+  Output guarded = shell(kSimulate + " --workers 1024 --json");
   // 1,025 actors do not fit in 3,000 mappings with guard pages: the stacks come from the heap.
-  Output heap = shell("SCALEOUT_MAX_MAP_COUNT=3000 " + kSimulate + " --workers 512 --json");
+  Output heap = shell("SCALEOUT_MAX_MAP_COUNT=3000 " + kSimulate + " --workers 1024 --json");
   ASSERT_EQ(guarded.code, 0) << guarded.text;
   ASSERT_EQ(heap.code, 0) << heap.text;
   auto a = nlohmann::json::parse(guarded.text), b = nlohmann::json::parse(heap.text);

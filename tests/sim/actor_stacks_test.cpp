@@ -28,8 +28,8 @@ std::string refusal(std::int64_t actors, const ProcessLimits& limits) {
 }
 
 TEST(ActorStacks, GuardPagesWhileTheMappingsLastThenTheHeap) {
-  EXPECT_TRUE(plan_stacks(2 * 8192 + 1, kStack, defaults()).guard_pages);
-  StackPlan big = plan_stacks(2 * 16384 + 1, kStack, defaults());  // ring with overlap
+  EXPECT_TRUE(plan_stacks(16384 + 1, kStack, defaults()).guard_pages);  // a 16,384-rank ring
+  StackPlan big = plan_stacks(32768 + 1, kStack, defaults());
   EXPECT_FALSE(big.guard_pages);
   EXPECT_GT(big.address_space_needed, 32769ULL * kStack);
   EXPECT_FALSE(plan_stacks(2 * 65536 + 1, kStack, defaults()).guard_pages);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"
 #include "tests/support/test_plans.hpp"
@@ -17,6 +19,8 @@ namespace sg4 = simgrid::s4u;
 struct TwoRanks {
   double send_done = -1, recv_done = -1, coalesced_done = -1, compute_done = -1,
          overlapped_send = -1, late_receiver = -1, late_sender = -1, all_done = -1;
+  double queued_first = -1, queued_second = -1, idle_stream = -1;
+  bool busy_refused = false;
 };
 
 TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
@@ -77,6 +81,23 @@ TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
     t.late_sender = f1.now() - start;
     t.all_done = f1.now();
     f1.end_bucket();
+    // The stream runs its jobs in turn at 1 GFLOP/s: the second waits for the first...
+    start = f1.now();
+    auto first = f1.compute_async(5e8), second = f1.compute_async(2.5e8);
+    t.queued_second = f1.wait_compute(second) - start;
+    t.queued_first = f1.wait_compute(first) - start;  // already over: no wait, its own end
+    // ... a blocking compute beside a busy stream is refused (it would share the device) ...
+    auto busy = f1.compute_async(1e8);
+    try {
+      f1.compute(1e6);
+    } catch (const std::logic_error&) {
+      t.busy_refused = true;
+    }
+    f1.wait_compute(busy);
+    // ... and a job queued on an idle stream starts when queued.
+    f1.idle(1.0);
+    start = f1.now();
+    t.idle_stream = f1.wait_compute(f1.compute_async(1e8)) - start;
   });
   engine.run();
   // 1 MB over two 1 GB/s hops (store and forward is not modelled: one flow) plus two latencies.
@@ -88,6 +109,10 @@ TEST(SimFabric, TransfersComputeStreamAndCoalescedSteps) {
   EXPECT_NEAR(t.compute_done, 1.0, 1e-6);
   EXPECT_NEAR(t.late_receiver, 0.5 + 1e-3 + 2e-6, 1e-7);
   EXPECT_NEAR(t.late_sender, 0.25 + 1e-3 + 2e-6, 1e-7);
+  EXPECT_NEAR(t.queued_first, 0.5, 1e-9);
+  EXPECT_NEAR(t.queued_second, 0.75, 1e-9);
+  EXPECT_TRUE(t.busy_refused);
+  EXPECT_NEAR(t.idle_stream, 0.1, 1e-9);
   // Bytes were counted for link loads: 1 + 3 + 1 + 2 MB from rank 0, 3 MB from rank 1.
   double from0 = 0, from1 = 0;
   for (const auto& step : world.pair_bytes)
