@@ -60,8 +60,7 @@ std::string gib(std::uint64_t bytes) {
   throw core::InputError(file, 0, "training.workers",
                          "the simulation cannot run within " + limit + ": its " +
                              std::to_string(p.actors) +
-                             " actors (one per rank, and the simulator's own) need " +
-                             what);
+                             " actors (one per rank, and the simulator's own) need " + what);
 }
 
 }  // namespace
