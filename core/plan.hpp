@@ -55,7 +55,9 @@ struct IntraNodeFabric {
 
 struct DeviceSpec {
   std::string name = "device";
-  double flops = 0;  // peak FLOP/s
+  double flops = 0;   // peak FLOP/s
+  double memory = 0;  // bytes of device memory; 0: not given (nothing is refused for memory)
+  int memory_line = 0;
 };
 
 // Heterogeneity: compute speed multipliers by node name ("node3") or device name ("node1-dev2"),
@@ -112,6 +114,19 @@ struct Layer {
   double backward_share = 0;  // share of the backward pass's time
 };
 
+// A transformer's dimensions (`transformer:` in a workload): parameters and FLOPs are derived
+// from them (core/transformer.hpp).
+struct TransformerShape {
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int sequence = 0;    // tokens per sequence (a sample is one sequence)
+  int vocabulary = 0;
+  int ffn_hidden = 0;  // the MLP's inner width (default 4 x hidden)
+  int kv_heads = 0;    // heads of keys and values (default heads; fewer: grouped-query attention)
+  int line = 0;
+};
+
 struct Workload {
   std::string file;
   std::string name;
@@ -123,6 +138,9 @@ struct Workload {
   // plan's device has an entry, compute time per sample is 1/throughput (core/compute_rate.hpp).
   std::vector<std::pair<std::string, double>> measured_throughput;
   int measured_line = 0;
+  std::optional<TransformerShape> transformer;
+  int parameters_line = 0;  // where parameters / flops_per_sample were given (0: derived)
+  int flops_line = 0;
 };
 
 enum class StrategyKind {
@@ -196,6 +214,29 @@ struct Training {
   } fusion;
   std::optional<double> efficiency;  // overrides the workload's efficiency (share of peak)
   int efficiency_line = 0;
+  // Sequences per iteration over the whole job (model-parallel plans give this instead of
+  // batch_per_worker); 0: not given.
+  int global_batch = 0;
+  int global_batch_line = 0;
+};
+
+enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };
+enum class Recompute { kNone, kSelective, kFull };
+
+// `parallelism:` splits a transformer over tensor x pipeline x data devices. Ranks are numbered
+// tensor-fastest, then data, then pipeline (Megatron's order).
+struct Parallelism {
+  int tensor = 1;
+  int pipeline = 1;
+  int microbatch = 1;  // sequences per micro-batch
+  PipelineScheduleKind schedule = PipelineScheduleKind::kOneFOneB;
+  int virtual_stages = 1;  // model chunks per stage (interleaved only)
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::kNone;
+  int zero = 0;  // 0..3: optimizer states / + gradients / + parameters sharded over the data group
+  int line = 0;
+  int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0,
+      virtual_line = 0, zero_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };
@@ -238,6 +279,7 @@ struct Plan {
   Training training;
   Stragglers stragglers;
   Resilience resilience;
+  std::optional<Parallelism> parallelism;  // nullopt: data parallelism only (every device holds all)
   // Deprecated forms the loader accepted, each a "file:line: field '...': deprecated: ..." line
   // for the user (the CLI prints them on stderr).
   std::vector<std::string> warnings;

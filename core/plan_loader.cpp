@@ -7,6 +7,7 @@
 
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
+#include "core/model_parallel_loader.hpp"
 #include "core/network_model.hpp"
 #include "core/node_fabric_loader.hpp"
 #include "core/plan_loader_extras.hpp"
@@ -120,6 +121,10 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
     YamlMap d(m.child("device"), file, m.field("device"));
     c.device.name = d.get_string("name", "device");
     c.device.flops = d.get_quantity("flops", Quantity::kFlops);
+    if (d.has("memory")) {
+      c.device.memory = d.get_quantity("memory", Quantity::kBytes);
+      c.device.memory_line = line_of(d.node()["memory"]);
+    }
     d.finish();
   }
   c.network = read_network(m);
@@ -184,9 +189,13 @@ Workload read_workload(const YAML::Node& node, const std::string& file,
   Workload w;
   w.file = file;
   w.name = m.get_string("name");
-  w.parameters = m.get_quantity("parameters", Quantity::kCount);
+  w.parameters_line = line_of(m.node()["parameters"]);
+  w.flops_line = line_of(m.node()["flops_per_sample"]);
+  if (!read_transformer(m, w)) {
+    w.parameters = m.get_quantity("parameters", Quantity::kCount);
+    w.flops_per_sample = m.get_quantity("flops_per_sample", Quantity::kFlop);
+  }
   if (w.parameters > kMaxParameters) m.fail("parameters", too_large("parameters", kMaxParameters));
-  w.flops_per_sample = m.get_quantity("flops_per_sample", Quantity::kFlop);
   if (w.flops_per_sample > kMaxFlopPerSample)
     m.fail("flops_per_sample", too_large("FLOP per sample", kMaxFlopPerSample));
   w.efficiency = m.get_double("efficiency", 1e-6, 1.0, 0.4);
@@ -384,6 +393,7 @@ Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
   plan.training = read_training(m);
   plan.stragglers = read_stragglers(m);
   plan.resilience = read_resilience(m);
+  plan.parallelism = read_parallelism(m);
   m.finish();
   if (overrides.workers && *overrides.workers != plan.training.workers) {
     plan.training.workers = *overrides.workers;
@@ -392,6 +402,7 @@ Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
   // The knobs of every kind are fields of their own (see strategy_settings.hpp): choosing another
   // kind uses the ones its section or the flat form gave.
   if (overrides.strategy) plan.strategy.kind = *overrides.strategy;
+  apply_global_batch(plan);
   validate_plan(plan);
   return plan;
 }

@@ -44,6 +44,12 @@ void read_training_extras(YamlMap& m, Training& t) {
     t.efficiency = m.get_double("efficiency", 1e-6, 1.0);
     t.efficiency_line = line_of(m.node()["efficiency"]);
   }
+  if (m.has("global_batch")) {
+    if (t.batch_line > 0)
+      m.fail("global_batch", "give either batch_per_worker or global_batch, not both");
+    t.global_batch = m.get_int("global_batch", 1);
+    t.global_batch_line = line_of(m.node()["global_batch"]);
+  }
 }
 
 void read_measured_throughput(YamlMap& m, Workload& w) {

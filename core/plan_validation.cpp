@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/input_error.hpp"
+#include "core/model_parallel_loader.hpp"
 #include "core/plan_loader.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/topology.hpp"
@@ -149,6 +150,7 @@ void validate_plan(const Plan& plan) {
   check_devices(plan);
   check_parameter_server(plan);
   check_job_members(plan);
+  validate_model_parallel(plan);
 }
 
 }  // namespace scaleout::core

@@ -5,9 +5,12 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 
 #include "core/atomic_file.hpp"
 #include "core/node_fabric_loader.hpp"
+#include "core/pipeline_schedule.hpp"
 #include "core/strategy_settings.hpp"
 
 namespace scaleout::core {
@@ -86,7 +89,9 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
     out << YAML::Key << "calibrated_from" << YAML::Value << c.calibrated_from;
   out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
       << YAML::Value << c.device.name << YAML::Key << "flops" << YAML::Value
-      << exact(c.device.flops, "FLOPS") << YAML::EndMap;
+      << exact(c.device.flops, "FLOPS");
+  if (c.device.memory > 0) out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
+  out << YAML::EndMap;
   intra_node(out, c);
   network(out, c.network);
   if (c.nics_per_node != 1) out << YAML::Key << "nics_per_node" << YAML::Value << c.nics_per_node;
@@ -135,8 +140,19 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
 void workload(YAML::Emitter& out, const Workload& w) {
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << w.name;
-  out << YAML::Key << "parameters" << YAML::Value << exact(w.parameters);
-  out << YAML::Key << "flops_per_sample" << YAML::Value << exact(w.flops_per_sample, "FLOP");
+  if (w.transformer) {  // parameters and FLOPs follow from it
+    const TransformerShape& t = *w.transformer;
+    out << YAML::Key << "transformer" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (auto [key, value] : {std::pair{"layers", t.layers}, {"hidden", t.hidden},
+                              {"heads", t.heads}, {"sequence", t.sequence},
+                              {"vocabulary", t.vocabulary}, {"ffn_hidden", t.ffn_hidden},
+                              {"kv_heads", t.kv_heads}})
+      out << YAML::Key << key << YAML::Value << value;
+    out << YAML::EndMap;
+  } else {
+    out << YAML::Key << "parameters" << YAML::Value << exact(w.parameters);
+    out << YAML::Key << "flops_per_sample" << YAML::Value << exact(w.flops_per_sample, "FLOP");
+  }
   out << YAML::Key << "efficiency" << YAML::Value << exact(w.efficiency);
   if (!w.layers.empty()) {
     out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
@@ -222,7 +238,10 @@ void fusion_and_efficiency(YAML::Emitter& out, const Training& t) {
 void training(YAML::Emitter& out, const Training& t) {
   out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "workers" << YAML::Value << t.workers;
-  out << YAML::Key << "batch_per_worker" << YAML::Value << t.batch_per_worker;
+  if (t.global_batch > 0)
+    out << YAML::Key << "global_batch" << YAML::Value << t.global_batch;
+  else
+    out << YAML::Key << "batch_per_worker" << YAML::Value << t.batch_per_worker;
   out << YAML::Key << "steps" << YAML::Value << t.steps;
   out << YAML::Key << "gradient_precision" << YAML::Value << t.gradient_precision;
   out << YAML::Key << "overlap" << YAML::Value << t.overlap;
@@ -273,6 +292,20 @@ void resilience(YAML::Emitter& out, const Resilience& r) {
         << exact(r.restart_time, "s") << YAML::EndMap;
 }
 
+void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
+  if (!p) return;
+  out << YAML::Key << "parallelism" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "tensor" << YAML::Value << p->tensor;
+  out << YAML::Key << "pipeline" << YAML::Value << p->pipeline;
+  out << YAML::Key << "microbatch" << YAML::Value << p->microbatch;
+  out << YAML::Key << "schedule" << YAML::Value << schedule_name(p->schedule);
+  out << YAML::Key << "virtual_stages" << YAML::Value << p->virtual_stages;
+  out << YAML::Key << "sequence_parallel" << YAML::Value << p->sequence_parallel;
+  out << YAML::Key << "recompute" << YAML::Value << recompute_name(p->recompute);
+  out << YAML::Key << "zero" << YAML::Value << p->zero;
+  out << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string plan_to_yaml(const Plan& plan) {
@@ -284,6 +317,7 @@ std::string plan_to_yaml(const Plan& plan) {
   training(out, plan.training);
   stragglers(out, plan.stragglers);
   resilience(out, plan.resilience);
+  parallelism(out, plan.parallelism);
   out << YAML::EndMap;
   return "# Written by scaleout-gui: every value in SI units.\n" + std::string(out.c_str()) + "\n";
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/model_parallel_result.hpp"
+
 namespace scaleout::core {
 
 using nlohmann::json;
@@ -75,6 +77,7 @@ json to_json(const RunResult& r) {
   j["buckets"] = r.buckets;
   j["grid"] = r.grid;
   j["baseline"] = {{"workers", r.baseline_workers}, {"efficiency", r.baseline_efficiency}};
+  if (r.model_parallel) add_model_parallel_keys(j, *r.model_parallel);
   return j;
 }
 
@@ -148,6 +151,7 @@ RunResult result_from_json(const json& j) {
   }
   r.wall_s = j.value("wall_s", 0.0);
   r.warnings = j.value("warnings", std::vector<std::string>{});
+  r.model_parallel = model_parallel_from_json(j);
   r.fusion = j.value("fusion", "legacy");
   r.buckets = j.value("buckets", 0.0);
   r.grid = j.value("grid", "");

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/model_memory.hpp"
 
 namespace scaleout::core {
 
@@ -58,6 +61,27 @@ struct Baseline {
   std::string error;  // why it could not run here (e.g. an NCCL algorithm not available); no times
 };
 
+// What a model-parallel run adds (plans with `parallelism:`): the split, the transformer's
+// throughput in tokens and model FLOPs, the step's parts and the worst stage's memory.
+struct ModelParallelOutcome {
+  int tensor = 1, pipeline = 1, data = 1;
+  int microbatch = 1;    // sequences per micro-batch
+  int microbatches = 1;  // per replica per iteration
+  int virtual_stages = 1;
+  std::string schedule = "1f1b";
+  std::string recompute = "none";
+  bool sequence_parallel = false;
+  int zero = 0;
+  double tokens_per_s = 0;
+  double model_flops_per_s_per_device = 0;  // model FLOPs (72 s l h^2 ... per sequence) achieved
+  double mfu = 0;                           // model_flops_per_s_per_device / device peak
+  double bubble_s = 0;         // the busiest stage's idle time inside the pipeline
+  double tensor_comm_s = 0;    // tensor-group collectives on the busiest stage (on its path)
+  double pipeline_comm_s = 0;  // activation and gradient transfers between stages, in flight
+  double data_comm_s = 0;      // the data group's gradient exchange (and ZeRO's gathers)
+  MemoryBreakdown memory;      // the stage needing the most memory
+};
+
 struct RunResult {
   std::string engine;  // sim | analytic | cpu | cuda
   std::string strategy;
@@ -96,6 +120,7 @@ struct RunResult {
   // (throughput at B / B). 0 workers: none asked for.
   int baseline_workers = 0;
   double baseline_efficiency = 0;
+  std::optional<ModelParallelOutcome> model_parallel;  // plans with `parallelism:` only
 };
 
 // Sets r's baseline efficiency against `base`, a result of the same plan at fewer or more workers.

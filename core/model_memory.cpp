@@ -1,0 +1,81 @@
+#include "core/model_memory.hpp"
+
+#include <cstdio>
+
+#include "core/input_error.hpp"
+#include "core/model_split.hpp"
+#include "core/pipeline_schedule.hpp"
+#include "core/transformer.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+double stage_parameters(const Plan& plan, int stage) {
+  const TransformerShape& t = *plan.workload.transformer;
+  ModelSplit s = model_split(plan);
+  double tp = s.tensor;
+  double words = static_cast<double>(t.vocabulary) * t.hidden / tp;  // vocabulary-parallel
+  double params = t.layers / s.pipeline * layer_parameters(t) / tp;
+  if (stage == 0) params += words + static_cast<double>(t.sequence) * t.hidden;
+  if (stage == s.pipeline - 1 && s.pipeline > 1) params += words;
+  return params;
+}
+
+MemoryBreakdown stage_memory(const Plan& plan, int stage) {
+  const Parallelism par = parallelism_of(plan);
+  ModelSplit s = model_split(plan);
+  double params = stage_parameters(plan, stage);
+  double d = s.data;
+  MemoryBreakdown m;
+  m.stage = stage;
+  m.parameters = params * kWeightBytes / (par.zero >= 3 ? d : 1);
+  m.gradients = params * kGradientBytes / (par.zero >= 2 ? d : 1);
+  m.optimizer = params * kOptimizerBytes / (par.zero >= 1 ? d : 1);
+  int in_flight = peak_in_flight(
+      stage_schedule(par.schedule, stage, s.pipeline, s.microbatches, s.chunks));
+  m.activations = static_cast<double>(in_flight) * s.layers_per_chunk *
+                  layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,
+                                         par.sequence_parallel, par.recompute);
+  m.total = m.parameters + m.gradients + m.optimizer + m.activations;
+  m.capacity = plan.cluster.device.memory;
+  return m;
+}
+
+MemoryBreakdown worst_stage_memory(const Plan& plan) {
+  ModelSplit s = model_split(plan);
+  MemoryBreakdown worst = stage_memory(plan, 0);
+  // Stage 0 holds the most micro-batches; only the last stage's output layer can outweigh that.
+  if (s.pipeline > 1) {
+    MemoryBreakdown last = stage_memory(plan, s.pipeline - 1);
+    if (last.total > worst.total) worst = last;
+  }
+  return worst;
+}
+
+std::string does_not_fit(const Plan& plan) {
+  MemoryBreakdown m = worst_stage_memory(plan);
+  if (m.capacity <= 0 || m.total <= m.capacity) return "";
+  return "does not fit: a device of pipeline stage " + std::to_string(m.stage) + " needs " +
+         gigabytes(m.total) + " (parameters " + gigabytes(m.parameters) + ", gradients " +
+         gigabytes(m.gradients) + ", optimizer states " + gigabytes(m.optimizer) +
+         ", activations " + gigabytes(m.activations) + ") where the " +
+         plan.cluster.device.name + " has " + gigabytes(m.capacity);
+}
+
+void check_memory_fits(const Plan& plan) {
+  std::string why = does_not_fit(plan);
+  if (why.empty()) return;
+  throw InputError(plan.cluster.file.empty() ? plan.file : plan.cluster.file,
+                   plan.cluster.device.memory_line, "device.memory", why);
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,42 @@
+// Memory one device needs to train a model-parallel plan, per pipeline stage: parameters,
+// gradients and optimizer states (mixed-precision Adam, sharded as ZeRO's stages say), and the
+// activations of the micro-batches its schedule keeps in flight. Used by every engine, the
+// planner and the GUI; a plan whose worst stage exceeds the device's memory is refused.
+#pragma once
+
+#include <string>
+
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+// Bytes per parameter before ZeRO (Rajbhandari et al. 2020): 16-bit weights (2) and gradients
+// (2), and Adam's fp32 master weights, momentum and variance (12).
+inline constexpr double kWeightBytes = 2, kGradientBytes = 2, kOptimizerBytes = 12;
+
+struct MemoryBreakdown {
+  int stage = 0;
+  double parameters = 0;  // bytes on one device of this stage
+  double gradients = 0;
+  double optimizer = 0;
+  double activations = 0;
+  double total = 0;
+  double capacity = 0;  // the device's memory (0: not given)
+};
+
+// Parameters one device of `stage` holds (before ZeRO-3 shards them): its layers split over the
+// tensor group, and on the first stage the embeddings, on the last the output layer (which shares
+// the word embedding, so Megatron keeps a copy there). REQUIRES: a validated transformer plan.
+double stage_parameters(const Plan& plan, int stage);
+
+MemoryBreakdown stage_memory(const Plan& plan, int stage);
+// The stage needing the most memory (the first of equals).
+MemoryBreakdown worst_stage_memory(const Plan& plan);
+
+// Empty when the worst stage fits the device's memory (or no memory is given), else a sentence
+// naming the stage and each term against the capacity.
+std::string does_not_fit(const Plan& plan);
+// Throws InputError (at device.memory) with does_not_fit's sentence when it is not empty.
+void check_memory_fits(const Plan& plan);
+
+}  // namespace scaleout::core

@@ -1,0 +1,126 @@
+#include "core/model_parallel_loader.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/input_error.hpp"
+#include "core/pipeline_schedule.hpp"
+#include "core/strategies/ps_training.hpp"
+#include "core/transformer.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+constexpr int kMaxDimension = 1 << 24;
+
+// A derived quantity the user also gave must agree with it within 1%.
+void check_agrees(YamlMap& m, const std::string& key, Quantity q, double derived) {
+  if (!m.has(key)) {
+    m.child(key, false);
+    return;
+  }
+  double given = m.get_quantity(key, q);
+  if (std::abs(given - derived) > 0.01 * derived) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.4g, but the transformer's dimensions give %.4g (leave it "
+                  "out to use the derived value)", given, derived);
+    m.fail(key, buf);
+  }
+}
+
+}  // namespace
+
+bool read_transformer(YamlMap& workload, Workload& w) {
+  if (!workload.has("transformer")) {
+    workload.child("transformer", false);
+    return false;
+  }
+  YAML::Node node = workload.child("transformer");
+  YamlMap m(node, workload.file(), workload.field("transformer"));
+  TransformerShape t;
+  t.line = line_of(node);
+  t.layers = m.get_int("layers", 1, kMaxDimension);
+  t.hidden = m.get_int("hidden", 1, kMaxDimension);
+  t.heads = m.get_int("heads", 1, kMaxDimension);
+  t.sequence = m.get_int("sequence", 1, kMaxDimension);
+  t.vocabulary = m.get_int("vocabulary", 1, 1 << 30);
+  t.ffn_hidden = m.get_int_or("ffn_hidden", 1, 4 * t.hidden, kMaxDimension);
+  t.kv_heads = m.get_int_or("kv_heads", 1, t.heads, kMaxDimension);
+  if (t.hidden % t.heads != 0)
+    m.fail("heads", std::to_string(t.heads) + " heads do not divide the hidden size " +
+                        std::to_string(t.hidden));
+  if (t.heads % t.kv_heads != 0)
+    m.fail("kv_heads", std::to_string(t.kv_heads) + " key-value heads do not divide the " +
+                           std::to_string(t.heads) + " heads");
+  m.finish();
+  w.transformer = t;
+  w.parameters = transformer_parameters(t);
+  w.flops_per_sample = model_flops_per_sequence(t);
+  check_agrees(workload, "parameters", Quantity::kCount, w.parameters);
+  check_agrees(workload, "flops_per_sample", Quantity::kFlop, w.flops_per_sample);
+  return true;
+}
+
+std::optional<Parallelism> read_parallelism(YamlMap& plan) {
+  if (!plan.has("parallelism")) {
+    plan.child("parallelism", false);
+    return std::nullopt;
+  }
+  YAML::Node node = plan.child("parallelism");
+  if (!node.IsMap()) plan.fail("parallelism", "expected a mapping such as { tensor: 8 }");
+  YamlMap m(node, plan.file(), "parallelism");
+  Parallelism p;
+  p.line = line_of(node);
+  auto line = [&m](const char* key) { return line_of(m.node()[key]); };
+  p.tensor = m.get_int_or("tensor", 1, 1, kMaxDimension);
+  p.tensor_line = line("tensor");
+  p.pipeline = m.get_int_or("pipeline", 1, 1, kMaxDimension);
+  p.pipeline_line = line("pipeline");
+  p.microbatch = m.get_int_or("microbatch", 1, 1, kMaxDimension);
+  p.microbatch_line = line("microbatch");
+  std::string schedule = m.get_choice("schedule", {"gpipe", "1f1b", "interleaved"}, "1f1b");
+  p.schedule = schedule == "gpipe"         ? PipelineScheduleKind::kGpipe
+               : schedule == "interleaved" ? PipelineScheduleKind::kInterleaved
+                                           : PipelineScheduleKind::kOneFOneB;
+  p.schedule_line = line("schedule");
+  p.virtual_stages = m.get_int_or("virtual_stages", 1, 1, kMaxDimension);
+  p.virtual_line = line("virtual_stages");
+  p.sequence_parallel = m.get_bool("sequence_parallel", false);
+  std::string recompute = m.get_choice("recompute", {"none", "selective", "full"}, "none");
+  p.recompute = recompute == "full"        ? Recompute::kFull
+                : recompute == "selective" ? Recompute::kSelective
+                                           : Recompute::kNone;
+  p.zero = m.get_int_or("zero", 0, 0, 3);
+  p.zero_line = line("zero");
+  m.finish();
+  return p;
+}
+
+void apply_global_batch(Plan& plan) {
+  Training& t = plan.training;
+  if (t.global_batch <= 0) return;
+  // A data-parallel plan's batch grows with its workers (batch_per_worker); a global batch that
+  // stayed fixed while a sweep changed the workers would need every engine to follow it.
+  if (!plan.parallelism)
+    throw InputError(plan.file, t.global_batch_line, "training.global_batch",
+                     "applies to model-parallel plans (with parallelism:); a data-parallel plan "
+                     "gives batch_per_worker");
+  Parallelism par = plan.parallelism ? *plan.parallelism : Parallelism{};
+  long long replica = static_cast<long long>(par.tensor) * par.pipeline;
+  if (t.workers % replica != 0)
+    throw InputError(plan.file, t.workers_line, "training.workers",
+                     std::to_string(t.workers) + " workers do not divide into replicas of " +
+                         std::to_string(replica) + " devices (tensor " +
+                         std::to_string(par.tensor) + " x pipeline " +
+                         std::to_string(par.pipeline) + ")");
+  long long data = t.workers / replica;
+  if (t.global_batch % (data * par.microbatch) != 0)
+    throw InputError(plan.file, t.global_batch_line, "training.global_batch",
+                     std::to_string(t.global_batch) + " sequences do not divide into " +
+                         std::to_string(data) + " data-parallel replicas x micro-batches of " +
+                         std::to_string(par.microbatch));
+  t.batch_per_worker = static_cast<int>(t.global_batch / data);
+}
+
+}  // namespace scaleout::core

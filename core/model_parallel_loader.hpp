@@ -1,0 +1,28 @@
+// Reading the model-parallel parts of a plan: a workload's `transformer:`, the plan's
+// `parallelism:` and the checks that span them (validate_model_parallel).
+#pragma once
+
+#include <optional>
+
+#include "core/plan.hpp"
+#include "core/yaml_reader.hpp"
+
+namespace scaleout::core {
+
+// Reads `transformer:` when the workload has one; then parameters and flops_per_sample are
+// derived (and, where also given, must agree with the derived values within 1%).
+// Returns false when the workload has no transformer (parameters and FLOPs are then required).
+bool read_transformer(YamlMap& workload, Workload& w);
+
+// Reads the plan's `parallelism:`; nullopt when absent.
+std::optional<Parallelism> read_parallelism(YamlMap& plan);
+
+// Sets batch_per_worker from training.global_batch (over the data-parallel degree), once the
+// command line's worker count is known; throws InputError when it does not divide.
+void apply_global_batch(Plan& plan);
+
+// The checks of a model-parallel plan (see the function's comments); nothing without
+// `parallelism:`.
+void validate_model_parallel(const Plan& plan);
+
+}  // namespace scaleout::core

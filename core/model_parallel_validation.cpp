@@ -1,0 +1,93 @@
+// validate_model_parallel (declared in model_parallel_loader.hpp): the checks that span a
+// model-parallel plan's parts, run once the command line's overrides are applied.
+#include <string>
+
+#include "core/input_error.hpp"
+#include "core/model_parallel_loader.hpp"
+#include "core/pipeline_schedule.hpp"
+#include "core/strategies/ps_training.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+std::string str(long long v) { return std::to_string(v); }
+
+void check_tensor(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  auto fail = [&](const std::string& what) {
+    throw InputError(plan.file, p.tensor_line ? p.tensor_line : p.line, "parallelism.tensor",
+                     what);
+  };
+  if (t.heads % p.tensor != 0)
+    fail("tensor " + str(p.tensor) + " does not divide the model's " + str(t.heads) + " heads");
+  if (t.kv_heads % p.tensor != 0)
+    fail("tensor " + str(p.tensor) + " does not divide the model's " + str(t.kv_heads) +
+         " key-value heads");
+  int dpn = plan.cluster.devices_per_node;
+  if (plan.cluster.network.kind != NetworkKind::kExplicit && dpn % p.tensor != 0 &&
+      p.tensor % dpn != 0)
+    fail("a tensor group of " + str(p.tensor) + " would straddle nodes of " + str(dpn) +
+         " devices (give a divisor or a multiple of " + str(dpn) + ")");
+}
+
+void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  if (t.layers % (p.pipeline * p.virtual_stages) != 0)
+    throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line,
+                     "parallelism.pipeline",
+                     "the model's " + str(t.layers) + " layers do not split evenly into " +
+                         str(p.pipeline) + " stages x " + str(p.virtual_stages) +
+                         " virtual stages");
+  if (p.virtual_stages > 1 && p.schedule != PipelineScheduleKind::kInterleaved)
+    throw InputError(plan.file, p.virtual_line, "parallelism.virtual_stages",
+                     "virtual stages need schedule: interleaved");
+}
+
+void check_batch(const Plan& plan, const Parallelism& p) {
+  const Training& tr = plan.training;
+  long long replica = static_cast<long long>(p.tensor) * p.pipeline;
+  if (tr.workers % replica != 0)
+    throw InputError(plan.file, tr.workers_line, "training.workers",
+                     str(tr.workers) + " workers do not divide into replicas of tensor " +
+                         str(p.tensor) + " x pipeline " + str(p.pipeline) + " devices");
+  long long data = tr.workers / replica;
+  long long global = tr.global_batch > 0 ? tr.global_batch : 1LL * tr.batch_per_worker * data;
+  if (global % (data * p.microbatch) != 0)
+    throw InputError(plan.file, p.microbatch_line ? p.microbatch_line : p.line,
+                     "parallelism.microbatch",
+                     str(global) + " sequences per iteration do not divide into " + str(data) +
+                         " data-parallel replicas x micro-batches of " + str(p.microbatch));
+  int microbatches = static_cast<int>(global / (data * p.microbatch));
+  std::string why = check_schedule(p.schedule, p.pipeline, microbatches, p.virtual_stages);
+  if (!why.empty())
+    throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line,
+                     "parallelism.schedule", why);
+}
+
+void check_strategy(const Plan& plan, const Parallelism& p) {
+  if (uses_ps_training(plan))
+    throw InputError(plan.file, plan.strategy.line, "strategy",
+                     "model parallelism exchanges the data group's gradient synchronously: an "
+                     "asynchronous, softsync or backup-worker parameter server cannot serve it");
+  if (p.zero == 3 && plan.strategy.kind == StrategyKind::kPs)
+    throw InputError(plan.file, p.zero_line, "parallelism.zero",
+                     "ZeRO-3 gathers parameters with collectives; a parameter server holds them "
+                     "whole (use zero: 0-2 or a collective strategy)");
+}
+
+}  // namespace
+
+void validate_model_parallel(const Plan& plan) {
+  if (!plan.parallelism) return;
+  const Parallelism& p = *plan.parallelism;
+  if (!plan.workload.transformer)
+    throw InputError(plan.file, p.line, "parallelism",
+                     "needs a transformer workload (`transformer:` with layers, hidden, heads, "
+                     "sequence and vocabulary) to split");
+  const TransformerShape& t = *plan.workload.transformer;
+  check_tensor(plan, p, t);
+  check_stages(plan, p, t);
+  check_batch(plan, p);
+  check_strategy(plan, p);
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,32 @@
+// How a model-parallel plan divides the model and the batch: the degrees, the micro-batches each
+// replica runs per iteration and the layers each stage (and each of its chunks) holds.
+#pragma once
+
+#include <string>
+
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+struct ModelSplit {
+  int tensor = 1;
+  int pipeline = 1;
+  int data = 1;
+  int microbatch = 1;     // sequences per micro-batch
+  int microbatches = 1;   // per replica per iteration: global batch / (data x microbatch)
+  int chunks = 1;         // model chunks per stage (virtual stages)
+  int layers_per_chunk = 0;
+  int global_batch = 0;   // sequences per iteration
+};
+
+// REQUIRES: plan.parallelism and plan.workload.transformer, the plan validated.
+ModelSplit model_split(const Plan& plan);
+
+// The plan's parallelism, or the trivial one (everything 1) for a data-parallel plan.
+Parallelism parallelism_of(const Plan& plan);
+
+// Throws InputError (at `parallelism:`) for an engine or command that runs data-parallel plans
+// only, named by `what` ("the SimGrid engine"); nothing for a data-parallel plan.
+void refuse_model_parallel(const Plan& plan, const std::string& what);
+
+}  // namespace scaleout::core

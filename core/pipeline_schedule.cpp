@@ -1,0 +1,101 @@
+#include "core/pipeline_schedule.hpp"
+
+#include <algorithm>
+
+namespace scaleout::core {
+
+namespace {
+
+using Kind = PipeOp::Kind;
+
+std::vector<PipeOp> gpipe(int microbatches) {
+  std::vector<PipeOp> ops;
+  for (int m = 0; m < microbatches; ++m) ops.push_back({Kind::kForward, m, 0});
+  for (int m = 0; m < microbatches; ++m) ops.push_back({Kind::kBackward, m, 0});
+  return ops;
+}
+
+// Warm-up forwards, then forward and backward in turn, then the cool-down backwards. `forward(k)`
+// and `backward(k)` give the k-th of each.
+template <typename F, typename B>
+std::vector<PipeOp> one_f_one_b(int total, int warmup, F forward, B backward) {
+  std::vector<PipeOp> ops;
+  warmup = std::min(warmup, total);
+  int f = 0, b = 0;
+  for (; f < warmup; ++f) ops.push_back(forward(f));
+  while (f < total) {
+    ops.push_back(forward(f++));
+    ops.push_back(backward(b++));
+  }
+  while (b < total) ops.push_back(backward(b++));
+  return ops;
+}
+
+}  // namespace
+
+std::string check_schedule(PipelineScheduleKind kind, int stages, int microbatches, int chunks) {
+  if (stages < 1 || microbatches < 1 || chunks < 1) return "stages, micro-batches and chunks >= 1";
+  if (kind != PipelineScheduleKind::kInterleaved && chunks != 1)
+    return std::string("the ") + schedule_name(kind) + " schedule runs one chunk per stage";
+  if (kind == PipelineScheduleKind::kInterleaved && microbatches % stages != 0)
+    return "the interleaved schedule needs micro-batches per replica (" +
+           std::to_string(microbatches) + ") in multiples of the pipeline stages (" +
+           std::to_string(stages) + ")";
+  return "";
+}
+
+std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int stages,
+                                   int microbatches, int chunks) {
+  if (kind == PipelineScheduleKind::kGpipe) return gpipe(microbatches);
+  if (kind == PipelineScheduleKind::kOneFOneB)
+    return one_f_one_b(
+        microbatches, stages - stage - 1, [](int k) { return PipeOp{Kind::kForward, k, 0}; },
+        [](int k) { return PipeOp{Kind::kBackward, k, 0}; });
+  // Interleaved (Megatron-LM): micro-batches go through the chunks in groups of `stages`; the
+  // k-th forward is chunk (k mod p*v) / p of micro-batch (k / p*v) * p + k mod p, backwards run
+  // the chunks in reverse.
+  int p = stages, v = chunks, total = microbatches * chunks;
+  auto microbatch = [p, v](int k) { return k / (p * v) * p + k % p; };
+  auto forward = [=](int k) { return PipeOp{Kind::kForward, microbatch(k), k % (p * v) / p}; };
+  auto backward = [=](int k) {
+    return PipeOp{Kind::kBackward, microbatch(k), v - 1 - k % (p * v) / p};
+  };
+  // With as many micro-batches as stages, Megatron runs every forward first.
+  int warmup = microbatches == stages ? total : (p - stage - 1) * 2 + (v - 1) * p;
+  return one_f_one_b(total, warmup, forward, backward);
+}
+
+int peak_in_flight(const std::vector<PipeOp>& ops) {
+  int now = 0, peak = 0;
+  for (const auto& op : ops) {
+    now += op.kind == Kind::kForward ? 1 : -1;
+    peak = std::max(peak, now);
+  }
+  return peak;
+}
+
+const char* schedule_name(PipelineScheduleKind kind) {
+  switch (kind) {
+    case PipelineScheduleKind::kGpipe:
+      return "gpipe";
+    case PipelineScheduleKind::kOneFOneB:
+      return "1f1b";
+    case PipelineScheduleKind::kInterleaved:
+      return "interleaved";
+  }
+  return "?";
+}
+
+const char* recompute_name(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
+  }
+  return "?";
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,63 @@
+#include "core/transformer.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+double kv_width(const TransformerShape& t) {
+  return static_cast<double>(t.hidden) * t.kv_heads / t.heads;
+}
+
+// Weights of a layer's matrices (no biases or norms): QKV, output projection, the MLP's two.
+double layer_matrix_parameters(const TransformerShape& t) {
+  double h = t.hidden, f = t.ffn_hidden;
+  return h * (h + 2 * kv_width(t)) + h * h + 2 * h * f;
+}
+
+}  // namespace
+
+double layer_parameters(const TransformerShape& t) {
+  double h = t.hidden, f = t.ffn_hidden;
+  double biases = (h + 2 * kv_width(t)) + h + f + h;
+  double norms = 4 * h;
+  return layer_matrix_parameters(t) + biases + norms;
+}
+
+double embedding_parameters(const TransformerShape& t) {
+  return (static_cast<double>(t.vocabulary) + t.sequence) * t.hidden;
+}
+
+double transformer_parameters(const TransformerShape& t) {
+  return t.layers * layer_parameters(t) + embedding_parameters(t);
+}
+
+double layer_forward_flops(const TransformerShape& t) {
+  double s = t.sequence, h = t.hidden;
+  return 2 * s * layer_matrix_parameters(t) + 4 * s * s * h;
+}
+
+double logit_forward_flops(const TransformerShape& t) {
+  return 2.0 * t.sequence * t.hidden * t.vocabulary;
+}
+
+double model_flops_per_sequence(const TransformerShape& t) {
+  return 3 * (t.layers * layer_forward_flops(t) + logit_forward_flops(t));
+}
+
+double megatron_flops_per_sequence(const TransformerShape& t) {
+  return 4 * t.layers * layer_forward_flops(t) + 3 * logit_forward_flops(t);
+}
+
+double layer_activation_bytes(const TransformerShape& t, int microbatch, int tensor,
+                              bool sequence_parallel, Recompute recompute) {
+  double sbh = static_cast<double>(t.sequence) * microbatch * t.hidden;
+  double tp = tensor;
+  if (recompute == Recompute::kFull) return sequence_parallel ? 2 * sbh / tp : 2 * sbh;
+  double attention = recompute == Recompute::kSelective
+                         ? 0
+                         : 5.0 * t.heads * t.sequence / t.hidden;  // the s x s scores
+  if (sequence_parallel) return sbh * (34 + attention) / tp;
+  return sbh * (10 + 24 / tp + attention / tp);
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,38 @@
+// What a transformer's dimensions imply: parameters, FLOPs and activation memory, as Megatron-LM's
+// papers count them (Narayanan et al. 2021; Korthikanti et al. 2022). Per sequence unless said.
+#pragma once
+
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+// Parameters of one transformer layer: the attention's QKV and output projections, the MLP's two
+// matrices, their biases and two layer norms (12h^2 + 13h for the default FFN and heads).
+double layer_parameters(const TransformerShape& t);
+// Word and position embeddings, (V + s) h. The output layer shares the word embedding.
+double embedding_parameters(const TransformerShape& t);
+// The whole model: 12lh^2 (1 + 13/12h + (V+s)/12lh) for the default FFN.
+double transformer_parameters(const TransformerShape& t);
+
+// Forward FLOPs of one layer for one sequence: 2 per multiply-add of the matrix products
+// (2s x the layer's matrix parameters) and the attention's two s x s products (4 s^2 h).
+double layer_forward_flops(const TransformerShape& t);
+// Forward FLOPs of the output layer (logits) for one sequence: 2 s h V.
+double logit_forward_flops(const TransformerShape& t);
+// Model FLOPs for forward + backward of one sequence (backward = 2 x forward), without
+// recomputation: 72 s l h^2 (1 + s/6h + V/12lh) for the default FFN. MFU counts these.
+double model_flops_per_sequence(const TransformerShape& t);
+// Narayanan et al. 2021's count, which includes the recomputed forward of full recomputation:
+// 96 s l h^2 (1 + s/6h + V/16lh) for the default FFN.
+double megatron_flops_per_sequence(const TransformerShape& t);
+
+// Bytes of activations one layer keeps for backward, per micro-batch of `microbatch` sequences,
+// on one device of a tensor group of `tensor` (Korthikanti et al. 2022, Table 2): without
+// recomputation s b h (10 + 24/t + 5 a s / (h t)); sequence parallelism divides all of it by t;
+// selective recomputation drops the 5 a s / h term; full recomputation keeps the layer's input,
+// 2 s b h (divided by t under sequence parallelism). The constants assume 16-bit activations and
+// the default FFN (4h).
+double layer_activation_bytes(const TransformerShape& t, int microbatch, int tensor,
+                              bool sequence_parallel, Recompute recompute);
+
+}  // namespace scaleout::core

@@ -1,0 +1,92 @@
+// Model-parallel plans that cannot run as written: each refused with its file, line and field.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/core/plan_text.hpp"
+
+namespace scaleout::core {
+namespace {
+
+using testing::expect_refused;
+using testing::Refusal;
+
+// Lines 1-7: 2 nodes of 8 devices; 8-10: a transformer workload; the plan's own from line 11.
+std::string plan(const std::string& rest, const std::string& workload_extra = "") {
+  return std::string(testing::kInlineCluster) +
+         "workload:\n"
+         "  name: gpt\n"
+         "  transformer: { layers: 24, hidden: 1024, heads: 16, sequence: 1024, "
+         "vocabulary: 50000" + workload_extra + " }\n" + rest;
+}
+
+const std::string kRing = "strategy: { kind: ring }\n";  // line 11 when first
+
+class MpRefused : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(MpRefused, NamesFileLineAndWhy) {
+  const Refusal& r = GetParam();
+  expect_refused(r.name, r.yaml, r.line, r.expect);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ModelParallel, MpRefused,
+    ::testing::Values(
+        Refusal{"tensor_not_dividing_heads",
+                plan(kRing + "parallelism:\n  tensor: 3\ntraining: { workers: 6 }\n"), 13,
+                "does not divide the model's 16 heads"},
+        Refusal{"tensor_not_dividing_kv_heads",
+                plan(kRing + "parallelism:\n  tensor: 8\ntraining: { workers: 8 }\n",
+                     ", kv_heads: 4"),
+                13, "4 key-value heads"},
+        Refusal{"zero_out_of_range",
+                plan(kRing + "parallelism:\n  zero: 4\ntraining: { workers: 8 }\n"), 13,
+                "zero"},
+        Refusal{"layers_not_splitting",
+                plan(kRing + "parallelism:\n  pipeline: 5\ntraining: { workers: 5 }\n"), 13,
+                "24 layers do not split evenly into 5 stages"},
+        Refusal{"virtual_without_interleaved",
+                plan(kRing + "parallelism:\n  pipeline: 2\n  virtual_stages: 2\n"
+                             "training: { workers: 2 }\n"),
+                14, "need schedule: interleaved"},
+        Refusal{"workers_not_dividing",
+                plan(kRing + "parallelism: { tensor: 2, pipeline: 2 }\n"
+                             "training: { workers: 6, global_batch: 12 }\n"),
+                13, "6 workers do not divide"},
+        Refusal{"global_batch_not_dividing",
+                plan(kRing + "parallelism: { tensor: 2, microbatch: 2 }\n"
+                             "training: { workers: 8, global_batch: 12 }\n"),
+                13, "12 sequences do not divide into 4 data-parallel replicas"},
+        Refusal{"interleaved_microbatches",
+                plan(kRing + "parallelism:\n  pipeline: 4\n  schedule: interleaved\n"
+                             "  virtual_stages: 2\ntraining: { workers: 8, global_batch: 12 }\n"),
+                14, "multiples of the pipeline stages (4)"},
+        Refusal{"zero3_with_ps",
+                plan("strategy: { kind: ps }\nparallelism:\n  zero: 3\n"
+                     "training: { workers: 4 }\n"),
+                13, "ZeRO-3"},
+        Refusal{"async_ps",
+                plan("strategy: { kind: ps, mode: async }\nparallelism: { tensor: 2 }\n"
+                     "training: { workers: 4 }\n"),
+                11, "asynchronous"},
+        Refusal{"parameters_disagree",
+                std::string(testing::kInlineCluster) +
+                    "workload:\n  name: gpt\n"
+                    "  transformer: { layers: 24, hidden: 1024, heads: 16, sequence: 1024, "
+                    "vocabulary: 50000 }\n  parameters: 350M\n" + kRing +
+                    "training: { workers: 8 }\n",
+                11, "the transformer's dimensions give"},
+        Refusal{"parallelism_without_transformer",
+                std::string(testing::kInlineCluster) + testing::kInlineWorkload + kRing +
+                    "parallelism: { tensor: 2 }\ntraining: { workers: 8 }\n",
+                10, "needs a transformer workload"},
+        Refusal{"global_batch_without_parallelism",
+                plan(kRing + "training: { workers: 8, global_batch: 64 }\n"), 12,
+                "applies to model-parallel plans"},
+        Refusal{"unknown_parallelism_key",
+                plan(kRing + "parallelism: { tensor: 2, pipelines: 2 }\n"
+                             "training: { workers: 8 }\n"),
+                12, "pipelines"}));
+
+}  // namespace
+}  // namespace scaleout::core

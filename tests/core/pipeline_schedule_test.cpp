@@ -1,0 +1,76 @@
+// Pipeline schedules: every micro-batch once forward and once backward, in an order that keeps the
+// activations each schedule is known for.
+#include "core/pipeline_schedule.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace scaleout::core {
+namespace {
+
+using Kind = PipeOp::Kind;
+
+void expect_complete(const std::vector<PipeOp>& ops, int microbatches, int chunks) {
+  std::set<std::tuple<int, int, int>> seen;
+  for (const auto& op : ops) {
+    EXPECT_TRUE(seen.insert({op.kind == Kind::kForward, op.microbatch, op.chunk}).second)
+        << "op twice: micro-batch " << op.microbatch << " chunk " << op.chunk;
+    EXPECT_GE(op.microbatch, 0);
+    EXPECT_LT(op.microbatch, microbatches);
+    EXPECT_LT(op.chunk, chunks);
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(2 * microbatches * chunks));
+  // A backward never comes before its own forward on the stage.
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind == Kind::kBackward)
+      EXPECT_NE(std::find(ops.begin(), ops.begin() + i,
+                          PipeOp{Kind::kForward, ops[i].microbatch, ops[i].chunk}),
+                ops.begin() + i);
+}
+
+TEST(PipelineSchedule, OneFOneBKeepsAtMostTheStagesDepth) {
+  const int stages = 4, microbatches = 8;
+  for (int s = 0; s < stages; ++s) {
+    auto ops = stage_schedule(PipelineScheduleKind::kOneFOneB, s, stages, microbatches, 1);
+    expect_complete(ops, microbatches, 1);
+    EXPECT_EQ(peak_in_flight(ops), stages - s) << "stage " << s;
+  }
+  // Fewer micro-batches than stages: all of them.
+  EXPECT_EQ(peak_in_flight(stage_schedule(PipelineScheduleKind::kOneFOneB, 0, 8, 3, 1)), 3);
+}
+
+TEST(PipelineSchedule, GpipeKeepsEveryMicrobatch) {
+  auto ops = stage_schedule(PipelineScheduleKind::kGpipe, 2, 4, 16, 1);
+  expect_complete(ops, 16, 1);
+  EXPECT_EQ(peak_in_flight(ops), 16);
+  EXPECT_EQ(ops[15].kind, Kind::kForward);
+  EXPECT_EQ(ops[16].kind, Kind::kBackward);
+}
+
+TEST(PipelineSchedule, InterleavedRunsEveryChunkInMegatronsOrder) {
+  const int stages = 4, microbatches = 8, chunks = 2;
+  for (int s = 0; s < stages; ++s) {
+    auto ops = stage_schedule(PipelineScheduleKind::kInterleaved, s, stages, microbatches, chunks);
+    expect_complete(ops, microbatches, chunks);
+    // Warm-up: (p - s - 1) x 2 + (v - 1) x p forwards, then one more before the first backward.
+    EXPECT_EQ(peak_in_flight(ops), (stages - s - 1) * 2 + (chunks - 1) * stages + 1);
+  }
+  auto ops = stage_schedule(PipelineScheduleKind::kInterleaved, 0, stages, microbatches, chunks);
+  // Micro-batches 0-3 through chunk 0, then 0-3 through chunk 1, then 4-7 through chunk 0.
+  EXPECT_EQ(ops[0], (PipeOp{Kind::kForward, 0, 0}));
+  EXPECT_EQ(ops[3], (PipeOp{Kind::kForward, 3, 0}));
+  EXPECT_EQ(ops[4], (PipeOp{Kind::kForward, 0, 1}));
+  EXPECT_EQ(ops[8], (PipeOp{Kind::kForward, 4, 0}));
+}
+
+TEST(PipelineSchedule, RefusesCountsItCannotRun) {
+  EXPECT_NE(check_schedule(PipelineScheduleKind::kInterleaved, 4, 6, 2), "");
+  EXPECT_NE(check_schedule(PipelineScheduleKind::kOneFOneB, 4, 8, 2), "");
+  EXPECT_EQ(check_schedule(PipelineScheduleKind::kInterleaved, 4, 8, 2), "");
+}
+
+}  // namespace
+}  // namespace scaleout::core
