@@ -12,6 +12,31 @@ namespace {
 std::string r_count(std::size_t rows) {
   return "(" + std::to_string(rows) + (rows == 1 ? " row) " : " rows) ");
 }
+
+// The split, the transformer's figures and the worst stage's memory of a model-parallel result.
+void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
+  std::fprintf(out,
+               "  split               tensor %d x pipeline %d x data %d, %d micro-batches of %d "
+               "(%s%s, recompute %s, ZeRO %d%s)\n",
+               m.tensor, m.pipeline, m.data, m.microbatches, m.microbatch, m.schedule.c_str(),
+               m.virtual_stages > 1 ? (" v=" + std::to_string(m.virtual_stages)).c_str() : "",
+               m.recompute.c_str(), m.zero, m.sequence_parallel ? ", sequence parallel" : "");
+  std::fprintf(out, "  tokens              %10.0f tokens/s\n", m.tokens_per_s);
+  std::fprintf(out, "  model FLOPs         %10.1f TFLOP/s per device, MFU %.1f %%\n",
+               m.model_flops_per_s_per_device / 1e12, m.mfu * 100);
+  std::fprintf(out,
+               "  pipeline bubble     %10.3f ms; tensor %.3f ms, pipeline %.3f ms, data %.3f ms "
+               "of communication\n",
+               m.bubble_s * 1e3, m.tensor_comm_s * 1e3, m.pipeline_comm_s * 1e3,
+               m.data_comm_s * 1e3);
+  const core::MemoryBreakdown& mem = m.memory;
+  std::fprintf(out,
+               "  memory (stage %d)    %10.1f GB of %.1f GB: parameters %.1f, gradients %.1f, "
+               "optimizer %.1f, activations %.1f\n",
+               mem.stage, mem.total / 1e9, mem.capacity / 1e9, mem.parameters / 1e9,
+               mem.gradients / 1e9, mem.optimizer / 1e9, mem.activations / 1e9);
+}
+
 }  // namespace
 
 void print_summary(std::FILE* out, const core::RunResult& r) {
@@ -24,12 +49,15 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
   if (r.baseline_workers > 0)
     std::fprintf(out, "  vs %d workers    %10.1f %% (throughput per worker against theirs)\n",
                  r.baseline_workers, r.baseline_efficiency * 100);
-  std::fprintf(out, "  gradient buckets    %10.0f (%s fusion)%s\n", r.buckets, r.fusion.c_str(),
-               r.grid.empty() ? "" : (", torus grid " + r.grid).c_str());
+  if (r.model_parallel)
+    print_model_parallel(out, *r.model_parallel);
+  else
+    std::fprintf(out, "  gradient buckets    %10.0f (%s fusion)%s\n", r.buckets,
+                 r.fusion.c_str(), r.grid.empty() ? "" : (", torus grid " + r.grid).c_str());
   std::fprintf(out, "  compute             %10.3f ms\n", r.phases.compute_s * 1e3);
   std::fprintf(out, "  communication       %10.3f ms (exposed %.3f ms)\n", r.phases.comm_s * 1e3,
                r.phases.exposed_comm_s * 1e3);
-  if (r.phases.idle_s > 0)
+  if (r.phases.idle_s > 0 && !r.model_parallel)
     std::fprintf(out,
                  "  idle                %10.3f ms (waiting for slower workers or the servers)\n",
                  r.phases.idle_s * 1e3);

@@ -18,6 +18,7 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
   j["tokens_per_s"] = m.tokens_per_s;
   j["model_flops_per_s_per_device"] = m.model_flops_per_s_per_device;
   j["mfu"] = m.mfu;
+  j["megatron_flops_per_s_per_device"] = m.megatron_flops_per_s_per_device;
   json& ph = j["phases"];
   ph["bubble_s"] = m.bubble_s;
   ph["tensor_comm_s"] = m.tensor_comm_s;
@@ -50,6 +51,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.tokens_per_s = j.value("tokens_per_s", 0.0);
   m.model_flops_per_s_per_device = j.value("model_flops_per_s_per_device", 0.0);
   m.mfu = j.value("mfu", 0.0);
+  m.megatron_flops_per_s_per_device = j.value("megatron_flops_per_s_per_device", 0.0);
   const json& ph = j.at("phases");
   m.bubble_s = ph.value("bubble_s", 0.0);
   m.tensor_comm_s = ph.value("tensor_comm_s", 0.0);

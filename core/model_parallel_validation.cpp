@@ -11,6 +11,8 @@ namespace scaleout::core {
 
 namespace {
 
+constexpr long long kMaxPipelineOps = 1 << 24;
+
 std::string str(long long v) { return std::to_string(v); }
 
 void check_tensor(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
@@ -31,7 +33,7 @@ void check_tensor(const Plan& plan, const Parallelism& p, const TransformerShape
 }
 
 void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
-  if (t.layers % (p.pipeline * p.virtual_stages) != 0)
+  if (t.layers % (static_cast<long long>(p.pipeline) * p.virtual_stages) != 0)
     throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line,
                      "parallelism.pipeline",
                      "the model's " + str(t.layers) + " layers do not split evenly into " +
@@ -56,8 +58,17 @@ void check_batch(const Plan& plan, const Parallelism& p) {
                      "parallelism.microbatch",
                      str(global) + " sequences per iteration do not divide into " + str(data) +
                          " data-parallel replicas x micro-batches of " + str(p.microbatch));
-  int microbatches = static_cast<int>(global / (data * p.microbatch));
-  std::string why = check_schedule(p.schedule, p.pipeline, microbatches, p.virtual_stages);
+  long long microbatches = global / (data * p.microbatch);
+  // The closed form walks every (micro-batch, chunk) of every stage: bound the walk.
+  if (static_cast<double>(microbatches) * p.virtual_stages * p.pipeline > kMaxPipelineOps)
+    throw InputError(plan.file, p.microbatch_line ? p.microbatch_line : p.line,
+                     "parallelism.microbatch",
+                     str(microbatches) + " micro-batches x " + str(p.virtual_stages) +
+                         " chunks x " + str(p.pipeline) +
+                         " stages is more pipeline work than scaleout takes (" +
+                         str(kMaxPipelineOps) + ")");
+  std::string why =
+      check_schedule(p.schedule, p.pipeline, static_cast<int>(microbatches), p.virtual_stages);
   if (!why.empty())
     throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line,
                      "parallelism.schedule", why);

@@ -75,6 +75,9 @@ struct ModelParallelOutcome {
   double tokens_per_s = 0;
   double model_flops_per_s_per_device = 0;  // model FLOPs (72 s l h^2 ... per sequence) achieved
   double mfu = 0;                           // model_flops_per_s_per_device / device peak
+  // The same in Narayanan et al. 2021's convention, which counts full recomputation's forward
+  // (96 s l h^2 (1 + s/6h + V/16lh) a sequence): what their Table 1 reports.
+  double megatron_flops_per_s_per_device = 0;
   double bubble_s = 0;         // the busiest stage's idle time inside the pipeline
   double tensor_comm_s = 0;    // tensor-group collectives on the busiest stage (on its path)
   double pipeline_comm_s = 0;  // activation and gradient transfers between stages, in flight

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "core/atomic_file.hpp"
+#include "core/model_split.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/strategies/ps_training.hpp"
@@ -152,6 +153,7 @@ std::string other_ranks_errors(const fs::path& dir, int size, const std::string&
 }  // namespace
 
 void check_executable(const core::Plan& plan) {
+  core::refuse_model_parallel(plan, "real execution (scaleout run)");
   if (!plan.resilience.failures.empty() || plan.stragglers.random != core::SlowdownKind::kNone ||
       !plan.stragglers.slow_workers.empty())
     throw core::InputError(plan.file, 0, "stragglers/failures",

@@ -1,4 +1,5 @@
 #include "sim/analytic.hpp"
+#include "sim/analytic_model_parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -300,6 +301,7 @@ RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, do
 }
 
 RunResult AnalyticModel::predict(const Plan& plan) const {
+  if (plan.parallelism) return predict_model_parallel(plan);
   RunResult r = predict_closed_form(plan);
   auto model = analytic_warnings(plan);
   auto costs = ps_extended_warnings(plan);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/model_split.hpp"
 #include "core/atomic_file.hpp"
 #include "core/failure_model.hpp"
 #include "core/input_error.hpp"
@@ -357,6 +358,7 @@ std::int64_t relay_actors(const core::RankLayout& layout, int direct) {
 }
 
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
+  core::refuse_model_parallel(plan, "the SimGrid engine");
   auto wall0 = std::chrono::steady_clock::now();
   core::RankPlan ranks = core::plan_ranks(plan);
   // One actor per rank (its compute stream is arithmetic, not an actor), SimGrid's own, and relays.

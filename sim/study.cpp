@@ -16,7 +16,8 @@ namespace {
 
 const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names = {"scaling_efficiency", "speedup", "epoch_time_s",
-                                                 "throughput_samples_per_s"};
+                                                 "throughput_samples_per_s",
+                                                 "megatron_tflops_per_device"};
   return names;
 }
 
@@ -132,6 +133,8 @@ double metric_value(const StudyCase& c, const core::RunResult& run,
       return c.epochs * c.samples_per_epoch / throughput;
     case StudyMetric::kThroughput:
       return throughput;
+    case StudyMetric::kMegatronTflops:
+      return run.model_parallel ? run.model_parallel->megatron_flops_per_s_per_device / 1e12 : 0;
   }
   return 0;
 }

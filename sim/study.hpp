@@ -23,6 +23,7 @@ enum class StudyMetric {
   kSpeedup,            // throughput at N / throughput at baseline_workers
   kEpochTime,          // seconds for `epochs` epochs of `samples_per_epoch` samples
   kThroughput,         // samples/s
+  kMegatronTflops,     // TFLOP/s per device as Narayanan et al. 2021 count them (model-parallel)
 };
 
 const char* metric_name(StudyMetric metric);

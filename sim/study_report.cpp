@@ -27,6 +27,8 @@ std::string metric_value_text(StudyMetric m, double v) {
       return format("%.0f s", v);
     case StudyMetric::kThroughput:
       return format("%.0f samples/s", v);
+    case StudyMetric::kMegatronTflops:
+      return format("%.0f TFLOP/s", v);
   }
   return "";
 }

@@ -1,0 +1,36 @@
+// The analytic engine for model-parallel plans: the pipeline schedule timed in closed form
+// (sim/pipeline_timing.hpp) with each chunk's compute and its tensor group's all-reduces, the
+// transfers between stages, then the data group's gradient exchange with the plan's strategy
+// (after the pipeline has drained, as Megatron-LM does by default; ZeRO-3's parameter gathers
+// add half as much again).
+#pragma once
+
+#include "core/plan.hpp"
+#include "core/result.hpp"
+#include "sim/pipeline_timing.hpp"
+
+namespace scaleout::sim {
+
+// The costs the closed form uses, each in seconds, for one micro-batch.
+struct ModelParallelCosts {
+  double layer_forward_compute = 0;   // one layer's forward on one device
+  double layer_backward_compute = 0;  // its backward (with any recomputation)
+  double layer_tensor_forward = 0;    // the layer's tensor-group collectives in its forward
+  double layer_tensor_backward = 0;   // and in its backward (with a recomputed forward's)
+  double logit_forward = 0;           // the output layer, last stage
+  double transfer = 0;                // activations (or their gradient) to the next stage
+  double data_exchange = 0;           // the data group's gradient exchange, once per iteration
+  double data_bytes = 0;              // the gradient bytes one device exchanges in it
+};
+
+// REQUIRES: a validated plan with `parallelism:`.
+ModelParallelCosts model_parallel_costs(const core::Plan& plan);
+
+// The pipeline's costs by stage and chunk from those of one layer.
+PipeCosts pipe_costs(const core::Plan& plan, const ModelParallelCosts& c);
+
+// Predicts a model-parallel plan. Throws core::InputError naming the stage and each memory term
+// when the plan does not fit the device's memory.
+core::RunResult predict_model_parallel(const core::Plan& plan);
+
+}  // namespace scaleout::sim

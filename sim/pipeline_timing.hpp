@@ -1,0 +1,43 @@
+// Times a pipeline schedule in closed form: each stage runs its ops (core/pipeline_schedule.hpp)
+// in order, an op starting once the stage is free and its input has arrived (a forward needs the
+// previous stage's forward of that micro-batch and chunk, a backward the next stage's backward),
+// each hop between stages taking a fixed transfer time that does not hold the stage up. With free
+// transfers and equal stages, GPipe and 1F1B take (m + p - 1)(f + b).
+#pragma once
+
+#include <vector>
+
+#include "core/pipeline_schedule.hpp"
+
+namespace scaleout::sim {
+
+struct PipeCosts {
+  // Seconds of one forward and one backward of one micro-batch through one chunk, by stage and
+  // chunk: [stage][chunk].
+  std::vector<std::vector<double>> forward;
+  std::vector<std::vector<double>> backward;
+  double transfer = 0;  // seconds from the end of an op to its input's arrival at the next stage
+};
+
+struct TimedOp {
+  core::PipeOp op;
+  double start = 0;
+  double end = 0;
+};
+
+struct PipeTiming {
+  double iteration = 0;                       // the last op's end
+  std::vector<double> busy;                   // per stage: seconds its ops ran
+  std::vector<std::vector<TimedOp>> stages;   // per stage, in schedule order
+};
+
+// REQUIRES: the counts pass core::check_schedule; costs sized [stages][chunks].
+// Throws std::logic_error if the schedule deadlocks (a schedule bug, never the user's input).
+PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microbatches,
+                         int chunks, const PipeCosts& costs);
+
+// Equal costs on every stage and chunk.
+PipeCosts uniform_costs(int stages, int chunks, double forward, double backward,
+                        double transfer);
+
+}  // namespace scaleout::sim
