@@ -5,6 +5,8 @@
 // add half as much again).
 #pragma once
 
+#include <vector>
+
 #include "core/plan.hpp"
 #include "core/result.hpp"
 #include "sim/pipeline_timing.hpp"
@@ -18,7 +20,7 @@ struct ModelParallelCosts {
   double layer_tensor_forward = 0;    // the layer's tensor-group collectives in its forward
   double layer_tensor_backward = 0;   // and in its backward (with a recomputed forward's)
   double logit_forward = 0;           // the output layer, last stage
-  double transfer = 0;                // activations (or their gradient) to the next stage
+  std::vector<double> transfer;       // activations (or their gradient) across each boundary
   double data_exchange = 0;           // the data group's gradient exchange, once per iteration
   double data_bytes = 0;              // the gradient bytes one device exchanges in it
 };
@@ -28,6 +30,10 @@ ModelParallelCosts model_parallel_costs(const core::Plan& plan);
 
 // The pipeline's costs by stage and chunk from those of one layer.
 PipeCosts pipe_costs(const core::Plan& plan, const ModelParallelCosts& c);
+
+// Seconds of stage transfers in flight per iteration on a stage: every forward and backward
+// sends one, at the mean of the boundaries' transfer times.
+double pipeline_transfers(const core::Plan& plan, const ModelParallelCosts& c);
 
 // Predicts a model-parallel plan. Throws core::InputError naming the stage and each memory term
 // when the plan does not fit the device's memory.

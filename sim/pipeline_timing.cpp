@@ -29,19 +29,20 @@ class OpEnds {
 // When op's input is ready on `stage` (negative: not yet). Chunk c of the last stage feeds chunk
 // c + 1 of the first, as the interleaved schedule places chunks round the stages.
 double input_ready(OpEnds& ends, const PipeOp& op, int stage, int stages, int chunks,
-                   double transfer) {
+                   const std::vector<double>& transfer) {
   using Kind = PipeOp::Kind;
-  auto arrived = [&](Kind kind, int s, int c) {
+  auto arrived = [&](Kind kind, int s, int c, int boundary) {
     double end = ends.at(kind, s, c, op.microbatch);
-    return end < 0 ? -1.0 : end + transfer;
+    return end < 0 ? -1.0 : end + transfer[boundary];
   };
+  int last = stages - 1;
   if (op.kind == Kind::kForward) {
-    if (stage > 0) return arrived(Kind::kForward, stage - 1, op.chunk);
-    if (op.chunk > 0) return arrived(Kind::kForward, stages - 1, op.chunk - 1);
+    if (stage > 0) return arrived(Kind::kForward, stage - 1, op.chunk, stage - 1);
+    if (op.chunk > 0) return arrived(Kind::kForward, last, op.chunk - 1, last);
     return 0;
   }
-  if (stage < stages - 1) return arrived(Kind::kBackward, stage + 1, op.chunk);
-  if (op.chunk < chunks - 1) return arrived(Kind::kBackward, 0, op.chunk + 1);
+  if (stage < last) return arrived(Kind::kBackward, stage + 1, op.chunk, stage);
+  if (op.chunk < chunks - 1) return arrived(Kind::kBackward, 0, op.chunk + 1, last);
   return ends.at(Kind::kForward, stage, op.chunk, op.microbatch);  // the loss: own forward
 }
 
@@ -52,7 +53,7 @@ PipeCosts uniform_costs(int stages, int chunks, double forward, double backward,
   PipeCosts c;
   c.forward.assign(stages, std::vector<double>(chunks, forward));
   c.backward.assign(stages, std::vector<double>(chunks, backward));
-  c.transfer = transfer;
+  c.transfer.assign(stages, transfer);
   return c;
 }
 

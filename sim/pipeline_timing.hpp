@@ -16,7 +16,9 @@ struct PipeCosts {
   // chunk: [stage][chunk].
   std::vector<std::vector<double>> forward;
   std::vector<std::vector<double>> backward;
-  double transfer = 0;  // seconds from the end of an op to its input's arrival at the next stage
+  // Seconds from the end of an op to its input's arrival across the boundary after stage s
+  // (between s and s + 1; the last: from the last stage round to the first), by s.
+  std::vector<double> transfer;
 };
 
 struct TimedOp {

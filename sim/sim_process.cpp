@@ -13,7 +13,6 @@
 #include <sstream>
 #include <thread>
 
-#include "core/model_split.hpp"
 #include "core/input_error.hpp"
 #include "core/temp_files.hpp"
 #include "sim/simulator.hpp"
@@ -25,7 +24,6 @@ using core::Plan;
 using core::RunResult;
 
 SimChild start_simulation(const Plan& plan, const SimOptions& options) {
-  core::refuse_model_parallel(plan, "the SimGrid engine");
   // Before any work: refused at once.
   WorkEstimate work = check_work(plan, fidelity_for(plan, options.fidelity), options.max_events);
   std::shared_ptr<SimProgress> progress = make_shared_progress();

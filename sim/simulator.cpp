@@ -10,7 +10,6 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "core/model_split.hpp"
 #include "core/atomic_file.hpp"
 #include "core/failure_model.hpp"
 #include "core/input_error.hpp"
@@ -25,6 +24,7 @@
 #include "sim/actor_stacks.hpp"
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"
+#include "sim/sim_engine.hpp"
 #include "sim/sim_fabric.hpp"
 
 namespace scaleout::sim {
@@ -34,10 +34,6 @@ using core::Plan;
 using core::RunResult;
 
 namespace {
-
-// Each actor's stack. Every strategy, the PS training program and tracing ran with 8 KiB stacks
-// and guard pages (4 KiB overflowed): 256 KiB leaves a wide margin for stacks without guards.
-constexpr std::uint64_t kStackBytes = 256 << 10;
 
 struct StepRecord {
   double start = 0, compute_end = 0, comm_s = 0, end = 0;
@@ -139,24 +135,6 @@ bool continue_without_failed(const Plan& plan, const core::RankPlan& ranks) {
     for (int d : ranks.placement.server_device)
       if (ranks.topology.node_of_device(d) == f.node) return false;
   return !plan.resilience.failures.empty();
-}
-
-// SimGrid's engine for one run, with the plan's network model and actor stacks.
-std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& stacks) {
-  int argc = 2;
-  char arg0[] = "scaleout";
-  char arg1[] = "--log=root.thresh:critical";
-  char* argv[] = {arg0, arg1, nullptr};
-  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
-  configure_network_model(plan.cluster.network_model, plan.cluster.latency_factor);
-  apply_stack_plan(stacks);
-  // Expert knobs: SCALEOUT_SIMGRID_CFG="name:value;name:value" passes SimGrid options through.
-  if (const char* extra = std::getenv("SCALEOUT_SIMGRID_CFG")) {
-    std::stringstream items(extra);
-    for (std::string item; std::getline(items, item, ';');)
-      if (!item.empty()) sg4::Engine::set_config(item);
-  }
-  return engine;
 }
 
 // The program every rank runs: the PS training program, or the collective training loop around
@@ -329,6 +307,23 @@ RunResult assemble_result(Run& run, const Plan& plan, const core::RankPlan& rank
 
 }  // namespace
 
+std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& stacks) {
+  int argc = 2;
+  char arg0[] = "scaleout";
+  char arg1[] = "--log=root.thresh:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  configure_network_model(plan.cluster.network_model, plan.cluster.latency_factor);
+  apply_stack_plan(stacks);
+  // Expert knobs: SCALEOUT_SIMGRID_CFG="name:value;name:value" passes SimGrid options through.
+  if (const char* extra = std::getenv("SCALEOUT_SIMGRID_CFG")) {
+    std::stringstream items(extra);
+    for (std::string item; std::getline(items, item, ';');)
+      if (!item.empty()) sg4::Engine::set_config(item);
+  }
+  return engine;
+}
+
 Fidelity parse_fidelity(const std::string& text, const std::string& field) {
   if (text == "fast") return Fidelity::kFast;
   if (text == "step") return Fidelity::kStep;
@@ -358,7 +353,7 @@ std::int64_t relay_actors(const core::RankLayout& layout, int direct) {
 }
 
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
-  core::refuse_model_parallel(plan, "the SimGrid engine");
+  if (plan.parallelism) return simulate_model_parallel_here(plan, options);
   auto wall0 = std::chrono::steady_clock::now();
   core::RankPlan ranks = core::plan_ranks(plan);
   // One actor per rank (its compute stream is arithmetic, not an actor), SimGrid's own, and relays.

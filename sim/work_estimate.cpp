@@ -6,6 +6,8 @@
 
 #include "core/fusion.hpp"
 #include "core/input_error.hpp"
+#include "core/model_parallel_work.hpp"
+#include "core/model_split.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
@@ -53,9 +55,37 @@ std::string count(double x) {
   return buf;
 }
 
+// A model-parallel plan: each forward and backward of a chunk sends its output to the next stage
+// and runs its tensor all-reduces as one run of ring steps; the data group exchanges once.
+WorkEstimate model_parallel_work(const core::Plan& plan, Fidelity fidelity) {
+  core::ModelSplit s = core::model_split(plan);
+  core::ModelParallelWork work = core::model_parallel_work(plan);
+  double ops = 2.0 * s.microbatches * s.chunks;  // per rank and step
+  double transfers = s.pipeline > 1 ? ops * (s.pipeline - 1) / s.pipeline : 0;
+  double allreduces = s.layers_per_chunk *
+                      (work.tensor_allreduces_forward + work.tensor_allreduces_backward) / 2.0;
+  double tensor = s.tensor < 2 ? 0
+                  : fidelity == Fidelity::kStep ? ops * allreduces * 2 * (s.tensor - 1)
+                                                : ops;
+  double data = s.data < 2 ? 0
+                           : messages_per_bucket(core::group_plan(plan, s.data, plan.strategy.kind),
+                                                 fidelity, 1);
+  WorkEstimate w;
+  w.messages = plan.training.workers * static_cast<double>(plan.training.steps) *
+               (transfers + tensor + data);
+  w.per_step = ops;
+  w.knob = "parallelism.microbatch";
+  w.line = plan.parallelism->microbatch_line;
+  w.advice = "gives " + count(s.microbatches) +
+             " micro-batches per replica: simulate fewer (a larger micro-batch or global batch) "
+             "or use --engine analytic";
+  return w;
+}
+
 }  // namespace
 
 WorkEstimate estimate_work(const core::Plan& plan, Fidelity fidelity) {
+  if (plan.parallelism) return model_parallel_work(plan, fidelity);
   WorkEstimate w;
   double buckets = core::count_buckets(plan);
   double bytes = plan.workload.parameters * plan.training.gradient_bytes_per_element;

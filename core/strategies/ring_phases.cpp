@@ -68,16 +68,22 @@ void ring_allgather(Fabric& fabric, const RingGroup& group, Span span) {
 }
 
 void ring_allreduce(Fabric& fabric, const RingGroup& group, Span span) {
+  ring_allreduces(fabric, group, span, 1);
+}
+
+void ring_allreduces(Fabric& fabric, const RingGroup& group, Span span, int times) {
   int n = group.size();
-  if (n < 2) return;
+  if (n < 2 || times < 1) return;
   Fabric::StepTotals rs = ring_reduce_scatter_totals(group, span);
   Fabric::StepTotals ag = ring_allgather_totals(group, span);
-  fabric.exchange_run(group.right(), group.left(), 2 * (n - 1),
-                      [&](int s) {
+  int steps = 2 * (n - 1);
+  fabric.exchange_run(group.right(), group.left(), times * steps,
+                      [&](int i) {
+                        int s = i % steps;
                         return s < n - 1 ? reduce_scatter_step(group, span, s)
                                          : allgather_step(group, span, s - (n - 1));
                       },
-                      {rs.send + ag.send, rs.recv + ag.recv, rs.added});
+                      {times * (rs.send + ag.send), times * (rs.recv + ag.recv), times * rs.added});
 }
 
 }  // namespace scaleout::core

@@ -36,5 +36,8 @@ Fabric::StepTotals ring_reduce_scatter_totals(const RingGroup& group, Span span)
 Fabric::StepTotals ring_allgather_totals(const RingGroup& group, Span span);
 // Reduce-scatter then all-gather, issued as one run of 2(n-1) steps with fixed peers.
 void ring_allreduce(Fabric& fabric, const RingGroup& group, Span span);
+// `times` all-reduces of `span` one after the other, issued as one run of times x 2(n-1) steps
+// (a layer's tensor all-reduces: a fabric that models runs in aggregate then models them as one).
+void ring_allreduces(Fabric& fabric, const RingGroup& group, Span span, int times);
 
 }  // namespace scaleout::core

@@ -1,0 +1,71 @@
+#include "core/model_parallel_outcome.hpp"
+
+#include <algorithm>
+
+#include "core/compute_rate.hpp"
+#include "core/model_memory.hpp"
+#include "core/model_split.hpp"
+#include "core/pipeline_schedule.hpp"
+#include "core/rank_plan.hpp"
+#include "core/transformer.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+constexpr int kListedSteps = 1000;  // as the data-parallel closed form lists them
+
+ModelParallelOutcome outcome(const Plan& plan, const ModelParallelPhases& ph) {
+  const Parallelism& par = *plan.parallelism;
+  ModelSplit s = model_split(plan);
+  ModelParallelOutcome mp;
+  mp.tensor = s.tensor, mp.pipeline = s.pipeline, mp.data = s.data;
+  mp.microbatch = s.microbatch, mp.microbatches = s.microbatches, mp.virtual_stages = s.chunks;
+  mp.schedule = schedule_name(par.schedule);
+  mp.recompute = recompute_name(par.recompute);
+  mp.sequence_parallel = par.sequence_parallel, mp.zero = par.zero;
+  mp.tensor_comm_s = ph.tensor;
+  mp.bubble_s = ph.bubble;
+  mp.pipeline_comm_s = ph.pipeline;
+  mp.data_comm_s = ph.data;
+  const TransformerShape& tf = *plan.workload.transformer;
+  double sequences_per_s = s.global_batch / ph.step;
+  mp.tokens_per_s = sequences_per_s * tf.sequence;
+  mp.model_flops_per_s_per_device =
+      model_flops_per_sequence(tf) * sequences_per_s / plan.training.workers;
+  mp.mfu = mp.model_flops_per_s_per_device / plan.cluster.device.flops;
+  mp.megatron_flops_per_s_per_device =
+      megatron_flops_per_sequence(tf) * sequences_per_s / plan.training.workers;
+  mp.memory = worst_stage_memory(plan);
+  return mp;
+}
+
+}  // namespace
+
+RunResult model_parallel_result(const Plan& plan, const std::string& engine,
+                                const ModelParallelPhases& ph) {
+  ModelParallelOutcome mp = outcome(plan, ph);
+  int servers = plan.strategy.kind == StrategyKind::kPs ? plan.strategy.ps_servers : 0;
+  RunResult r = result_header(plan, engine, plan.cluster.network_model, servers);
+  r.bytes = ph.data_bytes;
+  r.step_time_s = ph.step;
+  r.phases.compute_s = ph.compute;
+  r.phases.comm_s = ph.tensor + ph.pipeline + ph.data;
+  r.phases.exposed_comm_s = std::min(r.phases.comm_s, std::max(0.0, ph.step - ph.compute - ph.bubble));
+  r.phases.idle_s = ph.bubble;
+  r.throughput_samples_per_s = model_split(plan).global_batch / ph.step;
+  // The share of the step a device spends on model FLOPs at its achieved rate.
+  r.scaling_efficiency = mp.mfu / compute_efficiency(plan);
+  if (ph.data > 0) {
+    int d = mp.data;
+    r.algbw_Bps = ph.data_bytes / ph.data;
+    r.busbw_Bps = r.algbw_Bps * 2.0 * (d - 1) / d;
+  }
+  for (int i = 0; i < std::min(plan.training.steps, kListedSteps); ++i)
+    r.steps.push_back({i, ph.step});
+  r.gradients.applied = static_cast<long>(mp.data) * plan.training.steps;
+  r.model_parallel = mp;
+  return r;
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,73 @@
+#include "core/model_parallel_work.hpp"
+
+#include <algorithm>
+
+#include "core/compute_rate.hpp"
+#include "core/model_memory.hpp"
+#include "core/model_split.hpp"
+#include "core/transformer.hpp"
+
+namespace scaleout::core {
+
+ModelParallelWork model_parallel_work(const Plan& plan) {
+  const TransformerShape& tf = *plan.workload.transformer;
+  const Parallelism& par = *plan.parallelism;
+  ModelSplit s = model_split(plan);
+  double per_device = static_cast<double>(s.microbatch) / s.tensor / compute_efficiency(plan);
+  ModelParallelWork w;
+  w.layer_forward_flops = per_device * layer_forward_flops(tf);
+  w.layer_backward_flops = 2 * w.layer_forward_flops;
+  if (par.recompute == Recompute::kFull) {
+    w.layer_backward_flops += w.layer_forward_flops;
+    w.tensor_allreduces_backward = 4;
+  }
+  if (par.recompute == Recompute::kSelective)  // the attention's two s x s products again
+    w.layer_backward_flops += per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
+  w.logit_forward_flops = per_device * logit_forward_flops(tf);
+  w.activation_bytes =
+      static_cast<double>(s.microbatch) * tf.sequence * tf.hidden * kActivationBytes;
+  double worst = std::max(stage_parameters(plan, 0), stage_parameters(plan, s.pipeline - 1));
+  w.gradient_bytes = worst * plan.training.gradient_bytes_per_element;
+  w.data_volume = par.zero >= 3 ? 1.5 : 1.0;
+  return w;
+}
+
+Plan group_plan(const Plan& plan, int workers, StrategyKind kind) {
+  Plan g = plan;
+  g.parallelism.reset();
+  g.training.global_batch = 0;
+  g.training.workers = workers;
+  g.strategy.kind = kind;
+  g.strategy.grid.reset();
+  g.stragglers = {};
+  g.resilience = {};
+  return g;
+}
+
+ModelParallelRank model_parallel_rank(const Plan& plan, int rank) {
+  ModelSplit s = model_split(plan);
+  return {rank % s.tensor, rank / s.tensor % s.data, rank / (s.tensor * s.data)};
+}
+
+int rank_of(const Plan& plan, const ModelParallelRank& r) {
+  ModelSplit s = model_split(plan);
+  return r.tensor_index + s.tensor * (r.data_index + s.data * r.stage);
+}
+
+std::vector<int> tensor_group(const Plan& plan, int rank) {
+  ModelParallelRank me = model_parallel_rank(plan, rank);
+  std::vector<int> group;
+  for (int t = 0; t < model_split(plan).tensor; ++t)
+    group.push_back(rank_of(plan, {t, me.data_index, me.stage}));
+  return group;
+}
+
+std::vector<int> data_group(const Plan& plan, int rank) {
+  ModelParallelRank me = model_parallel_rank(plan, rank);
+  std::vector<int> group;
+  for (int d = 0; d < model_split(plan).data; ++d)
+    group.push_back(rank_of(plan, {me.tensor_index, d, me.stage}));
+  return group;
+}
+
+}  // namespace scaleout::core

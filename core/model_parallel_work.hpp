@@ -1,0 +1,45 @@
+// The work of one device of a model-parallel plan, per micro-batch and chunk layer: what every
+// engine charges (the analytic engine divides it by rates; the training program runs it on a
+// fabric). FLOPs are effective FLOPs (divided by the achieved efficiency, as the fabric's
+// compute() takes them); sizes are bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+inline constexpr double kActivationBytes = 2;  // 16-bit activations between devices
+
+struct ModelParallelWork {
+  double layer_forward_flops = 0;   // one layer, one micro-batch, one device of the tensor group
+  double layer_backward_flops = 0;  // with what recomputation adds
+  double logit_forward_flops = 0;   // the output layer (last stage, last chunk); backward 2x
+  double activation_bytes = 0;      // b s h x 2: a tensor all-reduce's and a stage transfer's size
+  int tensor_allreduces_forward = 2;   // per layer (Megatron: after attention, after the MLP)
+  int tensor_allreduces_backward = 2;  // + 2 when full recomputation runs the forward again
+  double gradient_bytes = 0;  // the data group's exchange per device: the worst stage's shard
+  double data_volume = 1;     // ZeRO-3 gathers parameters again: 1.5 x the exchange
+};
+
+// REQUIRES: a validated plan with `parallelism:`.
+ModelParallelWork model_parallel_work(const Plan& plan);
+
+// The plan as `workers` ranks that only exchange a gradient with `kind`: what a tensor or data
+// group's collective runs as (no parallelism, stragglers or failures; a torus grid chosen anew).
+Plan group_plan(const Plan& plan, int workers, StrategyKind kind);
+
+// Where the ranks of a model-parallel plan sit: rank = t + T (d + D s) for tensor index t, data
+// index d and stage s (Megatron's order: tensor fastest, then data, then pipeline).
+struct ModelParallelRank {
+  int tensor_index = 0, data_index = 0, stage = 0;
+};
+ModelParallelRank model_parallel_rank(const Plan& plan, int rank);
+int rank_of(const Plan& plan, const ModelParallelRank& r);
+// The ranks of `rank`'s tensor group and of its data group, in index order.
+std::vector<int> tensor_group(const Plan& plan, int rank);
+std::vector<int> data_group(const Plan& plan, int rank);
+
+}  // namespace scaleout::core

@@ -1,0 +1,155 @@
+#include "core/strategies/model_parallel_training.hpp"
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "core/group_fabric.hpp"
+#include "core/model_split.hpp"
+#include "core/strategies/ring_phases.hpp"
+#include "core/strategy.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+using Kind = PipeOp::Kind;
+using OpKey = std::tuple<int, int, int>;  // kind, micro-batch, chunk
+
+OpKey key(const PipeOp& op) { return {static_cast<int>(op.kind), op.microbatch, op.chunk}; }
+
+std::int64_t elements(double bytes, int bytes_per_element) {
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes / bytes_per_element)));
+}
+
+std::string op_name(const PipeOp& op, int chunks) {
+  std::string name = (op.kind == Kind::kForward ? "forward " : "backward ") +
+                     std::to_string(op.microbatch);
+  return chunks > 1 ? name + " (chunk " + std::to_string(op.chunk) + ")" : name;
+}
+
+}  // namespace
+
+ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> rank_node)
+    : plan_(plan), rank_node_(std::move(rank_node)), work_(model_parallel_work(plan)) {
+  ModelSplit s = model_split(plan);
+  stages_ = s.pipeline;
+  microbatches_ = s.microbatches;
+  chunks_ = s.chunks;
+  layers_per_chunk_ = s.layers_per_chunk;
+  int bpe = plan.training.gradient_bytes_per_element;
+  activation_elements_ = elements(work_.activation_bytes, bpe);
+  gradient_elements_ = elements(work_.gradient_bytes * work_.data_volume, bpe);
+}
+
+// The stage that takes `op`'s output on `stage` (-1: none): forwards go down the stages and from
+// the last stage round to the first for the next chunk; backwards go back up.
+int ModelParallelTraining::destination(int stage, const PipeOp& op) const {
+  if (stages_ < 2) return -1;
+  if (op.kind == Kind::kForward) {
+    if (stage < stages_ - 1) return stage + 1;
+    return op.chunk < chunks_ - 1 ? 0 : -1;
+  }
+  if (stage > 0) return stage - 1;
+  return op.chunk > 0 ? stages_ - 1 : -1;
+}
+
+namespace {
+
+// The op on the receiving stage that `op`, run on `stage`, feeds.
+PipeOp fed_op(const PipeOp& op, int stage, int stages) {
+  PipeOp in = op;
+  if (op.kind == Kind::kForward && stage == stages - 1) ++in.chunk;
+  if (op.kind == Kind::kBackward && stage == 0) --in.chunk;
+  return in;
+}
+
+}  // namespace
+
+void ModelParallelTraining::run_op(Fabric& fabric, Fabric& tensor, const PipeOp& op, int stage,
+                                   ModelParallelStepTimes& times) const {
+  bool forward = op.kind == Kind::kForward;
+  bool output_layer = stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  double flops = layers_per_chunk_ * (forward ? work_.layer_forward_flops
+                                              : work_.layer_backward_flops);
+  if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
+  double t0 = fabric.now();
+  fabric.compute(flops);
+  double t1 = fabric.now();
+  int allreduces = layers_per_chunk_ * (forward ? work_.tensor_allreduces_forward
+                                                : work_.tensor_allreduces_backward);
+  ring_allreduces(tensor, strided_ring(0, 1, tensor.size(), tensor.rank()),
+                  Span{0, activation_elements_}, allreduces);
+  times.compute_s += t1 - t0;
+  times.tensor_s += fabric.now() - t1;
+}
+
+ModelParallelStepTimes ModelParallelTraining::iteration(Fabric& fabric, Fabric& tensor,
+                                                        Fabric& data,
+                                                        StrategyProgram* data_program,
+                                                        ModelParallelObserver& observer,
+                                                        int step) const {
+  ModelParallelRank me = model_parallel_rank(plan_, fabric.rank());
+  PipelineScheduleKind kind = plan_.parallelism->schedule;
+  ModelParallelStepTimes times;
+  times.step = step;
+  times.start = fabric.now();
+  // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
+  Span activations{0, std::max<std::int64_t>(1, activation_elements_ / tensor.size())};
+  // Every receive of the iteration, posted in the order each neighbour sends.
+  std::map<OpKey, Fabric::Handle> incoming;
+  std::vector<int> neighbours;
+  for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
+    if (from != me.stage && (neighbours.empty() || neighbours[0] != from))
+      neighbours.push_back(from);
+  for (int from : neighbours) {
+    int peer = rank_of(plan_, {me.tensor_index, me.data_index, from});
+    for (const PipeOp& op : stage_schedule(kind, from, stages_, microbatches_, chunks_))
+      if (destination(from, op) == me.stage)
+        incoming[key(fed_op(op, from, stages_))] =
+            fabric.post_recv(peer, activations, Combine::kReplace);
+  }
+  std::vector<Fabric::Handle> outgoing;
+  for (const PipeOp& op : stage_schedule(kind, me.stage, stages_, microbatches_, chunks_)) {
+    auto in = incoming.find(key(op));
+    if (in != incoming.end()) fabric.wait_all({in->second});
+    double start = fabric.now();
+    run_op(fabric, tensor, op, me.stage, times);
+    observer.phase(fabric.rank(), op_name(op, chunks_),
+                   op.kind == Kind::kForward ? "forward" : "backward", start, fabric.now());
+    int to = destination(me.stage, op);
+    if (to >= 0)
+      outgoing.push_back(
+          fabric.post_send(rank_of(plan_, {me.tensor_index, me.data_index, to}), activations));
+  }
+  double exchange = fabric.now();
+  if (data_program) data_program->run(data, Span{0, gradient_elements_});
+  times.data_s = fabric.now() - exchange;
+  observer.phase(fabric.rank(), "data-parallel exchange", "comm", exchange, fabric.now());
+  fabric.wait_all(outgoing);
+  fabric.end_bucket();
+  times.end = fabric.now();
+  return times;
+}
+
+void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer) const {
+  GroupFabric tensor(fabric, tensor_group(plan_, fabric.rank()));
+  std::vector<int> members = data_group(plan_, fabric.rank());
+  GroupFabric data(fabric, members);
+  // The data group's exchange: the plan's strategy over the group's ranks, placed by node.
+  std::unique_ptr<StrategyProgram> data_program;
+  if (members.size() > 1) {
+    RankLayout layout;
+    layout.workers = static_cast<int>(members.size());
+    for (int r : members) layout.worker_node.push_back(rank_node_[r]);
+    data_program = make_strategy(group_plan(plan_, layout.workers, plan_.strategy.kind), layout);
+  }
+  for (int step = 0; step < plan_.training.steps; ++step) {
+    fabric.mark_step(step);
+    observer.step_done(fabric.rank(),
+                       iteration(fabric, tensor, data, data_program.get(), observer, step));
+  }
+}
+
+}  // namespace scaleout::core

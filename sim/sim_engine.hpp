@@ -1,0 +1,31 @@
+// What every simulating program sets up alike: SimGrid's engine with the plan's network model and
+// actor stacks, and how many transfers a rank keeps in flight itself.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <simgrid/s4u.hpp>
+
+#include "core/plan.hpp"
+#include "core/result.hpp"
+#include "sim/actor_stacks.hpp"
+#include "sim/simulator.hpp"
+
+namespace scaleout::sim {
+
+// Each actor's stack. Every strategy, the PS training program and tracing ran with 8 KiB stacks
+// and guard pages (4 KiB overflowed): 256 KiB leaves a wide margin for stacks without guards.
+inline constexpr std::uint64_t kStackBytes = 256 << 10;
+
+// SimGrid's engine for one run, with the plan's network model and actor stacks.
+std::unique_ptr<simgrid::s4u::Engine> start_engine(const core::Plan& plan,
+                                                   const StackPlan& stacks);
+
+// Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld);
+// SCALEOUT_SIM_DIRECT_COMMS=N changes it.
+int direct_comms();
+
+// simulate_here for a plan with `parallelism:` (sim/simulate_model_parallel.cpp).
+core::RunResult simulate_model_parallel_here(const core::Plan& plan, const SimOptions& options);
+
+}  // namespace scaleout::sim

@@ -1,0 +1,182 @@
+// simulate_model_parallel_here (sim/sim_engine.hpp): a plan with `parallelism:` on SimGrid. Every
+// rank runs the model-parallel training program (core/strategies/model_parallel_training.hpp) on
+// the simulated fabric, so the tensor groups' all-reduces, the stages' transfers and the data
+// groups' exchanges share the platform's links as they would share the cluster's.
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "core/input_error.hpp"
+#include "core/model_memory.hpp"
+#include "core/model_parallel_outcome.hpp"
+#include "core/model_split.hpp"
+#include "core/rank_plan.hpp"
+#include "core/strategies/model_parallel_training.hpp"
+#include "core/trace.hpp"
+#include "sim/analytic_model_parallel.hpp"
+#include "sim/link_loads.hpp"
+#include "sim/platform.hpp"
+#include "sim/sim_engine.hpp"
+#include "sim/sim_fabric.hpp"
+
+namespace scaleout::sim {
+
+namespace sg4 = simgrid::s4u;
+using core::ModelParallelStepTimes;
+using core::Plan;
+
+namespace {
+
+struct MpRun {
+  SimWorld world;
+  std::vector<std::unique_ptr<SimFabric>> fabrics;
+  std::unique_ptr<core::ModelParallelTraining> training;
+  std::vector<std::vector<ModelParallelStepTimes>> records;  // [rank][step]
+  core::Trace* trace = nullptr;
+  std::vector<int> tracks;
+  int finished = 0;
+};
+
+class MpRecorder : public core::ModelParallelObserver {
+ public:
+  explicit MpRecorder(MpRun& run) : run_(run) {}
+  void step_done(int rank, const ModelParallelStepTimes& t) override {
+    run_.records[rank][t.step] = t;
+  }
+  void phase(int rank, const std::string& name, const char* category, double start,
+             double end) override {
+    if (run_.trace) run_.trace->span(run_.tracks[rank], name, category, start, end - start);
+  }
+
+ private:
+  MpRun& run_;
+};
+
+void mp_rank(MpRun* run, MpRecorder* recorder, int rank) {
+  run->training->run(*run->fabrics[rank], *recorder);
+  ++run->finished;
+}
+
+// Transfers a rank keeps in flight itself: all it posts in an iteration (the receives from both
+// neighbours, its sends, a collective's run), so that no relay actors are needed. Relays post a
+// rank's transfers one batch after another; receives from one neighbour posted in a row would
+// each start a relay of their own.
+int direct_transfers(const Plan& plan) {
+  core::ModelSplit s = core::model_split(plan);
+  std::int64_t in_flight = 4LL * s.microbatches * s.chunks + 64;
+  return static_cast<int>(std::max<std::int64_t>(direct_comms(), in_flight));
+}
+
+void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks,
+            const SimPlatform& platform, const SimOptions& options, core::Trace* trace) {
+  for (int d : ranks.rank_device) {
+    run.world.rank_device.push_back(d);
+    run.world.rank_host.push_back(platform.device_hosts[d]);
+  }
+  if (platform.rail_hosts.size() > 1)
+    for (const auto& hosts : platform.rail_hosts) {
+      run.world.rail_host.emplace_back();
+      for (int d : ranks.rank_device) run.world.rail_host.back().push_back(hosts[d]);
+    }
+  run.world.topology = &ranks.topology;
+  run.world.bytes_per_element = plan.training.gradient_bytes_per_element;
+  run.world.coalesce = fidelity_for(plan, options.fidelity) == Fidelity::kFast;
+  run.world.direct_comms = direct_transfers(plan);
+  run.world.latency_factor = model_latency_factor();
+  run.world.host = plan.cluster.host;
+  if (plan.cluster.network_model == "ib") run.world.sized = configured_size_factors();
+  std::vector<int> rank_node;
+  for (int r = 0; r < ranks.ranks(); ++r) {
+    run.fabrics.push_back(std::make_unique<SimFabric>(run.world, r));
+    rank_node.push_back(ranks.node_of_rank(r));
+  }
+  run.training = std::make_unique<core::ModelParallelTraining>(plan, rank_node);
+  run.records.assign(ranks.ranks(), std::vector<ModelParallelStepTimes>(plan.training.steps));
+  run.trace = trace;
+  if (trace)
+    for (int r = 0; r < ranks.ranks(); ++r) {
+      core::ModelParallelRank at = core::model_parallel_rank(plan, r);
+      run.tracks.push_back(trace->add_track("stage " + std::to_string(at.stage) + ", rank " +
+                                            std::to_string(r)));
+    }
+}
+
+// The step's parts on its busiest rank (the most compute and tensor time), averaged over steps.
+core::ModelParallelPhases phases_of(const MpRun& run, const Plan& plan, double step) {
+  const std::vector<ModelParallelStepTimes>* busiest = &run.records[0];
+  auto busy = [](const std::vector<ModelParallelStepTimes>& r) {
+    double sum = 0;
+    for (const auto& t : r) sum += t.compute_s + t.tensor_s;
+    return sum;
+  };
+  for (const auto& r : run.records)
+    if (busy(r) > busy(*busiest)) busiest = &r;
+  core::ModelParallelPhases ph;
+  double steps = plan.training.steps;
+  for (const auto& t : *busiest) {
+    ph.compute += t.compute_s / steps;
+    ph.tensor += t.tensor_s / steps;
+    ph.data += t.data_s / steps;
+  }
+  ph.step = step;
+  ph.bubble = std::max(0.0, step - ph.compute - ph.tensor - ph.data);
+  ModelParallelCosts costs = model_parallel_costs(plan);
+  ph.pipeline = pipeline_transfers(plan, costs);
+  ph.data_bytes = costs.data_bytes;
+  return ph;
+}
+
+core::RunResult assemble(MpRun& run, const Plan& plan, const core::RankPlan& ranks,
+                         const SimOptions& options) {
+  int steps = plan.training.steps;
+  std::vector<double> step_end(steps, 0.0), step_start(steps, 0.0);
+  for (const auto& rank : run.records)
+    for (int s = 0; s < steps; ++s) step_end[s] = std::max(step_end[s], rank[s].end);
+  for (int s = 1; s < steps; ++s) step_start[s] = step_end[s - 1];
+  core::RunResult r = core::model_parallel_result(plan, "sim", phases_of(run, plan,
+                                                                          step_end.back() / steps));
+  r.fidelity = fidelity_name(fidelity_for(plan, options.fidelity));
+  r.steps.clear();
+  for (int s = 0; s < steps; ++s) r.steps.push_back({s, step_end[s] - step_start[s]});
+  r.links = link_loads(ranks.topology, run.world, step_start, step_end, run.trace);
+  r.warnings.push_back(
+      "pipeline_comm_s is the closed form's (the simulation times the stages' transfers on the "
+      "links, inside the step and the bubble, not one by one)");
+  return r;
+}
+
+}  // namespace
+
+core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions& options) {
+  auto wall0 = std::chrono::steady_clock::now();
+  core::check_memory_fits(plan);
+  if (plan.strategy.kind == core::StrategyKind::kPs)
+    throw core::InputError(plan.file, plan.strategy.line, "strategy",
+                           "the SimGrid engine exchanges a model-parallel plan's data group with "
+                           "collective strategies; for a parameter server use --engine analytic");
+  core::RankPlan ranks = core::plan_ranks(plan);
+  StackPlan stacks =
+      plan_stacks(ranks.ranks() + 1, kStackBytes, read_process_limits(), plan.file);
+  auto engine = start_engine(plan, stacks);
+  SimPlatform platform = build_platform(ranks.topology);
+  MpRun run;
+  core::Trace trace;
+  set_up(run, plan, ranks, platform, options, options.trace_path.empty() ? nullptr : &trace);
+  MpRecorder recorder(run);
+  for (int r = 0; r < ranks.ranks(); ++r)
+    sg4::Actor::create("rank" + std::to_string(r), run.world.rank_host[r], mp_rank, &run,
+                       &recorder, r);
+  engine->run();
+  if (run.finished != ranks.ranks())
+    throw std::runtime_error("the simulation stopped with " +
+                             std::to_string(ranks.ranks() - run.finished) +
+                             " ranks still waiting (a deadlock in the model-parallel program)");
+  core::RunResult result = assemble(run, plan, ranks, options);
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (run.trace)
+    trace.write(options.trace_path,
+                "sim model-parallel, " + std::to_string(ranks.ranks()) + " ranks");
+  return result;
+}
+
+}  // namespace scaleout::sim

@@ -1,0 +1,115 @@
+// Model-parallel plans on SimGrid: the training program on the simulated fabric against the closed
+// form where nothing contends, and the timeline it leaves.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "sim/analytic.hpp"
+#include "sim/simulator.hpp"
+#include "sim/work_estimate.hpp"
+#include "tests/core/plan_text.hpp"
+
+namespace scaleout::sim {
+namespace {
+
+// Two nodes of 8 devices (no latency factors: cm02) and a small GPT; `parallelism` and the
+// workers from the caller.
+std::string plan_text(const std::string& parallelism, int workers, int global_batch,
+                      const std::string& nic = "100Gbps") {
+  return "cluster:\n"
+         "  name: two-nodes\n"
+         "  devices_per_node: 8\n"
+         "  device: { name: X, flops: 100TFLOPS, memory: 80GB }\n"
+         "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
+         "  nic: { bandwidth: " + nic + ", latency: 2us }\n"
+         "  network_model: cm02\n"
+         "workload:\n"
+         "  name: gpt-small\n"
+         "  efficiency: 0.5\n"
+         "  transformer: { layers: 8, hidden: 1024, heads: 16, sequence: 1024, "
+         "vocabulary: 32000 }\n"
+         "parallelism: { " + parallelism + " }\n"
+         "strategy: { kind: ring }\n"
+         "training: { workers: " + std::to_string(workers) + ", global_batch: " +
+         std::to_string(global_batch) + ", steps: 2, gradient_precision: bf16 }\n";
+}
+
+struct Case {
+  const char* name;
+  std::string parallelism;
+  int workers;
+};
+
+TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
+  // Each split keeps its tensor groups inside a node; stage transfers and data exchanges cross
+  // links of their own, so the closed form's assumptions hold.
+  const Case cases[] = {
+      {"1f1b", "tensor: 2, pipeline: 4", 16},
+      {"gpipe", "tensor: 2, pipeline: 4, schedule: gpipe", 16},
+      {"interleaved", "tensor: 2, pipeline: 4, schedule: interleaved, virtual_stages: 2", 16},
+      {"two-stage-wrap", "tensor: 2, pipeline: 2, schedule: interleaved, virtual_stages: 2", 16},
+      {"zero3-full-recompute", "tensor: 4, pipeline: 2, recompute: full, zero: 3", 16},
+      {"tensor-only", "tensor: 8", 16},
+      {"pipeline-only", "pipeline: 8, microbatch: 2", 8},
+  };
+  for (const Case& c : cases) {
+    core::Plan plan = testing::load_text(c.name, plan_text(c.parallelism, c.workers, 16));
+    core::RunResult sim = simulate(plan), closed = predict_analytic(plan);
+    ASSERT_TRUE(sim.model_parallel) << c.name;
+    EXPECT_EQ(sim.engine, "sim");
+    EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.01) << c.name;
+    EXPECT_NEAR(sim.model_parallel->data_comm_s, closed.model_parallel->data_comm_s,
+                0.05 * closed.model_parallel->data_comm_s + 1e-6)
+        << c.name;
+    EXPECT_NEAR(sim.model_parallel->tensor_comm_s, closed.model_parallel->tensor_comm_s,
+                0.01 * closed.model_parallel->tensor_comm_s + 1e-9)
+        << c.name;
+  }
+}
+
+TEST(SimulateModelParallel, FreeNetworkTakesMPlusPMinusOneSlots) {
+  // 4 stages of 2 layers, 16 micro-batches; a network too fast to matter. The output layer (a
+  // vocabulary of 32000) makes the last stage the slowest: the bound uses its slot.
+  core::Plan plan = testing::load_text(
+      "free", plan_text("pipeline: 4", 4, 16, "1e9GB/s"));
+  core::RunResult r = simulate(plan);
+  double s = 1024, h = 1024, V = 32000, rate = 0.5 * 100e12;
+  double layer = 24 * s * h * h * (1 + s / (6 * h)), logits = 2 * s * h * V;
+  double slot = 3 * (2 * layer + logits) / rate;  // the last stage's forward + backward
+  double other = 3 * 2 * layer / rate;
+  // m slots of the last stage, and the other stages' forwards to fill it and backwards to drain.
+  EXPECT_NEAR(r.step_time_s / (16 * slot + 3 * other), 1.0, 0.01);
+}
+
+TEST(SimulateModelParallel, TraceShowsEachStagesForwardsAndBackwards) {
+  core::Plan plan = testing::load_text("trace", plan_text("tensor: 2, pipeline: 4", 16, 16));
+  testing::TempDir dir("mp-trace");
+  std::string path = (dir.path() / "trace.json").string();
+  SimOptions options;
+  options.trace_path = path;
+  simulate(plan, options);
+  nlohmann::json trace = nlohmann::json::parse(std::ifstream(path));
+  std::set<std::string> names;
+  int forwards = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") != "X") continue;
+    names.insert(e.value("name", ""));
+    forwards += e.value("cat", "") == "forward";
+  }
+  EXPECT_TRUE(names.count("forward 0") && names.count("backward 7"));
+  EXPECT_EQ(forwards, 16 * 8 * 2);  // 16 ranks, 8 micro-batches, 2 steps
+}
+
+TEST(SimulateModelParallel, WorkEstimateCountsTheMessagesSent) {
+  core::Plan plan = testing::load_text("estimate", plan_text("tensor: 2, pipeline: 4", 16, 16));
+  double estimate = estimate_work(plan, Fidelity::kFast).messages;
+  ProgressReport last;
+  simulate(plan, {}, [&last](const ProgressReport& p) { last = p; });
+  EXPECT_GT(last.messages, 0);
+  EXPECT_NEAR(last.messages / estimate, 1.0, 0.2);
+}
+
+}  // namespace
+}  // namespace scaleout::sim
