@@ -1,5 +1,6 @@
 #include "gui/chart_data.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace scaleout::gui {
@@ -109,13 +110,18 @@ BarChartData breakdown_data(const Curves& curves, int workers) {
   d.title = QString("Step time at %1 workers").arg(workers);
   d.y_title = "ms per step";
   SeriesData compute{"compute", {}, {}}, exposed{"exposed communication", {}, {}};
+  SeriesData bubble{"pipeline bubble", {}, {}};  // model-parallel plans
   for (const auto& c : curves.curves) {
     const core::RunResult* r = find_point(curves, c.strategy, workers);
     if (!r) continue;
     int i = static_cast<int>(d.categories.size());
     d.categories.append(q(c.strategy).replace("_", "<br>"));  // axis labels take HTML
-    double comp = r->step_time_s - r->phases.exposed_comm_s;  // the step's unhidden compute
+    double idle = r->model_parallel ? r->model_parallel->bubble_s : 0;
+    double comp = r->step_time_s - r->phases.exposed_comm_s - idle;  // the unhidden compute
     compute.points.append(QPointF(i, comp * 1e3));
+    bubble.points.append(QPointF(i, idle * 1e3));
+    bubble.tips.append(
+        QString("%1: pipeline bubble %2 ms").arg(q(c.strategy)).arg(idle * 1e3, 0, 'f', 3));
     exposed.points.append(QPointF(i, r->phases.exposed_comm_s * 1e3));
     compute.tips.append(QString("%1: compute %2 ms").arg(q(c.strategy)).arg(comp * 1e3, 0, 'f', 3));
     exposed.tips.append(QString("%1: exposed communication %2 ms (all communication %3 ms)")
@@ -124,6 +130,9 @@ BarChartData breakdown_data(const Curves& curves, int workers) {
                             .arg(r->phases.comm_s * 1e3, 0, 'f', 3));
   }
   d.stacks = {compute, exposed};
+  bool pipelined = std::any_of(bubble.points.begin(), bubble.points.end(),
+                               [](const QPointF& p) { return p.y() > 0; });
+  if (pipelined) d.stacks.append(bubble);
   return d;
 }
 

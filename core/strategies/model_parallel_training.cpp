@@ -29,6 +29,48 @@ std::string op_name(const PipeOp& op, int chunks) {
   return chunks > 1 ? name + " (chunk " + std::to_string(op.chunk) + ")" : name;
 }
 
+// The receives of an iteration from the neighbouring stages, posted in the order each neighbour
+// sends and at most `window` ahead of what the stage has taken: transfers flow while the stage
+// computes, and a simulator does not hold a pending receive for every micro-batch at once.
+class Inbox {
+ public:
+  Inbox(Fabric& fabric, Span span, std::size_t window)
+      : fabric_(fabric), span_(span), window_(window) {}
+
+  void add_sender(int peer, std::vector<OpKey> order) {
+    senders_.push_back({peer, std::move(order)});
+    for (std::size_t i = 0; i < window_; ++i) post_next(senders_.size() - 1);
+  }
+
+  // Waits for `op`'s input, if a neighbour sends it one, and posts that neighbour's next receive.
+  void take(const PipeOp& op) {
+    auto it = posted_.find(key(op));
+    if (it == posted_.end()) return;
+    auto [sender, handle] = it->second;
+    posted_.erase(it);
+    fabric_.wait_all({handle});
+    post_next(sender);
+  }
+
+ private:
+  struct Sender {
+    int peer;
+    std::vector<OpKey> order;
+    std::size_t next = 0;
+  };
+  void post_next(std::size_t s) {
+    Sender& from = senders_[s];
+    if (from.next == from.order.size()) return;
+    posted_[from.order[from.next++]] = {s, fabric_.post_recv(from.peer, span_, Combine::kReplace)};
+  }
+
+  Fabric& fabric_;
+  Span span_;
+  std::size_t window_;
+  std::vector<Sender> senders_;
+  std::map<OpKey, std::pair<std::size_t, Fabric::Handle>> posted_;
+};
+
 }  // namespace
 
 ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> rank_node)
@@ -97,23 +139,24 @@ ModelParallelStepTimes ModelParallelTraining::iteration(Fabric& fabric, Fabric& 
   times.start = fabric.now();
   // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
   Span activations{0, std::max<std::int64_t>(1, activation_elements_ / tensor.size())};
-  // Every receive of the iteration, posted in the order each neighbour sends.
-  std::map<OpKey, Fabric::Handle> incoming;
+  // A stage runs at most p x v ops ahead of its neighbour in 1F1B; GPipe's forwards all at once.
+  std::size_t window = kind == PipelineScheduleKind::kGpipe
+                           ? static_cast<std::size_t>(2 * microbatches_ * chunks_)
+                           : static_cast<std::size_t>(2 * stages_ * chunks_ + 4);
+  Inbox inbox(fabric, activations, window);
   std::vector<int> neighbours;
   for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
     if (from != me.stage && (neighbours.empty() || neighbours[0] != from))
       neighbours.push_back(from);
   for (int from : neighbours) {
-    int peer = rank_of(plan_, {me.tensor_index, me.data_index, from});
+    std::vector<OpKey> order;  // what `from` sends this stage, in the order it sends it
     for (const PipeOp& op : stage_schedule(kind, from, stages_, microbatches_, chunks_))
-      if (destination(from, op) == me.stage)
-        incoming[key(fed_op(op, from, stages_))] =
-            fabric.post_recv(peer, activations, Combine::kReplace);
+      if (destination(from, op) == me.stage) order.push_back(key(fed_op(op, from, stages_)));
+    inbox.add_sender(rank_of(plan_, {me.tensor_index, me.data_index, from}), std::move(order));
   }
   std::vector<Fabric::Handle> outgoing;
   for (const PipeOp& op : stage_schedule(kind, me.stage, stages_, microbatches_, chunks_)) {
-    auto in = incoming.find(key(op));
-    if (in != incoming.end()) fabric.wait_all({in->second});
+    inbox.take(op);
     double start = fabric.now();
     run_op(fabric, tensor, op, me.stage, times);
     observer.phase(fabric.rank(), op_name(op, chunks_),
