@@ -1,0 +1,68 @@
+// Model-parallel plans through the `scaleout` binary, as a user runs them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/command.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::shell;
+using testing::source_path;
+
+std::string bin() { return SCALEOUT_BINARY; }
+const std::string kGpt3 = source_path("experiments/model-parallel/gpt3-175b.yaml");
+
+TEST(ModelParallelCli, AnalyticGpt3ReportsTheSplitTokensMfuAndMemory) {
+  auto o = shell(bin() + " simulate " + kGpt3 + " --engine analytic --json 2>/dev/null");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(o.text);
+  EXPECT_EQ(j["parallelism"]["tensor"], 8);
+  EXPECT_EQ(j["parallelism"]["pipeline"], 16);
+  EXPECT_EQ(j["parallelism"]["data"], 8);
+  EXPECT_EQ(j["parallelism"]["microbatches"], 1536 / 8);
+  double step = j["step_time_s"];
+  EXPECT_NEAR(j["tokens_per_s"].get<double>(), 1536.0 * 2048 / step, 1e-6 * 1536 * 2048 / step);
+  EXPECT_GT(j["mfu"].get<double>(), 0.1);
+  EXPECT_LT(j["mfu"].get<double>(), 0.45);  // below the model's matrix-product efficiency
+  for (const char* key : {"bubble_s", "tensor_comm_s", "pipeline_comm_s", "data_comm_s"})
+    EXPECT_GT(j["phases"][key].get<double>(), 0) << key;
+  EXPECT_DOUBLE_EQ(j["memory_bytes"]["capacity"].get<double>(), 80e9);
+  EXPECT_LT(j["memory_bytes"]["total"].get<double>(), 80e9);
+}
+
+TEST(ModelParallelCli, APlanThatDoesNotFitIsRefusedBeforeItRuns) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-mp-cli";
+  fs::create_directories(dir);
+  std::ofstream(dir / "big.yaml")
+      << "cluster: " << source_path("topologies/dgx-a100-ib.yaml") << "\n"
+      << "workload: " << source_path("models/gpt3-175b.yaml") << "\n"
+      << "parallelism: { tensor: 8, pipeline: 16, microbatch: 2 }\n"
+      << "strategy: { kind: ring }\n"
+      << "training: { workers: 1024, global_batch: 1536 }\n";
+  for (const char* engine : {"analytic", "sim"}) {
+    auto o = shell(bin() + " simulate " + (dir / "big.yaml").string() + " --engine " + engine +
+                   " 2>&1");
+    EXPECT_EQ(o.code, 2) << engine << ": " << o.text;
+    EXPECT_NE(o.text.find("dgx-a100-ib.yaml:7: field 'device.memory': does not fit"),
+              std::string::npos)
+        << o.text;
+    EXPECT_NE(o.text.find("activations 111.1 GB"), std::string::npos) << o.text;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ModelParallelCli, RealExecutionSaysItRunsDataParallelPlansOnly) {
+  auto o = shell(bin() + " run " + kGpt3 + " 2>&1");
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find("gpt3-175b.yaml:7: field 'parallelism'"), std::string::npos) << o.text;
+}
+
+}  // namespace
+}  // namespace scaleout
