@@ -52,8 +52,8 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
   if (r.model_parallel)
     print_model_parallel(out, *r.model_parallel);
   else
-    std::fprintf(out, "  gradient buckets    %10.0f (%s fusion)%s\n", r.buckets,
-                 r.fusion.c_str(), r.grid.empty() ? "" : (", torus grid " + r.grid).c_str());
+    std::fprintf(out, "  gradient buckets    %10.0f (%s fusion)%s\n", r.buckets, r.fusion.c_str(),
+                 r.grid.empty() ? "" : (", torus grid " + r.grid).c_str());
   std::fprintf(out, "  compute             %10.3f ms\n", r.phases.compute_s * 1e3);
   std::fprintf(out, "  communication       %10.3f ms (exposed %.3f ms)\n", r.phases.comm_s * 1e3,
                r.phases.exposed_comm_s * 1e3);

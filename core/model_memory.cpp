@@ -40,8 +40,8 @@ MemoryBreakdown stage_memory(const Plan& plan, int stage) {
   m.parameters = params * kWeightBytes / (par.zero >= 3 ? d : 1);
   m.gradients = params * kGradientBytes / (par.zero >= 2 ? d : 1);
   m.optimizer = params * kOptimizerBytes / (par.zero >= 1 ? d : 1);
-  int in_flight = peak_in_flight(
-      stage_schedule(par.schedule, stage, s.pipeline, s.microbatches, s.chunks));
+  int in_flight =
+      peak_in_flight(stage_schedule(par.schedule, stage, s.pipeline, s.microbatches, s.chunks));
   m.activations = static_cast<double>(in_flight) * s.layers_per_chunk *
                   layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,
                                          par.sequence_parallel, par.recompute);
@@ -67,8 +67,8 @@ std::string does_not_fit(const Plan& plan) {
   return "does not fit: a device of pipeline stage " + std::to_string(m.stage) + " needs " +
          gigabytes(m.total) + " (parameters " + gigabytes(m.parameters) + ", gradients " +
          gigabytes(m.gradients) + ", optimizer states " + gigabytes(m.optimizer) +
-         ", activations " + gigabytes(m.activations) + ") where the " +
-         plan.cluster.device.name + " has " + gigabytes(m.capacity);
+         ", activations " + gigabytes(m.activations) + ") where the " + plan.cluster.device.name +
+         " has " + gigabytes(m.capacity);
 }
 
 void check_memory_fits(const Plan& plan) {

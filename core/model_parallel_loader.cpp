@@ -23,8 +23,10 @@ void check_agrees(YamlMap& m, const std::string& key, Quantity q, double derived
   double given = m.get_quantity(key, q);
   if (std::abs(given - derived) > 0.01 * derived) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%.4g, but the transformer's dimensions give %.4g (leave it "
-                  "out to use the derived value)", given, derived);
+    std::snprintf(buf, sizeof buf,
+                  "%.4g, but the transformer's dimensions give %.4g (leave it "
+                  "out to use the derived value)",
+                  given, derived);
     m.fail(key, buf);
   }
 }

@@ -51,7 +51,8 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
   r.step_time_s = ph.step;
   r.phases.compute_s = ph.compute;
   r.phases.comm_s = ph.tensor + ph.pipeline + ph.data;
-  r.phases.exposed_comm_s = std::min(r.phases.comm_s, std::max(0.0, ph.step - ph.compute - ph.bubble));
+  r.phases.exposed_comm_s =
+      std::min(r.phases.comm_s, std::max(0.0, ph.step - ph.compute - ph.bubble));
   r.phases.idle_s = ph.bubble;
   r.throughput_samples_per_s = model_split(plan).global_batch / ph.step;
   // The share of the step a device spends on model FLOPs at its achieved rate.

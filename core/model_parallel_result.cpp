@@ -25,13 +25,10 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
   ph["pipeline_comm_s"] = m.pipeline_comm_s;
   ph["data_comm_s"] = m.data_comm_s;
   const MemoryBreakdown& mem = m.memory;
-  j["memory_bytes"] = {{"stage", mem.stage},
-                       {"parameters", mem.parameters},
-                       {"gradients", mem.gradients},
-                       {"optimizer", mem.optimizer},
-                       {"activations", mem.activations},
-                       {"total", mem.total},
-                       {"capacity", mem.capacity}};
+  j["memory_bytes"] = {
+      {"stage", mem.stage},         {"parameters", mem.parameters},   {"gradients", mem.gradients},
+      {"optimizer", mem.optimizer}, {"activations", mem.activations}, {"total", mem.total},
+      {"capacity", mem.capacity}};
 }
 
 std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {

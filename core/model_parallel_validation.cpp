@@ -17,8 +17,7 @@ std::string str(long long v) { return std::to_string(v); }
 
 void check_tensor(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
   auto fail = [&](const std::string& what) {
-    throw InputError(plan.file, p.tensor_line ? p.tensor_line : p.line, "parallelism.tensor",
-                     what);
+    throw InputError(plan.file, p.tensor_line ? p.tensor_line : p.line, "parallelism.tensor", what);
   };
   if (t.heads % p.tensor != 0)
     fail("tensor " + str(p.tensor) + " does not divide the model's " + str(t.heads) + " heads");
@@ -34,8 +33,7 @@ void check_tensor(const Plan& plan, const Parallelism& p, const TransformerShape
 
 void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
   if (t.layers % (static_cast<long long>(p.pipeline) * p.virtual_stages) != 0)
-    throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line,
-                     "parallelism.pipeline",
+    throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",
                      "the model's " + str(t.layers) + " layers do not split evenly into " +
                          str(p.pipeline) + " stages x " + str(p.virtual_stages) +
                          " virtual stages");
@@ -61,17 +59,16 @@ void check_batch(const Plan& plan, const Parallelism& p) {
   long long microbatches = global / (data * p.microbatch);
   // The closed form walks every (micro-batch, chunk) of every stage: bound the walk.
   if (static_cast<double>(microbatches) * p.virtual_stages * p.pipeline > kMaxPipelineOps)
-    throw InputError(plan.file, p.microbatch_line ? p.microbatch_line : p.line,
-                     "parallelism.microbatch",
-                     str(microbatches) + " micro-batches x " + str(p.virtual_stages) +
-                         " chunks x " + str(p.pipeline) +
-                         " stages is more pipeline work than scaleout takes (" +
-                         str(kMaxPipelineOps) + ")");
+    throw InputError(
+        plan.file, p.microbatch_line ? p.microbatch_line : p.line, "parallelism.microbatch",
+        str(microbatches) + " micro-batches x " + str(p.virtual_stages) + " chunks x " +
+            str(p.pipeline) + " stages is more pipeline work than scaleout takes (" +
+            str(kMaxPipelineOps) + ")");
   std::string why =
       check_schedule(p.schedule, p.pipeline, static_cast<int>(microbatches), p.virtual_stages);
   if (!why.empty())
-    throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line,
-                     "parallelism.schedule", why);
+    throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
+                     why);
 }
 
 void check_strategy(const Plan& plan, const Parallelism& p) {

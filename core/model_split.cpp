@@ -15,9 +15,8 @@ ModelSplit model_split(const Plan& plan) {
   s.pipeline = par.pipeline;
   s.data = plan.training.workers / (par.tensor * par.pipeline);
   s.microbatch = par.microbatch;
-  s.global_batch = plan.training.global_batch > 0
-                       ? plan.training.global_batch
-                       : plan.training.batch_per_worker * s.data;
+  s.global_batch = plan.training.global_batch > 0 ? plan.training.global_batch
+                                                  : plan.training.batch_per_worker * s.data;
   s.microbatches = s.global_batch / (s.data * s.microbatch);
   s.chunks = par.virtual_stages;
   s.layers_per_chunk = plan.workload.transformer->layers / (par.pipeline * par.virtual_stages);
@@ -27,8 +26,9 @@ ModelSplit model_split(const Plan& plan) {
 void refuse_model_parallel(const Plan& plan, const std::string& what) {
   if (!plan.parallelism) return;
   throw InputError(plan.file, plan.parallelism->line, "parallelism",
-                   what + " runs data-parallel plans only so far; a plan with parallelism: is "
-                   "predicted by the closed forms (--engine analytic)");
+                   what +
+                       " runs data-parallel plans only so far; a plan with parallelism: is "
+                       "predicted by the closed forms (--engine analytic)");
 }
 
 }  // namespace scaleout::core

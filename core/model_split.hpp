@@ -12,11 +12,11 @@ struct ModelSplit {
   int tensor = 1;
   int pipeline = 1;
   int data = 1;
-  int microbatch = 1;     // sequences per micro-batch
-  int microbatches = 1;   // per replica per iteration: global batch / (data x microbatch)
-  int chunks = 1;         // model chunks per stage (virtual stages)
+  int microbatch = 1;    // sequences per micro-batch
+  int microbatches = 1;  // per replica per iteration: global batch / (data x microbatch)
+  int chunks = 1;        // model chunks per stage (virtual stages)
   int layers_per_chunk = 0;
-  int global_batch = 0;   // sequences per iteration
+  int global_batch = 0;  // sequences per iteration
 };
 
 // REQUIRES: plan.parallelism and plan.workload.transformer, the plan validated.

@@ -49,8 +49,13 @@ std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int sta
   if (kind == PipelineScheduleKind::kGpipe) return gpipe(microbatches);
   if (kind == PipelineScheduleKind::kOneFOneB)
     return one_f_one_b(
-        microbatches, stages - stage - 1, [](int k) { return PipeOp{Kind::kForward, k, 0}; },
-        [](int k) { return PipeOp{Kind::kBackward, k, 0}; });
+        microbatches, stages - stage - 1,
+        [](int k) {
+          return PipeOp{Kind::kForward, k, 0};
+        },
+        [](int k) {
+          return PipeOp{Kind::kBackward, k, 0};
+        });
   // Interleaved (Megatron-LM): micro-batches go through the chunks in groups of `stages`; the
   // k-th forward is chunk (k mod p*v) / p of micro-batch (k / p*v) * p + k mod p, backwards run
   // the chunks in reverse.

@@ -120,7 +120,7 @@ struct TransformerShape {
   int layers = 0;
   int hidden = 0;
   int heads = 0;
-  int sequence = 0;    // tokens per sequence (a sample is one sequence)
+  int sequence = 0;  // tokens per sequence (a sample is one sequence)
   int vocabulary = 0;
   int ffn_hidden = 0;  // the MLP's inner width (default 4 x hidden)
   int kv_heads = 0;    // heads of keys and values (default heads; fewer: grouped-query attention)
@@ -235,8 +235,8 @@ struct Parallelism {
   Recompute recompute = Recompute::kNone;
   int zero = 0;  // 0..3: optimizer states / + gradients / + parameters sharded over the data group
   int line = 0;
-  int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0,
-      virtual_line = 0, zero_line = 0;
+  int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
+      zero_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };
@@ -279,7 +279,8 @@ struct Plan {
   Training training;
   Stragglers stragglers;
   Resilience resilience;
-  std::optional<Parallelism> parallelism;  // nullopt: data parallelism only (every device holds all)
+  std::optional<Parallelism>
+      parallelism;  // nullopt: data parallelism only (every device holds all)
   // Deprecated forms the loader accepted, each a "file:line: field '...': deprecated: ..." line
   // for the user (the CLI prints them on stderr).
   std::vector<std::string> warnings;

@@ -90,7 +90,8 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
   out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
       << YAML::Value << c.device.name << YAML::Key << "flops" << YAML::Value
       << exact(c.device.flops, "FLOPS");
-  if (c.device.memory > 0) out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
+  if (c.device.memory > 0)
+    out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
   out << YAML::EndMap;
   intra_node(out, c);
   network(out, c.network);
@@ -143,9 +144,12 @@ void workload(YAML::Emitter& out, const Workload& w) {
   if (w.transformer) {  // parameters and FLOPs follow from it
     const TransformerShape& t = *w.transformer;
     out << YAML::Key << "transformer" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    for (auto [key, value] : {std::pair{"layers", t.layers}, {"hidden", t.hidden},
-                              {"heads", t.heads}, {"sequence", t.sequence},
-                              {"vocabulary", t.vocabulary}, {"ffn_hidden", t.ffn_hidden},
+    for (auto [key, value] : {std::pair{"layers", t.layers},
+                              {"hidden", t.hidden},
+                              {"heads", t.heads},
+                              {"sequence", t.sequence},
+                              {"vocabulary", t.vocabulary},
+                              {"ffn_hidden", t.ffn_hidden},
                               {"kv_heads", t.kv_heads}})
       out << YAML::Key << key << YAML::Value << value;
     out << YAML::EndMap;

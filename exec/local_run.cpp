@@ -16,8 +16,8 @@
 #include <thread>
 
 #include "core/atomic_file.hpp"
-#include "core/model_split.hpp"
 #include "core/input_error.hpp"
+#include "core/model_split.hpp"
 #include "core/rank_plan.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/temp_files.hpp"

@@ -1,5 +1,4 @@
 #include "sim/analytic.hpp"
-#include "sim/analytic_model_parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include "core/step_model.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/strategy.hpp"
+#include "sim/analytic_model_parallel.hpp"
 #include "sim/analytic_node_fabric.hpp"
 #include "sim/analytic_ps.hpp"
 #include "sim/analytic_tree.hpp"

@@ -20,7 +20,6 @@ namespace {
 
 using core::Plan;
 
-
 // One all-reduce of `bytes` over the tensor group: ranks 0..t-1, consecutive, as Megatron places
 // them (inside a node when it fits), with a ring as NCCL runs it there.
 double tensor_allreduce(const Plan& plan, int tensor, double bytes) {
@@ -93,8 +92,7 @@ PipeCosts pipe_costs(const Plan& plan, const ModelParallelCosts& c) {
   double layers = s.layers_per_chunk;
   PipeCosts p = uniform_costs(s.pipeline, s.chunks,
                               layers * (c.layer_forward_compute + c.layer_tensor_forward),
-                              layers * (c.layer_backward_compute + c.layer_tensor_backward),
-                              0);
+                              layers * (c.layer_backward_compute + c.layer_tensor_backward), 0);
   p.transfer = c.transfer;
   // The output layer runs after the last chunk of the last stage.
   p.forward[s.pipeline - 1][s.chunks - 1] += c.logit_forward;
@@ -116,10 +114,10 @@ core::RunResult predict_model_parallel(const Plan& plan) {
   core::check_memory_fits(plan);
   core::ModelSplit s = core::model_split(plan);
   ModelParallelCosts c = model_parallel_costs(plan);
-  PipeTiming timing = time_pipeline(plan.parallelism->schedule, s.pipeline, s.microbatches, s.chunks,
-                                    pipe_costs(plan, c));
-  int busiest = static_cast<int>(
-      std::max_element(timing.busy.begin(), timing.busy.end()) - timing.busy.begin());
+  PipeTiming timing = time_pipeline(plan.parallelism->schedule, s.pipeline, s.microbatches,
+                                    s.chunks, pipe_costs(plan, c));
+  int busiest = static_cast<int>(std::max_element(timing.busy.begin(), timing.busy.end()) -
+                                 timing.busy.begin());
   double runs = static_cast<double>(s.microbatches) * s.chunks * s.layers_per_chunk;
   core::ModelParallelPhases ph;
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);

@@ -13,11 +13,13 @@ using core::PipeOp;
 class OpEnds {
  public:
   OpEnds(int stages, int chunks, int microbatches)
-      : chunks_(chunks), microbatches_(microbatches),
+      : chunks_(chunks),
+        microbatches_(microbatches),
         forward_(static_cast<std::size_t>(stages) * chunks * microbatches, -1),
         backward_(forward_.size(), -1) {}
   double& at(PipeOp::Kind kind, int stage, int chunk, int microbatch) {
-    std::size_t i = (static_cast<std::size_t>(stage) * chunks_ + chunk) * microbatches_ + microbatch;
+    std::size_t i =
+        (static_cast<std::size_t>(stage) * chunks_ + chunk) * microbatches_ + microbatch;
     return kind == PipeOp::Kind::kForward ? forward_[i] : backward_[i];
   }
 
@@ -48,8 +50,7 @@ double input_ready(OpEnds& ends, const PipeOp& op, int stage, int stages, int ch
 
 }  // namespace
 
-PipeCosts uniform_costs(int stages, int chunks, double forward, double backward,
-                        double transfer) {
+PipeCosts uniform_costs(int stages, int chunks, double forward, double backward, double transfer) {
   PipeCosts c;
   c.forward.assign(stages, std::vector<double>(chunks, forward));
   c.backward.assign(stages, std::vector<double>(chunks, backward));
@@ -57,8 +58,8 @@ PipeCosts uniform_costs(int stages, int chunks, double forward, double backward,
   return c;
 }
 
-PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microbatches,
-                         int chunks, const PipeCosts& costs) {
+PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microbatches, int chunks,
+                         const PipeCosts& costs) {
   std::vector<std::vector<PipeOp>> schedules(stages);
   for (int s = 0; s < stages; ++s)
     schedules[s] = core::stage_schedule(kind, s, stages, microbatches, chunks);

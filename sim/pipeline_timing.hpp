@@ -28,18 +28,17 @@ struct TimedOp {
 };
 
 struct PipeTiming {
-  double iteration = 0;                       // the last op's end
-  std::vector<double> busy;                   // per stage: seconds its ops ran
-  std::vector<std::vector<TimedOp>> stages;   // per stage, in schedule order
+  double iteration = 0;                      // the last op's end
+  std::vector<double> busy;                  // per stage: seconds its ops ran
+  std::vector<std::vector<TimedOp>> stages;  // per stage, in schedule order
 };
 
 // REQUIRES: the counts pass core::check_schedule; costs sized [stages][chunks].
 // Throws std::logic_error if the schedule deadlocks (a schedule bug, never the user's input).
-PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microbatches,
-                         int chunks, const PipeCosts& costs);
+PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microbatches, int chunks,
+                         const PipeCosts& costs);
 
 // Equal costs on every stage and chunk.
-PipeCosts uniform_costs(int stages, int chunks, double forward, double backward,
-                        double transfer);
+PipeCosts uniform_costs(int stages, int chunks, double forward, double backward, double transfer);
 
 }  // namespace scaleout::sim

@@ -18,8 +18,7 @@ namespace scaleout::sim {
 inline constexpr std::uint64_t kStackBytes = 256 << 10;
 
 // SimGrid's engine for one run, with the plan's network model and actor stacks.
-std::unique_ptr<simgrid::s4u::Engine> start_engine(const core::Plan& plan,
-                                                   const StackPlan& stacks);
+std::unique_ptr<simgrid::s4u::Engine> start_engine(const core::Plan& plan, const StackPlan& stacks);
 
 // Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld);
 // SCALEOUT_SIM_DIRECT_COMMS=N changes it.

@@ -67,8 +67,8 @@ int direct_transfers(const Plan& plan) {
   return static_cast<int>(std::max<std::int64_t>(direct_comms(), in_flight));
 }
 
-void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks,
-            const SimPlatform& platform, const SimOptions& options, core::Trace* trace) {
+void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks, const SimPlatform& platform,
+            const SimOptions& options, core::Trace* trace) {
   for (int d : ranks.rank_device) {
     run.world.rank_device.push_back(d);
     run.world.rank_host.push_back(platform.device_hosts[d]);
@@ -96,8 +96,8 @@ void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks,
   if (trace)
     for (int r = 0; r < ranks.ranks(); ++r) {
       core::ModelParallelRank at = core::model_parallel_rank(plan, r);
-      run.tracks.push_back(trace->add_track("stage " + std::to_string(at.stage) + ", rank " +
-                                            std::to_string(r)));
+      run.tracks.push_back(
+          trace->add_track("stage " + std::to_string(at.stage) + ", rank " + std::to_string(r)));
     }
 }
 
@@ -133,8 +133,8 @@ core::RunResult assemble(MpRun& run, const Plan& plan, const core::RankPlan& ran
   for (const auto& rank : run.records)
     for (int s = 0; s < steps; ++s) step_end[s] = std::max(step_end[s], rank[s].end);
   for (int s = 1; s < steps; ++s) step_start[s] = step_end[s - 1];
-  core::RunResult r = core::model_parallel_result(plan, "sim", phases_of(run, plan,
-                                                                          step_end.back() / steps));
+  core::RunResult r =
+      core::model_parallel_result(plan, "sim", phases_of(run, plan, step_end.back() / steps));
   r.fidelity = fidelity_name(fidelity_for(plan, options.fidelity));
   r.steps.clear();
   for (int s = 0; s < steps; ++s) r.steps.push_back({s, step_end[s] - step_start[s]});
@@ -155,8 +155,7 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
                            "the SimGrid engine exchanges a model-parallel plan's data group with "
                            "collective strategies; for a parameter server use --engine analytic");
   core::RankPlan ranks = core::plan_ranks(plan);
-  StackPlan stacks =
-      plan_stacks(ranks.ranks() + 1, kStackBytes, read_process_limits(), plan.file);
+  StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes, read_process_limits(), plan.file);
   auto engine = start_engine(plan, stacks);
   SimPlatform platform = build_platform(ranks.topology);
   MpRun run;
@@ -164,8 +163,8 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
   set_up(run, plan, ranks, platform, options, options.trace_path.empty() ? nullptr : &trace);
   MpRecorder recorder(run);
   for (int r = 0; r < ranks.ranks(); ++r)
-    sg4::Actor::create("rank" + std::to_string(r), run.world.rank_host[r], mp_rank, &run,
-                       &recorder, r);
+    sg4::Actor::create("rank" + std::to_string(r), run.world.rank_host[r], mp_rank, &run, &recorder,
+                       r);
   engine->run();
   if (run.finished != ranks.ranks())
     throw std::runtime_error("the simulation stopped with " +

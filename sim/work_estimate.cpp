@@ -62,9 +62,9 @@ WorkEstimate model_parallel_work(const core::Plan& plan, Fidelity fidelity) {
   core::ModelParallelWork work = core::model_parallel_work(plan);
   double ops = 2.0 * s.microbatches * s.chunks;  // per rank and step
   double transfers = s.pipeline > 1 ? ops * (s.pipeline - 1) / s.pipeline : 0;
-  double allreduces = s.layers_per_chunk *
-                      (work.tensor_allreduces_forward + work.tensor_allreduces_backward) / 2.0;
-  double tensor = s.tensor < 2 ? 0
+  double allreduces =
+      s.layers_per_chunk * (work.tensor_allreduces_forward + work.tensor_allreduces_backward) / 2.0;
+  double tensor = s.tensor < 2                  ? 0
                   : fidelity == Fidelity::kStep ? ops * allreduces * 2 * (s.tensor - 1)
                                                 : ops;
   double data = s.data < 2 ? 0

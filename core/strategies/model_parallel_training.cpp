@@ -24,8 +24,8 @@ std::int64_t elements(double bytes, int bytes_per_element) {
 }
 
 std::string op_name(const PipeOp& op, int chunks) {
-  std::string name = (op.kind == Kind::kForward ? "forward " : "backward ") +
-                     std::to_string(op.microbatch);
+  std::string name =
+      (op.kind == Kind::kForward ? "forward " : "backward ") + std::to_string(op.microbatch);
   return chunks > 1 ? name + " (chunk " + std::to_string(op.chunk) + ")" : name;
 }
 
@@ -113,14 +113,14 @@ void ModelParallelTraining::run_op(Fabric& fabric, Fabric& tensor, const PipeOp&
                                    ModelParallelStepTimes& times) const {
   bool forward = op.kind == Kind::kForward;
   bool output_layer = stage == stages_ - 1 && op.chunk == chunks_ - 1;
-  double flops = layers_per_chunk_ * (forward ? work_.layer_forward_flops
-                                              : work_.layer_backward_flops);
+  double flops =
+      layers_per_chunk_ * (forward ? work_.layer_forward_flops : work_.layer_backward_flops);
   if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
   double t0 = fabric.now();
   fabric.compute(flops);
   double t1 = fabric.now();
-  int allreduces = layers_per_chunk_ * (forward ? work_.tensor_allreduces_forward
-                                                : work_.tensor_allreduces_backward);
+  int allreduces = layers_per_chunk_ *
+                   (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward);
   ring_allreduces(tensor, strided_ring(0, 1, tensor.size(), tensor.rank()),
                   Span{0, activation_elements_}, allreduces);
   times.compute_s += t1 - t0;
@@ -128,8 +128,7 @@ void ModelParallelTraining::run_op(Fabric& fabric, Fabric& tensor, const PipeOp&
 }
 
 ModelParallelStepTimes ModelParallelTraining::iteration(Fabric& fabric, Fabric& tensor,
-                                                        Fabric& data,
-                                                        StrategyProgram* data_program,
+                                                        Fabric& data, StrategyProgram* data_program,
                                                         ModelParallelObserver& observer,
                                                         int step) const {
   ModelParallelRank me = model_parallel_rank(plan_, fabric.rank());

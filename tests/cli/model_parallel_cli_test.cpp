@@ -40,15 +40,15 @@ TEST(ModelParallelCli, AnalyticGpt3ReportsTheSplitTokensMfuAndMemory) {
 TEST(ModelParallelCli, APlanThatDoesNotFitIsRefusedBeforeItRuns) {
   fs::path dir = fs::temp_directory_path() / "scaleout-mp-cli";
   fs::create_directories(dir);
-  std::ofstream(dir / "big.yaml")
-      << "cluster: " << source_path("topologies/dgx-a100-ib.yaml") << "\n"
-      << "workload: " << source_path("models/gpt3-175b.yaml") << "\n"
-      << "parallelism: { tensor: 8, pipeline: 16, microbatch: 2 }\n"
-      << "strategy: { kind: ring }\n"
-      << "training: { workers: 1024, global_batch: 1536 }\n";
+  std::ofstream(dir / "big.yaml") << "cluster: " << source_path("topologies/dgx-a100-ib.yaml")
+                                  << "\n"
+                                  << "workload: " << source_path("models/gpt3-175b.yaml") << "\n"
+                                  << "parallelism: { tensor: 8, pipeline: 16, microbatch: 2 }\n"
+                                  << "strategy: { kind: ring }\n"
+                                  << "training: { workers: 1024, global_batch: 1536 }\n";
   for (const char* engine : {"analytic", "sim"}) {
-    auto o = shell(bin() + " simulate " + (dir / "big.yaml").string() + " --engine " + engine +
-                   " 2>&1");
+    auto o =
+        shell(bin() + " simulate " + (dir / "big.yaml").string() + " --engine " + engine + " 2>&1");
     EXPECT_EQ(o.code, 2) << engine << ": " << o.text;
     EXPECT_NE(o.text.find("dgx-a100-ib.yaml:7: field 'device.memory': does not fit"),
               std::string::npos)

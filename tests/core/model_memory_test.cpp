@@ -21,7 +21,8 @@ std::string plan_text(const std::string& workload, const std::string& rest) {
          "  nic: { bandwidth: 200Gbps, latency: 2us }\n"
          "workload:\n"
          "  name: gpt\n"
-         "  transformer: " + workload + "\n" + rest;
+         "  transformer: " +
+         workload + "\n" + rest;
 }
 
 const std::string k175b =
@@ -75,11 +76,11 @@ TEST(ModelMemory, SevenBillionWithZeroOneByHand) {
   // Tensor 4, no pipeline, 32 replicas, micro-batch 2: 1,873,235,968 parameters a device; ZeRO-1
   // shards the optimizer's 12 bytes over 32; one micro-batch of 36 layers of
   // s b h (10 + 24/4 + 5 a s / (4h)) in flight.
-  Plan p = testing::load_text(
-      "gpt-7.5b", plan_text(k7_5b,
-                            "parallelism: { tensor: 4, microbatch: 2, zero: 1 }\n"
-                            "strategy: { kind: ring }\n"
-                            "training: { workers: 128, global_batch: 512 }\n"));
+  Plan p = testing::load_text("gpt-7.5b",
+                              plan_text(k7_5b,
+                                        "parallelism: { tensor: 4, microbatch: 2, zero: 1 }\n"
+                                        "strategy: { kind: ring }\n"
+                                        "training: { workers: 128, global_batch: 512 }\n"));
   MemoryBreakdown m = worst_stage_memory(p);
   EXPECT_DOUBLE_EQ(m.parameters, 3746471936.0);
   EXPECT_DOUBLE_EQ(m.gradients, 3746471936.0);

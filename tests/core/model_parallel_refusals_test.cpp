@@ -17,7 +17,8 @@ std::string plan(const std::string& rest, const std::string& workload_extra = ""
          "workload:\n"
          "  name: gpt\n"
          "  transformer: { layers: 24, hidden: 1024, heads: 16, sequence: 1024, "
-         "vocabulary: 50000" + workload_extra + " }\n" + rest;
+         "vocabulary: 50000" +
+         workload_extra + " }\n" + rest;
 }
 
 const std::string kRing = "strategy: { kind: ring }\n";  // line 11 when first
@@ -35,13 +36,12 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"tensor_not_dividing_heads",
                 plan(kRing + "parallelism:\n  tensor: 3\ntraining: { workers: 6 }\n"), 13,
                 "does not divide the model's 16 heads"},
-        Refusal{"tensor_not_dividing_kv_heads",
-                plan(kRing + "parallelism:\n  tensor: 8\ntraining: { workers: 8 }\n",
-                     ", kv_heads: 4"),
-                13, "4 key-value heads"},
+        Refusal{
+            "tensor_not_dividing_kv_heads",
+            plan(kRing + "parallelism:\n  tensor: 8\ntraining: { workers: 8 }\n", ", kv_heads: 4"),
+            13, "4 key-value heads"},
         Refusal{"zero_out_of_range",
-                plan(kRing + "parallelism:\n  zero: 4\ntraining: { workers: 8 }\n"), 13,
-                "zero"},
+                plan(kRing + "parallelism:\n  zero: 4\ntraining: { workers: 8 }\n"), 13, "zero"},
         Refusal{"layers_not_splitting",
                 plan(kRing + "parallelism:\n  pipeline: 5\ntraining: { workers: 5 }\n"), 13,
                 "24 layers do not split evenly into 5 stages"},
@@ -73,8 +73,8 @@ INSTANTIATE_TEST_SUITE_P(
                 std::string(testing::kInlineCluster) +
                     "workload:\n  name: gpt\n"
                     "  transformer: { layers: 24, hidden: 1024, heads: 16, sequence: 1024, "
-                    "vocabulary: 50000 }\n  parameters: 350M\n" + kRing +
-                    "training: { workers: 8 }\n",
+                    "vocabulary: 50000 }\n  parameters: 350M\n" +
+                    kRing + "training: { workers: 8 }\n",
                 11, "the transformer's dimensions give"},
         Refusal{"parallelism_without_transformer",
                 std::string(testing::kInlineCluster) + testing::kInlineWorkload + kRing +

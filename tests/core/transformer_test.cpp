@@ -28,13 +28,12 @@ struct Row {
 };
 
 TEST(Transformer, ParametersMatchNarayananTable1) {
-  const Row rows[] = {{24, 2304, 24, 1.7},     {30, 3072, 32, 3.6},     {36, 4096, 32, 7.5},
-                      {40, 6144, 48, 18.4},    {48, 8192, 64, 39.1},    {60, 10240, 80, 76.1},
-                      {80, 12288, 96, 145.6},  {96, 16384, 128, 310.1}, {105, 20480, 128, 529.6},
+  const Row rows[] = {{24, 2304, 24, 1.7},      {30, 3072, 32, 3.6},     {36, 4096, 32, 7.5},
+                      {40, 6144, 48, 18.4},     {48, 8192, 64, 39.1},    {60, 10240, 80, 76.1},
+                      {80, 12288, 96, 145.6},   {96, 16384, 128, 310.1}, {105, 20480, 128, 529.6},
                       {128, 25600, 160, 1008.0}};
   for (const Row& r : rows)
-    EXPECT_NEAR(transformer_parameters(gpt(r.layers, r.hidden, r.heads)) / 1e9, r.billions,
-                0.0501)
+    EXPECT_NEAR(transformer_parameters(gpt(r.layers, r.hidden, r.heads)) / 1e9, r.billions, 0.0501)
         << r.layers << " layers";
 }
 
@@ -61,8 +60,7 @@ TEST(Transformer, ActivationsFollowKorthikantiTable2) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 1, false, Recompute::kNone), sbh * (34 + as_h));
   EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 8, false, Recompute::kNone),
                    sbh * (10 + 24.0 / 8 + as_h / 8));
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 8, true, Recompute::kNone),
-                   sbh * (34 + as_h) / 8);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 8, true, Recompute::kNone), sbh * (34 + as_h) / 8);
   EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 8, false, Recompute::kSelective),
                    sbh * (10 + 24.0 / 8));
   EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 8, true, Recompute::kSelective), sbh * 34 / 8);

@@ -18,14 +18,19 @@ std::string plan_text(const std::string& bandwidth, int layers, const std::strin
          "  name: c\n"
          "  devices_per_node: 8\n"
          "  device: { name: X, flops: 100TFLOPS }\n"
-         "  intra_node: { bandwidth: " + bandwidth + ", latency: 0s }\n"
-         "  nic: { bandwidth: " + bandwidth + ", latency: 0s }\n"
+         "  intra_node: { bandwidth: " +
+         bandwidth +
+         ", latency: 0s }\n"
+         "  nic: { bandwidth: " +
+         bandwidth +
+         ", latency: 0s }\n"
          "  network_model: cm02\n"
          "workload:\n"
          "  name: gpt\n"
          "  efficiency: 0.5\n"
-         "  transformer: { layers: " + std::to_string(layers) +
-         ", hidden: 1024, heads: 16, sequence: 1024, vocabulary: 1 }\n" + rest;
+         "  transformer: { layers: " +
+         std::to_string(layers) + ", hidden: 1024, heads: 16, sequence: 1024, vocabulary: 1 }\n" +
+         rest;
 }
 
 // One layer's forward for one sequence: 24 s h^2 (1 + s / 6h).
@@ -53,10 +58,11 @@ TEST(AnalyticModelParallel, OneDeviceRunsAtTheModelsEfficiency) {
 TEST(AnalyticModelParallel, FreeNetworkPipelineTakesMPlusPMinusOneSlots) {
   // 4 stages of 2 layers, 16 micro-batches of 1 sequence on one replica.
   for (const char* schedule : {"gpipe", "1f1b"}) {
-    core::Plan p = load(schedule, plan_text("1e9GB/s", 8,
-                                            std::string("parallelism: { pipeline: 4, schedule: ") +
-                                                schedule + " }\nstrategy: { kind: ring }\n"
-                                                "training: { workers: 4, global_batch: 16 }\n"));
+    core::Plan p =
+        load(schedule, plan_text("1e9GB/s", 8,
+                                 std::string("parallelism: { pipeline: 4, schedule: ") + schedule +
+                                     " }\nstrategy: { kind: ring }\n"
+                                     "training: { workers: 4, global_batch: 16 }\n"));
     core::RunResult r = predict_analytic(p);
     double slot = 3 * 2 * kLayerForward / kRate;  // forward + backward of a stage
     EXPECT_NEAR(r.step_time_s / ((16 + 4 - 1) * slot), 1.0, 0.01) << schedule;
@@ -99,15 +105,16 @@ TEST(AnalyticModelParallel, ZeroThreeMovesHalfAsMuchAgainOverTheDataGroup) {
 }
 
 TEST(AnalyticModelParallel, RefusesAPlanThatDoesNotFit) {
-  core::Plan p = load("big", "cluster:\n  name: c\n  devices_per_node: 8\n"
-                             "  device: { name: X, flops: 100TFLOPS, memory: 16GB }\n"
-                             "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
-                             "  nic: { bandwidth: 100Gbps, latency: 1us }\n"
-                             "workload:\n  name: gpt\n"
-                             "  transformer: { layers: 24, hidden: 4096, heads: 32, "
-                             "sequence: 2048, vocabulary: 51200 }\n"
-                             "parallelism: { tensor: 1 }\nstrategy: { kind: ring }\n"
-                             "training: { workers: 8, global_batch: 8 }\n");
+  core::Plan p = load("big",
+                      "cluster:\n  name: c\n  devices_per_node: 8\n"
+                      "  device: { name: X, flops: 100TFLOPS, memory: 16GB }\n"
+                      "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
+                      "  nic: { bandwidth: 100Gbps, latency: 1us }\n"
+                      "workload:\n  name: gpt\n"
+                      "  transformer: { layers: 24, hidden: 4096, heads: 32, "
+                      "sequence: 2048, vocabulary: 51200 }\n"
+                      "parallelism: { tensor: 1 }\nstrategy: { kind: ring }\n"
+                      "training: { workers: 8, global_batch: 8 }\n");
   EXPECT_THROW(predict_analytic(p), core::InputError);
 }
 

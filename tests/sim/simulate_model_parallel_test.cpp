@@ -23,17 +23,22 @@ std::string plan_text(const std::string& parallelism, int workers, int global_ba
          "  devices_per_node: 8\n"
          "  device: { name: X, flops: 100TFLOPS, memory: 80GB }\n"
          "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
-         "  nic: { bandwidth: " + nic + ", latency: 2us }\n"
+         "  nic: { bandwidth: " +
+         nic +
+         ", latency: 2us }\n"
          "  network_model: cm02\n"
          "workload:\n"
          "  name: gpt-small\n"
          "  efficiency: 0.5\n"
          "  transformer: { layers: 8, hidden: 1024, heads: 16, sequence: 1024, "
          "vocabulary: 32000 }\n"
-         "parallelism: { " + parallelism + " }\n"
+         "parallelism: { " +
+         parallelism +
+         " }\n"
          "strategy: { kind: ring }\n"
-         "training: { workers: " + std::to_string(workers) + ", global_batch: " +
-         std::to_string(global_batch) + ", steps: 2, gradient_precision: bf16 }\n";
+         "training: { workers: " +
+         std::to_string(workers) + ", global_batch: " + std::to_string(global_batch) +
+         ", steps: 2, gradient_precision: bf16 }\n";
 }
 
 struct Case {
@@ -72,8 +77,7 @@ TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
 TEST(SimulateModelParallel, FreeNetworkTakesMPlusPMinusOneSlots) {
   // 4 stages of 2 layers, 16 micro-batches; a network too fast to matter. The output layer (a
   // vocabulary of 32000) makes the last stage the slowest: the bound uses its slot.
-  core::Plan plan = testing::load_text(
-      "free", plan_text("pipeline: 4", 4, 16, "1e9GB/s"));
+  core::Plan plan = testing::load_text("free", plan_text("pipeline: 4", 4, 16, "1e9GB/s"));
   core::RunResult r = simulate(plan);
   double s = 1024, h = 1024, V = 32000, rate = 0.5 * 100e12;
   double layer = 24 * s * h * h * (1 + s / (6 * h)), logits = 2 * s * h * V;
