@@ -11,6 +11,7 @@
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/schedule_check.hpp"
 #include "core/schedule_fabric.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "exec/cuda_backend.hpp"
@@ -60,10 +61,20 @@ int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions&
     auto ranks = core::schedule_plan(plan);
     std::printf(
         "# NCCL calls of one training step: %s, %zu ranks; a line per ncclGroupStart/End,"
-        " ranges in gradient elements (%s)\n",
+        " ranges in %s elements (%s)\n",
         core::strategy_name(plan.strategy.kind), ranks.size(),
+        plan.parallelism ? "activation (stages, tensor groups) or gradient (data groups)"
+                         : "gradient",
         plan.training.gradient_precision.c_str());
     std::fputs(core::format_schedule(ranks).c_str(), stdout);
+    // Checked as NCCL runs grouped calls: a schedule that would hang the GPUs fails here.
+    std::string hangs = core::nccl_schedule_hangs(ranks);
+    if (!hangs.empty()) {
+      std::fprintf(stderr, "error: these calls would hang under NCCL's grouped semantics: %s\n",
+                   hangs.c_str());
+      return 1;
+    }
+    std::printf("# checked: every rank's groups complete under NCCL's grouped semantics\n");
     return 0;
   }
   // Under --launch external each process checks its own device.
@@ -101,7 +112,7 @@ int run_plan(const RunArgs& args) {
   core::Plan plan = load_plan_args(args.plan);
   exec::ExecOptions options;
   if (args.backend == "cuda") {
-    exec::check_executable(plan);
+    if (!args.dry_run) exec::check_executable(plan);  // a model-parallel plan's calls print
     int code = prepare_cuda(args, plan, options);
     if (code >= 0) return code;
   }

@@ -11,6 +11,7 @@
 #include "core/slowdown.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
+#include "core/strategies/model_parallel_training.hpp"
 #include "core/strategies/ps_training.hpp"
 
 namespace scaleout::core {
@@ -42,9 +43,37 @@ std::vector<OpGroup> schedule_rank(const Plan& plan, const RankPlan& ranks, cons
   return fabric.groups();
 }
 
+class QuietModelParallel : public ModelParallelObserver {
+ public:
+  void step_done(int, const ModelParallelStepTimes&) override {}
+};
+
+// A model-parallel rank's groups for one iteration: receives posted when needed, as NCCL's
+// groups require.
+std::vector<OpGroup> schedule_model_parallel_rank(const Plan& plan, const RankPlan& ranks,
+                                                  int rank) {
+  Plan one = plan;
+  one.training.steps = 1;
+  std::vector<int> rank_node;
+  for (int r = 0; r < ranks.ranks(); ++r) rank_node.push_back(ranks.node_of_rank(r));
+  ScheduleFabric fabric(rank, ranks.ranks());
+  QuietModelParallel observer;
+  ModelParallelTraining(one, rank_node, /*receive_ahead=*/false).run(fabric, observer);
+  return fabric.groups();
+}
+
 }  // namespace
 
 void check_nccl_schedulable(const Plan& plan) {
+  if (plan.parallelism && plan.strategy.kind == StrategyKind::kPs)
+    throw InputError(plan.file, plan.strategy.line, "strategy",
+                     "a model-parallel plan's data group exchanges with collective strategies on "
+                     "GPUs; a parameter server has no NCCL schedule here");
+  if (plan.parallelism && plan.parallelism->schedule == PipelineScheduleKind::kInterleaved)
+    throw InputError(plan.file, plan.parallelism->schedule_line, "parallelism.schedule",
+                     "the interleaved schedule's NCCL calls are not generated yet: posted as the "
+                     "stages need them, its forwards that wrap round to the first stage would "
+                     "wait on each other under NCCL's grouped calls (gpipe and 1f1b are)");
   if (uses_ps_training(plan))
     throw InputError(
         plan.file, 0, "strategy",
@@ -67,7 +96,8 @@ std::vector<std::vector<OpGroup>> schedule_plan(const Plan& plan) {
     threads.emplace_back([&, t] {
       for (int r = t; r < size; r += thread_count) {
         try {
-          out[r] = schedule_rank(plan, ranks, model, r);
+          out[r] = plan.parallelism ? schedule_model_parallel_rank(plan, ranks, r)
+                                    : schedule_rank(plan, ranks, model, r);
         } catch (...) {
           errors[r] = std::current_exception();
         }

@@ -31,50 +31,61 @@ std::string op_name(const PipeOp& op, int chunks) {
 
 // The receives of an iteration from the neighbouring stages, posted in the order each neighbour
 // sends and at most `window` ahead of what the stage has taken: transfers flow while the stage
-// computes, and a simulator does not hold a pending receive for every micro-batch at once.
+// computes, and a simulator does not hold a pending receive for every micro-batch at once. With
+// a window of 0 each is posted when the stage needs it (with those the neighbour sent before it).
 class Inbox {
  public:
   Inbox(Fabric& fabric, Span span, std::size_t window)
       : fabric_(fabric), span_(span), window_(window) {}
 
   void add_sender(int peer, std::vector<OpKey> order) {
+    for (const OpKey& k : order) sender_of_[k] = senders_.size();
     senders_.push_back({peer, std::move(order)});
     for (std::size_t i = 0; i < window_; ++i) post_next(senders_.size() - 1);
   }
 
-  // Waits for `op`'s input, if a neighbour sends it one, and posts that neighbour's next receive.
+  // Waits for `op`'s input, if a neighbour sends it one, and keeps that neighbour's window full.
   void take(const PipeOp& op) {
-    auto it = posted_.find(key(op));
-    if (it == posted_.end()) return;
-    auto [sender, handle] = it->second;
-    posted_.erase(it);
+    auto from = sender_of_.find(key(op));
+    if (from == sender_of_.end()) return;
+    while (!posted_.count(key(op))) post_next(from->second);
+    Fabric::Handle handle = posted_[key(op)];
+    posted_.erase(key(op));
     fabric_.wait_all({handle});
-    post_next(sender);
+    Sender& s = senders_[from->second];
+    ++s.taken;
+    while (s.next < s.order.size() && s.next < s.taken + window_) post_next(from->second);
   }
 
  private:
   struct Sender {
     int peer;
     std::vector<OpKey> order;
-    std::size_t next = 0;
+    std::size_t next = 0;   // receives posted
+    std::size_t taken = 0;  // and waited for
   };
   void post_next(std::size_t s) {
     Sender& from = senders_[s];
     if (from.next == from.order.size()) return;
-    posted_[from.order[from.next++]] = {s, fabric_.post_recv(from.peer, span_, Combine::kReplace)};
+    posted_[from.order[from.next++]] = fabric_.post_recv(from.peer, span_, Combine::kReplace);
   }
 
   Fabric& fabric_;
   Span span_;
   std::size_t window_;
   std::vector<Sender> senders_;
-  std::map<OpKey, std::pair<std::size_t, Fabric::Handle>> posted_;
+  std::map<OpKey, std::size_t> sender_of_;
+  std::map<OpKey, Fabric::Handle> posted_;
 };
 
 }  // namespace
 
-ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> rank_node)
-    : plan_(plan), rank_node_(std::move(rank_node)), work_(model_parallel_work(plan)) {
+ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> rank_node,
+                                             bool receive_ahead)
+    : plan_(plan),
+      rank_node_(std::move(rank_node)),
+      receive_ahead_(receive_ahead),
+      work_(model_parallel_work(plan)) {
   ModelSplit s = model_split(plan);
   stages_ = s.pipeline;
   microbatches_ = s.microbatches;
@@ -139,7 +150,8 @@ ModelParallelStepTimes ModelParallelTraining::iteration(Fabric& fabric, Fabric& 
   // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
   Span activations{0, std::max<std::int64_t>(1, activation_elements_ / tensor.size())};
   // A stage runs at most p x v ops ahead of its neighbour in 1F1B; GPipe's forwards all at once.
-  std::size_t window = kind == PipelineScheduleKind::kGpipe
+  std::size_t window = !receive_ahead_ ? 0
+                       : kind == PipelineScheduleKind::kGpipe
                            ? static_cast<std::size_t>(2 * microbatches_ * chunks_)
                            : static_cast<std::size_t>(2 * stages_ * chunks_ + 4);
   Inbox inbox(fabric, activations, window);

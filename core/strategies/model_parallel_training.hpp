@@ -40,8 +40,11 @@ class ModelParallelObserver {
 class ModelParallelTraining {
  public:
   // `rank_node`: the node of every rank (the data group's strategy places its ranks by node).
+  // `receive_ahead`: post receives a window ahead of the schedule (a simulator's transfers then
+  // flow while the stage computes); false posts each just before it is needed, as NCCL's grouped
+  // calls need (a group waits for every receive in it).
   // REQUIRES: a validated plan with `parallelism:` and a collective strategy.
-  ModelParallelTraining(const Plan& plan, std::vector<int> rank_node);
+  ModelParallelTraining(const Plan& plan, std::vector<int> rank_node, bool receive_ahead = true);
 
   // Runs every iteration on the fabric's rank.
   void run(Fabric& fabric, ModelParallelObserver& observer) const;
@@ -60,6 +63,7 @@ class ModelParallelTraining {
 
   Plan plan_;
   std::vector<int> rank_node_;
+  bool receive_ahead_ = true;
   ModelParallelWork work_;
   int stages_ = 1, microbatches_ = 1, chunks_ = 1, layers_per_chunk_ = 1;
   std::int64_t activation_elements_ = 1, gradient_elements_ = 1;

@@ -64,5 +64,23 @@ TEST(ModelParallelCli, RealExecutionSaysItRunsDataParallelPlansOnly) {
   EXPECT_NE(o.text.find("gpt3-175b.yaml:7: field 'parallelism'"), std::string::npos) << o.text;
 }
 
+TEST(ModelParallelCli, DryRunPrintsNcclCallsThatComplete) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-mp-dry-run";
+  fs::create_directories(dir);
+  std::ofstream(dir / "small.yaml")
+      << "cluster: " << source_path("topologies/dgx-a100-ib.yaml") << "\n"
+      << "workload: { name: gpt, transformer: { layers: 4, hidden: 256, heads: 4, sequence: 128,"
+         " vocabulary: 1000 } }\n"
+      << "parallelism: { tensor: 2, pipeline: 2 }\n"
+      << "strategy: { kind: ring }\n"
+      << "training: { workers: 8, global_batch: 8 }\n";
+  auto o = shell(bin() + " run " + (dir / "small.yaml").string() + " --backend cuda --dry-run");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("8 ranks"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("rank 4 group 0: ncclRecv(peer 0, "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("# checked: every rank's groups complete"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace scaleout
