@@ -327,8 +327,10 @@ RunResult AnalyticModel::predict_closed_form(const Plan& plan) const {
   if (ps_program && !rules.drop_stale) return predict_async_ps(plan, m, slowest);
   // Buckets leave in order, each once ready and once the previous one is through.
   double comm_free = 0, comm = 0;
+  double last_bytes = -1, t = 0;  // buckets of one size (most of them) cost the same
   for (const auto& b : m.buckets) {
-    double t = exchange_time(plan, static_cast<double>(b.span.count) * m.bytes_per_element);
+    double bytes = static_cast<double>(b.span.count) * m.bytes_per_element;
+    if (bytes != last_bytes) t = exchange_time(plan, bytes), last_bytes = bytes;
     double ready = forward + m.leaves_at(b.ready_fraction * backward);
     comm_free = std::max(comm_free, ready) + t;
     comm += t;
