@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/plan_search.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/units.hpp"
@@ -26,6 +27,8 @@ struct PlanCommandArgs {
   std::string strategies = "ps,ring,torus2d,hierarchical_ring";
   double price = -1;
   bool json = false;
+  bool search = false;  // the best splits of a transformer plan instead
+  sim::SplitSearchOptions search_options;
 };
 
 // A count with an optional suffix ("1.28M"), or a time ("86400", "3600s").
@@ -115,7 +118,16 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_option("--price", args->price,
                   "price per device-hour (default: the topology's price_per_device_hour)");
   cmd->add_flag("--json", args->json, "print the answer as JSON");
+  cmd->add_flag("--search", args->search,
+                "rank every tensor x pipeline x data x micro-batch x schedule x recompute x ZeRO "
+                "split of a transformer plan at its workers (closed form)");
+  cmd->add_option("--top", args->search_options.top, "--search: splits to list (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--tensor-across-nodes", args->search_options.tensor_across_nodes,
+                "--search: also tensor groups larger than a node");
   return [args]() {
+    if (args->search)
+      return plan_search(core::load_plan(args->plan), args->search_options, args->json);
     sim::PlanRequest request = make_request(*args);
     core::Plan plan = core::load_plan(args->plan);
     sim::PlanAnswer answer = sim::plan_cluster(plan, request);

@@ -69,11 +69,23 @@ double stage_transfer(const Plan& plan, const core::ModelSplit& s, int stage, do
 
 }  // namespace
 
-ModelParallelCosts model_parallel_costs(const Plan& plan) {
+ModelParallelCosts model_parallel_costs(const Plan& plan, GroupTimes* cache) {
   core::ModelSplit s = core::model_split(plan);
   core::ModelParallelWork w = core::model_parallel_work(plan);
   double peak = plan.cluster.device.flops;
-  double allreduce = tensor_allreduce(plan, s.tensor, w.activation_bytes);
+  auto tensor_time = [&] {
+    if (!cache) return tensor_allreduce(plan, s.tensor, w.activation_bytes);
+    auto [it, fresh] = cache->tensor.try_emplace({s.tensor, w.activation_bytes}, 0.0);
+    if (fresh) it->second = tensor_allreduce(plan, s.tensor, w.activation_bytes);
+    return it->second;
+  };
+  auto data_time = [&] {
+    if (!cache) return data_exchange(plan, s, w.gradient_bytes);
+    auto [it, fresh] = cache->data.try_emplace({s.data, s.tensor, w.gradient_bytes}, 0.0);
+    if (fresh) it->second = data_exchange(plan, s, w.gradient_bytes);
+    return it->second;
+  };
+  double allreduce = tensor_time();
   ModelParallelCosts c;
   c.layer_forward_compute = w.layer_forward_flops / peak;
   c.layer_backward_compute = w.layer_backward_flops / peak;
@@ -83,7 +95,7 @@ ModelParallelCosts model_parallel_costs(const Plan& plan) {
   for (int stage = 0; stage < s.pipeline; ++stage)
     c.transfer.push_back(s.pipeline > 1 ? stage_transfer(plan, s, stage, w.activation_bytes) : 0);
   c.data_bytes = w.gradient_bytes;
-  c.data_exchange = data_exchange(plan, s, c.data_bytes) * w.data_volume;
+  c.data_exchange = data_time() * w.data_volume;
   return c;
 }
 
@@ -109,11 +121,11 @@ double pipeline_transfers(const Plan& plan, const ModelParallelCosts& c) {
   return 2.0 * s.microbatches * s.chunks * boundaries / s.pipeline;
 }
 
-core::RunResult predict_model_parallel(const Plan& plan) {
+core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   auto wall0 = std::chrono::steady_clock::now();
   core::check_memory_fits(plan);
   core::ModelSplit s = core::model_split(plan);
-  ModelParallelCosts c = model_parallel_costs(plan);
+  ModelParallelCosts c = model_parallel_costs(plan, cache);
   PipeTiming timing = time_pipeline(plan.parallelism->schedule, s.pipeline, s.microbatches,
                                     s.chunks, pipe_costs(plan, c));
   int busiest = static_cast<int>(std::max_element(timing.busy.begin(), timing.busy.end()) -

@@ -5,6 +5,9 @@
 // add half as much again).
 #pragma once
 
+#include <map>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/plan.hpp"
@@ -25,8 +28,15 @@ struct ModelParallelCosts {
   double data_bytes = 0;              // the gradient bytes one device exchanges in it
 };
 
-// REQUIRES: a validated plan with `parallelism:`.
-ModelParallelCosts model_parallel_costs(const core::Plan& plan);
+// The groups' collective times by size, for many predictions of one cluster and strategy (a
+// search over splits): each is computed once.
+struct GroupTimes {
+  std::map<std::pair<int, double>, double> tensor;      // (tensor, bytes)
+  std::map<std::tuple<int, int, double>, double> data;  // (data, tensor, bytes)
+};
+
+// REQUIRES: a validated plan with `parallelism:`. `cache`: may be null.
+ModelParallelCosts model_parallel_costs(const core::Plan& plan, GroupTimes* cache = nullptr);
 
 // The pipeline's costs by stage and chunk from those of one layer.
 PipeCosts pipe_costs(const core::Plan& plan, const ModelParallelCosts& c);
@@ -37,6 +47,6 @@ double pipeline_transfers(const core::Plan& plan, const ModelParallelCosts& c);
 
 // Predicts a model-parallel plan. Throws core::InputError naming the stage and each memory term
 // when the plan does not fit the device's memory.
-core::RunResult predict_model_parallel(const core::Plan& plan);
+core::RunResult predict_model_parallel(const core::Plan& plan, GroupTimes* cache = nullptr);
 
 }  // namespace scaleout::sim

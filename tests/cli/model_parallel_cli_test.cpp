@@ -64,6 +64,28 @@ TEST(ModelParallelCli, RealExecutionSaysItRunsDataParallelPlansOnly) {
   EXPECT_NE(o.text.find("gpt3-175b.yaml:7: field 'parallelism'"), std::string::npos) << o.text;
 }
 
+TEST(ModelParallelCli, SearchListsTheBestSplitsWithTheirBottleneck) {
+  auto o = shell(bin() + " plan " + kGpt3 + " --search --top 3 --json");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(o.text);
+  ASSERT_EQ(j["best"].size(), 3u);
+  EXPECT_GT(j["evaluated"].get<long>(), 100);
+  EXPECT_GT(j["dropped"]["does not fit in the device's memory"].get<long>(), 0);
+  double last = 0;
+  for (const auto& c : j["best"]) {
+    EXPECT_GE(c["step_time_s"].get<double>(), last);
+    last = c["step_time_s"];
+    EXPECT_EQ(c["parallelism"]["tensor"].get<int>() * c["parallelism"]["pipeline"].get<int>() *
+                  c["parallelism"]["data"].get<int>(),
+              1024);
+    EXPECT_LE(c["memory_bytes"]["total"].get<double>(), 80e9);
+    EXPECT_FALSE(c["bottleneck"].get<std::string>().empty());
+  }
+  auto table = shell(bin() + " plan " + kGpt3 + " --search --top 2");
+  EXPECT_EQ(table.code, 0);
+  EXPECT_NE(table.text.find("splits evaluated in"), std::string::npos) << table.text;
+}
+
 TEST(ModelParallelCli, DryRunPrintsNcclCallsThatComplete) {
   fs::path dir = fs::temp_directory_path() / "scaleout-mp-dry-run";
   fs::create_directories(dir);

@@ -1,0 +1,41 @@
+// Choosing the split: every tensor x pipeline x data x micro-batch x schedule x recompute x ZeRO x
+// sequence-parallel combination of a transformer plan at its worker count and global batch,
+// those that do not fit dropped (counted by reason), the rest ranked by the closed form's
+// iteration time, each with its bottleneck in words.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "core/result.hpp"
+
+namespace scaleout::sim {
+
+struct SplitSearchOptions {
+  int top = 10;                      // candidates kept, fastest first
+  bool tensor_across_nodes = false;  // also tensor groups larger than a node
+};
+
+struct SplitCandidate {
+  core::Plan plan;  // the plan with this split
+  core::RunResult result;
+  std::string bottleneck;  // "pipeline bubble 21% of the step", ...
+};
+
+struct SplitSearch {
+  std::vector<SplitCandidate> best;     // at most `top`, fastest first
+  long evaluated = 0;                   // combinations predicted
+  std::map<std::string, long> dropped;  // combinations left out, by reason
+  double wall_s = 0;
+};
+
+// REQUIRES: a validated plan with a transformer workload (its `parallelism:`, if any, is the
+// starting point only). Throws core::InputError for a workload without `transformer:`.
+SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& options = {});
+
+// The part of the step that limits it, in words.
+std::string bottleneck_of(const core::Plan& plan, const core::RunResult& result);
+
+}  // namespace scaleout::sim
