@@ -7,8 +7,11 @@
 #include <simgrid/s4u.hpp>
 
 #include "core/plan.hpp"
+#include "core/rank_plan.hpp"
 #include "core/result.hpp"
 #include "sim/actor_stacks.hpp"
+#include "sim/platform.hpp"
+#include "sim/sim_fabric.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::sim {
@@ -23,6 +26,12 @@ std::unique_ptr<simgrid::s4u::Engine> start_engine(const core::Plan& plan, const
 // Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld);
 // SCALEOUT_SIM_DIRECT_COMMS=N changes it.
 int direct_comms();
+
+// Where each rank runs on the platform (and its rails), and the world's network settings for the
+// plan: topology, fidelity, latency factor, host costs, the IB model's size factors.
+void set_up_world(SimWorld& world, const core::Plan& plan, const core::RankPlan& ranks,
+                  const SimPlatform& platform, Fidelity fidelity, int bytes_per_element,
+                  int direct);
 
 // simulate_here for a plan with `parallelism:` (sim/simulate_model_parallel.cpp).
 core::RunResult simulate_model_parallel_here(const core::Plan& plan, const SimOptions& options);

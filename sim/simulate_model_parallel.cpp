@@ -69,22 +69,8 @@ int direct_transfers(const Plan& plan) {
 
 void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks, const SimPlatform& platform,
             const SimOptions& options, core::Trace* trace) {
-  for (int d : ranks.rank_device) {
-    run.world.rank_device.push_back(d);
-    run.world.rank_host.push_back(platform.device_hosts[d]);
-  }
-  if (platform.rail_hosts.size() > 1)
-    for (const auto& hosts : platform.rail_hosts) {
-      run.world.rail_host.emplace_back();
-      for (int d : ranks.rank_device) run.world.rail_host.back().push_back(hosts[d]);
-    }
-  run.world.topology = &ranks.topology;
-  run.world.bytes_per_element = plan.training.gradient_bytes_per_element;
-  run.world.coalesce = fidelity_for(plan, options.fidelity) == Fidelity::kFast;
-  run.world.direct_comms = direct_transfers(plan);
-  run.world.latency_factor = model_latency_factor();
-  run.world.host = plan.cluster.host;
-  if (plan.cluster.network_model == "ib") run.world.sized = configured_size_factors();
+  set_up_world(run.world, plan, ranks, platform, options.fidelity,
+               plan.training.gradient_bytes_per_element, direct_transfers(plan));
   std::vector<int> rank_node;
   for (int r = 0; r < ranks.ranks(); ++r) {
     run.fabrics.push_back(std::make_unique<SimFabric>(run.world, r));

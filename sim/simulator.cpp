@@ -161,17 +161,7 @@ void choose_program(Run& run, const Plan& plan, const core::RankPlan& ranks, boo
 }
 
 // One fabric per rank on its device's host, and a trace track per rank when tracing.
-void set_up_ranks(Run& run, const core::RankPlan& ranks, const SimPlatform& platform,
-                  core::Trace* trace) {
-  for (int d : ranks.rank_device) {
-    run.world.rank_device.push_back(d);
-    run.world.rank_host.push_back(platform.device_hosts[d]);
-  }
-  if (platform.rail_hosts.size() > 1)  // several NICs per node: transfers between nodes stripe
-    for (const auto& hosts : platform.rail_hosts) {
-      run.world.rail_host.emplace_back();
-      for (int d : ranks.rank_device) run.world.rail_host.back().push_back(hosts[d]);
-    }
+void set_up_ranks(Run& run, const core::RankPlan& ranks, core::Trace* trace) {
   for (int r = 0; r < ranks.ranks(); ++r)
     run.fabrics.push_back(std::make_unique<SimFabric>(run.world, r));
   run.records.assign(run.workers, std::vector<StepRecord>(run.steps));
@@ -307,6 +297,28 @@ RunResult assemble_result(Run& run, const Plan& plan, const core::RankPlan& rank
 
 }  // namespace
 
+void set_up_world(SimWorld& world, const Plan& plan, const core::RankPlan& ranks,
+                  const SimPlatform& platform, Fidelity fidelity, int bytes_per_element,
+                  int direct) {
+  for (int d : ranks.rank_device) {
+    world.rank_device.push_back(d);
+    world.rank_host.push_back(platform.device_hosts[d]);
+  }
+  if (platform.rail_hosts.size() > 1)  // several NICs per node: transfers between nodes stripe
+    for (const auto& hosts : platform.rail_hosts) {
+      world.rail_host.emplace_back();
+      for (int d : ranks.rank_device) world.rail_host.back().push_back(hosts[d]);
+    }
+  world.topology = &ranks.topology;
+  world.bytes_per_element = bytes_per_element;
+  world.coalesce = fidelity_for(plan, fidelity) == Fidelity::kFast;
+  world.direct_comms = direct;
+  world.latency_factor = model_latency_factor();
+  // Host costs: charged by the fabric to messages between nodes, whatever the strategy.
+  world.host = plan.cluster.host;
+  if (plan.cluster.network_model == "ib") world.sized = configured_size_factors();
+}
+
 std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& stacks) {
   int argc = 2;
   char arg0[] = "scaleout";
@@ -371,16 +383,10 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   run.steps = plan.training.steps;
   bool go_on_without = continue_without_failed(plan, ranks);
   choose_program(run, plan, ranks, go_on_without);
-  run.world.topology = &ranks.topology;
-  run.world.bytes_per_element = run.model.bytes_per_element;
-  run.world.coalesce = fidelity_for(plan, options.fidelity) == Fidelity::kFast;
-  run.world.direct_comms = direct;
-  run.world.latency_factor = model_latency_factor();
-  // Host costs: charged by the fabric to messages between nodes, whatever the strategy.
-  run.world.host = plan.cluster.host;
-  if (plan.cluster.network_model == "ib") run.world.sized = configured_size_factors();
+  set_up_world(run.world, plan, ranks, platform, options.fidelity, run.model.bytes_per_element,
+               direct);
   core::Trace trace;
-  set_up_ranks(run, ranks, platform, options.trace_path.empty() ? nullptr : &trace);
+  set_up_ranks(run, ranks, options.trace_path.empty() ? nullptr : &trace);
 
   CollectiveRecorder collective(run);
   Recorder ps(run);
