@@ -66,6 +66,10 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
     r.steps.push_back({i, ph.step});
   r.gradients.applied = static_cast<long>(mp.data) * plan.training.steps;
   r.model_parallel = mp;
+  if (plan.training.overlap)
+    r.warnings.push_back(
+        "training.overlap is not modelled for model-parallel plans: the data group's exchange "
+        "starts once the pipeline has drained (Megatron-LM's default)");
   return r;
 }
 

@@ -82,6 +82,27 @@ void check_strategy(const Plan& plan, const Parallelism& p) {
                      "whole (use zero: 0-2 or a collective strategy)");
 }
 
+// What the model-parallel engines do not model yet is refused, not ignored.
+void check_modelled(const Plan& plan, const Parallelism& p) {
+  const Stragglers& st = plan.stragglers;
+  if (!st.slow_workers.empty() || st.random != SlowdownKind::kNone)
+    throw InputError(plan.file, st.slow_workers_line ? st.slow_workers_line : p.line, "stragglers",
+                     "are not modelled for model-parallel plans yet: remove them or the "
+                     "parallelism");
+  if (!plan.resilience.failures.empty() || plan.resilience.checkpoint_every > 0)
+    throw InputError(plan.file,
+                     plan.resilience.failures.empty() ? p.line : plan.resilience.failures[0].line,
+                     "failures",
+                     "failures and checkpoints are not modelled for model-parallel "
+                     "plans yet");
+  const Heterogeneity& h = plan.cluster.heterogeneity;
+  if (!h.speed_factors.empty() || !h.link_bandwidth.empty())
+    throw InputError(plan.cluster.file.empty() ? plan.file : plan.cluster.file, h.line,
+                     "speed_factors",
+                     "heterogeneous devices and links are not modelled for model-parallel plans "
+                     "yet");
+}
+
 }  // namespace
 
 void validate_model_parallel(const Plan& plan) {
@@ -96,6 +117,7 @@ void validate_model_parallel(const Plan& plan) {
   check_stages(plan, p, t);
   check_batch(plan, p);
   check_strategy(plan, p);
+  check_modelled(plan, p);
 }
 
 }  // namespace scaleout::core

@@ -140,6 +140,10 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   ph.data_bytes = c.data_bytes;
   ph.step = timing.iteration + c.data_exchange;
   core::RunResult r = core::model_parallel_result(plan, "analytic", ph);
+  if (plan.strategy.kind == core::StrategyKind::kPs && s.data > 1)
+    r.warnings.push_back(
+        "each data group's parameter servers are modelled as the plan's servers for that group "
+        "alone; the simulator does not run this plan to check it");
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

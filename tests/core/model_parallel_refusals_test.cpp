@@ -83,6 +83,14 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"global_batch_without_parallelism",
                 plan(kRing + "training: { workers: 8, global_batch: 64 }\n"), 12,
                 "applies to model-parallel plans"},
+        Refusal{"stragglers",
+                plan(kRing + "parallelism: { tensor: 2 }\ntraining: { workers: 8 }\n"
+                             "stragglers: { slow: { workers: [1], factor: 2 } }\n"),
+                14, "not modelled for model-parallel plans"},
+        Refusal{"failures",
+                plan(kRing + "parallelism: { tensor: 2 }\ntraining: { workers: 8 }\n"
+                             "failures: [{ node: 0, step: 1 }]\n"),
+                14, "not modelled for model-parallel plans"},
         Refusal{"unknown_parallelism_key",
                 plan(kRing + "parallelism: { tensor: 2, pipelines: 2 }\n"
                              "training: { workers: 8 }\n"),
