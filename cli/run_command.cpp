@@ -10,6 +10,7 @@
 #include "cli/report.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
+#include "core/model_split.hpp"
 #include "core/plan_loader.hpp"
 #include "core/schedule_check.hpp"
 #include "core/schedule_fabric.hpp"
@@ -112,7 +113,10 @@ int run_plan(const RunArgs& args) {
   core::Plan plan = load_plan_args(args.plan);
   exec::ExecOptions options;
   if (args.backend == "cuda") {
-    if (!args.dry_run) exec::check_executable(plan);  // a model-parallel plan's calls print
+    if (!args.dry_run) {  // a model-parallel plan's calls print; its NCCL run is not built yet
+      exec::check_executable(plan);
+      core::refuse_model_parallel(plan, "the CUDA backend");
+    }
     int code = prepare_cuda(args, plan, options);
     if (code >= 0) return code;
   }
@@ -142,7 +146,9 @@ int run_plan(const RunArgs& args) {
     std::fprintf(stderr, "error: the run failed: %s\n", e.what());
     return 1;
   }
-  if (!emit_result(result, args.output, args.json)) print_collective_table(stdout, result);
+  // The all-reduce table describes a data-parallel exchange; a model-parallel run has its summary.
+  if (!emit_result(result, args.output, args.json) && !result.model_parallel)
+    print_collective_table(stdout, result);
   int code = 0;
   if (result.wrong > 0) {
     std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", result.wrong);

@@ -27,8 +27,8 @@ void refuse_model_parallel(const Plan& plan, const std::string& what) {
   if (!plan.parallelism) return;
   throw InputError(plan.file, plan.parallelism->line, "parallelism",
                    what +
-                       " runs data-parallel plans only so far; a plan with parallelism: is "
-                       "predicted by the closed forms (--engine analytic)");
+                       " runs data-parallel plans only so far; a plan with parallelism: runs in "
+                       "the closed forms, on SimGrid and on CPUs over Gloo (scaleout run)");
 }
 
 }  // namespace scaleout::core

@@ -153,7 +153,6 @@ std::string other_ranks_errors(const fs::path& dir, int size, const std::string&
 }  // namespace
 
 void check_executable(const core::Plan& plan) {
-  core::refuse_model_parallel(plan, "real execution (scaleout run)");
   if (!plan.resilience.failures.empty() || plan.stragglers.random != core::SlowdownKind::kNone ||
       !plan.stragglers.slow_workers.empty())
     throw core::InputError(plan.file, 0, "stragglers/failures",
@@ -188,6 +187,7 @@ RankSetup local_rank_setup(const core::RankPlan& ranks, const ExecOptions& optio
 
 core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   check_executable(plan);
+  if (options.backend == Backend::kCuda) core::refuse_model_parallel(plan, "the CUDA backend");
   auto wall0 = std::chrono::steady_clock::now();
   int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
   int size = plan.training.workers + servers;
@@ -285,6 +285,7 @@ std::string stuck_external_rank(const fs::path& dir, int size, std::chrono::mill
 std::optional<core::RunResult> run_external(const core::Plan& plan, const ExecOptions& options,
                                             const ExternalRank& me, const std::string& store_dir) {
   check_executable(plan);
+  core::refuse_model_parallel(plan, "an externally launched run");
   int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
   int size = plan.training.workers + servers;
   if (me.size != size || (me.servers >= 0 && me.servers != servers))

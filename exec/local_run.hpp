@@ -43,6 +43,9 @@ struct ExecOptions {
   // Fault injection for tests: this rank stops itself (SIGSTOP) at the start of this step.
   int stop_rank = -1;
   int stop_step = 0;
+  // For tests: in a model-parallel plan, this rank runs its first two forwards in the wrong order
+  // (the stage after it must count the micro-batches it did not expect; the run fails).
+  int break_schedule_rank = -1;
 
   // The longest a whole run of `steps` may take: a few transfer deadlines per step.
   std::chrono::milliseconds run_timeout(int steps) const { return timeout * (steps + 3); }

@@ -7,6 +7,7 @@
 #include "core/rank_plan.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/trace.hpp"
+#include "exec/model_parallel_rank.hpp"
 
 namespace scaleout::exec {
 
@@ -132,6 +133,12 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
 
 core::RunResult aggregate(const core::Plan& plan, const std::vector<nlohmann::json>& reports,
                           int servers, const ExecOptions& options, double wall) {
+  if (plan.parallelism) {
+    core::RunResult r = aggregate_model_parallel(plan, reports, options);
+    if (!options.trace_path.empty())
+      r.warnings.push_back("no measured timeline for model-parallel runs yet (--trace)");
+    return r;
+  }
   if (core::uses_ps_training(plan)) {
     core::RunResult r = aggregate_ps(plan, reports, servers, options);
     if (!options.trace_path.empty()) write_ps_trace(plan, reports, options);

@@ -24,6 +24,7 @@
 #include "core/strategy.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/gloo_fabric.hpp"
+#include "exec/model_parallel_rank.hpp"
 #include "exec/rank_steps.hpp"
 
 namespace scaleout::exec {
@@ -179,6 +180,7 @@ std::vector<std::shared_ptr<gloo::Context>> connect_rails(gloo::rendezvous::Stor
 void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
               const std::function<void(const nlohmann::json&)>& finish) {
   enter_netns(setup.netns);
+  if (plan.parallelism) return run_model_parallel_rank(plan, options, setup, finish);
   bool ps_training = core::uses_ps_training(plan);
   // On GPUs, collectives and the synchronous parameter server go through NCCL; a parameter-server
   // training program's messages from any rank go over Gloo to CPU servers, its workers on GPUs.

@@ -1,6 +1,7 @@
 #include "core/strategies/model_parallel_training.hpp"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -35,8 +36,9 @@ std::string op_name(const PipeOp& op, int chunks) {
 // a window of 0 each is posted when the stage needs it (with those the neighbour sent before it).
 class Inbox {
  public:
-  Inbox(Fabric& fabric, Span span, std::size_t window)
-      : fabric_(fabric), span_(span), window_(window) {}
+  using SlotFn = std::function<Span(const OpKey&)>;  // where each op's input lands
+  Inbox(Fabric& fabric, SlotFn slot, std::size_t window)
+      : fabric_(fabric), slot_(std::move(slot)), window_(window) {}
 
   void add_sender(int peer, std::vector<OpKey> order) {
     for (const OpKey& k : order) sender_of_[k] = senders_.size();
@@ -45,9 +47,10 @@ class Inbox {
   }
 
   // Waits for `op`'s input, if a neighbour sends it one, and keeps that neighbour's window full.
-  void take(const PipeOp& op) {
+  // Returns the sending stage's index among the senders (-1: no input).
+  int take(const PipeOp& op) {
     auto from = sender_of_.find(key(op));
-    if (from == sender_of_.end()) return;
+    if (from == sender_of_.end()) return -1;
     while (!posted_.count(key(op))) post_next(from->second);
     Fabric::Handle handle = posted_[key(op)];
     posted_.erase(key(op));
@@ -55,6 +58,7 @@ class Inbox {
     Sender& s = senders_[from->second];
     ++s.taken;
     while (s.next < s.order.size() && s.next < s.taken + window_) post_next(from->second);
+    return static_cast<int>(from->second);
   }
 
  private:
@@ -67,11 +71,12 @@ class Inbox {
   void post_next(std::size_t s) {
     Sender& from = senders_[s];
     if (from.next == from.order.size()) return;
-    posted_[from.order[from.next++]] = fabric_.post_recv(from.peer, span_, Combine::kReplace);
+    const OpKey& k = from.order[from.next++];
+    posted_[k] = fabric_.post_recv(from.peer, slot_(k), Combine::kReplace);
   }
 
   Fabric& fabric_;
-  Span span_;
+  SlotFn slot_;
   std::size_t window_;
   std::vector<Sender> senders_;
   std::map<OpKey, std::size_t> sender_of_;
@@ -94,6 +99,8 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
   int bpe = plan.training.gradient_bytes_per_element;
   activation_elements_ = elements(work_.activation_bytes, bpe);
   gradient_elements_ = elements(work_.gradient_bytes * work_.data_volume, bpe);
+  // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
+  transfer_elements_ = std::max<std::int64_t>(1, activation_elements_ / s.tensor);
 }
 
 // The stage that takes `op`'s output on `stage` (-1: none): forwards go down the stages and from
@@ -118,76 +125,149 @@ PipeOp fed_op(const PipeOp& op, int stage, int stages) {
   return in;
 }
 
+// The op on the sending stage whose output feeds `op` (fed_op's inverse).
+PipeOp op_sent_for(const PipeOp& op, int sender_stage, int stages) {
+  PipeOp out = op;
+  if (op.kind == Kind::kForward && sender_stage == stages - 1 && stages > 1) --out.chunk;
+  if (op.kind == Kind::kBackward && sender_stage == 0 && stages > 1) ++out.chunk;
+  return out;
+}
+
 }  // namespace
 
-void ModelParallelTraining::run_op(Fabric& fabric, Fabric& tensor, const PipeOp& op, int stage,
+// One rank's group views and data program, made once per run.
+struct ModelParallelTraining::Rank {
+  Fabric& fabric;
+  Fabric& tensor;
+  Fabric& data;
+  StrategyProgram* data_program;
+  ModelParallelObserver& observer;
+  ModelParallelChecks* checks;
+  ModelParallelRank at;
+  std::vector<int> data_members;
+};
+
+std::int64_t ModelParallelTraining::buffer_elements() const {
+  return gradient_elements_ + activation_elements_ +
+         4LL * microbatches_ * chunks_ * transfer_elements_;
+}
+
+// The regions: the gradient shard, the tensor all-reduces' activations, then a slot per op of the
+// iteration for what it sends and one for what it receives.
+Span ModelParallelTraining::send_slot(std::size_t op_index) const {
+  return {gradient_elements_ + activation_elements_ +
+              static_cast<std::int64_t>(op_index) * transfer_elements_,
+          transfer_elements_};
+}
+
+Span ModelParallelTraining::receive_slot(std::size_t op_index) const {
+  return send_slot(op_index + 2 * static_cast<std::size_t>(microbatches_) * chunks_);
+}
+
+// Tells apart every transfer of an iteration: its kind, micro-batch, chunk and sending stage.
+std::uint64_t ModelParallelTraining::tag(const PipeOp& op, int sender_stage) const {
+  std::uint64_t kind = op.kind == Kind::kForward ? 0 : 1;
+  return ((static_cast<std::uint64_t>(sender_stage) * 2 + kind) * chunks_ + op.chunk) *
+             microbatches_ +
+         op.microbatch + 1;
+}
+
+std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) const {
+  auto ops = stage_schedule(plan_.parallelism->schedule, stage, stages_, microbatches_, chunks_);
+  if (rank >= 0 && rank == broken_rank_ && ops.size() > 1 && ops[1].kind == Kind::kForward)
+    std::swap(ops[0], ops[1]);
+  return ops;
+}
+
+void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op,
                                    ModelParallelStepTimes& times) const {
   bool forward = op.kind == Kind::kForward;
-  bool output_layer = stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
   double flops =
       layers_per_chunk_ * (forward ? work_.layer_forward_flops : work_.layer_backward_flops);
   if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
-  double t0 = fabric.now();
-  fabric.compute(flops);
-  double t1 = fabric.now();
+  double t0 = rank.fabric.now();
+  rank.fabric.compute(flops * compute_scale_);
+  double t1 = rank.fabric.now();
   int allreduces = layers_per_chunk_ *
                    (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward);
-  ring_allreduces(tensor, strided_ring(0, 1, tensor.size(), tensor.rank()),
-                  Span{0, activation_elements_}, allreduces);
+  Span activations{gradient_elements_, activation_elements_};
+  // Ones from every rank: after k all-reduces in a row each element holds t^k.
+  double expected = std::pow(rank.tensor.size(), allreduces);
+  bool check = rank.checks && rank.tensor.size() > 1 && expected <= rank.checks->exact_limit();
+  if (check) rank.checks->fill(activations, 1.0f);
+  ring_allreduces(rank.tensor, strided_ring(0, 1, rank.tensor.size(), rank.tensor.rank()),
+                  activations, allreduces);
+  if (check) times.wrong += rank.checks->differs(activations, static_cast<float>(expected));
   times.compute_s += t1 - t0;
-  times.tensor_s += fabric.now() - t1;
+  times.tensor_s += rank.fabric.now() - t1;
 }
 
-ModelParallelStepTimes ModelParallelTraining::iteration(Fabric& fabric, Fabric& tensor,
-                                                        Fabric& data, StrategyProgram* data_program,
-                                                        ModelParallelObserver& observer,
-                                                        int step) const {
-  ModelParallelRank me = model_parallel_rank(plan_, fabric.rank());
-  PipelineScheduleKind kind = plan_.parallelism->schedule;
+ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int step) const {
+  Fabric& fabric = rank.fabric;
+  const ModelParallelRank& me = rank.at;
   ModelParallelStepTimes times;
   times.step = step;
   times.start = fabric.now();
-  // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
-  Span activations{0, std::max<std::int64_t>(1, activation_elements_ / tensor.size())};
+  std::vector<PipeOp> mine = schedule_of(me.stage, fabric.rank());
+  std::map<OpKey, std::size_t> index;  // each of this stage's ops by its place in the schedule
+  for (std::size_t i = 0; i < mine.size(); ++i) index[key(mine[i])] = i;
   // A stage runs at most p x v ops ahead of its neighbour in 1F1B; GPipe's forwards all at once.
   std::size_t window = !receive_ahead_ ? 0
-                       : kind == PipelineScheduleKind::kGpipe
+                       : plan_.parallelism->schedule == PipelineScheduleKind::kGpipe
                            ? static_cast<std::size_t>(2 * microbatches_ * chunks_)
                            : static_cast<std::size_t>(2 * stages_ * chunks_ + 4);
-  Inbox inbox(fabric, activations, window);
-  std::vector<int> neighbours;
+  Inbox inbox(
+      fabric, [&](const OpKey& k) { return receive_slot(index.at(k)); }, window);
+  std::vector<int> senders;
   for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
-    if (from != me.stage && (neighbours.empty() || neighbours[0] != from))
-      neighbours.push_back(from);
-  for (int from : neighbours) {
+    if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
+  for (int from : senders) {
     std::vector<OpKey> order;  // what `from` sends this stage, in the order it sends it
-    for (const PipeOp& op : stage_schedule(kind, from, stages_, microbatches_, chunks_))
+    for (const PipeOp& op : schedule_of(from, -1))
       if (destination(from, op) == me.stage) order.push_back(key(fed_op(op, from, stages_)));
     inbox.add_sender(rank_of(plan_, {me.tensor_index, me.data_index, from}), std::move(order));
   }
   std::vector<Fabric::Handle> outgoing;
-  for (const PipeOp& op : stage_schedule(kind, me.stage, stages_, microbatches_, chunks_)) {
-    inbox.take(op);
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const PipeOp& op = mine[i];
+    int sender = inbox.take(op);
+    if (sender >= 0 && rank.checks)  // the micro-batch and chunk this op expects, from its sender
+      times.wrong += rank.checks->mislabelled(
+          receive_slot(i), tag(op_sent_for(op, senders[sender], stages_), senders[sender]));
     double start = fabric.now();
-    run_op(fabric, tensor, op, me.stage, times);
-    observer.phase(fabric.rank(), op_name(op, chunks_),
-                   op.kind == Kind::kForward ? "forward" : "backward", start, fabric.now());
+    run_op(rank, op, times);
+    rank.observer.phase(fabric.rank(), op_name(op, chunks_),
+                        op.kind == Kind::kForward ? "forward" : "backward", start, fabric.now());
     int to = destination(me.stage, op);
-    if (to >= 0)
-      outgoing.push_back(
-          fabric.post_send(rank_of(plan_, {me.tensor_index, me.data_index, to}), activations));
+    if (to < 0) continue;
+    if (rank.checks) rank.checks->label(send_slot(i), tag(op, me.stage));
+    outgoing.push_back(
+        fabric.post_send(rank_of(plan_, {me.tensor_index, me.data_index, to}), send_slot(i)));
   }
-  double exchange = fabric.now();
-  if (data_program) data_program->run(data, Span{0, gradient_elements_});
-  times.data_s = fabric.now() - exchange;
-  observer.phase(fabric.rank(), "data-parallel exchange", "comm", exchange, fabric.now());
+  exchange_gradient(rank, times);
   fabric.wait_all(outgoing);
   fabric.end_bucket();
   times.end = fabric.now();
   return times;
 }
 
-void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer) const {
+void ModelParallelTraining::exchange_gradient(const Rank& rank,
+                                              ModelParallelStepTimes& times) const {
+  Fabric& fabric = rank.fabric;
+  Span gradient{0, gradient_elements_};
+  double start = fabric.now();
+  if (rank.data_program) {
+    if (rank.checks) fabric.produce_gradient(gradient);
+    rank.data_program->run(rank.data, gradient);
+    if (rank.checks) times.wrong += rank.checks->differs_from_sum(gradient, rank.data_members);
+  }
+  times.data_s = fabric.now() - start;
+  rank.observer.phase(fabric.rank(), "data-parallel exchange", "comm", start, fabric.now());
+}
+
+void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
+                                ModelParallelChecks* checks) const {
   GroupFabric tensor(fabric, tensor_group(plan_, fabric.rank()));
   std::vector<int> members = data_group(plan_, fabric.rank());
   GroupFabric data(fabric, members);
@@ -199,10 +279,17 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer)
     for (int r : members) layout.worker_node.push_back(rank_node_[r]);
     data_program = make_strategy(group_plan(plan_, layout.workers, plan_.strategy.kind), layout);
   }
+  Rank rank{fabric,
+            tensor,
+            data,
+            data_program.get(),
+            observer,
+            checks,
+            model_parallel_rank(plan_, fabric.rank()),
+            members};
   for (int step = 0; step < plan_.training.steps; ++step) {
     fabric.mark_step(step);
-    observer.step_done(fabric.rank(),
-                       iteration(fabric, tensor, data, data_program.get(), observer, step));
+    observer.step_done(fabric.rank(), iteration(rank, step));
   }
 }
 

@@ -26,6 +26,23 @@ struct ModelParallelStepTimes {
   double compute_s = 0;  // its layers' compute
   double tensor_s = 0;   // its tensor group's all-reduces
   double data_s = 0;     // its data group's gradient exchange
+  long wrong = 0;        // executed: elements that differed from what was sent or summed
+};
+
+// What an executed engine checks while the program runs, on the rank's buffer (a simulation holds
+// no data and passes none). Ranges are in the program's buffer (buffer_elements()).
+class ModelParallelChecks {
+ public:
+  virtual ~ModelParallelChecks() = default;
+  // Writes a pattern that `tag` determines; mislabelled() counts the elements that differ from it.
+  virtual void label(Span span, std::uint64_t tag) = 0;
+  virtual long mislabelled(Span span, std::uint64_t tag) const = 0;
+  virtual void fill(Span span, float value) = 0;
+  virtual long differs(Span span, float value) const = 0;
+  // Elements that differ from the sum over `ranks` of the values their produce_gradient wrote.
+  virtual long differs_from_sum(Span span, const std::vector<int>& ranks) const = 0;
+  // The largest integer every element holds exactly (the precision's).
+  virtual double exact_limit() const = 0;
 };
 
 class ModelParallelObserver {
@@ -46,19 +63,32 @@ class ModelParallelTraining {
   // REQUIRES: a validated plan with `parallelism:` and a collective strategy.
   ModelParallelTraining(const Plan& plan, std::vector<int> rank_node, bool receive_ahead = true);
 
-  // Runs every iteration on the fabric's rank.
-  void run(Fabric& fabric, ModelParallelObserver& observer) const;
+  // Runs every iteration on the fabric's rank; `checks` (executed engines) verifies every stage
+  // transfer's micro-batch, every tensor all-reduce's and the data group's sums.
+  void run(Fabric& fabric, ModelParallelObserver& observer,
+           ModelParallelChecks* checks = nullptr) const;
+
+  // Elements of the buffer the program's ranges cover: the gradient shard, the tensor
+  // all-reduces' activations, and a slot for each stage transfer of an iteration.
+  std::int64_t buffer_elements() const;
+  // Executed engines run this share of the FLOPs the plan charges (a CPU's kernel); default 1.
+  void set_compute_scale(double scale) { compute_scale_ = scale; }
+  // For tests: `rank` runs its first two forwards in the wrong order (its neighbour must notice).
+  void break_schedule_on(int rank) { broken_rank_ = rank; }
 
   // Elements (of the fabric's element size) of one activation transfer and of the gradient shard.
   std::int64_t activation_elements() const { return activation_elements_; }
   std::int64_t gradient_elements() const { return gradient_elements_; }
 
  private:
-  ModelParallelStepTimes iteration(Fabric& fabric, Fabric& tensor, Fabric& data,
-                                   StrategyProgram* data_program, ModelParallelObserver& observer,
-                                   int step) const;
-  void run_op(Fabric& fabric, Fabric& tensor, const PipeOp& op, int stage,
-              ModelParallelStepTimes& times) const;
+  struct Rank;  // one rank's views and programs for a run
+  ModelParallelStepTimes iteration(const Rank& rank, int step) const;
+  void run_op(const Rank& rank, const PipeOp& op, ModelParallelStepTimes& times) const;
+  void exchange_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
+  std::vector<PipeOp> schedule_of(int stage, int rank) const;
+  std::uint64_t tag(const PipeOp& op, int sender_stage) const;
+  Span send_slot(std::size_t op_index) const;
+  Span receive_slot(std::size_t op_index) const;
   int destination(int stage, const PipeOp& op) const;
 
   Plan plan_;
@@ -67,6 +97,9 @@ class ModelParallelTraining {
   ModelParallelWork work_;
   int stages_ = 1, microbatches_ = 1, chunks_ = 1, layers_per_chunk_ = 1;
   std::int64_t activation_elements_ = 1, gradient_elements_ = 1;
+  std::int64_t transfer_elements_ = 1;  // one rank's share of a stage transfer
+  double compute_scale_ = 1;
+  int broken_rank_ = -1;
 };
 
 }  // namespace scaleout::core

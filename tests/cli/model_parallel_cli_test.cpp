@@ -58,10 +58,34 @@ TEST(ModelParallelCli, APlanThatDoesNotFitIsRefusedBeforeItRuns) {
   fs::remove_all(dir);
 }
 
-TEST(ModelParallelCli, RealExecutionSaysItRunsDataParallelPlansOnly) {
-  auto o = shell(bin() + " run " + kGpt3 + " 2>&1");
-  EXPECT_EQ(o.code, 2) << o.text;
-  EXPECT_NE(o.text.find("gpt3-175b.yaml:7: field 'parallelism'"), std::string::npos) << o.text;
+// A small model-parallel plan: tensor 2 x pipeline 2 x data 2 on one DGX node.
+std::string small_plan(const fs::path& dir) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "small.yaml")
+      << "cluster: " << source_path("topologies/dgx-a100-ib.yaml") << "\n"
+      << "workload: { name: gpt, transformer: { layers: 4, hidden: 256, heads: 4, sequence: 128,"
+         " vocabulary: 1000 } }\n"
+      << "parallelism: { tensor: 2, pipeline: 2 }\n"
+      << "strategy: { kind: ring }\n"
+      << "training: { workers: 8, global_batch: 8, steps: 2 }\n";
+  return (dir / "small.yaml").string();
+}
+
+TEST(ModelParallelCli, RunsOnCpusWithEveryCheckAndRefusesCudaByName) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-mp-run";
+  std::string plan = small_plan(dir);
+  auto o = shell(bin() + " run " + plan + " --json");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(o.text.substr(o.text.find('{')));  // after the warnings
+  EXPECT_EQ(j["engine"], "cpu");
+  EXPECT_EQ(j["wrong"], 0);
+  EXPECT_EQ(j["parallelism"]["data"], 2);
+  auto cuda = shell(bin() + " run " + plan + " --backend cuda 2>&1");
+  EXPECT_EQ(cuda.code, 2) << cuda.text;
+  EXPECT_NE(cuda.text.find("small.yaml:3: field 'parallelism': the CUDA backend"),
+            std::string::npos)
+      << cuda.text;
+  fs::remove_all(dir);
 }
 
 TEST(ModelParallelCli, SearchListsTheBestSplitsWithTheirBottleneck) {
@@ -88,15 +112,7 @@ TEST(ModelParallelCli, SearchListsTheBestSplitsWithTheirBottleneck) {
 
 TEST(ModelParallelCli, DryRunPrintsNcclCallsThatComplete) {
   fs::path dir = fs::temp_directory_path() / "scaleout-mp-dry-run";
-  fs::create_directories(dir);
-  std::ofstream(dir / "small.yaml")
-      << "cluster: " << source_path("topologies/dgx-a100-ib.yaml") << "\n"
-      << "workload: { name: gpt, transformer: { layers: 4, hidden: 256, heads: 4, sequence: 128,"
-         " vocabulary: 1000 } }\n"
-      << "parallelism: { tensor: 2, pipeline: 2 }\n"
-      << "strategy: { kind: ring }\n"
-      << "training: { workers: 8, global_batch: 8 }\n";
-  auto o = shell(bin() + " run " + (dir / "small.yaml").string() + " --backend cuda --dry-run");
+  auto o = shell(bin() + " run " + small_plan(dir) + " --backend cuda --dry-run");
   EXPECT_EQ(o.code, 0) << o.text;
   EXPECT_NE(o.text.find("8 ranks"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("rank 4 group 0: ncclRecv(peer 0, "), std::string::npos) << o.text;

@@ -32,7 +32,7 @@ const std::string k7_5b =
 
 Plan gpt3(const std::string& recompute) {
   return testing::load_text(
-      "gpt3-" + recompute,
+      "mem-gpt3-" + recompute,
       plan_text(k175b, "parallelism: { tensor: 8, pipeline: 12, recompute: " + recompute +
                            " }\n"
                            "strategy: { kind: ring }\n"
@@ -76,7 +76,7 @@ TEST(ModelMemory, SevenBillionWithZeroOneByHand) {
   // Tensor 4, no pipeline, 32 replicas, micro-batch 2: 1,873,235,968 parameters a device; ZeRO-1
   // shards the optimizer's 12 bytes over 32; one micro-batch of 36 layers of
   // s b h (10 + 24/4 + 5 a s / (4h)) in flight.
-  Plan p = testing::load_text("gpt-7.5b",
+  Plan p = testing::load_text("mem-gpt-7.5b",
                               plan_text(k7_5b,
                                         "parallelism: { tensor: 4, microbatch: 2, zero: 1 }\n"
                                         "strategy: { kind: ring }\n"
@@ -93,7 +93,7 @@ TEST(ModelMemory, ZeroStagesShardMoreAndMore) {
   double last = 1e300;
   for (int zero = 0; zero <= 3; ++zero) {
     Plan p = testing::load_text(
-        "zero" + std::to_string(zero),
+        "mem-zero" + std::to_string(zero),
         plan_text(k7_5b, "parallelism: { tensor: 4, zero: " + std::to_string(zero) + " }\n" +
                              "strategy: { kind: ring }\ntraining: { workers: 128, "
                              "global_batch: 512 }\n"));
@@ -106,13 +106,13 @@ TEST(ModelMemory, ZeroStagesShardMoreAndMore) {
 
 TEST(ModelMemory, AWrittenPlanLoadsToTheSameSplit) {
   Plan p = testing::load_text(
-      "written", plan_text(k7_5b,
-                           "parallelism: { tensor: 4, pipeline: 2, microbatch: 2, zero: 2, "
-                           "schedule: interleaved, virtual_stages: 3, recompute: selective, "
-                           "sequence_parallel: true }\n"
-                           "strategy: { kind: ring }\n"
-                           "training: { workers: 64, global_batch: 256 }\n"));
-  Plan back = testing::load_text("written-back", plan_to_yaml(p));
+      "mem-written", plan_text(k7_5b,
+                               "parallelism: { tensor: 4, pipeline: 2, microbatch: 2, zero: 2, "
+                               "schedule: interleaved, virtual_stages: 3, recompute: selective, "
+                               "sequence_parallel: true }\n"
+                               "strategy: { kind: ring }\n"
+                               "training: { workers: 64, global_batch: 256 }\n"));
+  Plan back = testing::load_text("mem-written-back", plan_to_yaml(p));
   ASSERT_TRUE(back.parallelism && back.workload.transformer);
   EXPECT_EQ(back.parallelism->virtual_stages, 3);
   EXPECT_EQ(back.parallelism->schedule, PipelineScheduleKind::kInterleaved);

@@ -27,7 +27,7 @@ class MpRefused : public ::testing::TestWithParam<Refusal> {};
 
 TEST_P(MpRefused, NamesFileLineAndWhy) {
   const Refusal& r = GetParam();
-  expect_refused(r.name, r.yaml, r.line, r.expect);
+  expect_refused(std::string("mp-") + r.name, r.yaml, r.line, r.expect);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -32,10 +32,10 @@ TEST(NcclScheduleCheck, FindsTwoRanksThatBothReceiveFirst) {
 }
 
 // Tensor 2 x pipeline 2 x data 2 on one node of 8 devices.
-Plan two_by_two_by_two(const std::string& schedule) {
+Plan two_by_two_by_two(const std::string& schedule, const std::string& test) {
   std::string v = schedule == "interleaved" ? ", virtual_stages: 2" : "";
   return testing::load_text(
-      "mp-" + schedule,
+      "nccl-mp-" + test + "-" + schedule,
       std::string(testing::kInlineCluster) +
           "workload:\n  name: gpt\n"
           "  transformer: { layers: 4, hidden: 256, heads: 4, sequence: 128, vocabulary: 1000 }\n"
@@ -58,7 +58,7 @@ int sends(const Groups& groups, int peer) {
 TEST(NcclSchedule, TwoByTwoByTwoCompletesForGpipeAndOneFOneB) {
   for (const char* schedule : {"gpipe", "1f1b"}) {
     SCOPED_TRACE(schedule);
-    Plan plan = two_by_two_by_two(schedule);
+    Plan plan = two_by_two_by_two(schedule, "complete");
     auto ranks = schedule_plan(plan);
     ASSERT_EQ(ranks.size(), 8u);
     EXPECT_EQ(nccl_schedule_hangs(ranks), "") << format_schedule(ranks);
@@ -73,7 +73,7 @@ TEST(NcclSchedule, TwoByTwoByTwoCompletesForGpipeAndOneFOneB) {
 }
 
 TEST(NcclSchedule, AReorderedStageIsFoundToHang) {
-  Plan plan = two_by_two_by_two("1f1b");
+  Plan plan = two_by_two_by_two("1f1b", "reordered");
   auto ranks = schedule_plan(plan);
   // Stage 1's rank 4 posts its first receive from stage 0 last.
   Groups& g = ranks[4];
@@ -91,7 +91,7 @@ TEST(NcclSchedule, AReorderedStageIsFoundToHang) {
 }
 
 TEST(NcclSchedule, InterleavedIsRefusedByName) {
-  EXPECT_THROW(schedule_plan(two_by_two_by_two("interleaved")), InputError);
+  EXPECT_THROW(schedule_plan(two_by_two_by_two("interleaved", "refused")), InputError);
 }
 
 TEST(NcclSchedule, DataParallelStrategiesComplete) {

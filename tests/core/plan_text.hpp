@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -39,8 +40,10 @@ inline const char* kInlineWorkload =
 // A directory of its own under the temporary directory, removed when the object goes.
 class TempDir {
  public:
+  // The process id keeps tests that ctest runs side by side out of each other's folders.
   explicit TempDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() / ("scaleout-test-" + name)) {
+      : path_(std::filesystem::temp_directory_path() /
+              ("scaleout-test-" + name + "-" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -38,7 +38,7 @@ constexpr double kLayerForward = 24.0 * 1024 * 1024 * 1024 * (1 + 1024.0 / (6 * 
 constexpr double kRate = 100e12 * 0.5;
 
 core::Plan load(const std::string& name, const std::string& text) {
-  return testing::load_text(name, text);
+  return testing::load_text("analytic-mp-" + name, text);
 }
 
 TEST(AnalyticModelParallel, OneDeviceRunsAtTheModelsEfficiency) {

@@ -60,7 +60,8 @@ TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
       {"pipeline-only", "pipeline: 8, microbatch: 2", 8},
   };
   for (const Case& c : cases) {
-    core::Plan plan = testing::load_text(c.name, plan_text(c.parallelism, c.workers, 16));
+    core::Plan plan = testing::load_text(std::string("sim-mp-") + c.name,
+                                         plan_text(c.parallelism, c.workers, 16));
     core::RunResult sim = simulate(plan), closed = predict_analytic(plan);
     ASSERT_TRUE(sim.model_parallel) << c.name;
     EXPECT_EQ(sim.engine, "sim");
@@ -77,7 +78,7 @@ TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
 TEST(SimulateModelParallel, FreeNetworkTakesMPlusPMinusOneSlots) {
   // 4 stages of 2 layers, 16 micro-batches; a network too fast to matter. The output layer (a
   // vocabulary of 32000) makes the last stage the slowest: the bound uses its slot.
-  core::Plan plan = testing::load_text("free", plan_text("pipeline: 4", 4, 16, "1e9GB/s"));
+  core::Plan plan = testing::load_text("sim-mp-free", plan_text("pipeline: 4", 4, 16, "1e9GB/s"));
   core::RunResult r = simulate(plan);
   double s = 1024, h = 1024, V = 32000, rate = 0.5 * 100e12;
   double layer = 24 * s * h * h * (1 + s / (6 * h)), logits = 2 * s * h * V;
@@ -88,8 +89,8 @@ TEST(SimulateModelParallel, FreeNetworkTakesMPlusPMinusOneSlots) {
 }
 
 TEST(SimulateModelParallel, TraceShowsEachStagesForwardsAndBackwards) {
-  core::Plan plan = testing::load_text("trace", plan_text("tensor: 2, pipeline: 4", 16, 16));
-  testing::TempDir dir("mp-trace");
+  core::Plan plan = testing::load_text("sim-mp-trace", plan_text("tensor: 2, pipeline: 4", 16, 16));
+  testing::TempDir dir("sim-mp-trace-out");
   std::string path = (dir.path() / "trace.json").string();
   SimOptions options;
   options.trace_path = path;
@@ -107,7 +108,8 @@ TEST(SimulateModelParallel, TraceShowsEachStagesForwardsAndBackwards) {
 }
 
 TEST(SimulateModelParallel, WorkEstimateCountsTheMessagesSent) {
-  core::Plan plan = testing::load_text("estimate", plan_text("tensor: 2, pipeline: 4", 16, 16));
+  core::Plan plan =
+      testing::load_text("sim-mp-estimate", plan_text("tensor: 2, pipeline: 4", 16, 16));
   double estimate = estimate_work(plan, Fidelity::kFast).messages;
   ProgressReport last;
   simulate(plan, {}, [&last](const ProgressReport& p) { last = p; });

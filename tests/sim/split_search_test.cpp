@@ -16,7 +16,7 @@ namespace {
 
 core::Plan small_plan(const std::string& memory) {
   return testing::load_text(
-      "search-" + memory,
+      "split-search-" + memory,
       "cluster:\n  name: c\n  devices_per_node: 8\n"
       "  device: { name: X, flops: 100TFLOPS, memory: " +
           memory +

@@ -1,0 +1,152 @@
+#include "exec/model_parallel_rank.hpp"
+
+#include <gloo/barrier_all_to_all.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+
+#include <algorithm>
+
+#include "core/check_values.hpp"
+#include "core/compute_rate.hpp"
+#include "core/model_parallel_outcome.hpp"
+#include "core/rank_plan.hpp"
+#include "core/strategies/model_parallel_training.hpp"
+#include "exec/element_type.hpp"
+#include "exec/gloo_fabric.hpp"
+#include "exec/rank_steps.hpp"
+
+namespace scaleout::exec {
+
+namespace {
+
+// The checks on this rank's buffer: labels are small integers (exact in every precision).
+class BufferChecks : public core::ModelParallelChecks {
+ public:
+  BufferChecks(GradientBuffer& data, const core::CheckValues& values, double limit)
+      : data_(data), values_(values), limit_(limit) {}
+  static float pattern(std::uint64_t tag, std::int64_t i) {
+    return static_cast<float>((tag * 31 + static_cast<std::uint64_t>(i)) % 251 + 1);
+  }
+  void label(core::Span s, std::uint64_t tag) override {
+    for (std::int64_t i = s.begin; i < s.end(); ++i) data_.set(i, pattern(tag, i - s.begin));
+  }
+  long mislabelled(core::Span s, std::uint64_t tag) const override {
+    long wrong = 0;
+    for (std::int64_t i = s.begin; i < s.end(); ++i)
+      wrong += data_.get(i) != pattern(tag, i - s.begin);
+    return wrong;
+  }
+  void fill(core::Span s, float value) override {
+    for (std::int64_t i = s.begin; i < s.end(); ++i) data_.set(i, value);
+  }
+  long differs(core::Span s, float value) const override {
+    long wrong = 0;
+    for (std::int64_t i = s.begin; i < s.end(); ++i) wrong += data_.get(i) != value;
+    return wrong;
+  }
+  long differs_from_sum(core::Span s, const std::vector<int>& ranks) const override {
+    long wrong = 0;
+    for (std::int64_t i = s.begin; i < s.end(); ++i) {
+      float sum = 0;
+      for (int r : ranks) sum += values_.value(r, i);
+      wrong += data_.get(i) != sum;
+    }
+    return wrong;
+  }
+  double exact_limit() const override { return limit_; }
+
+ private:
+  GradientBuffer& data_;
+  const core::CheckValues& values_;
+  double limit_;
+};
+
+class StepReports : public core::ModelParallelObserver {
+ public:
+  void step_done(int, const core::ModelParallelStepTimes& t) override {
+    steps.push_back({{"start", t.start},
+                     {"end", t.end},
+                     {"compute", t.compute_s},
+                     {"tensor", t.tensor_s},
+                     {"data", t.data_s},
+                     {"wrong", t.wrong}});
+  }
+  nlohmann::json steps = nlohmann::json::array();
+};
+
+}  // namespace
+
+void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
+                             const RankSetup& setup,
+                             const std::function<void(const nlohmann::json&)>& finish) {
+  core::RankPlan ranks = core::plan_ranks(plan);
+  std::vector<int> rank_node;
+  for (int r = 0; r < ranks.ranks(); ++r) rank_node.push_back(ranks.node_of_rank(r));
+  core::ModelParallelTraining program(plan, rank_node);
+  // A CPU core runs the real FLOPs (the program charges them / efficiency) times compute_scale.
+  program.set_compute_scale(options.compute_scale * core::compute_efficiency(plan));
+  program.break_schedule_on(options.break_schedule_rank);
+  core::CheckValues values(plan.training.workers, 1, plan.training.gradient_precision, plan.file);
+  GradientBuffer data(element_type(plan.training.gradient_precision), program.buffer_elements());
+  gloo::rendezvous::FileStore store(setup.store_dir);
+  gloo::rendezvous::PrefixStore ours("strategy", store);
+  auto context = connect(ours, setup, options.timeout);
+  gloo::rendezvous::PrefixStore sync_store("sync", store);
+  auto sync = connect(sync_store, setup, options.timeout);
+  GlooFabric fabric(context, data, values, options.timeout);
+  BufferChecks checks(
+      data, values,
+      static_cast<double>(core::exact_integer_limit(plan.training.gradient_precision)));
+  StepReports reports;
+  gloo::BarrierAllToAll(sync).run();  // the ranks' clocks start together
+  program.run(fabric, reports, &checks);
+  gloo::BarrierAllToAll(sync).run();
+  finish(
+      {{"rank", setup.rank}, {"mp_steps", reports.steps}, {"baselines", nlohmann::json::array()}});
+}
+
+core::RunResult aggregate_model_parallel(const core::Plan& plan,
+                                         const std::vector<nlohmann::json>& reports,
+                                         const ExecOptions& options) {
+  int steps = plan.training.steps;
+  std::vector<double> start(steps, 1e300), end(steps, 0);
+  long wrong = 0;
+  const nlohmann::json* busiest = &reports.at(0);
+  auto busy = [](const nlohmann::json& r) {
+    double sum = 0;
+    for (const auto& s : r["mp_steps"])
+      sum += s["compute"].get<double>() + s["tensor"].get<double>();
+    return sum;
+  };
+  for (const auto& r : reports) {
+    for (int s = 0; s < steps; ++s) {
+      const auto& t = r["mp_steps"][s];
+      start[s] = std::min(start[s], t["start"].get<double>());
+      end[s] = std::max(end[s], t["end"].get<double>());
+      wrong += t["wrong"].get<long>();
+    }
+    if (busy(r) > busy(*busiest)) busiest = &r;
+  }
+  core::ModelParallelPhases ph;
+  for (int s = 0; s < steps; ++s) {
+    const auto& t = (*busiest)["mp_steps"][s];
+    ph.step += (end[s] - start[s]) / steps;
+    ph.compute += t["compute"].get<double>() / steps;
+    ph.tensor += t["tensor"].get<double>() / steps;
+    ph.data += t["data"].get<double>() / steps;
+  }
+  ph.bubble = std::max(0.0, ph.step - ph.compute - ph.tensor - ph.data);
+  core::RunResult r =
+      core::model_parallel_result(plan, options.backend == Backend::kCuda ? "cuda" : "cpu", ph);
+  r.network_model = "measured";
+  r.steps.clear();
+  for (int s = 0; s < steps; ++s) r.steps.push_back({s, end[s] - start[s]});
+  r.wrong = wrong;
+  if (options.compute_scale != 1)
+    r.warnings.push_back(
+        "compute ran a share of the plan's FLOPs (--compute-scale): the compute "
+        "time, tokens/s and MFU are not the workload's");
+  return r;
+}
+
+}  // namespace scaleout::exec
