@@ -100,15 +100,23 @@ namespace {
 // nodes it visits and stops far beyond any plan.
 constexpr long kMaxNodesVisited = 1'000'000;
 
+// Plans nest a few levels; an alias to a mapping that holds it nests for ever (the fuzzer's
+// `&a ... *a` overflowed the stack before a million nodes).
+constexpr int kMaxDepth = 64;
+
 // `at` names the node in errors ("training", "layers[2]").
 void check_keys_of(const YAML::Node& node, const std::string& file, const std::string& at,
-                   long& visited) {
+                   long& visited, int depth) {
   if (++visited > kMaxNodesVisited)
     throw InputError(file, line_of(node), at,
                      "more than a million YAML nodes (aliases?): not a plan");
+  if (depth > kMaxDepth)
+    throw InputError(file, line_of(node), at,
+                     "nested more than " + std::to_string(kMaxDepth) +
+                         " levels deep (an alias inside what it names?): not a plan");
   if (node.IsSequence()) {
     for (std::size_t i = 0; i < node.size(); ++i)
-      check_keys_of(node[i], file, at + "[" + std::to_string(i) + "]", visited);
+      check_keys_of(node[i], file, at + "[" + std::to_string(i) + "]", visited, depth + 1);
     return;
   }
   if (!node.IsMap()) return;
@@ -121,7 +129,7 @@ void check_keys_of(const YAML::Node& node, const std::string& file, const std::s
     std::string key = at.empty() ? kv.first.Scalar() : at + "." + kv.first.Scalar();
     if (!seen.insert(kv.first.Scalar()).second)
       throw InputError(file, line_of(kv.first), key, "given twice in the same mapping");
-    check_keys_of(kv.second, file, key, visited);
+    check_keys_of(kv.second, file, key, visited, depth + 1);
   }
 }
 
@@ -129,7 +137,7 @@ void check_keys_of(const YAML::Node& node, const std::string& file, const std::s
 
 void check_keys(const YAML::Node& node, const std::string& file) {
   long visited = 0;
-  check_keys_of(node, file, "", visited);
+  check_keys_of(node, file, "", visited, 0);
 }
 
 int line_of(const YAML::Node& node) {

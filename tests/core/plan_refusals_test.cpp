@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 
+#include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 
@@ -164,6 +165,14 @@ TEST(PlanRefusals, LoadedPlanHasFiniteQuantities) {
   EXPECT_EQ(p.training.workers, 16);
   EXPECT_EQ(p.training.batch_per_worker, 1000000);
   EXPECT_TRUE(std::isfinite(p.gradient_bytes()));
+}
+
+// Found by the fuzzer: an anchor on the document's own mapping, named again inside it, nests for
+// ever; it must be refused, not overflow the stack.
+TEST(Refusals, AnAliasInsideWhatItNamesIsRefused) {
+  testing::TempDir dir("alias-inside");
+  std::string file = dir.write("plan.yaml", "!nd: &torus2d\nkind*: *torus2d");
+  EXPECT_THROW(load_plan(file), InputError);
 }
 
 }  // namespace
