@@ -3,8 +3,9 @@
 // computes the chunk's layers and runs its tensor group's all-reduces (a ring on a group view of
 // the fabric), receives its input from the neighbouring stage and sends its output on without
 // waiting; once the schedule is through, the rank's data group exchanges the gradient with the
-// plan's strategy (on another group view). Receives from each neighbour are posted at the start
-// of an iteration, in the order that neighbour sends, so transfers flow while the stage computes.
+// plan's strategy (on another group view). Receives from each neighbour are posted in the order
+// that neighbour sends, a window ahead, so transfers flow while the stage computes (or just in
+// time, as NCCL's grouped calls need).
 #pragma once
 
 #include <string>
