@@ -42,6 +42,28 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelParallelPhases& ph) {
 
 }  // namespace
 
+ModelParallelPhases phases_from_records(
+    const std::vector<std::vector<ModelParallelStepTimes>>& records, double step) {
+  auto busy = [](const std::vector<ModelParallelStepTimes>& r) {
+    double sum = 0;
+    for (const auto& t : r) sum += t.compute_s + t.tensor_s;
+    return sum;
+  };
+  auto busiest = std::max_element(records.begin(), records.end(),
+                                  [&](const auto& a, const auto& b) { return busy(a) < busy(b); });
+  ModelParallelPhases ph;
+  ph.step = step;
+  if (busiest == records.end() || busiest->empty()) return ph;
+  double steps = static_cast<double>(busiest->size());
+  for (const auto& t : *busiest) {
+    ph.compute += t.compute_s / steps;
+    ph.tensor += t.tensor_s / steps;
+    ph.data += t.data_s / steps;
+  }
+  ph.bubble = std::max(0.0, step - ph.compute - ph.tensor - ph.data);
+  return ph;
+}
+
 RunResult model_parallel_result(const Plan& plan, const std::string& engine,
                                 const ModelParallelPhases& ph) {
   ModelParallelOutcome mp = outcome(plan, ph);

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
+#include "core/strategies/model_parallel_training.hpp"
 
 namespace scaleout::core {
 
@@ -20,6 +22,12 @@ struct ModelParallelPhases {
   double data = 0;        // the data group's exchange
   double data_bytes = 0;  // what one device exchanges in it
 };
+
+// The parts of a simulated or measured iteration from every rank's records ([rank][step]): the
+// busiest rank's (most compute and tensor time) compute, tensor and data seconds averaged over
+// the steps, and the bubble as the rest of `step`. Pipeline transfers and bytes are left at 0.
+ModelParallelPhases phases_from_records(
+    const std::vector<std::vector<ModelParallelStepTimes>>& records, double step);
 
 // REQUIRES: a validated plan with `parallelism:`. Lists min(steps, 1000) steps of `phases.step`.
 RunResult model_parallel_result(const Plan& plan, const std::string& engine,

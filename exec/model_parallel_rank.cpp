@@ -110,32 +110,23 @@ core::RunResult aggregate_model_parallel(const core::Plan& plan,
                                          const ExecOptions& options) {
   int steps = plan.training.steps;
   std::vector<double> start(steps, 1e300), end(steps, 0);
+  std::vector<std::vector<core::ModelParallelStepTimes>> records;
   long wrong = 0;
-  const nlohmann::json* busiest = &reports.at(0);
-  auto busy = [](const nlohmann::json& r) {
-    double sum = 0;
-    for (const auto& s : r["mp_steps"])
-      sum += s["compute"].get<double>() + s["tensor"].get<double>();
-    return sum;
-  };
   for (const auto& r : reports) {
+    records.emplace_back();
     for (int s = 0; s < steps; ++s) {
       const auto& t = r["mp_steps"][s];
       start[s] = std::min(start[s], t["start"].get<double>());
       end[s] = std::max(end[s], t["end"].get<double>());
       wrong += t["wrong"].get<long>();
+      core::ModelParallelStepTimes times;
+      times.compute_s = t["compute"], times.tensor_s = t["tensor"], times.data_s = t["data"];
+      records.back().push_back(times);
     }
-    if (busy(r) > busy(*busiest)) busiest = &r;
   }
-  core::ModelParallelPhases ph;
-  for (int s = 0; s < steps; ++s) {
-    const auto& t = (*busiest)["mp_steps"][s];
-    ph.step += (end[s] - start[s]) / steps;
-    ph.compute += t["compute"].get<double>() / steps;
-    ph.tensor += t["tensor"].get<double>() / steps;
-    ph.data += t["data"].get<double>() / steps;
-  }
-  ph.bubble = std::max(0.0, ph.step - ph.compute - ph.tensor - ph.data);
+  double step = 0;
+  for (int s = 0; s < steps; ++s) step += (end[s] - start[s]) / steps;
+  core::ModelParallelPhases ph = core::phases_from_records(records, step);
   core::RunResult r =
       core::model_parallel_result(plan, options.backend == Backend::kCuda ? "cuda" : "cpu", ph);
   r.network_model = "measured";

@@ -89,23 +89,7 @@ void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks, const Sim
 
 // The step's parts on its busiest rank (the most compute and tensor time), averaged over steps.
 core::ModelParallelPhases phases_of(const MpRun& run, const Plan& plan, double step) {
-  const std::vector<ModelParallelStepTimes>* busiest = &run.records[0];
-  auto busy = [](const std::vector<ModelParallelStepTimes>& r) {
-    double sum = 0;
-    for (const auto& t : r) sum += t.compute_s + t.tensor_s;
-    return sum;
-  };
-  for (const auto& r : run.records)
-    if (busy(r) > busy(*busiest)) busiest = &r;
-  core::ModelParallelPhases ph;
-  double steps = plan.training.steps;
-  for (const auto& t : *busiest) {
-    ph.compute += t.compute_s / steps;
-    ph.tensor += t.tensor_s / steps;
-    ph.data += t.data_s / steps;
-  }
-  ph.step = step;
-  ph.bubble = std::max(0.0, step - ph.compute - ph.tensor - ph.data);
+  core::ModelParallelPhases ph = core::phases_from_records(run.records, step);
   ModelParallelCosts costs = model_parallel_costs(plan);
   ph.pipeline = pipeline_transfers(plan, costs);
   ph.data_bytes = costs.data_bytes;
