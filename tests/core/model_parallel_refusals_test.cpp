@@ -91,6 +91,13 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism: { tensor: 2 }\ntraining: { workers: 8 }\n"
                              "failures: [{ node: 0, step: 1 }]\n"),
                 14, "not modelled for model-parallel plans"},
+        Refusal{"heterogeneity",
+                std::string(testing::kInlineCluster) + "  speed_factors: { node1: 0.5 }\n" +
+                    "workload:\n  name: gpt\n"
+                    "  transformer: { layers: 24, hidden: 1024, heads: 16, sequence: 1024, "
+                    "vocabulary: 50000 }\n" +
+                    kRing + "parallelism: { tensor: 2 }\ntraining: { workers: 8 }\n",
+                2, "heterogeneous devices and links are not modelled"},
         Refusal{"unknown_parallelism_key",
                 plan(kRing + "parallelism: { tensor: 2, pipelines: 2 }\n"
                              "training: { workers: 8 }\n"),

@@ -104,6 +104,25 @@ TEST(AnalyticModelParallel, ZeroThreeMovesHalfAsMuchAgainOverTheDataGroup) {
   EXPECT_NEAR(data_comm(3) / zero0, 1.5, 1e-9);
 }
 
+TEST(AnalyticModelParallel, SaysWhatItDoesNotModel) {
+  auto warnings = [](const std::string& name, const std::string& strategy, bool overlap) {
+    core::Plan p =
+        load(name, plan_text("100GB/s", 4,
+                             "parallelism: { tensor: 2 }\nstrategy: { kind: " + strategy +
+                                 " }\ntraining: { workers: 8, "
+                                 "global_batch: 8, overlap: " +
+                                 (overlap ? "true" : "false") + " }\n"));
+    std::string all;
+    for (const auto& w : predict_analytic(p).warnings) all += w + "\n";
+    return all;
+  };
+  EXPECT_EQ(warnings("plain", "ring", false).find("not modelled"), std::string::npos);
+  EXPECT_NE(warnings("overlap", "ring", true).find("training.overlap is not modelled"),
+            std::string::npos);
+  EXPECT_NE(warnings("ps", "ps", false).find("parameter servers are modelled as"),
+            std::string::npos);
+}
+
 TEST(AnalyticModelParallel, RefusesAPlanThatDoesNotFit) {
   core::Plan p = load("big",
                       "cluster:\n  name: c\n  devices_per_node: 8\n"
