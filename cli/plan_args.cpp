@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/bundled_data.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/strategies/ps_training.hpp"
@@ -19,6 +20,16 @@ CLI::Validator non_empty_path() {
         return value.empty() ? std::string("an empty file name: give a path") : std::string();
       },
       "PATH", "non-empty path");
+}
+
+CLI::Validator bundled_input() {
+  return CLI::Validator(
+      [](std::string& value) {
+        if (value.empty()) return std::string("an empty file name: give a path");
+        value = core::bundled_path(value);
+        return std::string();
+      },
+      "PATH", "input file");
 }
 
 CLI::Validator positive_int() { return CLI::Range(1, INT_MAX); }
@@ -51,7 +62,7 @@ void print_plan_warnings(const core::Plan& plan) {
 }
 
 void add_plan_options(CLI::App* cmd, PlanArgs& args) {
-  cmd->add_option("plan", args.plan, "plan YAML file")->required()->check(non_empty_path());
+  cmd->add_option("plan", args.plan, "plan YAML file")->required()->transform(bundled_input());
   cmd->add_option("--workers", args.workers, "override training.workers")->check(positive_int());
   cmd->add_option("--strategy", args.strategy, "override strategy.kind");
 }

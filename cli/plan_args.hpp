@@ -21,6 +21,9 @@ void add_plan_options(CLI::App* cmd, PlanArgs& args);
 // Checks for options: a file name that is not empty (`-o ""` would write nowhere), and a whole
 // number from 1 to INT_MAX whose range error prints that range, not DBL_MAX's 300 digits.
 CLI::Validator non_empty_path();
+// An input file: as given when it exists (or is absolute), else the bundled file of that name
+// ("experiments/quickstart.yaml" from any directory, core/bundled_data.hpp); empty is refused.
+CLI::Validator bundled_input();
 CLI::Validator positive_int();
 CLI::Validator positive_number();  // finite and greater than 0
 // A number in [min_value, max_value]; NaN is refused (CLI::Range lets it through).

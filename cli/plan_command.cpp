@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/plan_args.hpp"
 #include "cli/plan_search.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
@@ -105,7 +106,7 @@ Action add_plan_command(CLI::App& app) {
       "input.\n"
       "Example: scaleout plan experiments/quickstart.yaml --time-to-train 86400 "
       "--samples-per-epoch 1.28M --epochs 90 --min-efficiency 0.8");
-  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  cmd->add_option("plan", args->plan, "plan YAML file")->required()->transform(bundled_input());
   cmd->add_option("--target-throughput", args->target_throughput, "samples/s to reach");
   cmd->add_option("--time-to-train", args->time_to_train, "deadline in seconds (or 3600s, 90ms)");
   cmd->add_option("--samples-per-epoch", args->samples_per_epoch, "e.g. 1281167 or 1.28M");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/plan_args.hpp"
 #include "core/atomic_file.hpp"
 #include "sim/study.hpp"
 
@@ -47,7 +48,7 @@ Action add_study_command(CLI::App& app) {
       "Published scaling results against the predictions for the same clusters: one row per\n"
       "published number, with the error and the study's tolerance. Exit 0: all within, 1: not.\n"
       "Example: scaleout study experiments/goyal17/study.yaml -o experiments/goyal17/report.md");
-  cmd->add_option("study", args->study, "study YAML file")->required();
+  cmd->add_option("study", args->study, "study YAML file")->required()->transform(bundled_input());
   cmd->add_option("-o,--output", args->output, "write the markdown report here");
   cmd->add_option("--engine", args->engine, "sim | analytic (default: the study's)");
   cmd->add_flag("--json", args->json, "print the outcome as JSON instead of markdown");

@@ -164,7 +164,7 @@ Action add_sweep_command(CLI::App& app) {
       "--strategies ring,torus2d,ps -o sweep.csv\n"
       "On a cluster: scaleout sweep ... -o sweep.csv --emit-slurm 16 > sweep.sbatch; "
       "sbatch sweep.sbatch");
-  cmd->add_option("plan", args->plan, "plan YAML file")->required();
+  cmd->add_option("plan", args->plan, "plan YAML file")->required()->transform(bundled_input());
   cmd->add_option(
       "--workers", args->workers,
       "8:1024:x2, 8:64:+8 or 8,16,100 (default: the plan's); a repeated count runs once");

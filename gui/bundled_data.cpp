@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/bundled_data.hpp"
+
 namespace scaleout::gui {
 
 namespace fs = std::filesystem;
 
-std::string bundled_path(const std::string& relative) {
-  if (fs::exists(relative)) return relative;
-  return (fs::path(SCALEOUT_SOURCE_DIR) / relative).string();
-}
+std::string bundled_path(const std::string& relative) { return core::bundled_path(relative); }
 
 std::vector<std::string> yaml_files(const std::string& dir) {
   std::vector<std::string> out;

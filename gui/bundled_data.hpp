@@ -1,5 +1,5 @@
 // Where the bundled plans, topologies and models are: beside the working directory (a checkout),
-// else in the source tree the program was built from.
+// else in the installed data directory (core/bundled_data.hpp).
 #pragma once
 
 #include <string>
@@ -8,7 +8,7 @@
 namespace scaleout::gui {
 
 // `relative` ("topologies", "experiments/quickstart.yaml") under the working directory when it
-// exists there, else under the source tree; the latter also when neither exists.
+// exists there, else under core::bundled_data_dir().
 std::string bundled_path(const std::string& relative);
 
 // The .yaml files of a directory, sorted by name; empty when it cannot be read.

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Runs every scaleout command shown in the README and docs/ against the bundled files, so the docs
+cannot rot. Usage: scripts/check-doc-commands.py BUILD_DIR [FILE.md ...]
+
+A command is a line inside a fenced block that starts with `scaleout`, `scaleout-gui`,
+`build/cli/scaleout` or `build/gui/scaleout-gui` (after an optional `$ ` prompt); a trailing `\\`
+joins the next line, a trailing `# comment` is dropped. The commands of one file run in order in one
+scratch directory that sees the checkout's models/, topologies/, experiments/ and build/, so a
+`compare` finds the files the `run` and `simulate` before it wrote.
+
+Each must exit 0 or 1 (1 is a negative answer: a target not reached, a tolerance passed); 2 (bad
+input) or a crash fails the check, unless the output the docs show starts with `error:` (a refusal
+shown on purpose), which must exit 2. A command still running after --timeout seconds has read its
+input and begun: it is stopped and counted as started, not as checked through.
+
+After a `$ ` prompt, the lines up to the next prompt or the fence's end are the output the docs
+show: each of them, except `...`, must appear in what the command printed, spaces aside. Wall-clock
+seconds ("in 0.21 s") are not compared; nor are the figures of what runs for real (`run`,
+`validate`, `calibrate` measure this machine): their lines are compared with numbers masked.
+
+Commands that need what a test machine lacks are listed, not run: an emulated cluster (root,
+namespaces), a GPU (`--backend cuda` without `--dry-run`), a window (scaleout-gui without
+--render), a batch scheduler, and templates naming a file in capitals (PLAN, TOPOLOGY).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMMAND = re.compile(r"^(\$ )?((build/cli/|build/gui/)?scaleout(-gui)?)( |$)")
+NOT_HERE = [
+    (re.compile(r"\bcluster (up|down)\b|--cluster emulated|--launch external|--hosts"),
+     "needs an emulated cluster or other hosts"),
+    (re.compile(r"--backend cuda(?!.*--dry-run)"), "needs a GPU"),
+    (re.compile(r"^\S*scaleout-gui(?!.*--render)"), "opens a window"),
+    (re.compile(r"\bsbatch\b|--emit-slurm"), "needs a batch scheduler"),
+    (re.compile(r"\b[A-Z]{4,}\b"), "a template (names its files in capitals)"),
+]
+
+
+def fenced_blocks(path):
+    """Yields the lines of each fenced block of a markdown file."""
+    block = None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.lstrip().startswith("```"):
+                if block is None:
+                    block = []
+                else:
+                    yield block
+                    block = None
+            elif block is not None:
+                block.append(line)
+
+
+def commands_of(block):
+    """(command, prompted, shown output lines) for each command of a block."""
+    out = []
+    i = 0
+    while i < len(block):
+        m = COMMAND.match(block[i].strip())
+        if not m:
+            if out and out[-1][1]:
+                out[-1][2].append(block[i])
+            i += 1
+            continue
+        text = block[i].strip()
+        while text.endswith("\\") and i + 1 < len(block):
+            i += 1
+            text = text[:-1].rstrip() + " " + block[i].strip()
+        prompted = text.startswith("$ ")
+        text = text[2:] if prompted else text
+        text = re.sub(r"\s+#.*$", "", text)
+        out.append((text, prompted, []))
+        i += 1
+    return out
+
+
+MEASURES = re.compile(r"^\S*scaleout (run|validate|calibrate)\b")
+WALL_SECONDS = re.compile(r"\d+(\.\d+)? s\b")
+NUMBER = re.compile(r"\d+(\.\d+)?")
+
+
+def normalized(text, measured):
+    """Spaces collapsed, wall-clock seconds masked, and every number masked when `measured`."""
+    text = WALL_SECONDS.sub("# s", " ".join(text.split()))
+    return NUMBER.sub("#", text) if measured else text
+
+
+def missing_lines(command, shown, output):
+    """The lines the docs show that the command's output no longer holds."""
+    measured = bool(MEASURES.match(command))
+    printed = "\n".join(normalized(line, measured) for line in output.splitlines())
+    return [s for s in shown if s.strip() and s.strip() != "..."
+            and normalized(s, measured) not in printed]
+
+
+def scratch_dir(build):
+    work = tempfile.mkdtemp(prefix="scaleout-docs.")
+    for name in ("models", "topologies", "experiments"):
+        os.symlink(os.path.join(ROOT, name), os.path.join(work, name))
+    os.symlink(build, os.path.join(work, "build"))
+    return work
+
+
+def run_one(command, work, env, timeout):
+    try:
+        p = subprocess.run(["bash", "-c", command], cwd=work, env=env, timeout=timeout,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        text = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return None, text
+
+
+def check_file(path, build, env, timeout):
+    """Returns (checked, started, skipped, failures) for one markdown file."""
+    checked = started = skipped = 0
+    failures = []
+    work = scratch_dir(build)
+    try:
+        for block in fenced_blocks(path):
+            for command, prompted, shown in commands_of(block):
+                why = next((w for r, w in NOT_HERE if r.search(command)), None)
+                if why:
+                    skipped += 1
+                    print(f"  skipped ({why}): {command}")
+                    continue
+                rc, output = run_one(command, work, env, timeout)
+                where = f"{os.path.relpath(path, ROOT)}: {command}"
+                if rc is None:
+                    started += 1
+                    print(f"  started (stopped after {timeout} s): {command}")
+                    continue
+                refusal = bool(shown) and shown[0].startswith("error:")
+                if (rc == 2) != refusal or rc not in (0, 1, 2):
+                    failures.append(f"{where}\n    exit {rc}: {output.strip()[-600:]}")
+                    continue
+                missing = missing_lines(command, shown, output)
+                if prompted and missing:
+                    failures.append(f"{where}\n    the docs show lines it no longer prints:\n"
+                                    + "\n".join("      " + s for s in missing[:5]))
+                    continue
+                checked += 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return checked, started, skipped, failures
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: check-doc-commands.py BUILD_DIR [FILE.md ...]")
+    build = os.path.abspath(sys.argv[1])
+    files = sys.argv[2:] or [os.path.join(ROOT, "README.md")] + sorted(
+        os.path.join(ROOT, "docs", f) for f in os.listdir(os.path.join(ROOT, "docs"))
+        if f.endswith(".md"))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               PATH=os.pathsep.join([os.path.join(build, "cli"), os.path.join(build, "gui"),
+                                     os.environ.get("PATH", "")]))
+    totals = [0, 0, 0]
+    failures = []
+    for path in files:
+        print(os.path.relpath(path, ROOT))
+        c, s, k, f = check_file(path, build, env, timeout=30)
+        totals = [totals[0] + c, totals[1] + s, totals[2] + k]
+        failures += f
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{totals[0]} commands checked, {totals[1]} started and stopped at the time limit, "
+          f"{totals[2]} listed as needing what this machine lacks, {len(failures)} failed")
+    sys.exit(1 if failures or totals[0] == 0 else 0)
+
+
+if __name__ == "__main__":
+    main()

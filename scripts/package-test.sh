@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds the Debian package from a build directory and checks it: the programs, the bundled plans
+# and the man page are in it, and every Debian library the programs link directly appears in its
+# Depends by its package name (CUDA's and NCCL's, from NVIDIA's installer, belong to no package).
+# Usage: scripts/package-test.sh BUILD_DIR
+set -euo pipefail
+command -v dpkg-shlibdeps > /dev/null || { echo "dpkg-dev is not installed: skipped"; exit 77; }
+build=$(cd "$1" && pwd)
+out=$(mktemp -d /tmp/scaleout-deb.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+(cd "$build" && cpack -G DEB -B "$out" > "$out/cpack.log") ||
+  { cat "$out/cpack.log"; echo "FAIL: cpack"; exit 1; }
+deb=$(ls "$out"/*.deb)
+contents=$(dpkg-deb -c "$deb")
+for f in ./usr/bin/scaleout ./usr/share/scaleout/experiments/quickstart.yaml \
+         ./usr/share/scaleout/topologies/dgx-a100-ib.yaml ./usr/share/man/man1/scaleout.1; do
+  grep -q " $f\$" <<< "$contents" || { echo "FAIL: $f is not in $(basename "$deb")"; exit 1; }
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+depend_names=$(sed 's/ ([^)]*)//g; s/ *| */\n/g; s/, /\n/g' <<< "$depends")
+checked=0
+for exe in "$build/cli/scaleout" "$build/gui/scaleout-gui"; do
+  [ -x "$exe" ] || continue
+  for lib in $(readelf -d "$exe" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+    [ -n "$path" ] || continue
+    owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1) || true
+    [ -n "$owner" ] || continue
+    grep -Fxq "$owner" <<< "$depend_names" ||
+      { echo "FAIL: $lib ($owner) is linked but not in Depends: $depends"; exit 1; }
+    checked=$((checked + 1))
+  done
+done
+[ "$checked" -gt 5 ] || { echo "FAIL: only $checked linked libraries were checked"; exit 1; }
+echo "$(basename "$deb") ($(du -h "$deb" | cut -f1)): $checked linked libraries in Depends: ok"
