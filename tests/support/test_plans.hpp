@@ -11,7 +11,8 @@ namespace scaleout::testing {
 std::string source_path(const std::string& relative);  // inside the repository
 
 // Every plan bundled under experiments/, sorted: the YAML files with a top-level `cluster` key
-// (studies and their topologies live there too).
+// (studies and their topologies live there too), but those named *-does-not-fit.yaml, bundled to
+// show a refusal.
 std::vector<std::string> bundled_plans();
 
 // A switch cluster of `devices_per_node`-device nodes (nodes: auto), CM02, no corrections.
