@@ -78,4 +78,38 @@ void check_memory_fits(const Plan& plan) {
                    plan.cluster.device.memory_line, "device.memory", why);
 }
 
+namespace {
+
+// Weights and gradients at the gradient precision: the least any optimizer keeps per parameter.
+double least_bytes_per_parameter(const Plan& plan) {
+  return 2.0 * plan.training.gradient_bytes_per_element;
+}
+
+constexpr double kAdamBytesPerParameter = kWeightBytes + kGradientBytes + kOptimizerBytes;
+
+}  // namespace
+
+std::string data_parallel_does_not_fit(const Plan& plan) {
+  double capacity = plan.cluster.device.memory;
+  double least = plan.workload.parameters * least_bytes_per_parameter(plan);
+  if (plan.parallelism || capacity <= 0 || least <= capacity) return "";
+  return "does not fit: data parallelism keeps the whole model on every device, and its " +
+         gigabytes(least) + " of weights and gradients alone (" + plan.training.gradient_precision +
+         ", before optimizer states and activations) exceed the " + plan.cluster.device.name +
+         "'s " + gigabytes(capacity) +
+         ": split the model (parallelism: tensor, pipeline, zero; docs/model-parallelism.md)";
+}
+
+std::string data_parallel_memory_warning(const Plan& plan) {
+  double capacity = plan.cluster.device.memory;
+  double adam = plan.workload.parameters * kAdamBytesPerParameter;
+  if (plan.parallelism || capacity <= 0 || adam <= capacity) return "";
+  const std::string& file = plan.cluster.file.empty() ? plan.file : plan.cluster.file;
+  return file + ":" + std::to_string(plan.cluster.device.memory_line) +
+         ": device.memory: the model's parameters, gradients and Adam's states take " +
+         gigabytes(adam) + " (16 bytes a parameter, before activations), more than the " +
+         plan.cluster.device.name + "'s " + gigabytes(capacity) +
+         ": with Adam it does not fit; the prediction assumes an optimizer that does";
+}
+
 }  // namespace scaleout::core

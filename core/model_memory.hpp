@@ -39,4 +39,12 @@ std::string does_not_fit(const Plan& plan);
 // Throws InputError (at device.memory) with does_not_fit's sentence when it is not empty.
 void check_memory_fits(const Plan& plan);
 
+// A data-parallel plan (every device holds the whole model; the workload gives no layer shapes, so
+// activations are not counted). Refused when the weights and gradients alone, at the plan's
+// gradient precision, exceed the device's memory: no optimizer needs less. Empty when they fit or
+// no memory is given.
+std::string data_parallel_does_not_fit(const Plan& plan);
+// A warning when mixed-precision Adam's 16 bytes per parameter would not fit (plain SGD might).
+std::string data_parallel_memory_warning(const Plan& plan);
+
 }  // namespace scaleout::core

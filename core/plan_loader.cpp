@@ -7,6 +7,7 @@
 
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
+#include "core/model_memory.hpp"
 #include "core/model_parallel_loader.hpp"
 #include "core/network_model.hpp"
 #include "core/node_fabric_loader.hpp"
@@ -404,6 +405,7 @@ Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
   if (overrides.strategy) plan.strategy.kind = *overrides.strategy;
   apply_global_batch(plan);
   validate_plan(plan);
+  if (std::string w = data_parallel_memory_warning(plan); !w.empty()) plan.warnings.push_back(w);
   return plan;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/input_error.hpp"
+#include "core/model_memory.hpp"
 #include "core/model_parallel_loader.hpp"
 #include "core/plan_loader.hpp"
 #include "core/strategies/ps_training.hpp"
@@ -151,6 +152,9 @@ void validate_plan(const Plan& plan) {
   check_parameter_server(plan);
   check_job_members(plan);
   validate_model_parallel(plan);
+  if (std::string why = data_parallel_does_not_fit(plan); !why.empty())
+    throw InputError(plan.cluster.file.empty() ? plan.file : plan.cluster.file,
+                     plan.cluster.device.memory_line, "device.memory", why);
 }
 
 }  // namespace scaleout::core

@@ -1,5 +1,6 @@
 // Model-parallel plans through the `scaleout` binary, as a user runs them.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -35,6 +36,43 @@ TEST(ModelParallelCli, AnalyticGpt3ReportsTheSplitTokensMfuAndMemory) {
     EXPECT_GT(j["phases"][key].get<double>(), 0) << key;
   EXPECT_DOUBLE_EQ(j["memory_bytes"]["capacity"].get<double>(), 80e9);
   EXPECT_LT(j["memory_bytes"]["total"].get<double>(), 80e9);
+}
+
+// A data-parallel plan keeps the whole model on every device: 175B parameters are 1.4 TB of fp32
+// weights and gradients against an 80 GB A100 (refused); 7.5B fit as bf16 weights and gradients
+// (30 GB) but not with Adam's 16 bytes a parameter (120 GB: a warning); ResNet-50 says nothing.
+TEST(ModelParallelCli, DataParallelPlansAreCheckedAgainstTheDevicesMemory) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-dp-memory-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& model, const std::string& prec) {
+    std::ofstream(dir / name) << "cluster: " << source_path("topologies/dgx-a100-ib.yaml") << "\n"
+                              << "workload: " << source_path("models/" + model) << "\n"
+                              << "strategy: { kind: ring }\n"
+                              << "training: { workers: 16, gradient_precision: " << prec << " }\n";
+    return (dir / name).string();
+  };
+  auto o = shell(bin() + " simulate " + write("gpt3.yaml", "gpt3-175b.yaml", "fp32") +
+                 " --engine analytic 2>&1");
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find("dgx-a100-ib.yaml:7: field 'device.memory': does not fit: data "
+                        "parallelism keeps the whole model"),
+            std::string::npos)
+      << o.text;
+  // 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)) = 174.616e9 parameters (l 96, h 12288, V 51200,
+  // s 2048), 4 + 4 bytes each.
+  EXPECT_NE(o.text.find("1396.9 GB of weights and gradients"), std::string::npos) << o.text;
+
+  o = shell(bin() + " simulate " + write("gpt7.yaml", "gpt-7.5b.yaml", "bf16") +
+            " --engine analytic 2>&1");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("warning: "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("with Adam it does not fit"), std::string::npos) << o.text;
+
+  o = shell(bin() + " simulate " + write("resnet.yaml", "resnet50.yaml", "fp32") +
+            " --engine analytic 2>&1");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_EQ(o.text.find("device.memory"), std::string::npos) << o.text;
+  fs::remove_all(dir);
 }
 
 TEST(ModelParallelCli, APlanThatDoesNotFitIsRefusedBeforeItRuns) {
