@@ -346,8 +346,24 @@ const char* fidelity_name(Fidelity fidelity) {
   return fidelity == Fidelity::kFast ? "fast" : "step";
 }
 
+namespace {
+
+// Ranks that compute at unlike speeds, or links of unlike bandwidths: a coalesced run of ring steps
+// lets the ranks after a slow one go on as if its chunks came in step (a straggler of factor 2 at
+// 64 workers: 85.6 ms fast against 100.2 ms step by step), so these plans run step by step.
+bool uneven(const Plan& plan) {
+  const core::Stragglers& s = plan.stragglers;
+  bool slow = !s.slow_workers.empty() && s.slow_factor != 1;
+  return slow || s.random != core::SlowdownKind::kNone || !plan.cluster.heterogeneity.speed_factors.empty() ||
+         !plan.cluster.heterogeneity.link_bandwidth.empty();
+}
+
+}  // namespace
+
 Fidelity fidelity_for(const Plan& plan, Fidelity asked) {
-  return plan.cluster.intra_fabric.kind == core::IntraNodeKind::kPcieTree ? Fidelity::kStep : asked;
+  if (plan.cluster.intra_fabric.kind == core::IntraNodeKind::kPcieTree || uneven(plan))
+    return Fidelity::kStep;
+  return asked;
 }
 
 // Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld);
