@@ -2,7 +2,13 @@
 // ones, and a size that cannot run is refused before it starts (exit 2, naming the limit).
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -16,6 +22,49 @@ using scaleout::testing::shell;
 
 const std::string kSimulate = std::string(SCALEOUT_BINARY) + " simulate " +
                               scaleout::testing::source_path("experiments/quickstart.yaml");
+
+// Peak resident memory in KB of `command` run to completion (its own, not the shell's), -1 when it
+// failed.
+long peak_rss_kb(const std::string& command) {
+  std::string line = "exec " + command + " > /dev/null 2>&1";
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid) return -1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? usage.ru_maxrss : -1;
+}
+
+// The analytic engine keeps its memory whatever the steps: every step takes the same time, so it
+// lists the first thousand and summarizes the rest (a million steps once took 254 MB more).
+TEST(LimitsCli, AnalyticMemoryDoesNotGrowWithTheSteps) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("scaleout-steps-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto plan = [&](long steps) {
+    fs::path path = dir / ("steps-" + std::to_string(steps) + ".yaml");
+    std::ofstream(path) << "cluster: " << scaleout::testing::source_path("topologies/v100-ib-switch.yaml")
+                        << "\nworkload: " << scaleout::testing::source_path("models/resnet50.yaml")
+                        << "\nstrategy: { kind: ring }\ntraining: { workers: 64, steps: " << steps
+                        << " }\n";
+    return std::string(SCALEOUT_BINARY) + " simulate " + path.string() + " --engine analytic";
+  };
+  long few = peak_rss_kb(plan(10)), many = peak_rss_kb(plan(1'000'000));
+  ASSERT_GT(few, 0);
+  ASSERT_GT(many, 0);
+  EXPECT_LT(many, 2 * few) << "10 steps: " << few << " KB, a million: " << many << " KB";
+  Output o = shell(plan(1'000'000) + " -o " + (dir / "result.json").string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("the steps list holds the first 1000 of 1000000 steps"), std::string::npos)
+      << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(dir / "result.json"));
+  EXPECT_EQ(j["steps"].size(), 1000u);
+  EXPECT_EQ(j["gradients"]["applied"].get<long>(), 64L * 1'000'000);
+  fs::remove_all(dir);
+}
 
 TEST(LimitsCli, StacksFromTheHeapGiveTheSameAnswer) {
   Output guarded = shell(kSimulate + " --workers 1024 --json");
