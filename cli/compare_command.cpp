@@ -36,8 +36,23 @@ Action add_compare_command(CLI::App& app) {
   cmd->add_option("predicted", *predicted, "result JSON of simulate")->required();
   cmd->add_option("measured", *measured, "result JSON of run")->required();
   cmd->add_flag("--json", *json, "print the comparison as JSON");
+  auto force = std::make_shared<bool>(false);
+  cmd->add_flag("--force", *force,
+                "compare results of different plans (another strategy, worker count, cluster)");
   return [=]() {
     core::RunResult p = load_result(*predicted), m = load_result(*measured);
+    if (!p.stamp || !m.stamp) {
+      std::fprintf(stderr, "warning: %s has no plan stamp (written before results had one): "
+                   "not checked that both results come from the same plan\n",
+                   (!p.stamp ? *predicted : *measured).c_str());
+    } else if (std::string diff = core::stamp_difference(*p.stamp, *m.stamp); !diff.empty()) {
+      if (!*force)
+        throw core::InputError(*measured, 0, "plan_stamp",
+                               "a result of another plan than " + *predicted + "'s: " + diff +
+                                   " (--force compares them anyway)");
+      std::fprintf(stderr, "warning: comparing results of different plans (--force): %s\n",
+                   diff.c_str());
+    }
     if (*json) {
       nlohmann::json out = core::comparison_json(core::compare_results(p, m));
       out["predicted"] = *predicted;

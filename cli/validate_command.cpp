@@ -123,6 +123,14 @@ Action add_validate_command(CLI::App& app) {
     double predicted_step = core::judged_step(predicted, alike),
            measured_step = core::judged_step(measured, alike);
     double error = core::relative_error(predicted_step, measured_step);
+    // Both come from `plan`; a difference would mean an engine answered for another plan.
+    if (predicted.stamp && measured.stamp)
+      if (std::string diff = core::stamp_difference(*predicted.stamp, *measured.stamp);
+          !diff.empty()) {
+        std::fprintf(stderr, "error: the prediction and the run are of different plans: %s\n",
+                     diff.c_str());
+        return 2;
+      }
     print_comparison(stdout, predicted, measured);
     // The table above shows the mean step; this line names the step it judges (median or mean).
     std::string over = alike ? "median of " + std::to_string(measured.steps.size()) + " steps each"

@@ -78,6 +78,7 @@ json to_json(const RunResult& r) {
   j["grid"] = r.grid;
   j["baseline"] = {{"workers", r.baseline_workers}, {"efficiency", r.baseline_efficiency}};
   if (r.model_parallel) add_model_parallel_keys(j, *r.model_parallel);
+  if (r.stamp) j["plan_stamp"] = stamp_to_json(*r.stamp);
   return j;
 }
 
@@ -133,6 +134,7 @@ RunResult result_from_json(const json& j) {
     r.gradients.dropped = j["gradients"].value("dropped", 0L);
   }
   r.wrong = j.value("wrong", 0L);
+  r.stamp = stamp_from_json(j);
   if (j.contains("baselines"))
     for (const auto& b : j["baselines"])
       r.baselines.push_back({b.at("name").get<std::string>(), b.value("time_s", 0.0),
@@ -199,6 +201,13 @@ void fill_derived(RunResult& r, int batch_per_worker) {
     r.algbw_Bps = r.bytes / r.phases.comm_s;
     r.busbw_Bps = r.algbw_Bps * 2.0 * (r.workers - 1) / r.workers;
   }
+}
+
+void derive_from_applied(RunResult& r, int batch_per_worker, double applied, double span_s) {
+  r.throughput_samples_per_s = span_s > 0 ? applied * batch_per_worker / span_s : 0;
+  r.scaling_efficiency = r.workers > 0 ? r.throughput_samples_per_s * r.phases.compute_s /
+                                             (static_cast<double>(r.workers) * batch_per_worker)
+                                       : 0;
 }
 
 }  // namespace scaleout::core

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model_memory.hpp"
+#include "core/plan_stamp.hpp"
 
 namespace scaleout::core {
 
@@ -124,6 +125,7 @@ struct RunResult {
   int baseline_workers = 0;
   double baseline_efficiency = 0;
   std::optional<ModelParallelOutcome> model_parallel;  // plans with `parallelism:` only
+  std::optional<PlanStamp> stamp;  // what it was computed from; none in results before stamps
 };
 
 // Sets r's baseline efficiency against `base`, a result of the same plan at fewer or more workers.
@@ -141,5 +143,11 @@ Staleness staleness_from_histogram(std::vector<long> histogram);
 // Scaling efficiency is throughput at N over N times one worker's, where one worker takes exactly
 // the compute time (it has nothing to exchange). busbw = algbw * 2(N-1)/N as nccl-tests defines it.
 void fill_derived(RunResult& r, int batch_per_worker);
+
+// For programs where not every gradient trains the model (parameter servers: asynchronous, backup
+// workers, softsync): throughput is the applied gradients' samples over `span_s`, and scaling
+// efficiency that throughput over N workers each doing a batch per compute time. Equal to
+// fill_derived's when every worker's gradient is applied every step. Every engine calls this one.
+void derive_from_applied(RunResult& r, int batch_per_worker, double applied, double span_s);
 
 }  // namespace scaleout::core

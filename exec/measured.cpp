@@ -124,8 +124,9 @@ core::RunResult aggregate_ps(const core::Plan& plan, const std::vector<nlohmann:
   r.phases.compute_s = steps ? compute / steps : 0;
   r.phases.comm_s = steps ? comm / steps : 0;
   core::fill_derived(r, plan.training.batch_per_worker);
-  r.throughput_samples_per_s =
-      span > 0 ? r.gradients.applied * plan.training.batch_per_worker / span : 0;
+  // Only applied gradients train the model.
+  core::derive_from_applied(r, plan.training.batch_per_worker,
+                            static_cast<double>(r.gradients.applied), span);
   return r;
 }
 

@@ -22,6 +22,15 @@ MeasuredPoint load_measured(const std::string& path, const core::Plan& plan) {
   auto kind = core::parse_strategy_kind(m.measured.strategy);
   if (!kind)
     throw core::InputError(path, 0, "strategy", "unknown strategy '" + m.measured.strategy + "'");
+  // Its own strategy and size, on the window's cluster and model: a run of another cluster or
+  // model has no prediction here to be compared with.
+  auto differs = [](const std::string& a, const std::string& b) { return !a.empty() && a != b; };
+  if (differs(m.measured.cluster, plan.cluster.name) ||
+      differs(m.measured.workload, plan.workload.name))
+    throw core::InputError(path, 0, "cluster",
+                           "a run of " + m.measured.workload + " on " + m.measured.cluster +
+                               ", not of the open plan's " + plan.workload.name + " on " +
+                               plan.cluster.name + ": open its plan to compare it");
   core::Plan p = plan;
   p.strategy.kind = *kind;
   if (m.measured.workers != p.training.workers) p.strategy.grid.reset();

@@ -289,10 +289,10 @@ RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, do
     r.warnings.push_back("the steps list holds the first " + std::to_string(kListedSteps) + " of " +
                          std::to_string(plan.training.steps) + " steps, all alike");
   core::fill_derived(r, plan.training.batch_per_worker);
-  double share = static_cast<double>(applied_per_step) / r.workers;  // only applied gradients train
-  r.throughput_samples_per_s *= share;
-  r.scaling_efficiency *= share;
   r.gradients.applied = static_cast<long>(applied_per_step) * plan.training.steps;
+  // Only applied gradients train the model.
+  core::derive_from_applied(r, plan.training.batch_per_worker, r.gradients.applied,
+                            step * plan.training.steps);
   r.staleness = core::staleness_from_histogram({r.gradients.applied});
   r.resilience = core::restart_uniform_steps(
       plan.training.steps, step, plan.resilience,

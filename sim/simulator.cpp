@@ -233,9 +233,7 @@ void assemble_training(RunResult& result, const Run& run, const Plan& plan, bool
     result.gradients = run.gradients;
     result.staleness = core::staleness_from_histogram(run.staleness);
     // Only applied gradients train the model.
-    result.throughput_samples_per_s = makespan > 0 ? run.gradients.applied * batch / makespan : 0;
-    result.scaling_efficiency =
-        result.throughput_samples_per_s * result.phases.compute_s / (run.workers * batch);
+    core::derive_from_applied(result, batch, static_cast<double>(run.gradients.applied), makespan);
   } else {
     result.gradients.applied = static_cast<long>(run.workers) * run.steps;
     result.staleness = core::staleness_from_histogram({result.gradients.applied});

@@ -1,5 +1,6 @@
 // Drives the `scaleout` binary as a user would: exit codes, messages, files.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -166,6 +167,44 @@ TEST(Cli, RunThenCompareWithThePrediction) {
   auto j = nlohmann::json::parse(cj.text);
   EXPECT_TRUE(j["step_time_s"].contains("relative_error"));
   EXPECT_EQ(run("compare " + p + " /nonexistent.json").code, 2);
+  fs::remove_all(dir);
+}
+
+// Every result carries its plan's stamp; compare refuses two results of different plans, naming
+// what differs, unless --force; a result without a stamp (older) is compared with a warning.
+TEST(Cli, CompareRefusesResultsOfDifferentPlans) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-cli-stamp-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto predict = [&](const std::string& plan, const std::string& flags, const std::string& name) {
+    std::string out = (dir / name).string();
+    Output o = run("simulate " + plan + " --engine analytic " + flags + " -o " + out);
+    EXPECT_EQ(o.code, 0) << o.text;
+    return out;
+  };
+  std::string ring2 = predict(kQuickstart, "--workers 2", "ring2.json");
+  std::string ring2_again = predict(kQuickstart, "--workers 2", "ring2-again.json");
+  std::string torus4 = predict(kQuickstart, "--workers 4 --strategy torus2d", "torus4.json");
+  std::ofstream(dir / "fp16.yaml") << "cluster: " << source_path("topologies/v100-ib-switch.yaml")
+                                   << "\nworkload: " << source_path("models/resnet50.yaml")
+                                   << "\nstrategy: { kind: ring }\n"
+                                   << "training: { workers: 2, gradient_precision: fp16 }\n";
+  std::string fp16 = predict((dir / "fp16.yaml").string(), "", "fp16.json");
+  EXPECT_EQ(run("compare " + ring2 + " " + ring2_again).code, 0);
+  Output o = run("compare " + torus4 + " " + ring2);
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find("strategy torus2d vs ring, workers 4 vs 2"), std::string::npos) << o.text;
+  o = run("compare " + ring2 + " " + fp16);
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find("the plans differ inside"), std::string::npos) << o.text;
+  o = run("compare " + torus4 + " " + ring2 + " --force");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("warning: comparing results of different plans"), std::string::npos);
+  auto old = nlohmann::json::parse(std::ifstream(torus4));
+  old.erase("plan_stamp");
+  std::ofstream(dir / "old.json") << old.dump();
+  o = run("compare " + (dir / "old.json").string() + " " + ring2);
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("has no plan stamp"), std::string::npos) << o.text;
   fs::remove_all(dir);
 }
 

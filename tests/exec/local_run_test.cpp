@@ -112,6 +112,9 @@ TEST(LocalRun, ParameterServerModesRunForRealWithExactSums) {
     }
     if (m.bound >= 0) EXPECT_LE(r.staleness.max, m.bound);
     if (m.mode == core::PsMode::kAsync && m.bound < 0) EXPECT_GT(r.staleness.mean, 0);
+    // The rates as the simulator and the closed form define them (backup workers' dropped
+    // gradients count in neither throughput nor efficiency).
+    testing::expect_rates_from_applied(r, plan.training.batch_per_worker, plan.training.steps);
   }
 }
 

@@ -83,6 +83,23 @@ TEST(GuiWindow, PlanAnswerEqualsThePlannerAndTheCli) {
   EXPECT_EQ(panel->answer()->message.rfind("not reachable below 2048 workers", 0), 0u);
 }
 
+// A run is placed at its own strategy and size on the open plan's cluster and model; a run of
+// another cluster has no prediction there and is refused, naming both.
+TEST(GuiWindow, AMeasuredRunOfAnotherClusterIsRefused) {
+  fs::path dir = fs::temp_directory_path() / "scaleout-gui-other-cluster";
+  fs::create_directories(dir);
+  write_runs(dir / "predicted.json", dir / "measured.json");
+  auto j = nlohmann::json::parse(std::ifstream(dir / "measured.json"));
+  j["cluster"] = "dgx-a100-ib";
+  std::ofstream(dir / "other.json") << j.dump(2);
+  MainWindow w(quickstart());
+  QString status = w.open_result(QString::fromStdString((dir / "other.json").string()));
+  EXPECT_TRUE(w.measured().empty());
+  EXPECT_TRUE(status.contains("not of the open plan's resnet50 on v100-ib-switch"))
+      << status.toStdString();
+  fs::remove_all(dir);
+}
+
 TEST(GuiWindow, MeasuredRunSitsOnTheChartWithCompareError) {
   fs::path dir = fs::temp_directory_path() / "scaleout-gui-measured";
   fs::create_directories(dir);

@@ -121,6 +121,9 @@ TEST(Stragglers, BackupWorkersRecoverMostOfTheLossAndDropOneGradientPerStep) {
   // The 3x slower worker finishes a gradient every third version, always too late: each is dropped.
   EXPECT_NEAR(backup.gradients.dropped, steps / 3.0, 1.0);
   EXPECT_EQ(backup.gradients.applied, (n - 1) * steps);
+  testing::expect_rates_from_applied(backup, p.training.batch_per_worker, steps);
+  core::RunResult closed_form = predict_analytic(p);
+  testing::expect_rates_from_applied(closed_form, p.training.batch_per_worker, steps);
 
   // A worker only a little slower drops (almost) one gradient per step.
   p.stragglers.slow_factor = 1.05;

@@ -1,5 +1,6 @@
 #include "tests/support/test_plans.hpp"
 
+#include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -52,6 +53,14 @@ core::Plan collective_plan(const core::Cluster& cluster, core::StrategyKind kind
   p.training.steps = 1;
   p.training.overlap = false;
   return p;
+}
+
+void expect_rates_from_applied(const core::RunResult& r, int batch_per_worker, int steps) {
+  double span = r.step_time_s * steps;
+  double throughput = static_cast<double>(r.gradients.applied) * batch_per_worker / span;
+  EXPECT_NEAR(r.throughput_samples_per_s, throughput, 1e-9 * throughput) << r.engine;
+  double efficiency = throughput * r.phases.compute_s / (r.workers * batch_per_worker);
+  EXPECT_NEAR(r.scaling_efficiency, efficiency, 1e-9 * efficiency) << r.engine;
 }
 
 }  // namespace scaleout::testing

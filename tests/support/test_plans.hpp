@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/plan.hpp"
+#include "core/result.hpp"
 
 namespace scaleout::testing {
 
@@ -22,5 +23,10 @@ core::Cluster switch_cluster(int devices_per_node, double nic_Bps, double nic_la
 // A plan of one step, no overlap, `parameters` fp32 gradient elements and compute of 1 GFLOP.
 core::Plan collective_plan(const core::Cluster& cluster, core::StrategyKind kind, int workers,
                            double parameters);
+
+// The one definition of the rates every engine reports (core::derive_from_applied): throughput is
+// the applied gradients' samples over the run (step time x steps), scaling efficiency that over N
+// workers each doing a batch per compute time. Checked with gtest's EXPECTs.
+void expect_rates_from_applied(const core::RunResult& r, int batch_per_worker, int steps);
 
 }  // namespace scaleout::testing
