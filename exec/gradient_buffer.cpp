@@ -2,38 +2,15 @@
 
 #include <cstring>
 
+#include "exec/half_sums.hpp"
+
 namespace scaleout::exec {
 
 namespace {
 
-// bfloat16 is the upper half of a float; conversions round to nearest even.
-float bf16_to_float(std::uint16_t h) {
-  std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-std::uint16_t float_to_bf16(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  bits += 0x7FFF + ((bits >> 16) & 1);
-  return static_cast<std::uint16_t>(bits >> 16);
-}
-
 // Restrict lets the compiler vectorize the sums without checking for overlap at run time.
 void add_fp32(float* __restrict dst, const float* __restrict in, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) dst[i] += in[i];
-}
-
-void add_fp16(_Float16* __restrict dst, const _Float16* __restrict in, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i)
-    dst[i] = static_cast<_Float16>(static_cast<float>(dst[i]) + static_cast<float>(in[i]));
-}
-
-void add_bf16(std::uint16_t* __restrict dst, const std::uint16_t* __restrict in, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i)
-    dst[i] = float_to_bf16(bf16_to_float(dst[i]) + bf16_to_float(in[i]));
 }
 
 }  // namespace
@@ -61,7 +38,8 @@ void add_elements(ElementType type, std::byte* dst, const std::byte* in, std::in
   // The buffers are allocated as bytes: alignment of std::vector/new storage suits every type.
   switch (type) {
     case ElementType::kFp16:
-      add_fp16(reinterpret_cast<_Float16*>(dst), reinterpret_cast<const _Float16*>(in), count);
+      add_fp16(reinterpret_cast<std::uint16_t*>(dst), reinterpret_cast<const std::uint16_t*>(in),
+               count);
       break;
     case ElementType::kBf16:
       add_bf16(reinterpret_cast<std::uint16_t*>(dst), reinterpret_cast<const std::uint16_t*>(in),
