@@ -31,7 +31,8 @@ double sum_rate(exec::ElementType type, std::int64_t n) {
   for (int pass = 0; pass < 5; ++pass) {
     auto t0 = std::chrono::steady_clock::now();
     exec::add_elements(type, dst.at(0), in.at(0), n);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return static_cast<double>(n) / best;
 }
@@ -65,8 +66,9 @@ int main(int argc, char** argv) {
   exec::ExecOptions options;
   options.compute_scale = 0;
   options.baselines = false;
-  std::printf("\nring, 4 ranks on loopback, 16M elements, median of %d steps\n%-10s %12s %10s %7s\n",
-              steps, "precision", "step (ms)", "vs fp32", "#wrong");
+  std::printf(
+      "\nring, 4 ranks on loopback, 16M elements, median of %d steps\n%-10s %12s %10s %7s\n", steps,
+      "precision", "step (ms)", "vs fp32", "#wrong");
   double fp32 = 0;
   for (const char* precision : {"fp32", "fp16", "bf16"}) {
     plan.training.gradient_precision = precision;

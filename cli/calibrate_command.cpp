@@ -48,7 +48,9 @@ Action add_calibrate_command(CLI::App& app) {
       "emulated -o calibrated.yaml\n"
       "         scaleout calibrate topologies/v100-ib-switch.yaml --backend cuda "
       "-o calibrated.yaml");
-  cmd->add_option("topology", *topology, "topology YAML file")->required()->transform(bundled_input());
+  cmd->add_option("topology", *topology, "topology YAML file")
+      ->required()
+      ->transform(bundled_input());
   cmd->add_option("-o,--output", *output, "calibrated topology YAML")
       ->required()
       ->check(non_empty_path());

@@ -58,7 +58,9 @@ Action add_cluster_command(CLI::App& app) {
   cmd->require_subcommand(1);
   CLI::App* up = cmd->add_subcommand(
       "up", "Build the cluster a topology describes (switch or two_tier network)");
-  up->add_option("topology", *topology, "topology YAML file")->required()->transform(bundled_input());
+  up->add_option("topology", *topology, "topology YAML file")
+      ->required()
+      ->transform(bundled_input());
   up->add_option("--devices", *devices, "devices to provide when the topology says nodes: auto")
       ->check(positive_int());
   cmd->add_subcommand("down", "Remove everything the emulated cluster made");

@@ -42,7 +42,8 @@ Action add_compare_command(CLI::App& app) {
   return [=]() {
     core::RunResult p = load_result(*predicted), m = load_result(*measured);
     if (!p.stamp || !m.stamp) {
-      std::fprintf(stderr, "warning: %s has no plan stamp (written before results had one): "
+      std::fprintf(stderr,
+                   "warning: %s has no plan stamp (written before results had one): "
                    "not checked that both results come from the same plan\n",
                    (!p.stamp ? *predicted : *measured).c_str());
     } else if (std::string diff = core::stamp_difference(*p.stamp, *m.stamp); !diff.empty()) {

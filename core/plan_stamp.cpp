@@ -34,8 +34,8 @@ PlanStamp plan_stamp(const Plan& plan) {
 }
 
 nlohmann::json stamp_to_json(const PlanStamp& s) {
-  return {{"hash", s.hash}, {"strategy", s.strategy}, {"workers", s.workers},
-          {"cluster", s.cluster}};
+  return {
+      {"hash", s.hash}, {"strategy", s.strategy}, {"workers", s.workers}, {"cluster", s.cluster}};
 }
 
 std::optional<PlanStamp> stamp_from_json(const nlohmann::json& j) {

@@ -46,8 +46,7 @@ bool vector_half_sums_available() {
 }
 
 __attribute__((target("avx2,f16c"))) void add_fp16_vector(std::uint16_t* dst,
-                                                           const std::uint16_t* in,
-                                                           std::int64_t n) {
+                                                          const std::uint16_t* in, std::int64_t n) {
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256 a = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(dst + i)));
@@ -69,8 +68,8 @@ __attribute__((target("avx2"))) void add_bf16_vector(std::uint16_t* dst, const s
         _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(dst + i))), 16);
     __m256i b = _mm256_slli_epi32(
         _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))), 16);
-    __m256i bits = _mm256_castps_si256(
-        _mm256_add_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b)));
+    __m256i bits =
+        _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b)));
     __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), one);
     bits = _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(half_ulp, odd)), 16);
     __m128i packed =

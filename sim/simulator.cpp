@@ -352,7 +352,8 @@ namespace {
 bool uneven(const Plan& plan) {
   const core::Stragglers& s = plan.stragglers;
   bool slow = !s.slow_workers.empty() && s.slow_factor != 1;
-  return slow || s.random != core::SlowdownKind::kNone || !plan.cluster.heterogeneity.speed_factors.empty() ||
+  return slow || s.random != core::SlowdownKind::kNone ||
+         !plan.cluster.heterogeneity.speed_factors.empty() ||
          !plan.cluster.heterogeneity.link_bandwidth.empty();
 }
 

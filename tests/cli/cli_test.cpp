@@ -184,10 +184,10 @@ TEST(Cli, CompareRefusesResultsOfDifferentPlans) {
   std::string ring2 = predict(kQuickstart, "--workers 2", "ring2.json");
   std::string ring2_again = predict(kQuickstart, "--workers 2", "ring2-again.json");
   std::string torus4 = predict(kQuickstart, "--workers 4 --strategy torus2d", "torus4.json");
-  std::ofstream(dir / "fp16.yaml") << "cluster: " << source_path("topologies/v100-ib-switch.yaml")
-                                   << "\nworkload: " << source_path("models/resnet50.yaml")
-                                   << "\nstrategy: { kind: ring }\n"
-                                   << "training: { workers: 2, gradient_precision: fp16 }\n";
+  std::ofstream(dir / "fp16.yaml")
+      << "cluster: " << source_path("topologies/v100-ib-switch.yaml")
+      << "\nworkload: " << source_path("models/resnet50.yaml") << "\nstrategy: { kind: ring }\n"
+      << "training: { workers: 2, gradient_precision: fp16 }\n";
   std::string fp16 = predict((dir / "fp16.yaml").string(), "", "fp16.json");
   EXPECT_EQ(run("compare " + ring2 + " " + ring2_again).code, 0);
   Output o = run("compare " + torus4 + " " + ring2);

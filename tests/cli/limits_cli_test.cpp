@@ -1,7 +1,6 @@
 // Simulations sized beyond the process's limits: the heap's stacks give the same answer as guarded
 // ones, and a size that cannot run is refused before it starts (exit 2, naming the limit).
 #include <gtest/gtest.h>
-
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,7 +45,8 @@ TEST(LimitsCli, AnalyticMemoryDoesNotGrowWithTheSteps) {
   fs::create_directories(dir);
   auto plan = [&](long steps) {
     fs::path path = dir / ("steps-" + std::to_string(steps) + ".yaml");
-    std::ofstream(path) << "cluster: " << scaleout::testing::source_path("topologies/v100-ib-switch.yaml")
+    std::ofstream(path) << "cluster: "
+                        << scaleout::testing::source_path("topologies/v100-ib-switch.yaml")
                         << "\nworkload: " << scaleout::testing::source_path("models/resnet50.yaml")
                         << "\nstrategy: { kind: ring }\ntraining: { workers: 64, steps: " << steps
                         << " }\n";

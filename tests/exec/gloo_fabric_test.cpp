@@ -106,9 +106,9 @@ TEST(GlooFabric, MessagesCarryTheirRangeAndProducedGradientsAreTheKnownValues) {
   });
 }
 
-// compute_async queues and returns: the caller goes on (to its exchanges) while the stream computes,
-// and the stream runs its phases one after another. Each phase is an emulated 0.2 s wait, so a
-// compute_async that waited for its phase would return after the phase ended.
+// compute_async queues and returns: the caller goes on (to its exchanges) while the stream
+// computes, and the stream runs its phases one after another. Each phase is an emulated 0.2 s wait,
+// so a compute_async that waited for its phase would return after the phase ended.
 TEST(GlooFabric, ComputeAsyncReturnsBeforeItsComputeEndsAndPhasesRunInOrder) {
   on_two_ranks(ElementType::kFp32, 8, 0, [&](int, GlooFabric& f, GradientBuffer&) {
     f.emulate_device(1e9);

@@ -2,13 +2,14 @@
 // 16-bit pattern as the destination paired with others by several permutations: subnormals,
 // infinities, ties that round to even and sums that overflow included. A NaN must stay a NaN
 // (its payload may differ).
+#include "exec/half_sums.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "exec/gradient_buffer.hpp"
-#include "exec/half_sums.hpp"
 
 namespace scaleout::exec {
 namespace {
@@ -36,8 +37,8 @@ void expect_same_sums(Add vector, Add portable, bool (*nan)(std::uint16_t), cons
       for (int i = 0; i < kPatterns; ++i)
         if (v[i] != p[i] && !(nan(v[i]) && nan(p[i]))) {
           if (++differ <= 5)
-            ADD_FAILURE() << what << ": " << std::hex << a[i] << " + " << b[i] << " gave "
-                          << v[i] << " vector, " << p[i] << " portable";
+            ADD_FAILURE() << what << ": " << std::hex << a[i] << " + " << b[i] << " gave " << v[i]
+                          << " vector, " << p[i] << " portable";
         }
     }
   EXPECT_EQ(differ, 0) << what;
