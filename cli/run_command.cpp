@@ -12,12 +12,12 @@
 #include "core/input_error.hpp"
 #include "core/model_split.hpp"
 #include "core/plan_loader.hpp"
-#include "core/schedule_check.hpp"
-#include "core/schedule_fabric.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/emulated_cluster.hpp"
 #include "exec/local_run.hpp"
+#include "exec/schedule_check.hpp"
+#include "exec/schedule_fabric.hpp"
 
 namespace scaleout::cli {
 
@@ -59,7 +59,7 @@ void rank_and_step_from_env(const char* name, int& rank, int& step) {
 // or checks that this build and machine can run the plan on GPUs. Returns -1 to go on running.
 int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions& options) {
   if (args.dry_run) {
-    auto ranks = core::schedule_plan(plan);
+    auto ranks = exec::schedule_plan(plan);
     std::printf(
         "# NCCL calls of one training step: %s, %zu ranks; a line per ncclGroupStart/End,"
         " ranges in %s elements (%s)\n",
@@ -67,9 +67,9 @@ int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions&
         plan.parallelism ? "activation (stages, tensor groups) or gradient (data groups)"
                          : "gradient",
         plan.training.gradient_precision.c_str());
-    std::fputs(core::format_schedule(ranks).c_str(), stdout);
+    std::fputs(exec::format_schedule(ranks).c_str(), stdout);
     // Checked as NCCL runs grouped calls: a schedule that would hang the GPUs fails here.
-    std::string hangs = core::nccl_schedule_hangs(ranks);
+    std::string hangs = exec::nccl_schedule_hangs(ranks);
     if (!hangs.empty()) {
       std::fprintf(stderr, "error: these calls would hang under NCCL's grouped semantics: %s\n",
                    hangs.c_str());

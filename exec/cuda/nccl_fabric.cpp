@@ -69,9 +69,9 @@ void NcclFabric::ensure_scratch(std::int64_t elements) {
   scratch_elements_ = elements;
 }
 
-void NcclFabric::issue(const std::vector<core::PointOp>& group) {
+void NcclFabric::issue(const std::vector<exec::PointOp>& group) {
   std::int64_t needed = 0;
-  std::vector<std::int64_t> offsets = core::scratch_offsets(group, kScratchAlign, needed);
+  std::vector<std::int64_t> offsets = exec::scratch_offsets(group, kScratchAlign, needed);
   ensure_scratch(needed);
   auto scratch_at = [&](std::int64_t offset) {
     return static_cast<std::byte*>(scratch_) + offset * element_bytes(type_);
@@ -79,7 +79,7 @@ void NcclFabric::issue(const std::vector<core::PointOp>& group) {
   ncclDataType_t dtype = nccl_type(type_);
   SCALEOUT_NCCL_CHECK(ncclGroupStart());
   for (std::size_t i = 0; i < group.size(); ++i) {
-    const core::PointOp& op = group[i];
+    const exec::PointOp& op = group[i];
     if (op.span.count == 0) continue;
     auto count = static_cast<std::size_t>(op.span.count);
     if (op.send) {

@@ -1,6 +1,6 @@
 // The executed fabric on GPUs: each rank is a process driving one device; NCCL moves ranges of the
 // gradient (device memory, in the plan's precision) between ranks. Sends and receives are queued
-// and issued at each wait (one ncclGroupStart/End per wait, as core/grouped_fabric.hpp groups
+// and issued at each wait (one ncclGroupStart/End per wait, as exec/grouped_fabric.hpp groups
 // them) on one communication stream; a receive that adds lands in a reused scratch buffer and a
 // kernel adds it, in stream order. Compute phases (cuBLAS matrix products,
 // gemm_compute.hpp) run on a stream of their own, beside the
@@ -18,9 +18,9 @@
 
 #include "core/check_values.hpp"
 #include "core/fabric.hpp"
-#include "core/grouped_fabric.hpp"
 #include "exec/cuda/gemm_compute.hpp"
 #include "exec/gradient_buffer.hpp"
+#include "exec/grouped_fabric.hpp"
 
 namespace scaleout::exec {
 
@@ -31,7 +31,7 @@ ncclDataType_t nccl_type(ElementType type);
 std::vector<float> download_floats(ElementType type, const void* data, std::int64_t count,
                                    cudaStream_t stream);
 
-class NcclFabric : public core::GroupedFabric {
+class NcclFabric : public exec::GroupedFabric {
  public:
   // `comm` is this rank's communicator: the fabric does not own it, but on a timeout or an NCCL
   // error it aborts it and sets it to null. The current device must be the communicator's.
@@ -76,7 +76,7 @@ class NcclFabric : public core::GroupedFabric {
 
  protected:
   // ncclSend/ncclRecv inside one ncclGroupStart/End, then the additions, on the stream.
-  void issue(const std::vector<core::PointOp>& group) override;
+  void issue(const std::vector<exec::PointOp>& group) override;
   void wait_issued() override { synchronize(); }
 
  private:

@@ -14,7 +14,6 @@
 #include "core/check_values.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
-#include "core/schedule_fabric.hpp"
 #include "core/slowdown.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
@@ -23,6 +22,7 @@
 #include "exec/cuda/nccl_fabric.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/rank_steps.hpp"
+#include "exec/schedule_fabric.hpp"
 
 namespace scaleout::exec {
 
@@ -100,7 +100,7 @@ nlohmann::json train(const core::Plan& plan, const ExecOptions& options, const R
 
 void run_cuda_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
                    const std::function<void(const nlohmann::json&)>& finish) {
-  core::check_nccl_schedulable(plan);
+  exec::check_nccl_schedulable(plan);
   int devices = 0;
   SCALEOUT_CUDA_CHECK(cudaGetDeviceCount(&devices));
   if (devices == 0) throw CudaError("rank " + std::to_string(setup.rank) + ": no GPU");

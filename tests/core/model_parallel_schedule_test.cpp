@@ -6,13 +6,16 @@
 #include <algorithm>
 
 #include "core/input_error.hpp"
-#include "core/schedule_check.hpp"
-#include "core/schedule_fabric.hpp"
+#include "exec/schedule_check.hpp"
+#include "exec/schedule_fabric.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::core {
 namespace {
+
+// NCCL's grouping and its dry run live with the backends (exec/), not in core.
+using namespace ::scaleout::exec;
 
 using Groups = std::vector<std::vector<PointOp>>;
 

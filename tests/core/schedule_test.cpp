@@ -6,13 +6,16 @@
 #include <tuple>
 
 #include "core/input_error.hpp"
-#include "core/schedule_fabric.hpp"
 #include "core/strategy.hpp"
+#include "exec/schedule_fabric.hpp"
 #include "tests/support/memory_fabric.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::core {
 namespace {
+
+// NCCL's grouping and its dry run live with the backends (exec/), not in core.
+using namespace ::scaleout::exec;
 
 // Operations per (direction, peer), in posting order: what NCCL matches between two ranks.
 using PerPair =

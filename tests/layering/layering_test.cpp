@@ -42,6 +42,23 @@ TEST(Layering, CoreKnowsNoEngine) {
       std::vector<std::string>{});
 }
 
+// NCCL's calls and grouping belong to the backends: no core file writes their names in code
+// (comments may cite NCCL's published algorithms).
+TEST(Layering, CoreHoldsNoNcclScheduling) {
+  std::vector<std::string> found;
+  const std::regex nccl_call(R"(nccl(Send|Recv|GroupStart|GroupEnd|AllReduce)\b)");
+  for (const auto& entry :
+       fs::recursive_directory_iterator(fs::path(SCALEOUT_SOURCE_DIR) / "core")) {
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) {
+      std::string code = line.substr(0, line.find("//"));
+      if (std::regex_search(code, nccl_call))
+        found.push_back(entry.path().filename().string() + ": " + line);
+    }
+  }
+  EXPECT_EQ(found, std::vector<std::string>{});
+}
+
 TEST(Layering, SimAndExecNeverIncludeEachOther) {
   EXPECT_EQ(includes_matching("sim", std::regex(R"(^(exec|cli|gui)/|gloo|cuda|nccl|^Q)")),
             std::vector<std::string>{});

@@ -24,7 +24,7 @@ struct Post {
 class MemoryFabric : public core::Fabric {
  public:
   MemoryFabric(Post& post, int rank, int size, std::vector<float>& data,
-               std::vector<core::PointOp>* record)
+               std::vector<exec::PointOp>* record)
       : post_(post), rank_(rank), size_(size), data_(data), record_(record) {}
 
   int rank() const override { return rank_; }
@@ -123,7 +123,7 @@ class MemoryFabric : public core::Fabric {
   Post& post_;
   int rank_, size_;
   std::vector<float>& data_;
-  std::vector<core::PointOp>* record_;  // optional
+  std::vector<exec::PointOp>* record_;  // optional
   std::vector<Pending> pending_;
   std::vector<float> held_;
   core::Span held_span_;
@@ -144,7 +144,7 @@ std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, in
 
 std::vector<std::vector<float>> run_ranks_in_memory(
     int workers, int servers, std::int64_t elements, const std::function<void(core::Fabric&)>& body,
-    bool keep_servers, std::vector<std::vector<core::PointOp>>* record) {
+    bool keep_servers, std::vector<std::vector<exec::PointOp>>* record) {
   int ranks = workers + servers;
   if (record) record->assign(ranks, {});
   std::vector<std::vector<float>> data(ranks, std::vector<float>(elements, 0.0f));
@@ -169,11 +169,11 @@ std::vector<std::vector<float>> run_ranks_in_memory(
   return data;
 }
 
-std::vector<std::vector<core::PointOp>> record_in_memory(core::StrategyProgram& program,
+std::vector<std::vector<exec::PointOp>> record_in_memory(core::StrategyProgram& program,
                                                          int workers, int servers,
                                                          std::int64_t elements,
                                                          const std::vector<core::Span>& buckets) {
-  std::vector<std::vector<core::PointOp>> record;
+  std::vector<std::vector<exec::PointOp>> record;
   run_ranks_in_memory(
       workers, servers, elements,
       [&](core::Fabric& fabric) {

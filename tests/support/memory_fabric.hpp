@@ -6,9 +6,9 @@
 #include <functional>
 #include <vector>
 
-#include "core/op_groups.hpp"
 #include "core/plan.hpp"
 #include "core/strategy.hpp"
+#include "exec/op_groups.hpp"
 
 namespace scaleout::testing {
 
@@ -23,11 +23,11 @@ std::vector<std::vector<float>> run_in_memory(core::StrategyProgram& program, in
 // with zeros). Returns the buffers of the workers, and of the servers after them when asked.
 std::vector<std::vector<float>> run_ranks_in_memory(
     int workers, int servers, std::int64_t elements, const std::function<void(core::Fabric&)>& body,
-    bool keep_servers, std::vector<std::vector<core::PointOp>>* record = nullptr);
+    bool keep_servers, std::vector<std::vector<exec::PointOp>>* record = nullptr);
 
 // Runs `program` as run_in_memory does and returns every rank's sends and receives in the order
 // it posted them (what a fabric's schedule must match).
-std::vector<std::vector<core::PointOp>> record_in_memory(core::StrategyProgram& program,
+std::vector<std::vector<exec::PointOp>> record_in_memory(core::StrategyProgram& program,
                                                          int workers, int servers,
                                                          std::int64_t elements,
                                                          const std::vector<core::Span>& buckets);

@@ -1,8 +1,10 @@
-#include "core/op_groups.hpp"
+#include "exec/op_groups.hpp"
 
 #include <stdexcept>
 
-namespace scaleout::core {
+namespace scaleout::exec {
+
+using namespace scaleout::core;
 
 Fabric::Handle GroupPlanner::post(const PointOp& op) {
   ops_.push_back(op);
@@ -41,4 +43,4 @@ std::string describe(const PointOp& op) {
          (op.combine == Combine::kAdd ? " add)" : " replace)");
 }
 
-}  // namespace scaleout::core
+}  // namespace scaleout::exec

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "core/op_groups.hpp"
+#include "exec/op_groups.hpp"
 
-namespace scaleout::core {
+namespace scaleout::exec {
 
 // Empty when every rank's groups complete; else which ranks are stuck at which group, waiting for
 // what ("rank 2 group 5 waits for ncclRecv(peer 3, ...)").
 std::string nccl_schedule_hangs(const std::vector<std::vector<std::vector<PointOp>>>& ranks);
 
-}  // namespace scaleout::core
+}  // namespace scaleout::exec

@@ -1,9 +1,11 @@
-#include "core/schedule_check.hpp"
+#include "exec/schedule_check.hpp"
 
 #include <map>
 #include <utility>
 
-namespace scaleout::core {
+namespace scaleout::exec {
+
+using namespace scaleout::core;
 
 namespace {
 
@@ -76,4 +78,4 @@ std::string nccl_schedule_hangs(const std::vector<Groups>& ranks) {
   return stuck;
 }
 
-}  // namespace scaleout::core
+}  // namespace scaleout::exec

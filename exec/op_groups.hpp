@@ -9,26 +9,28 @@
 
 #include "core/fabric.hpp"
 
-namespace scaleout::core {
+namespace scaleout::exec {
 
 struct PointOp {
   bool send = false;
   int peer = -1;
-  Span span;
-  Combine combine = Combine::kReplace;  // receives only
+  core::Span span;
+  core::Combine combine = core::Combine::kReplace;  // receives only
   bool operator==(const PointOp&) const = default;
 };
 
 class GroupPlanner {
  public:
   // Queues `op`; returns its handle (its index since the last clear()).
-  Fabric::Handle post(const PointOp& op);
+  core::Fabric::Handle post(const PointOp& op);
   // Everything posted and not yet issued, in posting order; marks it issued. Empty when none.
   std::vector<PointOp> take_group();
   bool has_unissued() const { return issued_ < ops_.size(); }
   // Whether `handle` went out in a group already.
-  bool issued(Fabric::Handle handle) const { return static_cast<std::size_t>(handle) < issued_; }
-  const PointOp& op(Fabric::Handle handle) const {
+  bool issued(core::Fabric::Handle handle) const {
+    return static_cast<std::size_t>(handle) < issued_;
+  }
+  const PointOp& op(core::Fabric::Handle handle) const {
     return ops_.at(static_cast<std::size_t>(handle));
   }
   // Forgets every operation (a bucket is over). REQUIRES: nothing unissued.
@@ -48,4 +50,4 @@ std::vector<std::int64_t> scratch_offsets(const std::vector<PointOp>& group, std
 // "ncclSend(peer 1, [0, 1024))" or "ncclRecv(peer 3, [1024, 2048) add)".
 std::string describe(const PointOp& op);
 
-}  // namespace scaleout::core
+}  // namespace scaleout::exec

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/grouped_fabric.hpp"
 #include "core/plan.hpp"
+#include "exec/grouped_fabric.hpp"
 
-namespace scaleout::core {
+namespace scaleout::exec {
 
 using OpGroup = std::vector<PointOp>;
 
@@ -21,9 +21,9 @@ class ScheduleFabric : public GroupedFabric {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   // Parameter-server messages have no NCCL counterpart: a program that sends them is refused.
-  void send_message(int peer, const Message& m) override;
-  Message receive_message() override;
-  void accept_data(Combine) override {}
+  void send_message(int peer, const core::Message& m) override;
+  core::Message receive_message() override;
+  void accept_data(core::Combine) override {}
   void idle(double) override {}
   void compute(double) override {}
   double now() override { return 0; }
@@ -43,14 +43,14 @@ class ScheduleFabric : public GroupedFabric {
 // Throws InputError for plans whose training needs messages from any rank (asynchronous PS,
 // backup workers, softsync, bounded staleness): NCCL gives no such channel, so on GPUs those run
 // with CPU servers over TCP (exec/cuda_backend.hpp's DeviceWorker) and have no NCCL schedule.
-void check_nccl_schedulable(const Plan& plan);
+void check_nccl_schedulable(const core::Plan& plan);
 
 // Each rank's groups for one step of the plan's training loop (every rank's own program, on a
 // few threads). Throws as check_nccl_schedulable does.
-std::vector<std::vector<OpGroup>> schedule_plan(const Plan& plan);
+std::vector<std::vector<OpGroup>> schedule_plan(const core::Plan& plan);
 
 // "rank 0 group 3: ncclSend(peer 1, [0, 1024)) ncclRecv(peer 3, [1024, 2048) add)", a line per
 // group, ranks in order.
 std::string format_schedule(const std::vector<std::vector<OpGroup>>& ranks);
 
-}  // namespace scaleout::core
+}  // namespace scaleout::exec

@@ -1,4 +1,4 @@
-#include "core/schedule_fabric.hpp"
+#include "exec/schedule_fabric.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -14,7 +14,9 @@
 #include "core/strategies/model_parallel_training.hpp"
 #include "core/strategies/ps_training.hpp"
 
-namespace scaleout::core {
+namespace scaleout::exec {
+
+using namespace scaleout::core;
 
 void ScheduleFabric::send_message(int, const Message&) {
   throw std::logic_error("parameter-server messages have no NCCL schedule");
@@ -120,4 +122,4 @@ std::string format_schedule(const std::vector<std::vector<OpGroup>>& ranks) {
   return out.str();
 }
 
-}  // namespace scaleout::core
+}  // namespace scaleout::exec

@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "core/fabric.hpp"
-#include "core/op_groups.hpp"
+#include "exec/op_groups.hpp"
 
-namespace scaleout::core {
+namespace scaleout::exec {
 
-class GroupedFabric : public Fabric {
+class GroupedFabric : public core::Fabric {
  public:
-  Handle post_send(int peer, Span span) override;
-  Handle post_recv(int peer, Span span, Combine combine) override;
+  Handle post_send(int peer, core::Span span) override;
+  Handle post_recv(int peer, core::Span span, core::Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override;
   void exchange_steps(int to, int from, int count, const StepFn& step) override;
   void end_bucket() override { planner_.clear(); }
@@ -31,4 +31,4 @@ class GroupedFabric : public Fabric {
   GroupPlanner planner_;
 };
 
-}  // namespace scaleout::core
+}  // namespace scaleout::exec

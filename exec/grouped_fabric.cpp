@@ -1,6 +1,8 @@
-#include "core/grouped_fabric.hpp"
+#include "exec/grouped_fabric.hpp"
 
-namespace scaleout::core {
+namespace scaleout::exec {
+
+using namespace scaleout::core;
 
 Fabric::Handle GroupedFabric::post_send(int peer, Span span) {
   return planner_.post(PointOp{true, peer, span, Combine::kReplace});
@@ -31,4 +33,4 @@ void GroupedFabric::exchange_steps(int to, int from, int count, const StepFn& st
   wait_issued();
 }
 
-}  // namespace scaleout::core
+}  // namespace scaleout::exec
