@@ -74,6 +74,15 @@ void add_training_fields(std::vector<PlanField>& f) {
       [](WhatIf& w, core::YamlMap& m, const std::string& k) {
         w.plan.training.batch_per_worker = static_cast<int>(m.get_int(k, 1));
       }));
+  // A plan that gives the global batch derives each replica's share from it at every size: an
+  // edited batch per worker would be overwritten, so the field is off rather than ignored.
+  f.back().why_off = [](const WhatIf& w) {
+    return w.plan.training.global_batch > 0
+               ? "the plan gives training.global_batch (" +
+                     std::to_string(w.plan.training.global_batch) +
+                     "): each data-parallel replica's batch follows from it"
+               : std::string();
+  };
   f.push_back(
       {"training.gradient_precision",
        "gradient precision",

@@ -9,6 +9,7 @@
 #include "core/plan_loader.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/main_window.hpp"
+#include "gui/plan_panel.hpp"
 #include "sim/curves.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"
@@ -46,6 +47,12 @@ TEST(GuiModelParallel, TheWindowOpensTheGpt3Plan) {
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
   QApplication::processEvents();
+  // The plan gives the global batch: the batch per worker follows from it, so it is not editable.
+  QWidget* batch = w.plan_panel()->editor("training.batch_per_worker");
+  ASSERT_NE(batch, nullptr);
+  EXPECT_FALSE(batch->isEnabled());
+  EXPECT_NE(batch->toolTip().toStdString().find("training.global_batch (1536)"), std::string::npos)
+      << batch->toolTip().toStdString();
   std::filesystem::create_directories(kShots);
   ASSERT_TRUE(
       w.grab().save(QString::fromStdString((kShots / "window-model-parallel.png").string())));
