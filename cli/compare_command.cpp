@@ -42,10 +42,13 @@ Action add_compare_command(CLI::App& app) {
   return [=]() {
     core::RunResult p = load_result(*predicted), m = load_result(*measured);
     if (!p.stamp || !m.stamp) {
+      std::string unstamped = !p.stamp && !m.stamp ? *predicted + " and " + *measured
+                              : !p.stamp           ? *predicted
+                                                   : *measured;
       std::fprintf(stderr,
-                   "warning: %s has no plan stamp (written before results had one): "
-                   "not checked that both results come from the same plan\n",
-                   (!p.stamp ? *predicted : *measured).c_str());
+                   "warning: %s has no plan stamp (written before results had one): not checked "
+                   "that both results come from the same plan\n",
+                   unstamped.c_str());
     } else if (std::string diff = core::stamp_difference(*p.stamp, *m.stamp); !diff.empty()) {
       if (!*force)
         throw core::InputError(*measured, 0, "plan_stamp",

@@ -26,7 +26,11 @@ CLI::Validator bundled_input() {
   return CLI::Validator(
       [](std::string& value) {
         if (value.empty()) return std::string("an empty file name: give a path");
-        value = core::bundled_path(value);
+        std::string found = core::bundled_path(value);
+        if (found != value)
+          std::fprintf(stderr, "note: %s is not in this directory: using the bundled %s\n",
+                       value.c_str(), found.c_str());
+        value = found;
         return std::string();
       },
       "PATH", "input file");

@@ -64,6 +64,48 @@ int choose_backend(const ValidateArgs& args, core::Plan& plan, exec::ExecOptions
   return -1;
 }
 
+// Prints predicted against measured and the judged step's error; writes the JSON when asked.
+// Exit 0 within the tolerance, 1 outside it or when a sum was wrong.
+int judge(const ValidateArgs& args, const core::Plan& plan, const core::RunResult& predicted,
+          const core::RunResult& measured) {
+  // Both come from `plan`; a difference would mean an engine answered for another plan.
+  if (predicted.stamp && measured.stamp)
+    if (std::string diff = core::stamp_difference(*predicted.stamp, *measured.stamp);
+        !diff.empty()) {
+      std::fprintf(stderr, "error: the prediction and the run are of different plans: %s\n",
+                   diff.c_str());
+      return 1;
+    }
+  // Synchronous steps are alike: the median step of each is robust to one step disturbed by the
+  // shared machine. A parameter-server training program's steps are not (a step ends when its
+  // slowest worker is through it, and workers drift apart): the mean over the whole run.
+  bool alike = !core::uses_ps_training(plan);
+  double predicted_step = core::judged_step(predicted, alike),
+         measured_step = core::judged_step(measured, alike);
+  double error = core::relative_error(predicted_step, measured_step);
+  print_comparison(stdout, predicted, measured);
+  // The table above shows the mean step; this line names the step it judges (median or mean).
+  std::string over = alike ? "median of " + std::to_string(measured.steps.size()) + " steps each"
+                           : "mean over the run";
+  std::printf(
+      "step time: %s step predicted %.3f ms, measured %.3f ms (%s): error %+.1f%%, "
+      "tolerance %.1f%%\n",
+      alike ? "median" : "mean", predicted_step * 1e3, measured_step * 1e3, over.c_str(),
+      error * 100, args.tolerance * 100);
+  if (!args.output.empty()) {
+    nlohmann::json out = {{"predicted", core::to_json(predicted)},
+                          {"measured", core::to_json(measured)},
+                          {"step_time_error", error},
+                          {"tolerance", args.tolerance}};
+    core::write_file_atomic(args.output, out.dump(2) + "\n");
+  }
+  if (measured.wrong > 0) {
+    std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", measured.wrong);
+    return 1;
+  }
+  return std::fabs(error) <= args.tolerance ? 0 : 1;
+}
+
 }  // namespace
 
 Action add_validate_command(CLI::App& app) {
@@ -116,42 +158,7 @@ Action add_validate_command(CLI::App& app) {
       std::fprintf(stderr, "error: the run failed: %s\n", e.what());
       return 1;
     }
-    // Synchronous steps are alike: the median step of each is robust to one step disturbed by the
-    // shared machine. A parameter-server training program's steps are not (a step ends when its
-    // slowest worker is through it, and workers drift apart): the mean over the whole run.
-    bool alike = !core::uses_ps_training(plan);
-    double predicted_step = core::judged_step(predicted, alike),
-           measured_step = core::judged_step(measured, alike);
-    double error = core::relative_error(predicted_step, measured_step);
-    // Both come from `plan`; a difference would mean an engine answered for another plan.
-    if (predicted.stamp && measured.stamp)
-      if (std::string diff = core::stamp_difference(*predicted.stamp, *measured.stamp);
-          !diff.empty()) {
-        std::fprintf(stderr, "error: the prediction and the run are of different plans: %s\n",
-                     diff.c_str());
-        return 2;
-      }
-    print_comparison(stdout, predicted, measured);
-    // The table above shows the mean step; this line names the step it judges (median or mean).
-    std::string over = alike ? "median of " + std::to_string(measured.steps.size()) + " steps each"
-                             : "mean over the run";
-    std::printf(
-        "step time: %s step predicted %.3f ms, measured %.3f ms (%s): error %+.1f%%, "
-        "tolerance %.1f%%\n",
-        alike ? "median" : "mean", predicted_step * 1e3, measured_step * 1e3, over.c_str(),
-        error * 100, args->tolerance * 100);
-    if (!args->output.empty()) {
-      nlohmann::json out = {{"predicted", core::to_json(predicted)},
-                            {"measured", core::to_json(measured)},
-                            {"step_time_error", error},
-                            {"tolerance", args->tolerance}};
-      core::write_file_atomic(args->output, out.dump(2) + "\n");
-    }
-    if (measured.wrong > 0) {
-      std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", measured.wrong);
-      return 1;
-    }
-    return std::fabs(error) <= args->tolerance ? 0 : 1;
+    return judge(*args, plan, predicted, measured);
   };
 }
 

@@ -1,7 +1,8 @@
 // Sums of half-precision gradients on the CPU (fp16 and bf16, added in float and rounded back to
 // nearest even, as NCCL and Gloo reduce halves). Portable loops convert one element at a time
 // (fp16 through libgcc's soft conversions: 0.08 G elements/s here, 50x slower than fp32); where
-// the CPU has AVX2 and F16C the vector forms convert and add eight at a time, bit for bit the same.
+// the CPU has AVX2 and F16C the vector forms convert and add eight at a time, bit for bit the same
+// (a NaN stays a NaN; its payload may differ).
 #pragma once
 
 #include <cstdint>

@@ -25,9 +25,9 @@ MeasuredPoint load_measured(const std::string& path, const core::Plan& plan) {
   // Its own strategy and size, on the window's cluster and model: a run of another cluster or
   // model has no prediction here to be compared with.
   auto differs = [](const std::string& a, const std::string& b) { return !a.empty() && a != b; };
-  if (differs(m.measured.cluster, plan.cluster.name) ||
-      differs(m.measured.workload, plan.workload.name))
-    throw core::InputError(path, 0, "cluster",
+  bool other_cluster = differs(m.measured.cluster, plan.cluster.name);
+  if (other_cluster || differs(m.measured.workload, plan.workload.name))
+    throw core::InputError(path, 0, other_cluster ? "cluster" : "workload",
                            "a run of " + m.measured.workload + " on " + m.measured.cluster +
                                ", not of the open plan's " + plan.workload.name + " on " +
                                plan.cluster.name + ": open its plan to compare it");

@@ -9,7 +9,8 @@ build=$(cd "$1" && pwd)
 root=$(mktemp -d /tmp/scaleout-install.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 prefix=$root/prefix
-cmake --install "$build" --prefix "$prefix" > "$root/install.log"
+cmake --install "$build" --prefix "$prefix" > "$root/install.log" ||
+  { cat "$root/install.log"; echo "FAIL: cmake --install"; exit 1; }
 mkdir "$root/work" && cd "$root/work"
 unset SCALEOUT_DATA_DIR
 
@@ -26,6 +27,7 @@ fi
 man_page=$prefix/share/man/man1/scaleout.1
 [ -f "$man_page" ] || { echo "FAIL: no man page at $man_page"; exit 1; }
 commands=$("$prefix/bin/scaleout" --help | sed -n '/^Subcommands:/,$p' | awk '/^  [a-z]/{print $1}')
+[ -n "$commands" ] || { echo "FAIL: no commands found in scaleout --help"; exit 1; }
 for c in $commands; do
   grep -q "^\.B $c\$" "$man_page" || { echo "FAIL: the man page does not describe '$c'"; exit 1; }
 done

@@ -18,13 +18,21 @@ for f in ./usr/bin/scaleout ./usr/share/scaleout/experiments/quickstart.yaml \
 done
 depends=$(dpkg-deb -f "$deb" Depends)
 depend_names=$(sed 's/ ([^)]*)//g; s/ *| */\n/g; s/, /\n/g' <<< "$depends")
+# ldconfig is in /sbin, off a user's PATH; its whole output is read first (awk leaving early would
+# end it with SIGPIPE).
+cache=$(/sbin/ldconfig -p)
 checked=0
 for exe in "$build/cli/scaleout" "$build/gui/scaleout-gui"; do
   [ -x "$exe" ] || continue
   for lib in $(readelf -d "$exe" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+    path=$(awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}' <<< "$cache")
     [ -n "$path" ] || continue
-    owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1) || true
+    # dpkg records some libraries under /lib, others under /usr/lib (merged /usr): try both.
+    owner=""
+    for p in "$path" "$(readlink -f "$path")" "/usr$path" "${path#/usr}"; do
+      owner=$(dpkg -S "$p" 2>/dev/null | head -1 | cut -d: -f1) || true
+      [ -n "$owner" ] && break
+    done
     [ -n "$owner" ] || continue
     grep -Fxq "$owner" <<< "$depend_names" ||
       { echo "FAIL: $lib ($owner) is linked but not in Depends: $depends"; exit 1; }

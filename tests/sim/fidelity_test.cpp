@@ -55,8 +55,9 @@ TEST(Fidelity, FusionKindsWithOverlap) {
 }
 
 // One rank computing at half speed: coalesced ring phases let the ranks after it go on as if its
-// chunks came in step (14% short at 64 workers), so a plan with stragglers or unlike speeds runs
-// step by step whatever was asked.
+// chunks came in step (on this plan fast fidelity gave 20.5 ms against 24.2 ms step by step before
+// plans like it were made to run step by step), so a plan with stragglers or unlike speeds runs
+// step by step whatever was asked: the same simulation, the same answer.
 TEST(Fidelity, StragglersAndUnlikeSpeedsRunStepByStep) {
   core::Cluster c = testing::switch_cluster(8, 12.5e9, 2e-6);
   core::Plan slow = testing::collective_plan(c, core::StrategyKind::kRing, 64, 2.5e7);
@@ -70,8 +71,7 @@ TEST(Fidelity, StragglersAndUnlikeSpeedsRunStepByStep) {
     core::RunResult fast = simulate(*p, {Fidelity::kFast, ""});
     core::RunResult step = simulate(*p, {Fidelity::kStep, ""});
     EXPECT_EQ(fast.fidelity, "step");
-    double err = std::fabs(fast.step_time_s - step.step_time_s) / step.step_time_s;
-    EXPECT_LT(err, kTolerance) << "fast " << fast.step_time_s << " s, step " << step.step_time_s;
+    EXPECT_EQ(fast.step_time_s, step.step_time_s);
   }
 }
 
