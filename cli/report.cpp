@@ -100,8 +100,11 @@ void print_warnings(std::FILE* out, const std::vector<core::RunResult>& rows) {
   }
 }
 
-bool emit_result(const core::RunResult& r, const std::string& path, bool json) {
-  std::string text = core::to_json(r).dump(2) + "\n";
+bool emit_result(const core::RunResult& r, const core::Plan& plan, const std::string& path,
+                 bool json) {
+  core::RunResult stamped = r;
+  stamped.stamp = core::plan_stamp(plan);
+  std::string text = core::to_json(stamped).dump(2) + "\n";
   if (!path.empty()) core::write_file_atomic(path, text);
   print_warnings(stderr, {r});
   if (json) {

@@ -10,9 +10,12 @@
 namespace scaleout::cli {
 
 void print_summary(std::FILE* out, const core::RunResult& r);
-// Writes the result JSON to `path` (atomically; none when empty) and prints it on stdout with
-// `json`, else prints the summary. Returns false when the summary was printed (callers may add).
-bool emit_result(const core::RunResult& r, const std::string& path, bool json);
+// Writes the result JSON, stamped with `plan` (core/plan_stamp.hpp), to `path` (atomically; none
+// when empty) and prints it on stdout with `json`, else prints the summary. Returns false when the
+// summary was printed (callers may add). Results are stamped here, where they leave for a file or
+// another tool, not in the engines: a sweep's thousands of predictions need no stamp.
+bool emit_result(const core::RunResult& r, const core::Plan& plan, const std::string& path,
+                 bool json);
 // Each warning the results carry, once, with how many rows it applies to when there are several.
 void print_warnings(std::FILE* out, const std::vector<core::RunResult>& rows);
 void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows);

@@ -147,7 +147,7 @@ int run_plan(const RunArgs& args) {
     return 1;
   }
   // The all-reduce table describes a data-parallel exchange; a model-parallel run has its summary.
-  if (!emit_result(result, args.output, args.json) && !result.model_parallel)
+  if (!emit_result(result, plan, args.output, args.json) && !result.model_parallel)
     print_collective_table(stdout, result);
   int code = 0;
   if (result.wrong > 0) {

@@ -82,7 +82,7 @@ Action add_simulate_command(CLI::App& app) {
         overrides.strategy = core::parse_strategy_kind(args->plan.strategy);
       core::set_baseline(result, predict(core::load_plan(args->plan.plan, overrides), ""));
     }
-    emit_result(result, args->output, args->json);
+    emit_result(result, plan, args->output, args->json);
     return 0;
   };
 }

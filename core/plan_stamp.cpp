@@ -7,26 +7,19 @@
 
 namespace scaleout::core {
 
-namespace {
-
-std::string fnv1a64(const std::string& text) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+std::string hash_hex(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a, 64 bits
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
-
-}  // namespace
 
 PlanStamp plan_stamp(const Plan& plan) {
   Plan normalized = plan;
   normalized.training.steps = 1;
   PlanStamp s;
-  s.hash = fnv1a64(plan_to_yaml(normalized));
+  s.hash = hash_hex(plan_to_yaml(normalized));
   s.strategy = strategy_name(plan.strategy.kind);
   s.workers = plan.training.workers;
   s.cluster = plan.cluster.name;

@@ -18,6 +18,9 @@ struct PlanStamp {
   std::string cluster;
 };
 
+// 64-bit FNV-1a of `text`, as 16 hex digits: the plan stamp's hash and the sweep CSV's plan_hash.
+std::string hash_hex(const std::string& text);
+
 // training.steps is left out of the hash: a step's prediction does not depend on how many are run,
 // and a short measured run is compared with a longer prediction.
 PlanStamp plan_stamp(const Plan& plan);

@@ -3,13 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/bundled_data.hpp"
-
 namespace scaleout::gui {
 
 namespace fs = std::filesystem;
-
-std::string bundled_path(const std::string& relative) { return core::bundled_path(relative); }
 
 std::vector<std::string> yaml_files(const std::string& dir) {
   std::vector<std::string> out;

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
     scaleout::core::Plan plan;
     if (!headless)
       plan = scaleout::core::load_plan(
-          args.plan.empty() ? scaleout::gui::bundled_path("experiments/quickstart.yaml")
+          args.plan.empty() ? scaleout::core::bundled_path("experiments/quickstart.yaml")
                             : args.plan);
     QApplication app(argc, argv);
     if (headless) return render(args);

@@ -122,7 +122,7 @@ QComboBox* PlanPanel::add_picker(const std::string& key, const std::string& dir)
   // Long file names must not widen the panel: the popup shows them whole.
   combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   combo->setMinimumContentsLength(8);
-  for (const auto& path : yaml_files(bundled_path(dir)))
+  for (const auto& path : yaml_files(core::bundled_path(dir)))
     combo->addItem(QFileInfo(QString::fromStdString(path)).completeBaseName(),
                    QString::fromStdString(path));
   connect(combo, &QComboBox::activated, this, [this, key, combo](int i) {

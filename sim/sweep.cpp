@@ -290,14 +290,6 @@ std::string sweep_plan_hash(const core::Plan& base, const SweepOptions& options)
   return hash_hex(text);
 }
 
-std::string hash_hex(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a, 64 bits
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
-
 std::string sweep_grid_hash(const core::Plan& base, const SweepOptions& options) {
   std::string text = sweep_plan_hash(base, options) + "|";
   for (auto kind : options.strategies) text += std::string(core::strategy_name(kind)) + ",";

@@ -74,8 +74,8 @@ std::string sweep_plan_hash(const core::Plan& base, const SweepOptions& options)
 // Every row of a shard carries it as `grid_hash`; shards of one sweep have the same.
 std::string sweep_grid_hash(const core::Plan& base, const SweepOptions& options);
 
-// 64-bit FNV-1a of `text`, as 16 hex digits.
-std::string hash_hex(const std::string& text);
+// 64-bit FNV-1a of `text`, as 16 hex digits: core::hash_hex (core/plan_stamp.hpp).
+using core::hash_hex;
 
 // The CSV columns; the first eight are the documented contract.
 const std::vector<std::string>& sweep_columns();
