@@ -116,6 +116,10 @@ int run_plan(const RunArgs& args) {
     if (!args.dry_run) {  // a model-parallel plan's calls print; its NCCL run is not built yet
       exec::check_executable(plan);
       core::refuse_model_parallel(plan, "the CUDA backend");
+      if (plan.training.compression.on())
+        throw core::InputError(plan.file, plan.training.compression.line, "training.compression",
+                               "compressed exchanges run on the CPU backend (Gloo) in this "
+                               "version; the CUDA compressors are not built");
     }
     int code = prepare_cuda(args, plan, options);
     if (code >= 0) return code;
@@ -133,6 +137,7 @@ int run_plan(const RunArgs& args) {
   rank_and_step_from_env("SCALEOUT_KILL_RANK", options.kill_rank, options.kill_step);
   rank_and_step_from_env("SCALEOUT_STOP_RANK", options.stop_rank, options.stop_step);
   rank_and_step_from_env("SCALEOUT_CORRUPT_RANK", options.corrupt_rank, options.corrupt_step);
+  options.drop_error_feedback = std::getenv("SCALEOUT_DROP_ERROR_FEEDBACK") != nullptr;
   core::RunResult result;
   try {
     if (args.launch == "external") {
@@ -151,7 +156,10 @@ int run_plan(const RunArgs& args) {
     print_collective_table(stdout, result);
   int code = 0;
   if (result.wrong > 0) {
-    std::fprintf(stderr, "error: %ld elements differ from the exact sum\n", result.wrong);
+    std::fprintf(stderr, "error: %ld elements differ from the exact sum%s\n", result.wrong,
+                 plan.training.compression.on()
+                     ? " (with compression: from what every worker's compressor emitted)"
+                     : "");
     code = 1;
   }
   for (const auto& b : result.baselines)

@@ -114,6 +114,17 @@ class Fabric {
   // Lets `seconds` pass without using the network or the device.
   virtual void idle(double seconds) = 0;
 
+  // Local work on this rank's own numbers that a program does between transfers (a compressor's
+  // encoding and decoding): `apply` gets the rank's buffer as 4-byte fp32 words, the gradient's
+  // elements first, then the program's scratch. Fabrics that hold data run it for real (its time
+  // is what it takes); the default, for fabrics that hold none, lets `seconds` pass instead (the
+  // work's modelled cost) and never calls `apply`.
+  using WordsFn = std::function<void(float* words)>;
+  virtual void local_work(double seconds, const WordsFn& apply) {
+    (void)apply;
+    idle(seconds);
+  }
+
   // A compute phase of `flops` floating-point operations (at the device's effective rate).
   virtual void compute(double flops) = 0;
 

@@ -33,6 +33,9 @@ class GroupFabric : public Fabric {
   void produce_gradient(Span span) override { base_.produce_gradient(span); }
   void flush_messages() override { base_.flush_messages(); }
   void idle(double seconds) override { base_.idle(seconds); }
+  void local_work(double seconds, const WordsFn& apply) override {
+    base_.local_work(seconds, apply);
+  }
   void compute(double flops) override { base_.compute(flops); }
   ComputeTicket compute_async(double flops) override { return base_.compute_async(flops); }
   double wait_compute(ComputeTicket ticket) override { return base_.wait_compute(ticket); }

@@ -58,6 +58,11 @@ struct DeviceSpec {
   double flops = 0;   // peak FLOP/s
   double memory = 0;  // bytes of device memory; 0: not given (nothing is refused for memory)
   int memory_line = 0;
+  // Elements per second at which the device runs gradient compressors (`compress:`): top-k
+  // selection, and the element-wise passes (quantize, dequantize, scatter-add, random-k).
+  double compress_topk = 2.5e9;
+  double compress_quantize = 40e9;
+  int compress_line = 0;
 };
 
 // Heterogeneity: compute speed multipliers by node name ("node3") or device name ("node1-dev2"),
@@ -190,6 +195,21 @@ struct Strategy {
   int server_hosts_line = 0;
 };
 
+// `training.compression`: what a worker does to its gradient before it crosses the network
+// (core/compression.hpp says what each kind exchanges).
+enum class CompressionKind { kNone, kFp16, kTopk, kRandomk, kInt8, kOnebit, kPowersgd };
+
+struct Compression {
+  CompressionKind kind = CompressionKind::kNone;
+  double density = 0.01;      // topk, randomk: share of the elements kept, in (0, 1]
+  bool error_feedback = true;  // keep what compression dropped and add it to the next step
+  int rank = 4;               // powersgd
+  double chunk = 1.0 * 1024 * 1024;  // int8, onebit: bytes of fp32 gradient per scale
+  int line = 0;
+  int density_line = 0, rank_line = 0, chunk_line = 0;
+  bool on() const { return kind != CompressionKind::kNone && kind != CompressionKind::kFp16; }
+};
+
 struct Training {
   int workers = 1;
   int batch_per_worker = 32;
@@ -218,6 +238,7 @@ struct Training {
   // batch_per_worker); 0: not given.
   int global_batch = 0;
   int global_batch_line = 0;
+  Compression compression;
 };
 
 enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };

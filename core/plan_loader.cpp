@@ -126,6 +126,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
       c.device.memory = d.get_quantity("memory", Quantity::kBytes);
       c.device.memory_line = line_of(d.node()["memory"]);
     }
+    read_compress_rates(d, c.device);
     d.finish();
   }
   c.network = read_network(m);

@@ -1,5 +1,7 @@
 #include "core/plan_loader_extras.hpp"
 
+#include "core/compression.hpp"
+
 namespace scaleout::core {
 
 namespace {
@@ -36,9 +38,91 @@ Training::Fusion read_fusion(YamlMap& parent, bool buffer_given) {
   return f;
 }
 
+// fp16 is the precision path (gradient_precision: fp16); the other kinds carry their own wire
+// format computed from fp32 gradients.
+void apply_compression_precision(YamlMap& parent, Training& t, bool precision_given) {
+  const Compression& c = t.compression;
+  if (c.kind == CompressionKind::kFp16) {
+    if (precision_given && t.gradient_precision != "fp16")
+      parent.fail("gradient_precision", "compression fp16 sends the gradient as fp16; leave "
+                                        "gradient_precision out or give fp16");
+    t.gradient_precision = "fp16";
+    t.gradient_bytes_per_element = 2;
+  } else if (c.on() && t.gradient_precision != "fp32") {
+    parent.fail("gradient_precision", std::string("compression ") + compression_name(c.kind) +
+                                          " encodes fp32 gradients in its own wire format; give "
+                                          "gradient_precision fp32");
+  }
+}
+
+Compression read_compression(YamlMap& parent) {
+  Compression c;
+  if (!parent.has("compression")) {
+    parent.child("compression", false);
+    return c;
+  }
+  YAML::Node node = parent.child("compression");
+  c.line = line_of(node);
+  if (!node.IsMap())
+    parent.fail("compression", "expected a mapping such as { kind: topk, density: 0.001 }");
+  YamlMap m(node, parent.file(), parent.field("compression"));
+  std::vector<std::string> kinds;
+  for (const char* name : compression_names()) kinds.push_back(name);
+  c.kind = *parse_compression_kind(m.get_choice("kind", kinds));
+  bool sparse = c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk;
+  bool quantized = c.kind == CompressionKind::kInt8 || c.kind == CompressionKind::kOnebit;
+  if (sparse) {
+    c.density_line = line_of(node["density"]);
+    c.density = m.get_double("density", 1e-12, 1.0, c.density);
+  }
+  if (quantized) {
+    c.chunk_line = line_of(node["chunk"]);
+    c.chunk = m.get_quantity("chunk", Quantity::kBytes, c.chunk);
+    if (c.chunk < 4) m.fail("chunk", "must hold at least one fp32 element (4 bytes)");
+  }
+  if (c.kind == CompressionKind::kPowersgd) {
+    c.rank_line = line_of(node["rank"]);
+    c.rank = m.get_int_or("rank", 1, c.rank);
+  }
+  if (sparse || quantized || c.kind == CompressionKind::kPowersgd)
+    c.error_feedback = m.get_bool("error_feedback", true);
+  m.finish();
+  return c;
+}
+
 }  // namespace
 
+void read_compress_rates(YamlMap& device, DeviceSpec& d) {
+  if (!device.has("compress")) {
+    device.child("compress", false);
+    return;
+  }
+  YAML::Node node = device.child("compress");
+  d.compress_line = line_of(node);
+  if (!node.IsMap())
+    device.fail("compress", "expected elements per second, e.g. { topk: 2.5G/s, quantize: 40G/s }");
+  YamlMap m(node, device.file(), device.field("compress"));
+  auto rate = [&m](const char* key, double fallback) {
+    if (!m.has(key)) {
+      m.child(key, false);
+      return fallback;
+    }
+    std::string given = m.get_string(key), text = given;
+    if (text.size() > 2 && text.substr(text.size() - 2) == "/s") text.resize(text.size() - 2);
+    auto value = parse_quantity(text, Quantity::kCount);
+    if (!value || *value <= 0)
+      m.fail(key, "expected elements per second such as 2.5G/s, got '" + given + "'");
+    return *value;
+  };
+  d.compress_topk = rate("topk", d.compress_topk);
+  d.compress_quantize = rate("quantize", d.compress_quantize);
+  m.finish();
+}
+
 void read_training_extras(YamlMap& m, Training& t) {
+  bool precision_given = m.has("gradient_precision");
+  t.compression = read_compression(m);
+  apply_compression_precision(m, t, precision_given);
   t.fusion = read_fusion(m, t.fusion_line > 0);
   if (m.has("efficiency")) {
     t.efficiency = m.get_double("efficiency", 1e-6, 1.0);

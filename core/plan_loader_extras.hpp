@@ -7,9 +7,12 @@
 
 namespace scaleout::core {
 
-// Reads training.fusion and training.efficiency from the training mapping `m`. REQUIRES:
+// Reads training.fusion, training.compression and training.efficiency from the training mapping `m`. REQUIRES:
 // t.fusion_line already says whether fusion_buffer was given (0: absent).
 void read_training_extras(YamlMap& m, Training& t);
+
+// Reads device.compress (the compressors' rates, elements/s) from the device mapping `device`.
+void read_compress_rates(YamlMap& device, DeviceSpec& d);
 
 // Reads workload.measured_throughput (device name -> samples/s) from the workload mapping `m`.
 void read_measured_throughput(YamlMap& m, Workload& w);

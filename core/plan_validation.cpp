@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/compression.hpp"
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_parallel_loader.hpp"
@@ -130,6 +131,26 @@ void check_job_members(const Plan& plan) {
                            std::to_string(nodes - 1) + ")");
 }
 
+// Compression runs over the ring (its all-gathers and the quantized owners' exchange); the other
+// programs do not carry it in this version.
+void check_compression(const Plan& plan) {
+  const Compression& c = plan.training.compression;
+  std::string name = compression_name(c.kind);
+  if (c.kind == CompressionKind::kPowersgd)
+    throw InputError(plan.file, c.line, "training.compression.kind",
+                     "powersgd is not built in this version (none, fp16, topk, randomk, int8 and "
+                     "onebit are)");
+  if (!c.on()) return;
+  if (plan.parallelism)
+    throw InputError(plan.file, c.line, "training.compression",
+                     "compression " + name + " applies to data-parallel plans; a plan with "
+                     "parallelism: does not carry it in this version");
+  if (plan.strategy.kind != StrategyKind::kRing)
+    throw InputError(plan.file, plan.strategy.line ? plan.strategy.line : c.line, "strategy.kind",
+                     std::string("compression ") + name + " runs over the ring strategy; " +
+                         strategy_name(plan.strategy.kind) + " cannot carry it in this version");
+}
+
 }  // namespace
 
 void validate_plan(const Plan& plan) {
@@ -151,6 +172,7 @@ void validate_plan(const Plan& plan) {
   check_devices(plan);
   check_parameter_server(plan);
   check_job_members(plan);
+  check_compression(plan);
   validate_model_parallel(plan);
   if (std::string why = data_parallel_does_not_fit(plan); !why.empty())
     throw InputError(plan.cluster.file.empty() ? plan.file : plan.cluster.file,

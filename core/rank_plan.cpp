@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/compression.hpp"
 #include "core/compute_rate.hpp"
 #include "core/fusion.hpp"
 #include "core/step_model.hpp"
@@ -59,6 +60,11 @@ RunResult result_header(const Plan& plan, const std::string& engine,
   r.bytes = static_cast<double>(std::llround(plan.workload.parameters)) *
             plan.training.gradient_bytes_per_element;
   describe_exchange(r, plan);
+  if (plan.training.compression.kind != CompressionKind::kNone) {
+    std::vector<std::int64_t> counts;
+    for (const auto& b : make_step_model(plan).buckets) counts.push_back(b.span.count);
+    r.compression = compression_step(plan, counts);
+  }
   return r;
 }
 

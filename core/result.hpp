@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compression.hpp"
 #include "core/model_memory.hpp"
 #include "core/plan_stamp.hpp"
 
@@ -125,6 +126,9 @@ struct RunResult {
   int baseline_workers = 0;
   double baseline_efficiency = 0;
   std::optional<ModelParallelOutcome> model_parallel;  // plans with `parallelism:` only
+  // Plans with training.compression: per worker and step, the wire bytes without and with it,
+  // the codec's seconds at the device's rates, the error-feedback buffers.
+  std::optional<CompressionStep> compression;
   std::optional<PlanStamp> stamp;  // what it was computed from; none in results before stamps
 };
 

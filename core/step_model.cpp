@@ -44,14 +44,14 @@ std::vector<ReadyPoint> ready_points(const Plan& plan, std::int64_t elements) {
   return points;
 }
 
-std::int64_t elements_of(const Plan& plan) {
+}  // namespace
+
+std::int64_t gradient_elements(const Plan& plan) {
   return static_cast<std::int64_t>(std::llround(plan.workload.parameters));
 }
 
-}  // namespace
-
 double count_buckets(const Plan& plan) {
-  return count_fused_buckets(plan, ready_points(plan, elements_of(plan)));
+  return count_fused_buckets(plan, ready_points(plan, gradient_elements(plan)));
 }
 
 StepModel make_step_model(const Plan& plan) {
@@ -60,7 +60,7 @@ StepModel make_step_model(const Plan& plan) {
   double flops = w.flops_per_sample * plan.training.batch_per_worker / compute_efficiency(plan);
   m.forward_flops = flops / 3;
   m.backward_flops = flops - m.forward_flops;
-  m.elements = elements_of(plan);
+  m.elements = gradient_elements(plan);
   m.bytes_per_element = plan.training.gradient_bytes_per_element;
   double buckets = count_buckets(plan);
   if (buckets > kMaxBuckets)

@@ -41,6 +41,9 @@ constexpr int kEvenSlices = 8;
 // The most buckets a step may have (each is a separate exchange in every engine).
 constexpr double kMaxBuckets = 1e6;
 
+// The gradient's elements: one per parameter.
+std::int64_t gradient_elements(const Plan& plan);
+
 // How many buckets make_step_model makes for `plan`, without making them.
 double count_buckets(const Plan& plan);
 

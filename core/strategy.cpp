@@ -31,6 +31,8 @@ std::int64_t chunk_elements(const Plan& plan) {
 std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayout& layout) {
   switch (plan.strategy.kind) {
     case StrategyKind::kRing:
+      // Compression is validated to run over the ring only (core/plan_validation.cpp).
+      if (plan.training.compression.on()) return make_compressed_ring(plan, layout);
       return make_ring(layout);
     case StrategyKind::kTorus2d:
       return make_torus2d(layout, torus_grid(plan.strategy, layout.workers));

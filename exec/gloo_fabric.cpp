@@ -1,5 +1,7 @@
 #include "exec/gloo_fabric.hpp"
 
+#include <stdexcept>
+
 #include <gloo/common/error.h>
 
 #include <algorithm>
@@ -282,6 +284,12 @@ double GlooFabric::wait_compute(ComputeTicket ticket) { return stream_->wait(tic
 
 void GlooFabric::idle(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+void GlooFabric::local_work(double, const WordsFn& apply) {
+  if (data_.type() != ElementType::kFp32)
+    throw std::logic_error("local work on words needs an fp32 buffer");
+  apply(reinterpret_cast<float*>(data_.at(0)));
 }
 
 double GlooFabric::now() {

@@ -81,6 +81,8 @@ class GlooFabric : public core::Fabric {
   ComputeTicket compute_async(double flops) override;
   double wait_compute(ComputeTicket ticket) override;
   void idle(double seconds) override;
+  // Runs `apply` on the buffer's fp32 words (compressed exchanges; their plans are fp32).
+  void local_work(double seconds, const WordsFn& apply) override;
   double now() override;
 
  private:

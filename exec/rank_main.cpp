@@ -16,6 +16,8 @@
 #include <chrono>
 
 #include "core/check_values.hpp"
+#include "core/compression.hpp"
+#include "core/compression_reference.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/step_model.hpp"
@@ -43,10 +45,46 @@ float from_float<float>(float v) {
   return v;
 }
 
-long count_wrong(const GradientBuffer& data, const core::CheckValues& values) {
+// Elements of the gradient (the buffer's first `elements`; a compressed exchange's scratch
+// follows) that differ from what the exchange must leave.
+long count_wrong(const GradientBuffer& data, std::int64_t elements,
+                 const std::function<float(std::int64_t)>& expected) {
   long wrong = 0;
-  for (std::int64_t i = 0; i < data.size(); ++i) wrong += data.get(i) != values.sum(i);
+  for (std::int64_t i = 0; i < elements; ++i) wrong += data.get(i) != expected(i);
   return wrong;
+}
+
+// The step's check: the exact sums, or with compression what every worker's compressor emitted
+// combined (core/compression_reference.hpp), one step after the other.
+std::function<long()> step_check(const core::Plan& plan, const core::StepModel& model,
+                                 const GradientBuffer& data, const core::CheckValues& values) {
+  if (!plan.training.compression.on())
+    return [&data, &values, n = model.elements] {
+      return count_wrong(data, n, [&values](std::int64_t i) { return values.sum(i); });
+    };
+  auto reference = std::make_shared<core::CompressionReference>(plan, model, values);
+  return [&data, reference, n = model.elements] {
+    const std::vector<float>& expected = reference->next_step();
+    return count_wrong(data, n, [&expected](std::int64_t i) { return expected[i]; });
+  };
+}
+
+// The plan the strategy program runs: the test hook drop_error_feedback takes the compressor's
+// error feedback away (the reference keeps the plan's).
+core::Plan program_plan(const core::Plan& plan, const ExecOptions& options) {
+  core::Plan p = plan;
+  if (options.drop_error_feedback) p.training.compression.error_feedback = false;
+  return p;
+}
+
+// Words a compressed exchange needs after the gradient (the largest bucket's; buckets go one
+// after the other).
+std::int64_t scratch_after_gradient(const core::Plan& plan, const core::StepModel& model) {
+  std::int64_t most = 0;
+  for (const auto& b : model.buckets)
+    most = std::max(most, core::scratch_words(plan.training.compression, b.span.count,
+                                              plan.training.workers));
+  return most;
 }
 
 // Times Gloo's algorithm `repeats` times on fresh inputs, each run started together after a
@@ -199,7 +237,8 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   // own (Gloo's barrier shrinks its connections' send buffers, which would slow bulk transfers).
   gloo::rendezvous::PrefixStore sync_store("sync", store);
   auto sync = connect(sync_store, setup, options.timeout);
-  GradientBuffer data(element_type(plan.training.gradient_precision), model.elements);
+  GradientBuffer data(element_type(plan.training.gradient_precision),
+                      model.elements + scratch_after_gradient(plan, model));
   GlooFabric fabric(
       context, data, values, options.timeout,
       static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
@@ -225,10 +264,10 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
     return;
   }
 
-  auto program = core::make_strategy(plan, ranks.layout);
+  auto program = core::make_strategy(program_plan(plan, options), ranks.layout);
   StepObserver observer(
       options, sync, setup.rank < workers, [&fabric] { fabric.fill_gradient_ahead(); },
-      [&data, &values] { return count_wrong(data, values); },
+      step_check(plan, model, data, values),
       [&data] { data.set(0, data.get(0) + 1); });
   core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers,
                            plan.training.steps, plan.training.overlap)

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/compression.hpp"
 #include "core/failure_model.hpp"
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
@@ -118,6 +119,23 @@ double ring_allreduce(const Layout& L, int n, double bytes) {
   return ring_allreduce_phase(L, n - 1, bytes / n, [n](int r) { return (r + 1) % n; });
 }
 
+// The compressed ring (core/compression.hpp): the codec's work at the device's rates, then the
+// sparse blocks' all-gather, or the encoded parts' n-1 rounds of direct sends (round s to rank
+// + s) and their all-gather, as the program runs them.
+double compressed_ring(const Layout& L, const Plan& plan, std::int64_t count) {
+  const core::Compression& c = plan.training.compression;
+  int n = L.workers;
+  double codec = core::codec_seconds(c, plan.cluster.device, count, n).total();
+  auto next = [n](int r) { return (r + 1) % n; };
+  if (c.kind == core::CompressionKind::kTopk || c.kind == core::CompressionKind::kRandomk)
+    return codec + ring_phase(L, n - 1, 8.0 * core::sparse_count(c, count), next, Sums::kNo);
+  double slot = 4.0 * core::quantized_slot_words(c, count, n);
+  double direct = 0;
+  for (int s = 1; s < n; ++s)
+    direct += pattern_step(L, [n, s](int r) { return (r + s) % n; }, slot, Sums::kNo);
+  return codec + direct + ring_phase(L, n - 1, slot, next, Sums::kNo);
+}
+
 double torus2d(const Layout& L, std::array<int, 2> grid, double bytes) {
   int x = grid[0], y = grid[1], n = x * y;
   auto row_next = [x](int r) { return r / x * x + (r % x + 1) % x; };
@@ -210,6 +228,9 @@ double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
            cluster_.host};
   switch (plan.strategy.kind) {
     case core::StrategyKind::kRing:
+      if (plan.training.compression.on())
+        return compressed_ring(
+            L, plan, std::llround(bytes / plan.training.gradient_bytes_per_element));
       return ring_allreduce(L, n, bytes);
     case core::StrategyKind::kTorus2d:
       return torus2d(L, core::torus_grid(plan.strategy, n), bytes);

@@ -8,6 +8,8 @@
 namespace scaleout::core {
 
 std::unique_ptr<StrategyProgram> make_ring(const RankLayout& layout);
+// The ring with the plan's training.compression (on): compressed_ring.cpp.
+std::unique_ptr<StrategyProgram> make_compressed_ring(const Plan& plan, const RankLayout& layout);
 std::unique_ptr<StrategyProgram> make_torus2d(const RankLayout& layout, std::array<int, 2> grid);
 std::unique_ptr<StrategyProgram> make_hierarchical_ring(const Plan& plan, const RankLayout& layout);
 std::unique_ptr<StrategyProgram> make_halving_doubling(const RankLayout& layout);

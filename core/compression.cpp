@@ -1,0 +1,110 @@
+#include "core/compression.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace scaleout::core {
+
+namespace {
+
+bool sparse(CompressionKind k) {
+  return k == CompressionKind::kTopk || k == CompressionKind::kRandomk;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+const std::vector<const char*>& compression_names() {
+  static const std::vector<const char*> names{"none", "fp16",   "topk",    "randomk",
+                                              "int8", "onebit", "powersgd"};
+  return names;
+}
+
+const char* compression_name(CompressionKind kind) {
+  return compression_names()[static_cast<std::size_t>(kind)];
+}
+
+std::optional<CompressionKind> parse_compression_kind(const std::string& name) {
+  const auto& names = compression_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (name == names[i]) return static_cast<CompressionKind>(i);
+  return std::nullopt;
+}
+
+std::int64_t sparse_count(const Compression& c, std::int64_t count) {
+  auto k = static_cast<std::int64_t>(std::llround(c.density * static_cast<double>(count)));
+  return std::clamp<std::int64_t>(k, 1, std::max<std::int64_t>(1, count));
+}
+
+std::int64_t elements_per_scale(const Compression& c) {
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(c.chunk / 4));
+}
+
+int elements_per_word(CompressionKind kind) { return kind == CompressionKind::kOnebit ? 32 : 4; }
+
+std::int64_t quantized_words(const Compression& c, std::int64_t count) {
+  if (count <= 0) return 0;
+  return ceil_div(count, elements_per_scale(c)) + ceil_div(count, elements_per_word(c.kind));
+}
+
+std::int64_t quantized_slot_words(const Compression& c, std::int64_t count, int workers) {
+  return quantized_words(c, ceil_div(count, workers));
+}
+
+std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers) {
+  if (sparse(c.kind)) return 2 * sparse_count(c, count) * workers;
+  if (c.on()) return 3 * quantized_slot_words(c, count, workers) * workers;
+  return 0;
+}
+
+double compressed_wire_bytes(const Compression& c, std::int64_t count, int workers) {
+  double n1 = workers - 1;
+  if (sparse(c.kind)) return n1 * 2.0 * static_cast<double>(sparse_count(c, count)) * 4;
+  return 2 * n1 * static_cast<double>(quantized_slot_words(c, count, workers)) * 4;
+}
+
+double ring_wire_bytes(std::int64_t count, int bytes_per_element, int workers) {
+  return 2.0 * (workers - 1) / workers * static_cast<double>(count) * bytes_per_element;
+}
+
+CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::int64_t count,
+                           int workers) {
+  CodecSeconds s;
+  if (!c.on()) return s;
+  auto elements = static_cast<double>(count);
+  double pass = 1.0 / device.compress_quantize;  // one element-wise pass over one element
+  if (sparse(c.kind)) {
+    double k = static_cast<double>(sparse_count(c, count));
+    s.encode = c.kind == CompressionKind::kTopk ? elements / device.compress_topk : elements * pass;
+    s.decode = (elements + workers * k) * pass;  // zero the bucket, add n blocks
+  } else {
+    double part = std::ceil(elements / workers);
+    s.encode = elements * pass;
+    s.owner = (workers + 1) * part * pass;  // decode n copies and sum them, re-encode
+    s.decode = elements * pass;
+  }
+  return s;
+}
+
+CompressionStep compression_step(const Plan& plan,
+                                 const std::vector<std::int64_t>& bucket_counts) {
+  const Compression& c = plan.training.compression;
+  int n = plan.training.workers;
+  CompressionStep out;
+  out.kind = compression_name(c.kind);
+  for (std::int64_t count : bucket_counts) {
+    double plain = ring_wire_bytes(count, plan.training.gradient_bytes_per_element, n);
+    out.wire_bytes_uncompressed += c.kind == CompressionKind::kFp16 ? 2 * plain : plain;
+    out.wire_bytes += c.on() ? compressed_wire_bytes(c, count, n) : plain;
+    out.codec_s += codec_seconds(c, plan.cluster.device, count, n).total();
+    if (c.on() && c.error_feedback) {
+      double worker = static_cast<double>(count) * 4;
+      double owner = sparse(c.kind) ? 0 : static_cast<double>(ceil_div(count, n)) * 4;
+      out.error_feedback_bytes += worker + owner;
+    }
+  }
+  return out;
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,207 @@
+#include "core/compression_codec.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "core/compression.hpp"
+#include "core/strategy.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+// Words are 4-byte slots of the fp32 buffer: indices and packed codes are stored bit for bit.
+float to_word(std::uint32_t bits) {
+  float w;
+  std::memcpy(&w, &bits, sizeof w);
+  return w;
+}
+std::uint32_t from_word(float w) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &w, sizeof bits);
+  return bits;
+}
+
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The k largest |x| (ties: lower index), in ascending index order.
+std::vector<std::uint32_t> top_k(const float* x, std::int64_t count, std::int64_t k) {
+  std::vector<std::uint32_t> idx(count);
+  std::iota(idx.begin(), idx.end(), 0u);
+  auto larger = [x](std::uint32_t a, std::uint32_t b) {
+    float fa = std::fabs(x[a]), fb = std::fabs(x[b]);
+    return fa > fb || (fa == fb && a < b);
+  };
+  std::nth_element(idx.begin(), idx.begin() + (k - 1), idx.end(), larger);
+  idx.resize(k);
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+// k distinct indices drawn uniformly from `seed` (a partial Fisher-Yates shuffle), ascending.
+std::vector<std::uint32_t> random_k(std::uint64_t seed, std::int64_t count, std::int64_t k) {
+  std::vector<std::uint32_t> idx(count);
+  std::iota(idx.begin(), idx.end(), 0u);
+  for (std::int64_t i = 0; i < k; ++i) {
+    auto j = i + static_cast<std::int64_t>(splitmix(seed) % static_cast<std::uint64_t>(count - i));
+    std::swap(idx[i], idx[j]);
+  }
+  idx.resize(k);
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+}  // namespace
+
+BucketCodec::BucketCodec(const Compression& c, int workers, std::int64_t count)
+    : c_(c),
+      workers_(workers),
+      count_(count),
+      sparse_(c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk) {
+  assert(c.on() && c.kind != CompressionKind::kPowersgd);
+  assert(count < (std::int64_t{1} << 32));  // indices are 32-bit words
+  if (sparse_) k_ = sparse_count(c, count);
+  else slot_ = quantized_slot_words(c, count, workers);
+}
+
+std::int64_t BucketCodec::scratch_words() const { return core::scratch_words(c_, count_, workers_); }
+
+Span BucketCodec::part(int p) const { return split_part(Span{0, count_}, workers_, p); }
+
+Span BucketCodec::gather_area() const {
+  if (sparse_) return {0, 2 * k_ * workers_};
+  return {2 * slot_ * workers_, slot_ * workers_};
+}
+
+Span BucketCodec::send_slot(int p) const { return {p * slot_, slot_}; }
+Span BucketCodec::recv_slot(int sender) const { return {(workers_ + sender) * slot_, slot_}; }
+
+void BucketCodec::encode(int rank, std::uint64_t bucket_id, const float* grad, float* scratch,
+                         CodecState& st) const {
+  std::vector<float> x(grad, grad + count_);
+  if (c_.error_feedback) {
+    st.residual.resize(count_, 0.0f);
+    for (std::int64_t i = 0; i < count_; ++i) x[i] += st.residual[i];
+  }
+  if (sparse_) {
+    encode_sparse(rank, bucket_id, x.data(), scratch + segment_of(rank) * 2 * k_, st);
+  } else {
+    for (int p = 0; p < workers_; ++p)
+      encode_part(x.data() + part(p).begin, part(p).count, scratch + send_slot(p).begin);
+    if (c_.error_feedback) {
+      std::vector<float> sent(count_);
+      for (int p = 0; p < workers_; ++p)
+        decode_part(scratch + send_slot(p).begin, part(p).count, sent.data() + part(p).begin,
+                    false);
+      for (std::int64_t i = 0; i < count_; ++i) st.residual[i] = x[i] - sent[i];
+    }
+  }
+  ++st.steps;
+}
+
+void BucketCodec::encode_sparse(int rank, std::uint64_t bucket_id, const float* x, float* block,
+                                CodecState& st) const {
+  std::vector<std::uint32_t> idx;
+  if (c_.kind == CompressionKind::kTopk) {
+    idx = top_k(x, count_, k_);
+  } else {
+    std::uint64_t seed = (static_cast<std::uint64_t>(rank) << 40) ^ (st.steps << 20) ^ bucket_id;
+    idx = random_k(seed, count_, k_);
+  }
+  for (std::int64_t j = 0; j < k_; ++j) {
+    block[j] = to_word(idx[j]);
+    block[k_ + j] = x[idx[j]];
+  }
+  if (c_.error_feedback) {
+    std::copy(x, x + count_, st.residual.begin());
+    for (std::uint32_t i : idx) st.residual[i] = 0;
+  }
+}
+
+void BucketCodec::owner_reduce(int rank, float* scratch, CodecState& st) const {
+  int p = segment_of(rank);
+  std::int64_t m = part(p).count;
+  std::copy_n(scratch + send_slot(p).begin, slot_, scratch + recv_slot(rank).begin);
+  std::vector<float> sum(m, 0.0f);
+  for (int q = 0; q < workers_; ++q)
+    decode_part(scratch + recv_slot(q).begin, m, sum.data(), true);
+  if (c_.error_feedback) {
+    st.owner_residual.resize(m, 0.0f);
+    for (std::int64_t i = 0; i < m; ++i) sum[i] += st.owner_residual[i];
+  }
+  float* result = scratch + gather_area().begin + p * slot_;
+  encode_part(sum.data(), m, result);
+  if (c_.error_feedback) {
+    std::vector<float> sent(m);
+    decode_part(result, m, sent.data(), false);
+    for (std::int64_t i = 0; i < m; ++i) st.owner_residual[i] = sum[i] - sent[i];
+  }
+}
+
+void BucketCodec::decode(const float* scratch, float* grad) const {
+  if (!sparse_) {
+    for (int p = 0; p < workers_; ++p)
+      decode_part(scratch + gather_area().begin + p * slot_, part(p).count, grad + part(p).begin,
+                  false);
+    return;
+  }
+  std::fill(grad, grad + count_, 0.0f);
+  for (int s = 0; s < workers_; ++s) {  // in segment order: every worker adds in the same order
+    const float* block = scratch + s * 2 * k_;
+    for (std::int64_t j = 0; j < k_; ++j) grad[from_word(block[j])] += block[k_ + j];
+  }
+}
+
+void BucketCodec::encode_part(const float* x, std::int64_t count, float* slot) const {
+  std::int64_t per_scale = elements_per_scale(c_);
+  std::int64_t scales = (count + per_scale - 1) / per_scale;
+  bool onebit = c_.kind == CompressionKind::kOnebit;
+  int per_word = elements_per_word(c_.kind);
+  float* packed = slot + scales;
+  std::fill(packed, packed + (count + per_word - 1) / per_word, to_word(0));
+  for (std::int64_t s = 0; s < scales; ++s) {
+    std::int64_t begin = s * per_scale, end = std::min(count, begin + per_scale);
+    float scale = 0;
+    for (std::int64_t i = begin; i < end; ++i)
+      scale = onebit ? scale + std::fabs(x[i]) : std::max(scale, std::fabs(x[i]));
+    scale = onebit ? scale / static_cast<float>(end - begin) : scale / 127.0f;
+    slot[s] = scale;
+    for (std::int64_t i = begin; i < end; ++i) {
+      std::uint32_t code;
+      if (onebit) {
+        code = x[i] >= 0 ? 1u : 0u;
+      } else {
+        long q = scale > 0 ? std::lround(x[i] / scale) : 0;
+        code = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(q, -127L, 127L)));
+      }
+      std::uint32_t word = from_word(packed[i / per_word]);
+      word |= code << ((i % per_word) * (32 / per_word));
+      packed[i / per_word] = to_word(word);
+    }
+  }
+}
+
+void BucketCodec::decode_part(const float* slot, std::int64_t count, float* out, bool add) const {
+  std::int64_t per_scale = elements_per_scale(c_);
+  std::int64_t scales = (count + per_scale - 1) / per_scale;
+  bool onebit = c_.kind == CompressionKind::kOnebit;
+  int per_word = elements_per_word(c_.kind);
+  const float* packed = slot + scales;
+  for (std::int64_t i = 0; i < count; ++i) {
+    float scale = slot[i / per_scale];
+    std::uint32_t code = from_word(packed[i / per_word]) >> ((i % per_word) * (32 / per_word));
+    float v = onebit ? ((code & 1u) ? scale : -scale)
+                     : static_cast<float>(static_cast<std::int8_t>(code & 0xFFu)) * scale;
+    out[i] = add ? out[i] + v : v;
+  }
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,70 @@
+// The compressors themselves, on real fp32 numbers: what one worker does to a bucket before and
+// after the exchange, written once. The compressed ring program runs them on an executed fabric's
+// buffer (core/strategies/compressed_ring.cpp), and the reference that checks an executed run
+// (core/compression_reference.hpp) runs them for every worker; simulated fabrics never call them
+// and charge core/compression.hpp's codec seconds instead.
+//
+// Selection is deterministic: top-k keeps the largest magnitudes, ties going to the lower index
+// (an exact selection, not DGC's sampled threshold); random-k draws from a seed of (worker, step,
+// bucket); int8 scales each chunk by max|x| / 127 and rounds to nearest; onebit sends signs with
+// one scale per chunk, the mean |x| (the scale that minimizes the chunk's squared error).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/fabric.hpp"
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+// What a worker keeps from one step to the next for one bucket.
+struct CodecState {
+  std::vector<float> residual;        // error feedback: what compression dropped, added next step
+  std::vector<float> owner_residual;  // quantized kinds: the owner's error feedback for its part
+  std::uint64_t steps = 0;            // encodes so far (random-k's seed)
+};
+
+// One bucket's compressed exchange over `workers` workers: where each piece sits in the scratch
+// words (offsets relative to the scratch's start) and the local work around the transfers.
+class BucketCodec {
+ public:
+  BucketCodec(const Compression& c, int workers, std::int64_t count);
+
+  bool sparse() const { return sparse_; }
+  std::int64_t scratch_words() const;
+  // The part (quantized) or block (sparse) worker `rank` owns: its ring all-gather segment.
+  int segment_of(int rank) const { return (rank + 1) % workers_; }
+  // The all-gathered area: sparse, the n blocks; quantized, the n result slots.
+  Span gather_area() const;
+  // Quantized: this worker's encoding of part p; the copy of the owned part sent by `sender`.
+  Span send_slot(int part) const;
+  Span recv_slot(int sender) const;
+
+  // Encodes worker `rank`'s bucket `grad` (count elements) into `scratch`: sparse, its block;
+  // quantized, a send slot per part. Updates st's residual (with error feedback) and steps.
+  void encode(int rank, std::uint64_t bucket_id, const float* grad, float* scratch,
+              CodecState& st) const;
+  // Quantized: the owner `rank` decodes the n received copies of its part in worker order, sums
+  // them, adds its residual, and encodes the sum into its result slot.
+  void owner_reduce(int rank, float* scratch, CodecState& st) const;
+  // Writes the exchanged bucket into `grad`: sparse, the n blocks added into zeros; quantized,
+  // every part decoded from its result slot.
+  void decode(const float* scratch, float* grad) const;
+
+ private:
+  Span part(int p) const;
+  void encode_sparse(int rank, std::uint64_t bucket_id, const float* x, float* block,
+                     CodecState& st) const;
+  void encode_part(const float* x, std::int64_t count, float* slot) const;
+  void decode_part(const float* slot, std::int64_t count, float* out, bool add) const;
+
+  Compression c_;
+  int workers_;
+  std::int64_t count_;
+  bool sparse_;
+  std::int64_t k_ = 0;     // sparse: elements kept
+  std::int64_t slot_ = 0;  // quantized: words per slot
+};
+
+}  // namespace scaleout::core

@@ -1,0 +1,40 @@
+// What every worker of an executed compressed run must hold after each step, computed from what
+// each worker's compressor emits: every worker's known gradient (core/check_values.hpp) is encoded
+// with that worker's own carried state (error feedback, random-k's step), and the emitted blocks
+// or parts are combined as the exchange combines them (the same core/compression_codec.hpp code,
+// in the same order, so the expected values are bit for bit those of a correct exchange). A run
+// that loses a block, mixes up owners or drops the error feedback differs from it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "core/check_values.hpp"
+#include "core/compression_codec.hpp"
+#include "core/plan.hpp"
+#include "core/step_model.hpp"
+
+namespace scaleout::core {
+
+class CompressionReference {
+ public:
+  // REQUIRES: plan.training.compression.on(); `model`'s buckets are the run's.
+  CompressionReference(const Plan& plan, const StepModel& model, const CheckValues& values);
+
+  // The gradient after the next step's exchange (steps are taken in order, from 0).
+  const std::vector<float>& next_step();
+
+ private:
+  void bucket_step(Span bucket);
+
+  Compression compression_;
+  int workers_;
+  std::vector<Span> buckets_;
+  const CheckValues& values_;
+  std::vector<float> expected_;
+  std::map<std::pair<int, std::uint64_t>, CodecState> states_;  // (worker, bucket) -> state
+};
+
+}  // namespace scaleout::core

@@ -1,0 +1,82 @@
+// The ring with gradient compression (training.compression; core/compression.hpp has the wire
+// formats). Sparse kinds all-gather each worker's (index, value) block around the ring; summed
+// sparse vectors are not sparse, so there is no reduce-scatter. Quantized kinds run 1-bit Adam's
+// compressed all-reduce: direct sends of each encoded part to its owner (n-1 rounds, round s to
+// rank + s), the owner's decode-sum-encode, then a ring all-gather of the encoded results. The
+// encoding and decoding run as local work: real on executed fabrics, priced at the device's
+// compressor rates on simulated ones (on the communication path, beside backward's compute).
+#include <map>
+#include <utility>
+
+#include "core/compression.hpp"
+#include "core/compression_codec.hpp"
+#include "core/step_model.hpp"
+#include "core/strategies/ring_phases.hpp"
+#include "core/strategies/strategies.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+class CompressedRing : public StrategyProgram {
+ public:
+  CompressedRing(const Plan& plan, int workers)
+      : compression_(plan.training.compression),
+        device_(plan.cluster.device),
+        workers_(workers),
+        scratch_begin_(gradient_elements(plan)) {}
+
+  void run(Fabric& fabric, Span bucket) override {
+    int rank = fabric.rank();
+    BucketCodec codec(compression_, workers_, bucket.count);
+    CodecSeconds cost = codec_seconds(compression_, device_, bucket.count, workers_);
+    auto id = static_cast<std::uint64_t>(bucket.begin);
+    // State is made on first use inside the work, so fabrics without data never allocate it.
+    auto state = [this, rank, id]() -> CodecState& { return states_[{rank, id}]; };
+    fabric.local_work(cost.encode, [&](float* words) {
+      codec.encode(rank, id, words + bucket.begin, words + scratch_begin_, state());
+    });
+    RingGroup ring = strided_ring(0, 1, workers_, rank);
+    if (!codec.sparse()) {
+      for (int s = 1; s < workers_; ++s) {
+        int to = (rank + s) % workers_, from = (rank - s + workers_) % workers_;
+        fabric.exchange(to, from,
+                        {at_scratch(codec.send_slot(codec.segment_of(to))),
+                         at_scratch(codec.recv_slot(from)), Combine::kReplace});
+      }
+      fabric.local_work(cost.owner, [&](float* words) {
+        codec.owner_reduce(rank, words + scratch_begin_, state());
+      });
+    }
+    ring_allgather(fabric, ring, at_scratch(codec.gather_area()));
+    fabric.local_work(cost.decode, [&](float* words) {
+      codec.decode(words + scratch_begin_, words + bucket.begin);
+    });
+  }
+
+  std::string describe() const override {
+    bool sparse = compression_.kind == CompressionKind::kTopk ||
+                  compression_.kind == CompressionKind::kRandomk;
+    return std::string("ring with ") + compression_name(compression_.kind) +
+           (sparse ? " compression: all-gather of (index, value) blocks"
+                   : " compression: direct sends of encoded parts to their owners, owners sum "
+                     "and re-encode, all-gather of the encoded parts");
+  }
+
+ private:
+  Span at_scratch(Span s) const { return {scratch_begin_ + s.begin, s.count}; }
+
+  Compression compression_;
+  DeviceSpec device_;
+  int workers_;
+  std::int64_t scratch_begin_;
+  std::map<std::pair<int, std::uint64_t>, CodecState> states_;  // (rank, bucket) -> state
+};
+
+}  // namespace
+
+std::unique_ptr<StrategyProgram> make_compressed_ring(const Plan& plan, const RankLayout& layout) {
+  return std::make_unique<CompressedRing>(plan, layout.workers);
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,197 @@
+// Gradient compression in core: the compressors against hand computations, the wire bytes
+// against the closed forms written out here, and the plans that must be refused.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "core/compression.hpp"
+#include "core/compression_codec.hpp"
+#include "tests/core/plan_text.hpp"
+
+namespace scaleout::core {
+namespace {
+
+using testing::expect_refused;
+using testing::Refusal;
+
+Compression kind(CompressionKind k, double density = 0.01, double chunk = 1 << 20) {
+  Compression c;
+  c.kind = k;
+  c.density = density;
+  c.chunk = chunk;
+  return c;
+}
+
+std::uint32_t bits(float w) {
+  std::uint32_t b;
+  std::memcpy(&b, &w, sizeof b);
+  return b;
+}
+
+// One worker's exchange: encode, (owner), decode, as the program runs them with no peers.
+std::vector<float> one_worker_step(const BucketCodec& codec, std::vector<float> grad,
+                                   CodecState& st, std::vector<float>* scratch_out = nullptr) {
+  std::vector<float> scratch(codec.scratch_words());
+  codec.encode(0, 0, grad.data(), scratch.data(), st);
+  if (!codec.sparse()) codec.owner_reduce(0, scratch.data(), st);
+  std::vector<float> out(grad.size());
+  codec.decode(scratch.data(), out.data());
+  if (scratch_out) *scratch_out = scratch;
+  return out;
+}
+
+TEST(CompressionCodec, TopKKeepsTheLargestMagnitudesAndCarriesTheRest) {
+  Compression c = kind(CompressionKind::kTopk, 0.4);  // 2 of 5
+  BucketCodec codec(c, 1, 5);
+  CodecState st;
+  std::vector<float> scratch;
+  // |-5| first, then 3 and -3 tie: the lower index (2) wins.
+  auto out = one_worker_step(codec, {1, -5, 3, -3, 0.5f}, st, &scratch);
+  EXPECT_EQ(out, (std::vector<float>{0, -5, 3, 0, 0}));
+  EXPECT_EQ(bits(scratch[0]), 1u);
+  EXPECT_EQ(bits(scratch[1]), 2u);
+  EXPECT_EQ(st.residual, (std::vector<float>{1, 0, 0, -3, 0.5f}));
+  // The next step sends what was held back: -3, then 1.
+  out = one_worker_step(codec, {0, 0, 0, 0, 0}, st);
+  EXPECT_EQ(out, (std::vector<float>{1, 0, 0, -3, 0}));
+  EXPECT_EQ(st.residual, (std::vector<float>{0, 0, 0, 0, 0.5f}));
+}
+
+TEST(CompressionCodec, WithoutErrorFeedbackNothingIsCarried) {
+  Compression c = kind(CompressionKind::kTopk, 0.4);
+  c.error_feedback = false;
+  BucketCodec codec(c, 1, 5);
+  CodecState st;
+  one_worker_step(codec, {1, -5, 3, -3, 0.5f}, st);
+  auto out = one_worker_step(codec, {0, 0, 0, 0, 0}, st);
+  EXPECT_EQ(out, (std::vector<float>{0, 0, 0, 0, 0}));
+}
+
+TEST(CompressionCodec, OneBitSendsSignsScaledByTheMeanMagnitude) {
+  BucketCodec codec(kind(CompressionKind::kOnebit, 0, 16), 1, 4);  // one scale for 4 elements
+  CodecState st;
+  auto out = one_worker_step(codec, {1, -3, 2, -2}, st);
+  EXPECT_EQ(out, (std::vector<float>{2, -2, 2, -2}));  // mean |x| = 2
+  EXPECT_EQ(st.residual, (std::vector<float>{-1, -1, 0, 0}));
+}
+
+TEST(CompressionCodec, Int8RoundsToTheChunkScale) {
+  BucketCodec codec(kind(CompressionKind::kInt8, 0, 16), 1, 4);
+  CodecState st;
+  auto out = one_worker_step(codec, {127, -63.5f, 0, 1}, st);  // scale 127 / 127 = 1
+  EXPECT_EQ(out, (std::vector<float>{127, -64, 0, 1}));
+  EXPECT_EQ(st.residual, (std::vector<float>{0, 0.5f, 0, 0}));
+}
+
+TEST(CompressionCodec, RandomKDrawsDifferentElementsEachStep) {
+  BucketCodec codec(kind(CompressionKind::kRandomk, 0.1), 1, 1000);
+  CodecState st;
+  std::vector<float> scratch;
+  std::vector<float> ones(1000, 1.0f);
+  one_worker_step(codec, ones, st, &scratch);
+  std::vector<float> first(scratch.begin(), scratch.begin() + 100);
+  one_worker_step(codec, ones, st, &scratch);
+  std::vector<float> second(scratch.begin(), scratch.begin() + 100);
+  std::vector<std::uint32_t> a, b;
+  for (int j = 0; j < 100; ++j) a.push_back(bits(first[j])), b.push_back(bits(second[j]));
+  EXPECT_NE(a, b);
+  for (int j = 1; j < 100; ++j) EXPECT_LT(a[j - 1], a[j]);  // distinct, ascending
+  EXPECT_LT(a.back(), 1000u);
+}
+
+TEST(CompressionWire, BytesPerWorkerFollowTheClosedForms) {
+  // Top-k all-gather: (n - 1) x k x (4-byte index + 4-byte value).
+  EXPECT_DOUBLE_EQ(compressed_wire_bytes(kind(CompressionKind::kTopk, 0.001), 1000000, 8),
+                   7.0 * 1000 * 8);
+  // 1-bit: a part of 8M / 8 = 1,048,576 elements is 32,768 words of signs and 4 scales (one per
+  // 1 MiB of fp32 = 262,144 elements); 2 (n - 1) parts of it: about 1/32 of the ring's bytes.
+  std::int64_t count = 8 << 20;
+  double onebit = compressed_wire_bytes(kind(CompressionKind::kOnebit), count, 8);
+  EXPECT_DOUBLE_EQ(onebit, 2.0 * 7 * (32768 + 4) * 4);
+  double ring = ring_wire_bytes(count, 4, 8);
+  EXPECT_NEAR(onebit / ring, 1.0 / 32, 0.001);
+  // int8: 4 elements a word, about a quarter.
+  double int8 = compressed_wire_bytes(kind(CompressionKind::kInt8), count, 8);
+  EXPECT_DOUBLE_EQ(int8, 2.0 * 7 * (262144 + 4) * 4);
+}
+
+TEST(CompressionWire, StepSumsBucketsAndCountsErrorFeedback) {
+  Plan plan;
+  plan.training.workers = 4;
+  plan.training.compression = kind(CompressionKind::kOnebit);
+  CompressionStep s = compression_step(plan, {1000, 1000});
+  EXPECT_EQ(s.kind, "onebit");
+  EXPECT_DOUBLE_EQ(s.wire_bytes_uncompressed, 2 * 2.0 * 3 / 4 * 1000 * 4);
+  // Per bucket: a worker's residual (1000 floats) and its owned part's (250).
+  EXPECT_DOUBLE_EQ(s.error_feedback_bytes, 2 * (1000 + 250) * 4.0);
+  EXPECT_GT(s.codec_s, 0);
+}
+
+// The inline cluster and workload (lines 1-8), then `rest` from line 9.
+std::string plan(const std::string& rest) {
+  return std::string(testing::kInlineCluster) + testing::kInlineWorkload + rest;
+}
+
+const std::string kRing = "strategy: { kind: ring }\n";  // line 9
+
+class CompressionRefused : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(CompressionRefused, NamesFileLineAndWhy) {
+  const Refusal& r = GetParam();
+  expect_refused(r.name, r.yaml, r.line, r.expect);
+}
+
+std::string training(const std::string& compression) {
+  return "training:\n  workers: 8\n  compression: " + compression + "\n";  // line 12
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Plans, CompressionRefused,
+    ::testing::Values(
+        Refusal{"density_zero", plan(kRing + training("{ kind: topk, density: 0 }")), 12,
+                "density"},
+        Refusal{"density_above_one", plan(kRing + training("{ kind: randomk, density: 1.5 }")),
+                12, "density"},
+        Refusal{"unknown_kind", plan(kRing + training("{ kind: top-k }")), 12, "onebit"},
+        Refusal{"torus_cannot_carry_topk",
+                plan("strategy: { kind: torus2d }\n" + training("{ kind: topk }")), 9,
+                "torus2d cannot carry it"},
+        Refusal{"powersgd_not_built", plan(kRing + training("{ kind: powersgd, rank: 4 }")), 12,
+                "not built"},
+        Refusal{"rank_below_one", plan(kRing + training("{ kind: powersgd, rank: 0 }")), 12,
+                "rank"},
+        Refusal{"int8_of_fp16", plan(kRing + "training:\n  workers: 8\n  gradient_precision: fp16\n"
+                                             "  compression: { kind: int8 }\n"),
+                12, "fp32"},
+        Refusal{"chunk_below_an_element",
+                plan(kRing + training("{ kind: onebit, chunk: 2B }")), 12, "chunk"},
+        Refusal{"density_on_int8", plan(kRing + training("{ kind: int8, density: 0.1 }")), 12,
+                "density"},
+        Refusal{"bad_rate",
+                std::string("cluster:\n  name: c\n  devices_per_node: 8\n"
+                            "  device: { flops: 100TFLOPS, compress: { topk: fast } }\n"
+                            "  intra_node: { bandwidth: 150GB/s, latency: 1us }\n"
+                            "  nic: { bandwidth: 100Gbps, latency: 2us }\n  nodes: 2\n") +
+                    testing::kInlineWorkload + kRing + training("{ kind: topk }"),
+                4, "elements per second"}));
+
+TEST(CompressionPlan, LoadsKindsAndRates) {
+  std::string cluster = std::string(testing::kInlineCluster);
+  cluster.replace(cluster.find("{ flops: 100TFLOPS }"), 20,
+                  "{ flops: 100TFLOPS, compress: { topk: 1.5G/s, quantize: 20G } }");
+  Plan p = testing::load_text(
+      "loads", cluster + testing::kInlineWorkload + kRing +
+                   training("{ kind: topk, density: 0.001, error_feedback: false }"));
+  EXPECT_EQ(p.training.compression.kind, CompressionKind::kTopk);
+  EXPECT_DOUBLE_EQ(p.training.compression.density, 0.001);
+  EXPECT_FALSE(p.training.compression.error_feedback);
+  EXPECT_DOUBLE_EQ(p.cluster.device.compress_topk, 1.5e9);
+  EXPECT_DOUBLE_EQ(p.cluster.device.compress_quantize, 20e9);
+  Plan half = testing::load_text("fp16", plan(kRing + training("{ kind: fp16 }")));
+  EXPECT_EQ(half.training.gradient_precision, "fp16");
+  EXPECT_EQ(half.training.gradient_bytes_per_element, 2);
+}
+
+}  // namespace
+}  // namespace scaleout::core
