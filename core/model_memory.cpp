@@ -81,8 +81,16 @@ void check_memory_fits(const Plan& plan) {
 namespace {
 
 // Weights and gradients at the gradient precision: the least any optimizer keeps per parameter.
+// Weights and gradients, and the compressor's error-feedback residuals (fp32: a worker's own, and
+// for int8 and onebit its owned part's) when it keeps them.
 double least_bytes_per_parameter(const Plan& plan) {
-  return 2.0 * plan.training.gradient_bytes_per_element;
+  double bytes = 2.0 * plan.training.gradient_bytes_per_element;
+  const Compression& c = plan.training.compression;
+  if (c.on() && c.error_feedback) {
+    bool sparse = c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk;
+    bytes += 4.0 + (sparse ? 0.0 : 4.0 / plan.training.workers);
+  }
+  return bytes;
 }
 
 constexpr double kAdamBytesPerParameter = kWeightBytes + kGradientBytes + kOptimizerBytes;
@@ -95,6 +103,9 @@ std::string data_parallel_does_not_fit(const Plan& plan) {
   if (plan.parallelism || capacity <= 0 || least <= capacity) return "";
   return "does not fit: data parallelism keeps the whole model on every device, and its " +
          gigabytes(least) + " of weights and gradients alone (" + plan.training.gradient_precision +
+         (plan.training.compression.on() && plan.training.compression.error_feedback
+              ? ", with the compressor's error feedback"
+              : "") +
          ", before optimizer states and activations) exceed the " + plan.cluster.device.name +
          "'s " + gigabytes(capacity) +
          ": split the model (parallelism: tensor, pipeline, zero; docs/model-parallelism.md)";

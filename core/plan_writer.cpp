@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/compression.hpp"
 #include "core/atomic_file.hpp"
 #include "core/node_fabric_loader.hpp"
 #include "core/pipeline_schedule.hpp"
@@ -92,6 +93,12 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
       << exact(c.device.flops, "FLOPS");
   if (c.device.memory > 0)
     out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
+  const DeviceSpec defaults;
+  if (c.device.compress_topk != defaults.compress_topk ||
+      c.device.compress_quantize != defaults.compress_quantize)
+    out << YAML::Key << "compress" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "topk" << YAML::Value << exact(c.device.compress_topk) << YAML::Key << "quantize"
+        << YAML::Value << exact(c.device.compress_quantize) << YAML::EndMap;
   out << YAML::EndMap;
   intra_node(out, c);
   network(out, c.network);
@@ -223,6 +230,22 @@ void strategy(YAML::Emitter& out, const Strategy& s) {
   out << YAML::EndMap;
 }
 
+// training.compression (when not none), with its kind's own settings.
+void compression(YAML::Emitter& out, const Compression& c) {
+  if (c.kind == CompressionKind::kNone) return;
+  out << YAML::Key << "compression" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "kind" << YAML::Value << compression_name(c.kind);
+  if (c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk)
+    out << YAML::Key << "density" << YAML::Value << exact(c.density);
+  if (c.kind == CompressionKind::kInt8 || c.kind == CompressionKind::kOnebit)
+    out << YAML::Key << "chunk" << YAML::Value << exact(c.chunk, "B");
+  if (c.kind == CompressionKind::kPowersgd)
+    out << YAML::Key << "rank" << YAML::Value << c.rank;
+  if (c.kind != CompressionKind::kFp16)
+    out << YAML::Key << "error_feedback" << YAML::Value << c.error_feedback;
+  out << YAML::EndMap;
+}
+
 // training.fusion (when not the legacy kind) and training.efficiency (when given).
 void fusion_and_efficiency(YAML::Emitter& out, const Training& t) {
   const auto& f = t.fusion;
@@ -237,6 +260,7 @@ void fusion_and_efficiency(YAML::Emitter& out, const Training& t) {
         << exact(f.bucket_cap, "B") << YAML::Key << "first_bucket" << YAML::Value
         << exact(f.first_bucket, "B") << YAML::EndMap;
   if (t.efficiency) out << YAML::Key << "efficiency" << YAML::Value << exact(*t.efficiency);
+  compression(out, t.compression);
 }
 
 void training(YAML::Emitter& out, const Training& t) {

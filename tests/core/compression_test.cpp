@@ -7,6 +7,9 @@
 
 #include "core/compression.hpp"
 #include "core/compression_codec.hpp"
+#include "core/model_memory.hpp"
+#include "core/plan_stamp.hpp"
+#include "core/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {
@@ -191,6 +194,40 @@ TEST(CompressionPlan, LoadsKindsAndRates) {
   Plan half = testing::load_text("fp16", plan(kRing + training("{ kind: fp16 }")));
   EXPECT_EQ(half.training.gradient_precision, "fp16");
   EXPECT_EQ(half.training.gradient_bytes_per_element, 2);
+}
+
+TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
+  std::string cluster = std::string(testing::kInlineCluster);
+  cluster.replace(cluster.find("{ flops: 100TFLOPS }"), 20,
+                  "{ flops: 100TFLOPS, compress: { topk: 1.5G/s, quantize: 20G } }");
+  for (const std::string& c : {std::string("{ kind: topk, density: 0.001, error_feedback: false }"),
+                               std::string("{ kind: onebit, chunk: 64KiB }"),
+                               std::string("{ kind: fp16 }")}) {
+    Plan p = testing::load_text("save", cluster + testing::kInlineWorkload + kRing + training(c));
+    Plan back = testing::load_text("back", plan_to_yaml(p));
+    const Compression &a = p.training.compression, &b = back.training.compression;
+    EXPECT_EQ(a.kind, b.kind) << c;
+    EXPECT_EQ(a.density, b.density) << c;
+    EXPECT_EQ(a.chunk, b.chunk) << c;
+    EXPECT_EQ(a.error_feedback, b.error_feedback) << c;
+    EXPECT_EQ(back.cluster.device.compress_topk, 1.5e9);
+    EXPECT_EQ(back.cluster.device.compress_quantize, 20e9);
+    Plan plain = p;
+    plain.training.compression = Compression{};
+    EXPECT_NE(plan_stamp(p).hash, plan_stamp(plain).hash) << c;
+  }
+}
+
+TEST(CompressionPlan, ErrorFeedbackCountsAgainstDeviceMemory) {
+  Plan p;
+  p.training.workers = 8;
+  p.workload.parameters = 1e9;
+  p.cluster.device.memory = 10e9;  // fp32 weights and gradients: 8 GB, fits
+  EXPECT_EQ(data_parallel_does_not_fit(p), "");
+  p.training.compression = kind(CompressionKind::kTopk);  // + a 4 GB residual: 12 GB
+  EXPECT_NE(data_parallel_does_not_fit(p).find("error feedback"), std::string::npos);
+  p.training.compression.error_feedback = false;
+  EXPECT_EQ(data_parallel_does_not_fit(p), "");
 }
 
 }  // namespace
