@@ -87,8 +87,7 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
   return s;
 }
 
-CompressionStep compression_step(const Plan& plan,
-                                 const std::vector<std::int64_t>& bucket_counts) {
+CompressionStep compression_step(const Plan& plan, const std::vector<std::int64_t>& bucket_counts) {
   const Compression& c = plan.training.compression;
   int n = plan.training.workers;
   CompressionStep out;

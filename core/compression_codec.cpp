@@ -68,11 +68,15 @@ BucketCodec::BucketCodec(const Compression& c, int workers, std::int64_t count)
       sparse_(c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk) {
   assert(c.on() && c.kind != CompressionKind::kPowersgd);
   assert(count < (std::int64_t{1} << 32));  // indices are 32-bit words
-  if (sparse_) k_ = sparse_count(c, count);
-  else slot_ = quantized_slot_words(c, count, workers);
+  if (sparse_)
+    k_ = sparse_count(c, count);
+  else
+    slot_ = quantized_slot_words(c, count, workers);
 }
 
-std::int64_t BucketCodec::scratch_words() const { return core::scratch_words(c_, count_, workers_); }
+std::int64_t BucketCodec::scratch_words() const {
+  return core::scratch_words(c_, count_, workers_);
+}
 
 Span BucketCodec::part(int p) const { return split_part(Span{0, count_}, workers_, p); }
 
@@ -131,8 +135,7 @@ void BucketCodec::owner_reduce(int rank, float* scratch, CodecState& st) const {
   std::int64_t m = part(p).count;
   std::copy_n(scratch + send_slot(p).begin, slot_, scratch + recv_slot(rank).begin);
   std::vector<float> sum(m, 0.0f);
-  for (int q = 0; q < workers_; ++q)
-    decode_part(scratch + recv_slot(q).begin, m, sum.data(), true);
+  for (int q = 0; q < workers_; ++q) decode_part(scratch + recv_slot(q).begin, m, sum.data(), true);
   if (c_.error_feedback) {
     st.owner_residual.resize(m, 0.0f);
     for (std::int64_t i = 0; i < m; ++i) sum[i] += st.owner_residual[i];

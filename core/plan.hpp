@@ -201,9 +201,9 @@ enum class CompressionKind { kNone, kFp16, kTopk, kRandomk, kInt8, kOnebit, kPow
 
 struct Compression {
   CompressionKind kind = CompressionKind::kNone;
-  double density = 0.01;      // topk, randomk: share of the elements kept, in (0, 1]
-  bool error_feedback = true;  // keep what compression dropped and add it to the next step
-  int rank = 4;               // powersgd
+  double density = 0.01;             // topk, randomk: share of the elements kept, in (0, 1]
+  bool error_feedback = true;        // keep what compression dropped and add it to the next step
+  int rank = 4;                      // powersgd
   double chunk = 1.0 * 1024 * 1024;  // int8, onebit: bytes of fp32 gradient per scale
   int line = 0;
   int density_line = 0, rank_line = 0, chunk_line = 0;

@@ -44,8 +44,9 @@ void apply_compression_precision(YamlMap& parent, Training& t, bool precision_gi
   const Compression& c = t.compression;
   if (c.kind == CompressionKind::kFp16) {
     if (precision_given && t.gradient_precision != "fp16")
-      parent.fail("gradient_precision", "compression fp16 sends the gradient as fp16; leave "
-                                        "gradient_precision out or give fp16");
+      parent.fail("gradient_precision",
+                  "compression fp16 sends the gradient as fp16; leave "
+                  "gradient_precision out or give fp16");
     t.gradient_precision = "fp16";
     t.gradient_bytes_per_element = 2;
   } else if (c.on() && t.gradient_precision != "fp32") {

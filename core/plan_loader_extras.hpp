@@ -7,8 +7,8 @@
 
 namespace scaleout::core {
 
-// Reads training.fusion, training.compression and training.efficiency from the training mapping `m`. REQUIRES:
-// t.fusion_line already says whether fusion_buffer was given (0: absent).
+// Reads training.fusion, training.compression and training.efficiency from the training mapping
+// `m`. REQUIRES: t.fusion_line already says whether fusion_buffer was given (0: absent).
 void read_training_extras(YamlMap& m, Training& t);
 
 // Reads device.compress (the compressors' rates, elements/s) from the device mapping `device`.

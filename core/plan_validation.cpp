@@ -143,8 +143,9 @@ void check_compression(const Plan& plan) {
   if (!c.on()) return;
   if (plan.parallelism)
     throw InputError(plan.file, c.line, "training.compression",
-                     "compression " + name + " applies to data-parallel plans; a plan with "
-                     "parallelism: does not carry it in this version");
+                     "compression " + name +
+                         " applies to data-parallel plans; a plan with "
+                         "parallelism: does not carry it in this version");
   if (plan.strategy.kind != StrategyKind::kRing)
     throw InputError(plan.file, plan.strategy.line ? plan.strategy.line : c.line, "strategy.kind",
                      std::string("compression ") + name + " runs over the ring strategy; " +

@@ -8,8 +8,8 @@
 #include <optional>
 #include <utility>
 
-#include "core/compression.hpp"
 #include "core/atomic_file.hpp"
+#include "core/compression.hpp"
 #include "core/node_fabric_loader.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/strategy_settings.hpp"
@@ -239,8 +239,7 @@ void compression(YAML::Emitter& out, const Compression& c) {
     out << YAML::Key << "density" << YAML::Value << exact(c.density);
   if (c.kind == CompressionKind::kInt8 || c.kind == CompressionKind::kOnebit)
     out << YAML::Key << "chunk" << YAML::Value << exact(c.chunk, "B");
-  if (c.kind == CompressionKind::kPowersgd)
-    out << YAML::Key << "rank" << YAML::Value << c.rank;
+  if (c.kind == CompressionKind::kPowersgd) out << YAML::Key << "rank" << YAML::Value << c.rank;
   if (c.kind != CompressionKind::kFp16)
     out << YAML::Key << "error_feedback" << YAML::Value << c.error_feedback;
   out << YAML::EndMap;

@@ -80,12 +80,12 @@ json to_json(const RunResult& r) {
   if (r.model_parallel) add_model_parallel_keys(j, *r.model_parallel);
   if (r.stamp) j["plan_stamp"] = stamp_to_json(*r.stamp);
   if (r.compression)
-    j["compression"] = {{"kind", r.compression->kind},
-                        {"wire_bytes_per_worker_uncompressed",
-                         r.compression->wire_bytes_uncompressed},
-                        {"wire_bytes_per_worker", r.compression->wire_bytes},
-                        {"codec_s_at_device_rates", r.compression->codec_s},
-                        {"error_feedback_bytes", r.compression->error_feedback_bytes}};
+    j["compression"] = {
+        {"kind", r.compression->kind},
+        {"wire_bytes_per_worker_uncompressed", r.compression->wire_bytes_uncompressed},
+        {"wire_bytes_per_worker", r.compression->wire_bytes},
+        {"codec_s_at_device_rates", r.compression->codec_s},
+        {"error_feedback_bytes", r.compression->error_feedback_bytes}};
   return j;
 }
 
@@ -166,11 +166,10 @@ RunResult result_from_json(const json& j) {
   r.grid = j.value("grid", "");
   if (j.contains("compression")) {
     const json& c = j["compression"];
-    r.compression = CompressionStep{c.at("kind").get<std::string>(),
-                                    c.value("wire_bytes_per_worker_uncompressed", 0.0),
-                                    c.value("wire_bytes_per_worker", 0.0),
-                                    c.value("codec_s_at_device_rates", 0.0),
-                                    c.value("error_feedback_bytes", 0.0)};
+    r.compression = CompressionStep{
+        c.at("kind").get<std::string>(), c.value("wire_bytes_per_worker_uncompressed", 0.0),
+        c.value("wire_bytes_per_worker", 0.0), c.value("codec_s_at_device_rates", 0.0),
+        c.value("error_feedback_bytes", 0.0)};
   }
   if (j.contains("baseline")) {
     r.baseline_workers = j["baseline"].value("workers", 0);

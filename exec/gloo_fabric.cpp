@@ -1,11 +1,10 @@
 #include "exec/gloo_fabric.hpp"
 
-#include <stdexcept>
-
 #include <gloo/common/error.h>
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <thread>
 

@@ -82,8 +82,8 @@ core::Plan program_plan(const core::Plan& plan, const ExecOptions& options) {
 std::int64_t scratch_after_gradient(const core::Plan& plan, const core::StepModel& model) {
   std::int64_t most = 0;
   for (const auto& b : model.buckets)
-    most = std::max(most, core::scratch_words(plan.training.compression, b.span.count,
-                                              plan.training.workers));
+    most = std::max(
+        most, core::scratch_words(plan.training.compression, b.span.count, plan.training.workers));
   return most;
 }
 
@@ -267,8 +267,7 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   auto program = core::make_strategy(program_plan(plan, options), ranks.layout);
   StepObserver observer(
       options, sync, setup.rank < workers, [&fabric] { fabric.fill_gradient_ahead(); },
-      step_check(plan, model, data, values),
-      [&data] { data.set(0, data.get(0) + 1); });
+      step_check(plan, model, data, values), [&data] { data.set(0, data.get(0) + 1); });
   core::CollectiveTraining(*program, model, core::Slowdown(plan.stragglers), workers,
                            plan.training.steps, plan.training.overlap)
       .run(fabric, observer);

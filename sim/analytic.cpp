@@ -132,7 +132,8 @@ double compressed_ring(const Layout& L, const Plan& plan, std::int64_t count) {
   double slot = 4.0 * core::quantized_slot_words(c, count, n);
   double direct = 0;
   for (int s = 1; s < n; ++s)
-    direct += pattern_step(L, [n, s](int r) { return (r + s) % n; }, slot, Sums::kNo);
+    direct += pattern_step(
+        L, [n, s](int r) { return (r + s) % n; }, slot, Sums::kNo);
   return codec + direct + ring_phase(L, n - 1, slot, next, Sums::kNo);
 }
 
@@ -229,8 +230,8 @@ double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
   switch (plan.strategy.kind) {
     case core::StrategyKind::kRing:
       if (plan.training.compression.on())
-        return compressed_ring(
-            L, plan, std::llround(bytes / plan.training.gradient_bytes_per_element));
+        return compressed_ring(L, plan,
+                               std::llround(bytes / plan.training.gradient_bytes_per_element));
       return ring_allreduce(L, n, bytes);
     case core::StrategyKind::kTorus2d:
       return torus2d(L, core::torus_grid(plan.strategy, n), bytes);

@@ -1,11 +1,12 @@
 // Gradient compression in core: the compressors against hand computations, the wire bytes
 // against the closed forms written out here, and the plans that must be refused.
+#include "core/compression.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "core/compression.hpp"
 #include "core/compression_codec.hpp"
 #include "core/model_memory.hpp"
 #include "core/plan_stamp.hpp"
@@ -154,8 +155,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Refusal{"density_zero", plan(kRing + training("{ kind: topk, density: 0 }")), 12,
                 "density"},
-        Refusal{"density_above_one", plan(kRing + training("{ kind: randomk, density: 1.5 }")),
-                12, "density"},
+        Refusal{"density_above_one", plan(kRing + training("{ kind: randomk, density: 1.5 }")), 12,
+                "density"},
         Refusal{"unknown_kind", plan(kRing + training("{ kind: top-k }")), 12, "onebit"},
         Refusal{"torus_cannot_carry_topk",
                 plan("strategy: { kind: torus2d }\n" + training("{ kind: topk }")), 9,
@@ -164,11 +165,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "not built"},
         Refusal{"rank_below_one", plan(kRing + training("{ kind: powersgd, rank: 0 }")), 12,
                 "rank"},
-        Refusal{"int8_of_fp16", plan(kRing + "training:\n  workers: 8\n  gradient_precision: fp16\n"
-                                             "  compression: { kind: int8 }\n"),
+        Refusal{"int8_of_fp16",
+                plan(kRing + "training:\n  workers: 8\n  gradient_precision: fp16\n"
+                             "  compression: { kind: int8 }\n"),
                 12, "fp32"},
-        Refusal{"chunk_below_an_element",
-                plan(kRing + training("{ kind: onebit, chunk: 2B }")), 12, "chunk"},
+        Refusal{"chunk_below_an_element", plan(kRing + training("{ kind: onebit, chunk: 2B }")), 12,
+                "chunk"},
         Refusal{"density_on_int8", plan(kRing + training("{ kind: int8, density: 0.1 }")), 12,
                 "density"},
         Refusal{"bad_rate",
@@ -200,9 +202,9 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
   std::string cluster = std::string(testing::kInlineCluster);
   cluster.replace(cluster.find("{ flops: 100TFLOPS }"), 20,
                   "{ flops: 100TFLOPS, compress: { topk: 1.5G/s, quantize: 20G } }");
-  for (const std::string& c : {std::string("{ kind: topk, density: 0.001, error_feedback: false }"),
-                               std::string("{ kind: onebit, chunk: 64KiB }"),
-                               std::string("{ kind: fp16 }")}) {
+  for (const std::string& c :
+       {std::string("{ kind: topk, density: 0.001, error_feedback: false }"),
+        std::string("{ kind: onebit, chunk: 64KiB }"), std::string("{ kind: fp16 }")}) {
     Plan p = testing::load_text("save", cluster + testing::kInlineWorkload + kRing + training(c));
     Plan back = testing::load_text("back", plan_to_yaml(p));
     const Compression &a = p.training.compression, &b = back.training.compression;

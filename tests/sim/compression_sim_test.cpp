@@ -37,9 +37,8 @@ TEST(CompressionSim, EachNicCarriesTheWireFormatsBytes) {
   core::Cluster cluster = testing::switch_cluster(1, 12.5e9, 2e-6);
   for (CompressionKind kind : kKinds)
     for (int n : {3, 8}) {
-      core::Plan plan = compressed(testing::collective_plan(cluster, core::StrategyKind::kRing,
-                                                            n, 2.5e6),
-                                   kind);
+      core::Plan plan =
+          compressed(testing::collective_plan(cluster, core::StrategyKind::kRing, n, 2.5e6), kind);
       core::RunResult r = simulate(plan);
       double per_worker = core::compressed_wire_bytes(plan.training.compression, 2500000, n);
       EXPECT_NEAR(link_bytes(r, "node0-nic"), 2 * per_worker, 1e-6 * per_worker)
@@ -53,12 +52,12 @@ TEST(CompressionSim, SimAndClosedFormsAgreeWithinTwoPercent) {
   core::Cluster cluster = testing::switch_cluster(4, 12.5e9, 2e-6);
   for (CompressionKind kind : kKinds)
     for (int n : {4, 8, 16}) {
-      core::Plan plan = compressed(
-          testing::collective_plan(cluster, core::StrategyKind::kRing, n, 2.5e7), kind);
+      core::Plan plan =
+          compressed(testing::collective_plan(cluster, core::StrategyKind::kRing, n, 2.5e7), kind);
       double sim = simulate(plan).step_time_s, ana = predict_analytic(plan).step_time_s;
       EXPECT_LT(std::fabs(sim - ana) / sim, 0.02)
-          << core::compression_name(kind) << " n=" << n << ": sim " << sim << " s, analytic "
-          << ana << " s";
+          << core::compression_name(kind) << " n=" << n << ": sim " << sim << " s, analytic " << ana
+          << " s";
     }
 }
 
