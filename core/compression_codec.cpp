@@ -1,9 +1,9 @@
 #include "core/compression_codec.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
-#include <cstring>
 #include <numeric>
 
 #include "core/compression.hpp"
@@ -14,16 +14,8 @@ namespace scaleout::core {
 namespace {
 
 // Words are 4-byte slots of the fp32 buffer: indices and packed codes are stored bit for bit.
-float to_word(std::uint32_t bits) {
-  float w;
-  std::memcpy(&w, &bits, sizeof w);
-  return w;
-}
-std::uint32_t from_word(float w) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &w, sizeof bits);
-  return bits;
-}
+float to_word(std::uint32_t bits) { return std::bit_cast<float>(bits); }
+std::uint32_t from_word(float w) { return std::bit_cast<std::uint32_t>(w); }
 
 std::uint64_t splitmix(std::uint64_t& s) {
   std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);

@@ -1,5 +1,6 @@
 #include "exec/half_sums.hpp"
 
+#include <bit>
 #include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -10,15 +11,11 @@
 namespace scaleout::exec {
 
 float bf16_to_float(std::uint16_t h) {
-  std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+  return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);
 }
 
 std::uint16_t float_to_bf16(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
+  auto bits = std::bit_cast<std::uint32_t>(f);
   bits += 0x7FFF + ((bits >> 16) & 1);
   return static_cast<std::uint16_t>(bits >> 16);
 }

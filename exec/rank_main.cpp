@@ -46,11 +46,17 @@ float from_float<float>(float v) {
 }
 
 // Elements of the gradient (the buffer's first `elements`; a compressed exchange's scratch
-// follows) that differ from what the exchange must leave.
+// follows) that differ from what the exchange must leave: the exact sums, or `expected`.
 long count_wrong(const GradientBuffer& data, std::int64_t elements,
-                 const std::function<float(std::int64_t)>& expected) {
+                 const core::CheckValues& values) {
   long wrong = 0;
-  for (std::int64_t i = 0; i < elements; ++i) wrong += data.get(i) != expected(i);
+  for (std::int64_t i = 0; i < elements; ++i) wrong += data.get(i) != values.sum(i);
+  return wrong;
+}
+long count_wrong(const GradientBuffer& data, const std::vector<float>& expected) {
+  long wrong = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    wrong += data.get(static_cast<std::int64_t>(i)) != expected[i];
   return wrong;
 }
 
@@ -59,14 +65,9 @@ long count_wrong(const GradientBuffer& data, std::int64_t elements,
 std::function<long()> step_check(const core::Plan& plan, const core::StepModel& model,
                                  const GradientBuffer& data, const core::CheckValues& values) {
   if (!plan.training.compression.on())
-    return [&data, &values, n = model.elements] {
-      return count_wrong(data, n, [&values](std::int64_t i) { return values.sum(i); });
-    };
+    return [&data, &values, n = model.elements] { return count_wrong(data, n, values); };
   auto reference = std::make_shared<core::CompressionReference>(plan, model, values);
-  return [&data, reference, n = model.elements] {
-    const std::vector<float>& expected = reference->next_step();
-    return count_wrong(data, n, [&expected](std::int64_t i) { return expected[i]; });
-  };
+  return [&data, reference] { return count_wrong(data, reference->next_step()); };
 }
 
 // The plan the strategy program runs: the test hook drop_error_feedback takes the compressor's

@@ -7,6 +7,7 @@
 
 #include "core/compression.hpp"
 #include "exec/local_run.hpp"
+#include "tests/exec/quick_options.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::exec {
@@ -27,13 +28,7 @@ core::Plan compressed_plan(CompressionKind kind, int workers, bool overlap) {
   return p;
 }
 
-ExecOptions quick() {
-  ExecOptions o;
-  o.timeout = std::chrono::milliseconds(10000);
-  o.compute_scale = 1e-3;
-  o.baselines = false;
-  return o;
-}
+ExecOptions quick() { return testing::quick_options(); }
 
 TEST(CompressionRun, EveryStepMatchesTheReferenceExactly) {
   for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kRandomk,

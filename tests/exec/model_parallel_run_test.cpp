@@ -9,6 +9,7 @@
 
 #include "exec/local_run.hpp"
 #include "tests/core/plan_text.hpp"
+#include "tests/exec/quick_options.hpp"
 
 namespace scaleout::exec {
 namespace {
@@ -27,13 +28,7 @@ core::Plan two_by_two_by_two(const std::string& name, const std::string& paralle
           "training: { workers: 8, global_batch: 8, steps: 2 }\n");
 }
 
-ExecOptions quick() {
-  ExecOptions o;
-  o.timeout = std::chrono::milliseconds(10000);
-  o.compute_scale = 1e-3;
-  o.baselines = false;
-  return o;
-}
+ExecOptions quick() { return testing::quick_options(); }
 
 TEST(ModelParallelRun, EveryScheduleMovesWhatItShouldWithExactSums) {
   for (const char* extra : {"", ", schedule: gpipe", ", schedule: interleaved, virtual_stages: 2",
