@@ -76,6 +76,13 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
         "  staleness           %10.2f mean (p50 %d, p99 %d, max %d); %ld applied, %ld dropped\n",
         r.staleness.mean, r.staleness.p50, r.staleness.p99, r.staleness.max, r.gradients.applied,
         r.gradients.dropped);
+  if (r.compensation && r.step_time_s > 0)  // each worker pushes to each server once a step
+    std::fprintf(out,
+                 "  delay compensation  lambda %g: %.2f ms a push on each server (%.0f%% of its "
+                 "step); pulled copies %.1f MB a server\n",
+                 r.compensation->lambda, r.compensation->update_s * 1e3,
+                 100 * r.workers * r.compensation->update_s / r.step_time_s,
+                 r.compensation->pulled_bytes / 1e6);
   if (r.resilience.policy != "none" || r.resilience.checkpoint_s > 0) {
     // Failures change the answer: the failure-free step above is not what the run achieves.
     std::fprintf(

@@ -138,6 +138,7 @@ int run_plan(const RunArgs& args) {
   rank_and_step_from_env("SCALEOUT_STOP_RANK", options.stop_rank, options.stop_step);
   rank_and_step_from_env("SCALEOUT_CORRUPT_RANK", options.corrupt_rank, options.corrupt_step);
   options.drop_error_feedback = std::getenv("SCALEOUT_DROP_ERROR_FEEDBACK") != nullptr;
+  options.drop_delay_compensation = std::getenv("SCALEOUT_DROP_DELAY_COMPENSATION") != nullptr;
   core::RunResult result;
   try {
     if (args.launch == "external") {
@@ -156,10 +157,13 @@ int run_plan(const RunArgs& args) {
     print_collective_table(stdout, result);
   int code = 0;
   if (result.wrong > 0) {
-    std::fprintf(stderr, "error: %ld elements differ from the exact sum%s\n", result.wrong,
-                 plan.training.compression.on()
-                     ? " (with compression: from what every worker's compressor emitted)"
-                     : "");
+    const char* what = plan.strategy.delay_compensation.on
+                           ? "from the parameters replayed from each server's compensated updates"
+                       : plan.training.compression.on()
+                           ? "from the exact sum (with compression: from what every worker's "
+                             "compressor emitted)"
+                           : "from the exact sum";
+    std::fprintf(stderr, "error: %ld elements differ %s\n", result.wrong, what);
     code = 1;
   }
   for (const auto& b : result.baselines)

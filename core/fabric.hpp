@@ -125,6 +125,16 @@ class Fabric {
     idle(seconds);
   }
 
+  // Combines the data of the last received message by the program's own rule instead of
+  // accept_data's (a server's delay-compensated update): `apply` gets this rank's buffer as fp32
+  // words, as local_work does, and the received values as fp32 words. Fabrics that hold data run
+  // it; the default, for fabrics that hold none, lets `seconds` pass (the update's modelled cost).
+  using UpdateFn = std::function<void(float* words, const float* received)>;
+  virtual void accept_update(double seconds, const UpdateFn& apply) {
+    (void)apply;
+    idle(seconds);
+  }
+
   // A compute phase of `flops` floating-point operations (at the device's effective rate).
   virtual void compute(double flops) = 0;
 

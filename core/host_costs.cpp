@@ -1,5 +1,6 @@
 #include "core/host_costs.hpp"
 
+#include "core/plan_loader_extras.hpp"
 #include "core/units.hpp"
 
 namespace scaleout::core {
@@ -13,6 +14,7 @@ HostCosts read_host_costs(YamlMap& parent) {
     h.message_overhead = m.get_quantity("message_overhead", Quantity::kTime);
   if (m.has("copy_rate")) h.copy_rate = m.get_quantity("copy_rate", Quantity::kBandwidth);
   if (m.has("sum_rate")) h.sum_rate = m.get_quantity("sum_rate", Quantity::kBandwidth);
+  h.compensate_rate = read_elements_rate(m, "compensate_rate", h.compensate_rate);
   m.finish();
   return h;
 }

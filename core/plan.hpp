@@ -79,6 +79,11 @@ struct HostCosts {
   double message_overhead = 0;  // seconds of host time per message crossing a NIC
   double copy_rate = 0;         // bytes/s of host copies per message byte; 0: free
   double sum_rate = 0;          // bytes/s at which a server adds a received gradient; 0: free
+  // Elements/s at which a server compensates (DC-ASGD): a push's compensated update over the
+  // gradient, the parameters and the worker's pulled copy, plus the copy its next pull keeps.
+  // Charged whenever delay compensation is on; the default is one core of a 2-core x86 VM
+  // (bench/delay_compensation: 1.25G/s).
+  double compensate_rate = 1.25e9;
   int line = 0;
   bool any() const { return message_overhead > 0 || copy_rate > 0 || sum_rate > 0; }
 };
@@ -173,6 +178,16 @@ enum class PsAggregation { kNone, kNode };
 // accelerators (cpu, as BytePS runs its servers): one server per node, with the node's own NIC.
 enum class PsServerHosts { kGpu, kCpu };
 
+// `delay_compensation` of an asynchronous parameter server (DC-ASGD, Zheng et al. 2017): a server
+// keeps, per worker, the parameters that worker last pulled, and applies
+// w -= learning_rate * (g + lambda * g * g * (w - w_pulled)) element-wise.
+struct DelayCompensation {
+  bool on = false;
+  double lambda = 0.04;
+  double learning_rate = 0.01;  // the server's SGD step (executed runs apply it to real floats)
+  int line = 0;
+};
+
 struct Strategy {
   StrategyKind kind = StrategyKind::kRing;
   double chunk = 4.0 * 1024 * 1024;        // bytes: ring-family and tree pipeline chunk
@@ -193,6 +208,7 @@ struct Strategy {
   int local_aggregation_line = 0;
   PsServerHosts ps_server_hosts = PsServerHosts::kGpu;
   int server_hosts_line = 0;
+  DelayCompensation delay_compensation;
 };
 
 // `training.compression`: what a worker does to its gradient before it crosses the network

@@ -93,6 +93,19 @@ Compression read_compression(YamlMap& parent) {
 
 }  // namespace
 
+double read_elements_rate(YamlMap& m, const char* key, double fallback) {
+  if (!m.has(key)) {
+    m.child(key, false);
+    return fallback;
+  }
+  std::string given = m.get_string(key), text = given;
+  if (text.size() > 2 && text.substr(text.size() - 2) == "/s") text.resize(text.size() - 2);
+  auto value = parse_quantity(text, Quantity::kCount);
+  if (!value || *value <= 0)
+    m.fail(key, "expected elements per second such as 2.5G/s, got '" + given + "'");
+  return *value;
+}
+
 void read_compress_rates(YamlMap& device, DeviceSpec& d) {
   if (!device.has("compress")) {
     device.child("compress", false);
@@ -103,20 +116,8 @@ void read_compress_rates(YamlMap& device, DeviceSpec& d) {
   if (!node.IsMap())
     device.fail("compress", "expected elements per second, e.g. { topk: 2.5G/s, quantize: 40G/s }");
   YamlMap m(node, device.file(), device.field("compress"));
-  auto rate = [&m](const char* key, double fallback) {
-    if (!m.has(key)) {
-      m.child(key, false);
-      return fallback;
-    }
-    std::string given = m.get_string(key), text = given;
-    if (text.size() > 2 && text.substr(text.size() - 2) == "/s") text.resize(text.size() - 2);
-    auto value = parse_quantity(text, Quantity::kCount);
-    if (!value || *value <= 0)
-      m.fail(key, "expected elements per second such as 2.5G/s, got '" + given + "'");
-    return *value;
-  };
-  d.compress_topk = rate("topk", d.compress_topk);
-  d.compress_quantize = rate("quantize", d.compress_quantize);
+  d.compress_topk = read_elements_rate(m, "topk", d.compress_topk);
+  d.compress_quantize = read_elements_rate(m, "quantize", d.compress_quantize);
   m.finish();
 }
 

@@ -11,6 +11,10 @@ namespace scaleout::core {
 // `m`. REQUIRES: t.fusion_line already says whether fusion_buffer was given (0: absent).
 void read_training_extras(YamlMap& m, Training& t);
 
+// Reads `key` of `m` as elements per second ("2.5G/s"; the "/s" may be left out), positive;
+// `fallback` when absent.
+double read_elements_rate(YamlMap& m, const char* key, double fallback);
+
 // Reads device.compress (the compressors' rates, elements/s) from the device mapping `device`.
 void read_compress_rates(YamlMap& device, DeviceSpec& d);
 

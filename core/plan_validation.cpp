@@ -108,6 +108,11 @@ void check_parameter_server(const Plan& plan) {
     throw InputError(plan.file, s.server_hosts_line ? s.server_hosts_line : s.line,
                      "strategy.server_hosts",
                      "CPU server hosts are dedicated nodes: colocated servers run beside workers");
+  if (s.delay_compensation.on && t.gradient_precision != "fp32")
+    throw InputError(plan.file, s.delay_compensation.line, "strategy.delay_compensation",
+                     "delay compensation keeps fp32 parameters and gradients; gradient_precision "
+                     "is " +
+                         t.gradient_precision);
   if (s.ps_placement == PsPlacement::kColocated && s.ps_servers > t.workers)
     throw InputError(
         plan.file, s.servers_line ? s.servers_line : s.line, "strategy.servers",

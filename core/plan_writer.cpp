@@ -132,7 +132,7 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
   }
   if (c.price_per_device_hour)
     out << YAML::Key << "price_per_device_hour" << YAML::Value << exact(*c.price_per_device_hour);
-  if (c.host.any()) {
+  if (c.host.any() || c.host.compensate_rate != HostCosts{}.compensate_rate) {
     out << YAML::Key << "host" << YAML::Value << YAML::Flow << YAML::BeginMap;
     if (c.host.message_overhead > 0)
       out << YAML::Key << "message_overhead" << YAML::Value << exact(c.host.message_overhead, "s");
@@ -140,6 +140,8 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
       out << YAML::Key << "copy_rate" << YAML::Value << exact(c.host.copy_rate, "B/s");
     if (c.host.sum_rate > 0)
       out << YAML::Key << "sum_rate" << YAML::Value << exact(c.host.sum_rate, "B/s");
+    if (c.host.compensate_rate != HostCosts{}.compensate_rate)
+      out << YAML::Key << "compensate_rate" << YAML::Value << exact(c.host.compensate_rate, "/s");
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
@@ -197,6 +199,12 @@ void ps_knobs(YAML::Emitter& out, const Strategy& s) {
     out << YAML::Key << "local_aggregation" << YAML::Value << "node";
   if (s.ps_server_hosts == PsServerHosts::kCpu)
     out << YAML::Key << "server_hosts" << YAML::Value << "cpu";
+  if (s.delay_compensation.on) {
+    out << YAML::Key << "delay_compensation" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "lambda" << YAML::Value << exact(s.delay_compensation.lambda);
+    out << YAML::Key << "learning_rate" << YAML::Value << exact(s.delay_compensation.learning_rate);
+    out << YAML::EndMap;
+  }
 }
 
 void grid(YAML::Emitter& out, const std::array<int, 2>& g) {

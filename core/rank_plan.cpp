@@ -4,6 +4,7 @@
 
 #include "core/compression.hpp"
 #include "core/compute_rate.hpp"
+#include "core/delay_compensation.hpp"
 #include "core/fusion.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/ps_training.hpp"
@@ -65,6 +66,7 @@ RunResult result_header(const Plan& plan, const std::string& engine,
     for (const auto& b : make_step_model(plan).buckets) counts.push_back(b.span.count);
     r.compression = compression_step(plan, counts);
   }
+  r.compensation = compensation_cost(plan);
   return r;
 }
 

@@ -79,6 +79,11 @@ json to_json(const RunResult& r) {
   j["baseline"] = {{"workers", r.baseline_workers}, {"efficiency", r.baseline_efficiency}};
   if (r.model_parallel) add_model_parallel_keys(j, *r.model_parallel);
   if (r.stamp) j["plan_stamp"] = stamp_to_json(*r.stamp);
+  if (r.compensation)
+    j["delay_compensation"] = {{"lambda", r.compensation->lambda},
+                               {"learning_rate", r.compensation->learning_rate},
+                               {"server_update_s_per_push", r.compensation->update_s},
+                               {"server_pulled_copies_bytes", r.compensation->pulled_bytes}};
   if (r.compression)
     j["compression"] = {
         {"kind", r.compression->kind},
@@ -170,6 +175,12 @@ RunResult result_from_json(const json& j) {
         c.at("kind").get<std::string>(), c.value("wire_bytes_per_worker_uncompressed", 0.0),
         c.value("wire_bytes_per_worker", 0.0), c.value("codec_s_at_device_rates", 0.0),
         c.value("error_feedback_bytes", 0.0)};
+  }
+  if (j.contains("delay_compensation")) {
+    const json& c = j["delay_compensation"];
+    r.compensation = CompensationCost{c.value("lambda", 0.0), c.value("learning_rate", 0.0),
+                                      c.value("server_update_s_per_push", 0.0),
+                                      c.value("server_pulled_copies_bytes", 0.0)};
   }
   if (j.contains("baseline")) {
     r.baseline_workers = j["baseline"].value("workers", 0);

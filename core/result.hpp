@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/compression.hpp"
+#include "core/delay_compensation.hpp"
 #include "core/model_memory.hpp"
 #include "core/plan_stamp.hpp"
 
@@ -129,6 +130,9 @@ struct RunResult {
   // Plans with training.compression: per worker and step, the wire bytes without and with it,
   // the codec's seconds at the device's rates, the error-feedback buffers.
   std::optional<CompressionStep> compression;
+  // Plans with strategy.delay_compensation: what the servers' compensation costs (per push and
+  // its pull; memory of the pulled copies per server).
+  std::optional<CompensationCost> compensation;
   std::optional<PlanStamp> stamp;  // what it was computed from; none in results before stamps
 };
 

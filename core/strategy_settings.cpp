@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <map>
 
 #include "core/input_error.hpp"
@@ -31,6 +32,7 @@ const std::vector<Knob>& knob_table() {
       {"staleness_bound", {K::kPs}},
       {"local_aggregation", {K::kPs}},
       {"server_hosts", {K::kPs}},
+      {"delay_compensation", {K::kPs}},
   };
   return table;
 }
@@ -89,6 +91,7 @@ class KnobReader {
     if (knob == "server_hosts")
       s_.ps_server_hosts =
           m.get_choice(knob, {"gpu", "cpu"}) == "cpu" ? PsServerHosts::kCpu : PsServerHosts::kGpu;
+    if (knob == "delay_compensation") read_delay_compensation(m);
   }
 
   // The parameter-server knobs that exclude each other.
@@ -101,6 +104,9 @@ class KnobReader {
       fail(file, "replicas_to_aggregate", "applies to mode: sync");
     if (given_.count("replicas_to_aggregate") && given_.count("softsync"))
       fail(file, "softsync", "choose replicas_to_aggregate (backup workers) or softsync, not both");
+    if (!async && given_.count("delay_compensation"))
+      fail(file, "delay_compensation",
+           "delay compensation (DC-ASGD) applies to mode: async, whose gradients arrive stale");
   }
 
   int line_of_knob(const std::string& knob) const {
@@ -119,6 +125,23 @@ class KnobReader {
       g[i] = static_cast<int>(*v);
     }
     s_.grid = g;
+  }
+
+  // `delay_compensation: { lambda: 0.04, learning_rate: 0.01 }` (each optional; lambda >= 0).
+  void read_delay_compensation(YamlMap& m) {
+    YAML::Node node = m.child("delay_compensation");
+    if (!node.IsMap()) m.fail("delay_compensation", "expected a mapping, e.g. { lambda: 0.04 }");
+    YamlMap dc(node, m.file(), m.field("delay_compensation"));
+    DelayCompensation& d = s_.delay_compensation;
+    d.on = true;
+    d.line = line_of(node);
+    constexpr double kAny = std::numeric_limits<double>::max();
+    d.lambda = dc.get_double("lambda", -kAny, kAny, d.lambda);
+    if (d.lambda < 0)
+      dc.fail("lambda", "must be 0 or more (DC-ASGD's variance control; 0 compensates nothing)");
+    d.learning_rate = dc.get_double("learning_rate", -kAny, kAny, d.learning_rate);
+    if (d.learning_rate <= 0) dc.fail("learning_rate", "must be positive");
+    dc.finish();
   }
 
   [[noreturn]] void fail(const std::string& file, const std::string& knob,

@@ -291,6 +291,12 @@ void GlooFabric::local_work(double, const WordsFn& apply) {
   apply(reinterpret_cast<float*>(data_.at(0)));
 }
 
+void GlooFabric::accept_update(double, const UpdateFn& apply) {
+  if (data_.type() != ElementType::kFp32)
+    throw std::logic_error("an update on words needs an fp32 buffer");
+  apply(reinterpret_cast<float*>(data_.at(0)), reinterpret_cast<const float*>(held_.data()));
+}
+
 double GlooFabric::now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }

@@ -83,6 +83,7 @@ class GlooFabric : public core::Fabric {
   void idle(double seconds) override;
   // Runs `apply` on the buffer's fp32 words (compressed exchanges; their plans are fp32).
   void local_work(double seconds, const WordsFn& apply) override;
+  void accept_update(double seconds, const UpdateFn& apply) override;
   double now() override;
 
  private:

@@ -49,6 +49,9 @@ struct ExecOptions {
   // For tests: the compressed exchange runs without error feedback while its reference keeps it
   // (the check must find the difference from the second step on; the run fails).
   bool drop_error_feedback = false;
+  // For tests: the servers apply pushes without delay compensation (lambda 0) while the check
+  // expects the plan's, so that the exact check must fail.
+  bool drop_delay_compensation = false;
 
   // The longest a whole run of `steps` may take: a few transfer deadlines per step.
   std::chrono::milliseconds run_timeout(int steps) const { return timeout * (steps + 3); }

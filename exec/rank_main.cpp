@@ -13,11 +13,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <bit>
 #include <chrono>
+#include <cstdint>
 
 #include "core/check_values.hpp"
 #include "core/compression.hpp"
 #include "core/compression_reference.hpp"
+#include "core/delay_compensation.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/step_model.hpp"
@@ -71,10 +74,12 @@ std::function<long()> step_check(const core::Plan& plan, const core::StepModel& 
 }
 
 // The plan the strategy program runs: the test hook drop_error_feedback takes the compressor's
-// error feedback away (the reference keeps the plan's).
+// error feedback away, and drop_delay_compensation the servers' compensation (lambda 0); the
+// references keep the plan's.
 core::Plan program_plan(const core::Plan& plan, const ExecOptions& options) {
   core::Plan p = plan;
   if (options.drop_error_feedback) p.training.compression.error_feedback = false;
+  if (options.drop_delay_compensation) p.strategy.delay_compensation.lambda = 0;
   return p;
 }
 
@@ -138,6 +143,7 @@ class RankObserver : public core::TrainingObserver {
       staleness_histogram.resize(staleness + 1);
     ++staleness_histogram[staleness];
     ++applied_from[worker];
+    sequence.push_back({worker, staleness});
   }
   void dropped(int, double) override { ++dropped_count; }
   void left(int, int, double) override {}
@@ -146,8 +152,35 @@ class RankObserver : public core::TrainingObserver {
   nlohmann::json steps = nlohmann::json::array();
   std::vector<long> staleness_histogram;
   std::vector<long> applied_from;
+  std::vector<core::AppliedGradient> sequence;  // in the order the shard applied them
   long dropped_count = 0;
 };
+
+// Elements of a server's shard that differ from what it must hold: the sum of the gradients it
+// accepted or, with delay compensation, the parameters replayed from the updates in the order it
+// applied them (compared bit for bit: the replay runs the same arithmetic in the same order).
+long wrong_in_shard(const core::Plan& plan, const GradientBuffer& data,
+                    const core::CheckValues& values, core::Span mine,
+                    const RankObserver& observer) {
+  long wrong = 0;
+  int workers = plan.training.workers;
+  if (!plan.strategy.delay_compensation.on) {
+    for (std::int64_t i = mine.begin; i < mine.end(); ++i) {
+      float expected = 0;
+      for (int w = 0; w < workers; ++w)
+        expected += static_cast<float>(observer.applied_from[w]) * values.value(w, i);
+      wrong += data.get(i) != expected;
+    }
+    return wrong;
+  }
+  std::vector<float> expected = core::replay_compensated_shard(
+      plan.strategy.delay_compensation, mine.count, observer.sequence,
+      [&](int w, std::int64_t i) { return values.value(w, mine.begin + i); });
+  for (std::int64_t i = 0; i < mine.count; ++i)
+    wrong += std::bit_cast<std::uint32_t>(data.get(mine.begin + i)) !=
+             std::bit_cast<std::uint32_t>(expected[i]);
+  return wrong;
+}
 
 // The parameter server as a training program (async, backup workers, softsync): workers produce
 // known gradients; each server ends holding the sum of the gradients it accepted, and checks it.
@@ -157,7 +190,7 @@ nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& option
                                int servers) {
   int workers = plan.training.workers;
   core::StepModel model = executed_model(plan, options);
-  core::PsTraining program(plan, model, workers, servers, {}, {});
+  core::PsTraining program(program_plan(plan, options), model, workers, servers, {}, {});
   bool worker = setup.rank < workers;
   RankObserver observer(workers);
   program.run(fabric, observer);
@@ -166,16 +199,10 @@ nlohmann::json run_ps_training(const core::Plan& plan, const ExecOptions& option
   fabric.flush_messages();
   double done = fabric.now();
   long wrong = 0;
-  if (!worker) {
-    core::Span mine =
-        core::split_part(core::Span{0, model.elements}, servers, setup.rank - workers);
-    for (std::int64_t i = mine.begin; i < mine.end(); ++i) {
-      float expected = 0;
-      for (int w = 0; w < workers; ++w)
-        expected += static_cast<float>(observer.applied_from[w]) * values.value(w, i);
-      wrong += data.get(i) != expected;
-    }
-  }
+  if (!worker)
+    wrong = wrong_in_shard(
+        plan, data, values,
+        core::split_part(core::Span{0, model.elements}, servers, setup.rank - workers), observer);
   long applied = 0;
   for (long a : observer.applied_from) applied += a;
   return {{"rank", setup.rank},
@@ -239,7 +266,10 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   gloo::rendezvous::PrefixStore sync_store("sync", store);
   auto sync = connect(sync_store, setup, options.timeout);
   GradientBuffer data(element_type(plan.training.gradient_precision),
-                      model.elements + scratch_after_gradient(plan, model));
+                      model.elements + scratch_after_gradient(plan, model) +
+                          (setup.rank >= workers ? core::compensation_scratch_words(
+                                                       plan, model.elements, ranks.layout.servers)
+                                                 : 0));
   GlooFabric fabric(
       context, data, values, options.timeout,
       static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));

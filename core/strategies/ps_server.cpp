@@ -1,5 +1,6 @@
 #include "core/strategies/ps_server.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/strategies/ps_protocol.hpp"
@@ -43,7 +44,37 @@ bool ServerShard::can_serve(int w, long step) const {
   return staleness_bound_admits(rules_.staleness_bound, version_, in_flight_versions_);
 }
 
+void ServerShard::compensate(const CompensationCost& cost, std::int64_t elements,
+                             std::int64_t slot) {
+  compensation_ = cost;
+  copies_at_ = elements;
+  copy_slot_ = slot;
+}
+
+// DC-ASGD: the parameters a worker pulls are the ones its next gradient is compensated against.
+// (The copy's time is in the update's: host.compensate_rate covers both.)
+void ServerShard::keep_pulled_copy(int w) {
+  fabric_.local_work(0, [this, w](float* words) {
+    std::copy(words + range_.begin, words + range_.end(),
+              words + pulled_copy_offset(copies_at_, copy_slot_, w));
+  });
+}
+
+void ServerShard::apply_gradient(int w) {
+  if (!compensation_) {
+    fabric_.accept_data(Combine::kAdd);
+    return;
+  }
+  fabric_.accept_update(compensation_->update_s, [this, w](float* words, const float* gradient) {
+    compensated_update(words + range_.begin, gradient,
+                       words + pulled_copy_offset(copies_at_, copy_slot_, w), range_.count,
+                       static_cast<float>(compensation_->lambda),
+                       static_cast<float>(compensation_->learning_rate));
+  });
+}
+
 void ServerShard::serve(int w) {
+  if (compensation_) keep_pulled_copy(w);
   fabric_.send_message(w, ps::params(fabric_.rank(), version_, range_));
   last_pulled_[w] = version_;
   in_flight_[w] = version_;
@@ -128,7 +159,7 @@ void ServerShard::on_push(const Message& m) {
   if (rules_.drop_stale && computed_on < version_) {
     observer_.dropped(shard_, fabric_.now());
   } else {
-    fabric_.accept_data(Combine::kAdd);
+    apply_gradient(m.from);
     observer_.applied(shard_, m.from, static_cast<int>(version_ - computed_on), fabric_.now());
     if (++accepted_in_version_ >= rules_.aggregate) next_version();
   }

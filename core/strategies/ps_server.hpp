@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "core/delay_compensation.hpp"
 #include "core/fabric.hpp"
 #include "core/strategies/ps_training.hpp"
 
@@ -29,6 +31,10 @@ class ServerShard {
   ServerShard(Fabric& fabric, TrainingObserver& observer, const PsRules& rules, int workers,
               int shard, Span range, long expected_pushes, std::int64_t last_version);
 
+  // Delay compensation (DC-ASGD): the shard keeps each worker's pulled copy in its buffer's words
+  // after the gradient's `elements`, `slot` words a worker, and applies pushes compensated.
+  void compensate(const CompensationCost& cost, std::int64_t elements, std::int64_t slot);
+
   // Serves until every worker stopped (synchronous modes) or every push arrived (asynchronous).
   void run();
 
@@ -44,6 +50,8 @@ class ServerShard {
   void mark_stopped(int worker);
   void on_pull(int worker, long step);
   void on_push(const Message& m);
+  void apply_gradient(int worker);
+  void keep_pulled_copy(int worker);
 
   Fabric& fabric_;
   TrainingObserver& observer_;
@@ -60,6 +68,8 @@ class ServerShard {
   std::vector<bool> is_stopped_;
   std::deque<std::pair<int, long>>
       deferred_;  // held-back pulls: (worker, its step), in arrival order
+  std::optional<CompensationCost> compensation_;
+  std::int64_t copies_at_ = 0, copy_slot_ = 0;  // where the pulled copies are (words)
 };
 
 }  // namespace scaleout::core

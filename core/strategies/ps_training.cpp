@@ -53,7 +53,8 @@ PsTraining::PsTraining(const Plan& plan, const StepModel& model, int workers, in
       steps_(plan.training.steps),
       leave_step_(std::move(leave_step)),
       leave_time_(std::move(leave_time)),
-      last_version_(ps_last_version(plan)) {
+      last_version_(ps_last_version(plan)),
+      compensation_(compensation_cost(plan)) {
   start_offset_ = model_.compute_flops() / plan.cluster.device.flops;
   leave_step_.resize(workers_, -1);
   leave_time_.resize(workers_, -1);
@@ -129,9 +130,10 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
 
 void PsTraining::server(Fabric& fabric, TrainingObserver& observer) const {
   int j = fabric.rank() - workers_;
-  ServerShard(fabric, observer, rules_, workers_, j, shard(j), static_cast<long>(workers_) * steps_,
-              last_version_)
-      .run();
+  ServerShard server(fabric, observer, rules_, workers_, j, shard(j),
+                     static_cast<long>(workers_) * steps_, last_version_);
+  if (compensation_) server.compensate(*compensation_, model_.elements, shard(0).count);
+  server.run();
 }
 
 }  // namespace scaleout::core

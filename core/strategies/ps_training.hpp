@@ -10,8 +10,10 @@
 // Staleness of an applied gradient = versions applied to its shard since the worker pulled it.
 #pragma once
 
+#include <optional>
 #include <vector>
 
+#include "core/delay_compensation.hpp"
 #include "core/fabric.hpp"
 #include "core/plan.hpp"
 #include "core/slowdown.hpp"
@@ -72,6 +74,7 @@ class PsTraining {
   std::vector<int> leave_step_;
   std::vector<double> leave_time_;
   std::int64_t last_version_;
+  std::optional<CompensationCost> compensation_;  // DC-ASGD on the servers, when the plan asks
 };
 
 }  // namespace scaleout::core
