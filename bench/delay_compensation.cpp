@@ -1,12 +1,12 @@
 // The rate at which a CPU server compensates (DC-ASGD), in elements per second, as
 // `host.compensate_rate` takes it: the compensated update of a push plus the copy of the shard
 // its pull keeps, measured the same way on the same buffers beside a plain gradient add.
+#include "core/delay_compensation.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
-
-#include "core/delay_compensation.hpp"
 
 namespace {
 

@@ -46,9 +46,9 @@ std::int64_t compensation_scratch_words(const Plan& plan, std::int64_t elements,
   return largest_shard(elements, std::max(1, servers)) * plan.training.workers;
 }
 
-std::vector<float> replay_compensated_shard(const DelayCompensation& dc, std::int64_t count,
-                                            const std::vector<AppliedGradient>& applied,
-                                            const std::function<float(int, std::int64_t)>& gradient) {
+std::vector<float> replay_compensated_shard(
+    const DelayCompensation& dc, std::int64_t count, const std::vector<AppliedGradient>& applied,
+    const std::function<float(int, std::int64_t)>& gradient) {
   int oldest = 0;  // the most versions back an update looks
   for (const auto& a : applied) oldest = std::max(oldest, a.staleness);
   std::deque<std::vector<float>> recent(1, std::vector<float>(count, 0.0f));  // ends at `now`

@@ -49,8 +49,8 @@ struct AppliedGradient {
 // replayed from zero parameters: the k-th update's gradient was computed on the parameters after
 // k - staleness updates. gradient(worker, i): worker's gradient at the shard's element i (the
 // same every step). For the executed runs' exact check.
-std::vector<float> replay_compensated_shard(const DelayCompensation& dc, std::int64_t count,
-                                            const std::vector<AppliedGradient>& applied,
-                                            const std::function<float(int, std::int64_t)>& gradient);
+std::vector<float> replay_compensated_shard(
+    const DelayCompensation& dc, std::int64_t count, const std::vector<AppliedGradient>& applied,
+    const std::function<float(int, std::int64_t)>& gradient);
 
 }  // namespace scaleout::core

@@ -40,8 +40,8 @@ TEST(DelayCompensationCli, TheReportSaysWhatTheServersPay) {
 }
 
 TEST(DelayCompensationCli, ServersWithoutTheCompensationFailTheRun) {
-  auto o = shell("SCALEOUT_DROP_DELAY_COMPENSATION=1 " + bin() + " run " + plan() +
-                 " --no-baselines");
+  auto o =
+      shell("SCALEOUT_DROP_DELAY_COMPENSATION=1 " + bin() + " run " + plan() + " --no-baselines");
   EXPECT_EQ(o.code, 1) << o.text;
   EXPECT_NE(o.text.find("replayed from each server's compensated updates"), std::string::npos)
       << o.text;

@@ -40,9 +40,7 @@ class ScriptedFabric : public Fabric {
   }
   void accept_data(Combine) override { ADD_FAILURE() << "a compensating server adds nothing"; }
   void local_work(double, const WordsFn& apply) override { apply(words_.data()); }
-  void accept_update(double, const UpdateFn& apply) override {
-    apply(words_.data(), held_.data());
-  }
+  void accept_update(double, const UpdateFn& apply) override { apply(words_.data(), held_.data()); }
   void idle(double) override {}
   void compute(double) override {}
   double now() override { return 0; }
@@ -111,17 +109,16 @@ TEST(DelayCompensation, TheServerProgramMatchesAHandComputationOnThreeWorkers) {
   // The replay the executed runs check against gives the same parameter from the same sequence.
   DelayCompensation dc{true, 0.5, 0.1, 0};
   float g[3] = {1, 2, -1};
-  auto replayed = replay_compensated_shard(dc, 1, observer.seen,
-                                           [&](int w, std::int64_t) { return g[w]; });
+  auto replayed =
+      replay_compensated_shard(dc, 1, observer.seen, [&](int w, std::int64_t) { return g[w]; });
   EXPECT_EQ(replayed[0], fabric.parameter());
 }
 
 TEST(DelayCompensation, LambdaZeroIsPlainSgdAndAnImpossibleStalenessIsRefused) {
   DelayCompensation dc{true, 0.0, 0.5, 0};
-  auto w = replay_compensated_shard(dc, 2, {{0, 0}, {1, 1}, {0, 2}},
-                                    [](int worker, std::int64_t i) {
-                                      return static_cast<float>(worker + 1) * (i + 1);
-                                    });
+  auto w = replay_compensated_shard(
+      dc, 2, {{0, 0}, {1, 1}, {0, 2}},
+      [](int worker, std::int64_t i) { return static_cast<float>(worker + 1) * (i + 1); });
   EXPECT_FLOAT_EQ(w[0], -0.5f * (1 + 2 + 1));
   EXPECT_FLOAT_EQ(w[1], -0.5f * (2 + 4 + 2));
   EXPECT_THROW(replay_compensated_shard(dc, 1, {{0, 1}}, [](int, std::int64_t) { return 1.0f; }),
@@ -146,11 +143,13 @@ TEST(DelayCompensation, CostsScaleWithTheLargestShardAndTheWorkers) {
 }
 
 TEST(DelayCompensation, SavedPlansRoundTripAndStampIt) {
-  std::string cluster = std::string(testing::kInlineCluster) + "  host: { compensate_rate: 2G/s }\n";
+  std::string cluster =
+      std::string(testing::kInlineCluster) + "  host: { compensate_rate: 2G/s }\n";
   Plan p = testing::load_text(
-      "save", cluster + testing::kInlineWorkload +
-                  "strategy:\n  kind: ring\n  ps: { mode: async, delay_compensation: { lambda: "
-                  "0.1, learning_rate: 0.5 } }\ntraining: { workers: 4 }\n",
+      "save",
+      cluster + testing::kInlineWorkload +
+          "strategy:\n  kind: ring\n  ps: { mode: async, delay_compensation: { lambda: "
+          "0.1, learning_rate: 0.5 } }\ntraining: { workers: 4 }\n",
       PlanOverrides{.strategy = StrategyKind::kPs});
   ASSERT_EQ(p.strategy.kind, StrategyKind::kPs);
   Plan back = testing::load_text("back", plan_to_yaml(p));
@@ -182,10 +181,10 @@ const std::string kWorkers = "training: { workers: 4 }\n";
 INSTANTIATE_TEST_SUITE_P(
     Plans, CompensationRefused,
     ::testing::Values(
-        Refusal{"on_sync_ps",
-                plan_with("strategy: { kind: ps, delay_compensation: { lambda: 0.04 } }\n" +
-                          kWorkers),
-                9, "applies to mode: async"},
+        Refusal{
+            "on_sync_ps",
+            plan_with("strategy: { kind: ps, delay_compensation: { lambda: 0.04 } }\n" + kWorkers),
+            9, "applies to mode: async"},
         Refusal{"negative_lambda",
                 plan_with("strategy:\n  kind: ps\n  mode: async\n  delay_compensation:\n"
                           "    lambda: -0.1\n" +
@@ -196,14 +195,15 @@ INSTANTIATE_TEST_SUITE_P(
                           "  delay_compensation: { learning_rate: 0 } }\n" +
                           kWorkers),
                 10, "must be positive"},
-        Refusal{"not_a_mapping",
-                plan_with("strategy: { kind: ps, mode: async, delay_compensation: yes }\n" +
-                          kWorkers),
-                9, "expected a mapping"},
-        Refusal{"unknown_key",
-                plan_with("strategy: { kind: ps, mode: async, delay_compensation: { lamda: 1 } }\n" +
-                          kWorkers),
-                9, "lamda"},
+        Refusal{
+            "not_a_mapping",
+            plan_with("strategy: { kind: ps, mode: async, delay_compensation: yes }\n" + kWorkers),
+            9, "expected a mapping"},
+        Refusal{
+            "unknown_key",
+            plan_with("strategy: { kind: ps, mode: async, delay_compensation: { lamda: 1 } }\n" +
+                      kWorkers),
+            9, "lamda"},
         Refusal{"on_a_ring",
                 plan_with("strategy: { kind: ring, delay_compensation: { lambda: 0.04 } }\n" +
                           kWorkers),

@@ -36,8 +36,8 @@ TEST(DelayCompensationSim, SimAndClosedFormAgreeWithinFivePercent) {
     core::Plan plan = compensated_plan(c.workers, c.servers, true);
     core::RunResult sim = simulate(plan), ana = predict_analytic(plan);
     EXPECT_NEAR(ana.step_time_s / sim.step_time_s, 1.0, 0.05)
-        << c.servers << " shards, n=" << c.workers << ": sim " << sim.step_time_s
-        << " s, analytic " << ana.step_time_s << " s";
+        << c.servers << " shards, n=" << c.workers << ": sim " << sim.step_time_s << " s, analytic "
+        << ana.step_time_s << " s";
   }
 }
 
