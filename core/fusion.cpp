@@ -77,22 +77,49 @@ DdpLayout ddp_layout(const Plan& plan, const std::vector<ReadyPoint>& points) {
   return d;
 }
 
-std::vector<Bucket> ddp_buckets(const Plan& plan, const std::vector<ReadyPoint>& points) {
-  DdpLayout d = ddp_layout(plan, points);
+// Buckets of `sizes` elements, in order from the gradient's start, each ready with the point that
+// produces its last element.
+std::vector<Bucket> buckets_of(const std::vector<std::int64_t>& sizes,
+                               const std::vector<ReadyPoint>& points) {
   std::vector<Bucket> out;
   std::size_t point = 0;
   std::int64_t point_end = points.empty() ? 0 : points[0].count, begin = 0;
-  auto add = [&](std::int64_t count) {
-    if (count <= 0) return;
-    std::int64_t last = begin + count - 1;  // ready with the point that produces it
+  for (std::int64_t count : sizes) {
+    if (count <= 0) continue;
+    std::int64_t last = begin + count - 1;
     while (point + 1 < points.size() && point_end <= last) point_end += points[++point].count;
     out.push_back({Span{begin, count}, points[point].fraction});
     begin += count;
-  };
-  add(d.first);
-  add(d.partial);
-  for (std::int64_t i = 0; i < d.full; ++i) add(d.cap);
+  }
   return out;
+}
+
+// DDP over listed tensors, as PyTorch assigns them (compute_bucket_assignment_by_size): whole
+// tensors in backward order join the open bucket, which closes once it holds at least its limit
+// (first_bucket for the first, bucket_cap after); a tensor is never split.
+std::vector<std::int64_t> ddp_tensor_buckets(const Plan& plan) {
+  const auto& f = plan.training.fusion;
+  double bpe = plan.training.gradient_bytes_per_element, limit = f.first_bucket;
+  std::vector<std::int64_t> sizes;
+  std::int64_t open = 0;
+  for (std::int64_t t : plan.workload.tensors) {
+    open += t;
+    if (static_cast<double>(open) * bpe >= limit) {
+      sizes.push_back(open);
+      open = 0;
+      limit = f.bucket_cap;
+    }
+  }
+  if (open > 0) sizes.push_back(open);
+  return sizes;
+}
+
+std::vector<std::int64_t> ddp_sizes(const Plan& plan, const std::vector<ReadyPoint>& points) {
+  if (!plan.workload.tensors.empty()) return ddp_tensor_buckets(plan);
+  DdpLayout d = ddp_layout(plan, points);
+  std::vector<std::int64_t> sizes{d.first, d.partial};
+  sizes.insert(sizes.end(), static_cast<std::size_t>(d.full), d.cap);
+  return sizes;
 }
 
 }  // namespace
@@ -138,6 +165,7 @@ const char* fusion_kind_name(Kind kind) {
 double count_fused_buckets(const Plan& plan, const std::vector<ReadyPoint>& points) {
   int bpe = plan.training.gradient_bytes_per_element;
   if (plan.training.overlap && plan.training.fusion.kind == Kind::kDdp) {
+    if (!plan.workload.tensors.empty()) return static_cast<double>(ddp_tensor_buckets(plan).size());
     DdpLayout d = ddp_layout(plan, points);
     return (d.first > 0) + (d.partial > 0) + static_cast<double>(d.full);
   }
@@ -149,7 +177,7 @@ double count_fused_buckets(const Plan& plan, const std::vector<ReadyPoint>& poin
 
 std::vector<Bucket> fuse_buckets(const Plan& plan, const std::vector<ReadyPoint>& points) {
   if (plan.training.overlap && plan.training.fusion.kind == Kind::kDdp)
-    return ddp_buckets(plan, points);
+    return buckets_of(ddp_sizes(plan, points), points);
   std::vector<Bucket> out;
   double limit = 0;
   std::int64_t begin = 0;

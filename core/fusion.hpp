@@ -4,8 +4,10 @@
 //   most training.fusion_buffer bytes;
 // - horovod: a background cycle every cycle_time; whatever is ready at a cycle boundary (counted
 //   from the start of backward) leaves together, in buckets of at most `threshold` bytes;
-// - ddp: PyTorch DDP's fixed buckets of `bucket_cap` bytes with a small first bucket; a bucket
-//   leaves once its last element is ready.
+// - ddp: PyTorch DDP's buckets: when the workload lists its tensors (`tensors:`), whole tensors
+//   in backward order fill a bucket until it holds first_bucket (the first) or bucket_cap bytes,
+//   as PyTorch assigns them; otherwise fixed buckets of `bucket_cap` bytes with a small first
+//   bucket. A bucket leaves once its last element is ready.
 // Every kind keeps the property the engines are tested for: a bigger gradient never leaves later
 // or in fewer or smaller buckets, so it never takes less time.
 #pragma once

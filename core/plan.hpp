@@ -144,6 +144,10 @@ struct Workload {
   double flops_per_sample = 0;  // forward + backward
   double efficiency = 0.4;      // achieved share of device peak
   std::vector<Layer> layers;    // backward order; may be empty
+  // The parameter tensors' element counts in backward order (`tensors:`), adding up to
+  // `parameters`; DDP's buckets hold whole tensors when they are listed (core/fusion.hpp).
+  std::vector<std::int64_t> tensors;
+  int tensors_line = 0;
   // Measured samples/s of one device, by device name (the topology's device.name): where the
   // plan's device has an entry, compute time per sample is 1/throughput (core/compute_rate.hpp).
   std::vector<std::pair<std::string, double>> measured_throughput;

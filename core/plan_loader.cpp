@@ -223,6 +223,7 @@ Workload read_workload(const YAML::Node& node, const std::string& file,
     if (param_sum > w.parameters * 1.001)
       m.fail("layers", "layer parameters add up to more than the model's parameters");
   }
+  read_tensors(m, w);
   read_measured_throughput(m, w);
   m.finish();
   return w;

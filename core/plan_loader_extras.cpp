@@ -1,6 +1,13 @@
 #include "core/plan_loader_extras.hpp"
 
+#include <cmath>
+#include <string>
+#include <utility>
+
 #include "core/compression.hpp"
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "core/units.hpp"
 
 namespace scaleout::core {
 
@@ -154,6 +161,57 @@ void read_measured_throughput(YamlMap& m, Workload& w) {
     w.measured_throughput.push_back({name, rates.get_double(name, 1e-9, 1e12)});
   }
   rates.finish();
+}
+
+namespace {
+
+constexpr std::int64_t kMaxTensors = 1 << 24;  // entries after repeats: bounds the list's memory
+
+// One entry of `tensors`: a count, or { parameters: N, repeat: K }. Returns (count, repeat).
+std::pair<std::int64_t, std::int64_t> read_tensor_entry(const YAML::Node& t, const YamlMap& m,
+                                                        std::size_t i) {
+  std::string field = m.field("tensors") + "[" + std::to_string(i) + "]";
+  double count = 0;
+  std::int64_t repeat = 1;
+  if (t.IsMap()) {
+    YamlMap e(t, m.file(), field);
+    count = e.get_quantity("parameters", Quantity::kCount);
+    repeat = e.get_int("repeat", 1, static_cast<int>(kMaxTensors));
+    e.finish();
+  } else {
+    count = read_quantity(t, Quantity::kCount, m.file(), field);
+  }
+  if (count != std::floor(count) || count > kMaxParameters)
+    throw InputError(m.file(), line_of(t), field,
+                     "expected a whole number of parameters, at most " +
+                         std::to_string(static_cast<long long>(kMaxParameters)));
+  return {static_cast<std::int64_t>(count), repeat};
+}
+
+}  // namespace
+
+void read_tensors(YamlMap& m, Workload& w) {
+  if (!m.has("tensors")) {
+    m.child("tensors", false);
+    return;
+  }
+  YAML::Node node = m.child("tensors");
+  w.tensors_line = line_of(node);
+  if (!node.IsSequence() || node.size() == 0)
+    m.fail(
+        "tensors",
+        "expected parameter counts in backward order, e.g. [1M, { parameters: 4M, repeat: 24 }]");
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    auto [count, repeat] = read_tensor_entry(node[i], m, i);
+    if (static_cast<std::int64_t>(w.tensors.size()) + repeat > kMaxTensors)
+      m.fail("tensors", "lists more than " + std::to_string(kMaxTensors) + " tensors");
+    w.tensors.insert(w.tensors.end(), static_cast<std::size_t>(repeat), count);
+    total += count * repeat;
+  }
+  if (total != std::llround(w.parameters))
+    m.fail("tensors", "add up to " + std::to_string(total) + " parameters; the model has " +
+                          std::to_string(std::llround(w.parameters)));
 }
 
 }  // namespace scaleout::core

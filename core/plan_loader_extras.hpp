@@ -18,6 +18,10 @@ double read_elements_rate(YamlMap& m, const char* key, double fallback);
 // Reads device.compress (the compressors' rates, elements/s) from the device mapping `device`.
 void read_compress_rates(YamlMap& device, DeviceSpec& d);
 
+// Reads workload.tensors (parameter counts in backward order; an entry may be
+// `{ parameters: N, repeat: K }`), which must add up to w.parameters (already read).
+void read_tensors(YamlMap& m, Workload& w);
+
 // Reads workload.measured_throughput (device name -> samples/s) from the workload mapping `m`.
 void read_measured_throughput(YamlMap& m, Workload& w);
 

@@ -147,6 +147,23 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
   out << YAML::EndMap;
 }
 
+// `tensors`, runs of equal counts as { parameters: N, repeat: K }.
+void tensors(YAML::Emitter& out, const std::vector<std::int64_t>& counts) {
+  out << YAML::Key << "tensors" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (std::size_t i = 0; i < counts.size();) {
+    std::size_t j = i;
+    while (j < counts.size() && counts[j] == counts[i]) ++j;
+    if (j - i == 1) {
+      out << counts[i];
+    } else {
+      out << YAML::BeginMap << YAML::Key << "parameters" << YAML::Value << counts[i] << YAML::Key
+          << "repeat" << YAML::Value << (j - i) << YAML::EndMap;
+    }
+    i = j;
+  }
+  out << YAML::EndSeq;
+}
+
 void workload(YAML::Emitter& out, const Workload& w) {
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << w.name;
@@ -175,6 +192,7 @@ void workload(YAML::Emitter& out, const Workload& w) {
           << "backward_share" << YAML::Value << exact(l.backward_share) << YAML::EndMap;
     out << YAML::EndSeq;
   }
+  if (!w.tensors.empty()) tensors(out, w.tensors);
   if (!w.measured_throughput.empty()) {
     out << YAML::Key << "measured_throughput" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (const auto& [name, rate] : w.measured_throughput)

@@ -90,6 +90,21 @@ std::string fusion(const std::string& mapping) {
   return plan("training:\n  workers: 8\n  fusion: " + mapping + "\n");  // line 12
 }
 
+std::string tensors_of(const std::string& list) {
+  return std::string(kInlineCluster) +
+         "workload: { name: m, parameters: 4M, flops_per_sample: 1GFLOP, tensors: " + list +
+         " }\nstrategy: { kind: ring }\ntraining: { workers: 8 }\n";
+}
+
+TEST(FusionPlan, TensorsLoadWithRepeatsAndRoundTrip) {
+  Plan p = load_text("tensors", tensors_of("[1M, { parameters: 1M, repeat: 2 }, 500K, 500000]"));
+  ASSERT_EQ(p.workload.tensors.size(), 5u);
+  EXPECT_EQ(p.workload.tensors[2], 1'000'000);
+  EXPECT_EQ(p.workload.tensors[4], 500'000);
+  Plan back = load_text("tensors-back", plan_to_yaml(p));
+  EXPECT_EQ(back.workload.tensors, p.workload.tensors);
+}
+
 std::string workload_with(const std::string& measured) {
   return std::string(kInlineCluster) +
          "workload: { name: m, parameters: 10M, flops_per_sample: 1GFLOP, measured_throughput: " +
@@ -124,7 +139,12 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"measured_negative", workload_with("{ V100: -3 }"), 8, "V100"},
         Refusal{"measured_text", workload_with("{ V100: fast }"), 8, "V100"},
         Refusal{"measured_list", workload_with("[360, 220]"), 8, "measured_throughput"},
-        Refusal{"measured_empty", workload_with("{}"), 8, "measured_throughput"}));
+        Refusal{"measured_empty", workload_with("{}"), 8, "measured_throughput"},
+        Refusal{"tensors_short", tensors_of("[1M, 2M]"), 8, "add up to 3000000 parameters"},
+        Refusal{"tensors_not_list", tensors_of("4M"), 8, "backward order"},
+        Refusal{"tensors_fraction", tensors_of("[1.5, 3999998.5]"), 8, "whole number"},
+        Refusal{"tensors_repeat_zero", tensors_of("[{ parameters: 4M, repeat: 0 }]"), 8,
+                "repeat"}));
 
 }  // namespace
 }  // namespace scaleout::core

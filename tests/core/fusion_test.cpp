@@ -89,6 +89,44 @@ TEST(Fusion, DdpBucketCapAndFirstBucketAreTheirs) {
   expect_tiles(m);
 }
 
+// Four Linear(1000, 1000) weights of 4,000,000 bytes, bucket_cap_mb=4 (4 MiB): PyTorch's DDP makes
+// 3 buckets (the first closes at 1 MiB with one weight, the second takes two: 4 MB is under
+// 4 MiB, 8 MB is not; the last holds the fourth). Split by bytes it would be 5.
+TEST(Fusion, DdpKeepsListedTensorsWholeAsPyTorchBucketsThem) {
+  Plan p = plan_of(Kind::kDdp);
+  p.workload.parameters = 4e6;
+  p.training.fusion.bucket_cap = 4 * kMiB;
+  EXPECT_EQ(count_buckets(p), 5);  // no tensors listed: bytes
+  p.workload.tensors = {1'000'000, 1'000'000, 1'000'000, 1'000'000};
+  StepModel m = make_step_model(p);
+  ASSERT_EQ(m.buckets.size(), 3u);
+  EXPECT_EQ(count_buckets(p), 3);
+  EXPECT_EQ(m.buckets[0].span.count, 1'000'000);
+  EXPECT_EQ(m.buckets[1].span.count, 2'000'000);
+  EXPECT_EQ(m.buckets[2].span.count, 1'000'000);
+  // Each ready when backward has produced its last element (no layers: eighths of backward).
+  EXPECT_DOUBLE_EQ(m.buckets[0].ready_fraction, 2.0 / kEvenSlices);
+  EXPECT_DOUBLE_EQ(m.buckets[1].ready_fraction, 6.0 / kEvenSlices);
+  EXPECT_DOUBLE_EQ(m.buckets.back().ready_fraction, 1.0);
+  expect_tiles(m);
+}
+
+TEST(Fusion, DdpNeverSplitsATensorLargerThanTheCap) {
+  Plan p = plan_of(Kind::kDdp);
+  p.workload.parameters = 10'300'000;
+  p.training.fusion.bucket_cap = 4e6;     // 1,000,000 elements
+  p.training.fusion.first_bucket = 40e3;  // 10,000 elements
+  // Small biases before and after big weights: the first bucket closes with the first weight.
+  p.workload.tensors = {1000, 5'000'000, 1000, 1000, 998'000, 4'000'000, 299'000};
+  StepModel m = make_step_model(p);
+  ASSERT_EQ(m.buckets.size(), 4u);
+  EXPECT_EQ(m.buckets[0].span.count, 5'001'000);
+  EXPECT_EQ(m.buckets[1].span.count, 1'000'000);  // exactly the cap closes it
+  EXPECT_EQ(m.buckets[2].span.count, 4'000'000);
+  EXPECT_EQ(m.buckets[3].span.count, 299'000);  // what is left
+  expect_tiles(m);
+}
+
 TEST(Fusion, HorovodCycleLongerThanBackwardLeavesOneBucketAfterIt) {
   Plan p = plan_of(Kind::kHorovod);
   add_resnet50_layers(p);
