@@ -1,6 +1,7 @@
 #include "core/plan_loader_extras.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -15,13 +16,20 @@ namespace {
 
 using Kind = Training::Fusion::Kind;
 
+// `key` of `parent` when given (nullopt when absent; either way the key counts as read).
+std::optional<YAML::Node> given_child(YamlMap& parent, const char* key) {
+  if (!parent.has(key)) {
+    parent.child(key, false);
+    return std::nullopt;
+  }
+  return parent.child(key);
+}
+
 Training::Fusion read_fusion(YamlMap& parent, bool buffer_given) {
   Training::Fusion f;
-  if (!parent.has("fusion")) {
-    parent.child("fusion", false);
-    return f;
-  }
-  YAML::Node node = parent.child("fusion");
+  std::optional<YAML::Node> given = given_child(parent, "fusion");
+  if (!given) return f;
+  YAML::Node node = *given;
   f.line = line_of(node);
   if (!node.IsMap())
     parent.fail("fusion", "expected a mapping such as { kind: ddp, bucket_cap: 25MiB }");
@@ -65,11 +73,9 @@ void apply_compression_precision(YamlMap& parent, Training& t, bool precision_gi
 
 Compression read_compression(YamlMap& parent) {
   Compression c;
-  if (!parent.has("compression")) {
-    parent.child("compression", false);
-    return c;
-  }
-  YAML::Node node = parent.child("compression");
+  std::optional<YAML::Node> given = given_child(parent, "compression");
+  if (!given) return c;
+  YAML::Node node = *given;
   c.line = line_of(node);
   if (!node.IsMap())
     parent.fail("compression", "expected a mapping such as { kind: topk, density: 0.001 }");
@@ -114,11 +120,9 @@ double read_elements_rate(YamlMap& m, const char* key, double fallback) {
 }
 
 void read_compress_rates(YamlMap& device, DeviceSpec& d) {
-  if (!device.has("compress")) {
-    device.child("compress", false);
-    return;
-  }
-  YAML::Node node = device.child("compress");
+  std::optional<YAML::Node> given = given_child(device, "compress");
+  if (!given) return;
+  YAML::Node node = *given;
   d.compress_line = line_of(node);
   if (!node.IsMap())
     device.fail("compress", "expected elements per second, e.g. { topk: 2.5G/s, quantize: 40G/s }");
@@ -146,11 +150,9 @@ void read_training_extras(YamlMap& m, Training& t) {
 }
 
 void read_measured_throughput(YamlMap& m, Workload& w) {
-  if (!m.has("measured_throughput")) {
-    m.child("measured_throughput", false);
-    return;
-  }
-  YAML::Node node = m.child("measured_throughput");
+  std::optional<YAML::Node> given = given_child(m, "measured_throughput");
+  if (!given) return;
+  YAML::Node node = *given;
   w.measured_line = line_of(node);
   if (!node.IsMap() || node.size() == 0)
     m.fail("measured_throughput",
@@ -191,11 +193,9 @@ std::pair<std::int64_t, std::int64_t> read_tensor_entry(const YAML::Node& t, con
 }  // namespace
 
 void read_tensors(YamlMap& m, Workload& w) {
-  if (!m.has("tensors")) {
-    m.child("tensors", false);
-    return;
-  }
-  YAML::Node node = m.child("tensors");
+  std::optional<YAML::Node> given = given_child(m, "tensors");
+  if (!given) return;
+  YAML::Node node = *given;
   w.tensors_line = line_of(node);
   if (!node.IsSequence() || node.size() == 0)
     m.fail(

@@ -93,6 +93,16 @@ std::int64_t scratch_after_gradient(const core::Plan& plan, const core::StepMode
   return most;
 }
 
+// The rank's buffer: the gradient, a compressed exchange's scratch and, on a compensating server
+// (rank `rank` at or after the workers), the workers' pulled copies.
+std::int64_t buffer_words(const core::Plan& plan, const core::StepModel& model, int rank,
+                          int servers) {
+  std::int64_t words = model.elements + scratch_after_gradient(plan, model);
+  if (rank >= plan.training.workers)
+    words += core::compensation_scratch_words(plan, model.elements, servers);
+  return words;
+}
+
 // Times Gloo's algorithm `repeats` times on fresh inputs, each run started together after a
 // barrier, as our steps are; the wrong elements are counted after every run.
 template <template <typename> class Algorithm, typename T>
@@ -266,10 +276,7 @@ void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetu
   gloo::rendezvous::PrefixStore sync_store("sync", store);
   auto sync = connect(sync_store, setup, options.timeout);
   GradientBuffer data(element_type(plan.training.gradient_precision),
-                      model.elements + scratch_after_gradient(plan, model) +
-                          (setup.rank >= workers ? core::compensation_scratch_words(
-                                                       plan, model.elements, ranks.layout.servers)
-                                                 : 0));
+                      buffer_words(plan, model, setup.rank, ranks.layout.servers));
   GlooFabric fabric(
       context, data, values, options.timeout,
       static_cast<std::int64_t>(plan.strategy.chunk / plan.training.gradient_bytes_per_element));
