@@ -91,6 +91,8 @@ std::vector<int> planner_sizes(const core::Plan& base, int max_workers) {
   int start = std::min(std::max(1, base.cluster.devices_per_node), std::max(1, max_workers));
   std::vector<int> sizes;
   for (long n = start; n <= max_workers; n *= 2) sizes.push_back(static_cast<int>(n));
+  int whole_nodes = max_workers / start * start;  // the most whole nodes the limit allows
+  if (whole_nodes > sizes.back()) sizes.push_back(whole_nodes);
   return sizes;
 }
 
@@ -101,46 +103,126 @@ struct Candidates {
   int below_efficiency = 0;     // reached the throughput but not the efficiency
 };
 
-Candidates evaluate(const core::Plan& base, const PlanRequest& request,
-                    const std::vector<int>& sizes, double required) {
-  std::vector<core::Plan> plans;
-  int max_devices = 1;
-  for (auto kind : request.strategies)
-    for (int n : sizes) {
-      core::Plan plan = plan_at(base, kind, n);
-      try {
-        core::validate_plan(plan);
-      } catch (const core::InputError&) {
-        continue;  // more devices than a fixed-size cluster has, servers that do not fit, ...
-      }
-      max_devices = std::max(max_devices, core::devices_needed(plan));
-      plans.push_back(std::move(plan));
-    }
-  Candidates c;
-  if (plans.empty()) return c;
-  AnalyticModel model(base.cluster, max_devices);
-  std::optional<double> price = request.price_per_device_hour ? request.price_per_device_hour
-                                                              : base.cluster.price_per_device_hour;
-  for (const auto& plan : plans) {
+// Prices and predicts configurations of one base plan on one analytic model, so that the grid of
+// doublings and the bisections between them share the topology built once.
+class Evaluator {
+ public:
+  Evaluator(const core::Plan& base, const PlanRequest& request, double required, int max_devices)
+      : base_(base),
+        request_(request),
+        required_(required),
+        model_(base.cluster, max_devices),
+        price_(request.price_per_device_hour ? request.price_per_device_hour
+                                             : base.cluster.price_per_device_hour) {}
+
+  // The option for `plan`, or none when the strategy cannot run on its layout.
+  std::optional<PlanOption> option(const core::Plan& plan) const {
     PlanOption o;
     try {
-      o.result = model.predict(plan);
+      o.result = model_.predict(plan);
     } catch (const core::InputError&) {
-      continue;  // the strategy cannot run on this layout
+      return std::nullopt;
     }
     o.strategy = plan.strategy.kind;
     o.workers = plan.training.workers;
     o.devices = core::accelerators_needed(plan);  // CPU server hosts hold no accelerators
     double throughput = o.result.throughput_samples_per_s;
-    if (request.target.kind == PlanTarget::Kind::kTimeToTrain && throughput > 0)
-      o.train_time_s = request.target.samples_per_epoch * request.target.epochs / throughput;
-    if (price) o.cost_per_hour = *price * o.devices;
-    if (price && o.train_time_s > 0) o.cost = *o.cost_per_hour * o.train_time_s / 3600;
-    o.bottleneck = find_bottleneck(model, plan, o.result);
-    bool fast_enough = throughput >= required;
-    if (fast_enough && o.result.scaling_efficiency < request.min_efficiency) ++c.below_efficiency;
-    c.all.push_back(std::move(o));
+    if (request_.target.kind == PlanTarget::Kind::kTimeToTrain && throughput > 0)
+      o.train_time_s = request_.target.samples_per_epoch * request_.target.epochs / throughput;
+    if (price_) o.cost_per_hour = *price_ * o.devices;
+    if (price_ && o.train_time_s > 0) o.cost = *o.cost_per_hour * o.train_time_s / 3600;
+    o.bottleneck = find_bottleneck(model_, plan, o.result);
+    return o;
   }
+
+  bool fast_enough(const PlanOption& o) const {
+    return o.result.throughput_samples_per_s >= required_;
+  }
+  bool meets(const PlanOption& o) const {
+    return fast_enough(o) && o.result.scaling_efficiency >= request_.min_efficiency;
+  }
+
+ private:
+  const core::Plan& base_;
+  const PlanRequest& request_;
+  double required_;
+  AnalyticModel model_;
+  std::optional<double> price_;
+};
+
+// `plan_at(base, kind, n)` when it validates (a fixed-size cluster may have fewer devices, servers
+// may not fit, ...), else none.
+std::optional<core::Plan> valid_plan_at(const core::Plan& base, core::StrategyKind kind, int n) {
+  core::Plan plan = plan_at(base, kind, n);
+  try {
+    core::validate_plan(plan);
+  } catch (const core::InputError&) {
+    return std::nullopt;
+  }
+  return plan;
+}
+
+// The smallest whole-node count between a doubling that falls short (`below`) and the next one
+// that meets the target (`above`), by bisection: throughput grows with the nodes between two
+// doublings where the closed forms are monotone. Adds every size it tries to `tried`.
+std::optional<PlanOption> bisect_nodes(const Evaluator& e, const core::Plan& base,
+                                       core::StrategyKind kind, int node, int below, int above,
+                                       std::vector<int>& tried) {
+  std::optional<PlanOption> best;
+  int lo = below / node, hi = above / node;  // lo falls short, hi meets
+  while (hi - lo > 1) {
+    int mid = lo + (hi - lo) / 2;
+    auto plan = valid_plan_at(base, kind, mid * node);
+    auto o = plan ? e.option(*plan) : std::nullopt;
+    tried.push_back(mid * node);
+    if (o && e.meets(*o)) {
+      hi = mid;
+      best = std::move(o);
+    } else {
+      lo = mid;
+    }
+  }
+  return best;
+}
+
+Candidates evaluate(const core::Plan& base, const PlanRequest& request,
+                    std::vector<int>& sizes, double required) {
+  std::vector<core::Plan> plans;
+  int max_devices = 1;
+  for (auto kind : request.strategies)
+    for (int n : sizes)
+      if (auto plan = valid_plan_at(base, kind, n)) {
+        max_devices = std::max(max_devices, core::devices_needed(*plan));
+        plans.push_back(std::move(*plan));
+      }
+  Candidates c;
+  if (plans.empty()) return c;
+  Evaluator e(base, request, required, max_devices);
+  int node = sizes.front();
+  std::vector<int> tried = sizes;
+  for (auto kind : request.strategies) {
+    int below = 0;  // the last doubling of this strategy that ran and fell short
+    for (const auto& plan : plans) {
+      if (plan.strategy.kind != kind) continue;
+      auto o = e.option(plan);
+      if (!o) continue;
+      if (e.fast_enough(*o) && !e.meets(*o)) ++c.below_efficiency;
+      bool met = e.meets(*o);
+      int n = o->workers;
+      c.all.push_back(std::move(*o));
+      if (!met) {
+        below = n;
+        continue;
+      }
+      if (below > 0)
+        if (auto between = bisect_nodes(e, base, kind, node, below, n, tried))
+          c.all.push_back(std::move(*between));
+      break;  // the sizes above the first that meets cannot be the smallest
+    }
+  }
+  std::sort(tried.begin(), tried.end());
+  tried.erase(std::unique(tried.begin(), tried.end()), tried.end());
+  sizes = tried;
   return c;
 }
 
@@ -168,7 +250,7 @@ std::string unreachable_message(const PlanAnswer& a, const Candidates& c, double
   if (a.sizes.empty() || !a.closest)
     return "not reachable: no configuration could run on this cluster";
   std::string out =
-      "not reachable below " + std::to_string(a.sizes.back() * 2) + " workers (tried " +
+      "not reachable with at most " + std::to_string(a.sizes.back()) + " workers (tried " +
       std::to_string(a.sizes.front()) + ".." + std::to_string(a.sizes.back()) +
       "); bottleneck: " + a.closest->bottleneck.text + "; fastest: " + describe(*a.closest);
   if (c.below_efficiency > 0)

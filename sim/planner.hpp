@@ -55,7 +55,7 @@ struct PlanOption {
 struct PlanAnswer {
   bool reachable = false;
   double required_throughput = 0;       // samples/s the target amounts to
-  std::vector<int> sizes;               // worker counts tried, ascending
+  std::vector<int> sizes;               // worker counts tried (doublings, bisections), ascending
   std::optional<PlanOption> best;       // the smallest cluster reaching the target
   std::optional<PlanOption> runner_up;  // the best answer with another strategy
   std::optional<PlanOption> closest;    // unreachable: the fastest configuration tried
@@ -72,13 +72,16 @@ core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers)
 Bottleneck find_bottleneck(const AnalyticModel& model, const core::Plan& plan,
                            const core::RunResult& r);
 
-// Worker counts the planner tries: devices_per_node (or 1), doubling, up to max_workers.
+// Worker counts the planner starts from: devices_per_node (or 1), doubling, up to max_workers,
+// and the most whole nodes max_workers allows when that is not a doubling.
 std::vector<int> planner_sizes(const core::Plan& base, int max_workers);
 
-// Sweeps `request.strategies` x planner_sizes() with the analytic engine and picks the option
-// with the fewest devices (then the highest throughput) that meets the target and the minimum
-// efficiency. Configurations a strategy cannot run (e.g. hierarchical_ring on a partial node)
-// are left out. Throws core::InputError for a malformed request (non-positive target, ...).
+// Sweeps `request.strategies` x planner_sizes() with the analytic engine; where a strategy
+// meets the target first at a doubling, bisects the whole-node counts between it and the doubling
+// below (throughput taken as growing with nodes there). Picks the option with the fewest devices
+// (then the highest throughput) that meets the target and the minimum efficiency. Configurations
+// a strategy cannot run (e.g. hierarchical_ring on a partial node) are left out. Throws
+// core::InputError for a malformed request (non-positive target, ...).
 PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request);
 
 // The answer as JSON (`scaleout plan --json`).

@@ -80,7 +80,7 @@ TEST(GuiWindow, PlanAnswerEqualsThePlannerAndTheCli) {
     EXPECT_EQ(o.code, t.reachable ? 0 : 1) << o.text;
     EXPECT_EQ(gui.message, nlohmann::json::parse(o.text)["message"].get<std::string>());
   }
-  EXPECT_EQ(panel->answer()->message.rfind("not reachable below 2048 workers", 0), 0u);
+  EXPECT_EQ(panel->answer()->message.rfind("not reachable with at most 1024 workers", 0), 0u);
 }
 
 // A run is placed at its own strategy and size on the open plan's cluster and model; a run of
