@@ -185,8 +185,8 @@ std::optional<PlanOption> bisect_nodes(const Evaluator& e, const core::Plan& bas
   return best;
 }
 
-Candidates evaluate(const core::Plan& base, const PlanRequest& request,
-                    std::vector<int>& sizes, double required) {
+Candidates evaluate(const core::Plan& base, const PlanRequest& request, std::vector<int>& sizes,
+                    double required) {
   std::vector<core::Plan> plans;
   int max_devices = 1;
   for (auto kind : request.strategies)

@@ -497,7 +497,8 @@ TEST(Cli, PlanAnswersLikeTheLibraryAndExitsOneWhenUnreachable) {
 
   Output far = run("plan " + kQuickstart + " --target-throughput 1e9");
   EXPECT_EQ(far.code, 1) << far.text;
-  EXPECT_NE(far.text.find("not reachable with at most 1024 workers"), std::string::npos) << far.text;
+  EXPECT_NE(far.text.find("not reachable with at most 1024 workers"), std::string::npos)
+      << far.text;
   EXPECT_NE(far.text.find("bottleneck: "), std::string::npos) << far.text;
 
   Output ttt = run("plan " + kQuickstart +

@@ -138,8 +138,9 @@ TEST(Planner, UnreachableTargetSaysHowFarItTriedAndWhy) {
   EXPECT_FALSE(a.reachable);
   EXPECT_FALSE(a.best.has_value());
   ASSERT_TRUE(a.closest.has_value());
-  EXPECT_EQ(a.message.rfind("not reachable with at most 1024 workers (tried 8..1024); bottleneck: ", 0),
-            0u)
+  EXPECT_EQ(
+      a.message.rfind("not reachable with at most 1024 workers (tried 8..1024); bottleneck: ", 0),
+      0u)
       << a.message;
   // A minimum efficiency no size keeps also makes it unreachable, and says so.
   request.target.throughput = 1000;
