@@ -1,5 +1,6 @@
 // `scaleout plan`: the smallest cluster and strategy that reach a throughput or a time-to-train.
 // Exit 0 when a size reaches the target, 1 when none does (the message says why), 2 on bad input.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -29,7 +30,7 @@ struct PlanCommandArgs {
   double price = -1;
   bool json = false;
   bool search = false;  // the best splits of a transformer plan instead
-  sim::SplitSearchOptions search_options;
+  PlanSearchArgs search_args;
 };
 
 // A count with an optional suffix ("1.28M"), or a time ("86400", "3600s").
@@ -95,6 +96,23 @@ void print_answer(const sim::PlanAnswer& a) {
   if (a.runner_up) print_option("runner-up:", *a.runner_up);
 }
 
+void add_search_options(CLI::App* cmd, PlanSearchArgs& a) {
+  cmd->add_option("--top", a.search.top, "--search: splits to list (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--tensor-across-nodes", a.search.tensor_across_nodes,
+                "--search: also tensor groups larger than a node");
+  cmd->add_option("--refine", a.refine,
+                  "--search: simulate the first K splits on SimGrid and rank them again")
+      ->check(positive_int());
+  cmd->add_option("-j,--jobs", a.jobs, "--refine: simulations run side by side")
+      ->check(positive_int());
+  cmd->add_option("--max-events", a.max_events,
+                  "--refine: refuse a simulation sending more messages (default 5e6)")
+      ->check(positive_number());
+  cmd->add_option("--progress", a.progress, "--refine: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
 }  // namespace
 
 Action add_plan_command(CLI::App& app) {
@@ -102,7 +120,8 @@ Action add_plan_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan",
       "The smallest cluster and strategy that reach a target (analytic engine; worker counts from\n"
-      "the topology's devices per node, doubling). Exit 0: reachable, 1: not reachable, 2: bad "
+      "the topology's devices per node, doubling, then whole nodes by bisection). Exit 0: "
+      "reachable, 1: not reachable, 2: bad "
       "input.\n"
       "Example: scaleout plan experiments/quickstart.yaml --time-to-train 86400 "
       "--samples-per-epoch 1.28M --epochs 90 --min-efficiency 0.8");
@@ -122,13 +141,17 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_flag("--search", args->search,
                 "rank every tensor x pipeline x data x micro-batch x schedule x recompute x ZeRO "
                 "split of a transformer plan at its workers (closed form)");
-  cmd->add_option("--top", args->search_options.top, "--search: splits to list (default 10)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_flag("--tensor-across-nodes", args->search_options.tensor_across_nodes,
-                "--search: also tensor groups larger than a node");
+  add_search_options(cmd, args->search_args);
   return [args]() {
-    if (args->search)
-      return plan_search(core::load_plan(args->plan), args->search_options, args->json);
+    if (args->search_args.refine > 0 && !args->search)
+      throw core::InputError("", 0, "--refine", "ranks the splits of --search: give --search");
+    if (args->search) {
+      args->search_args.json = args->json;
+      // The splits refined are listed too.
+      auto& top = args->search_args.search.top;
+      top = std::max(top, args->search_args.refine);
+      return plan_search(core::load_plan(args->plan), args->search_args);
+    }
     sim::PlanRequest request = make_request(*args);
     core::Plan plan = core::load_plan(args->plan);
     sim::PlanAnswer answer = sim::plan_cluster(plan, request);

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/sim_progress_line.hpp"
+
 namespace scaleout::cli {
 
 namespace {
@@ -14,48 +16,110 @@ std::string split_text(const core::ModelParallelOutcome& m) {
   return s;
 }
 
+constexpr const char* kSplitHeader = "%3s %3s %5s %3s %-14s %-9s %4s %3s";
+
+void print_split(const core::ModelParallelOutcome& m) {
+  std::printf("%3d %3d %5d %3d %-14s %-9s %4d %3s", m.tensor, m.pipeline, m.data, m.microbatch,
+              split_text(m).c_str(), m.recompute.c_str(), m.zero,
+              m.sequence_parallel ? "yes" : "no");
+}
+
+void print_split_header() {
+  std::printf(kSplitHeader, "tp", "pp", "dp", "mb", "schedule", "recompute", "zero", "sp");
+}
+
 void print_table(const sim::SplitSearch& s) {
-  std::printf("%4s %3s %3s %5s %3s %-14s %-9s %4s %3s %10s %10s %6s %14s  %s\n", "#", "tp", "pp",
-              "dp", "mb", "schedule", "recompute", "zero", "sp", "step (s)", "tokens/s", "MFU",
-              "memory (GB)", "bottleneck");
+  std::printf("%4s ", "#");
+  print_split_header();
+  std::printf(" %10s %10s %6s %14s  %s\n", "step (s)", "tokens/s", "MFU", "memory (GB)",
+              "bottleneck");
   int rank = 0;
   for (const auto& c : s.best) {
     const core::ModelParallelOutcome& m = *c.result.model_parallel;
-    std::printf("%4d %3d %3d %5d %3d %-14s %-9s %4d %3s %10.3f %10.0f %5.1f%% %6.1f / %5.1f  %s\n",
-                ++rank, m.tensor, m.pipeline, m.data, m.microbatch, split_text(m).c_str(),
-                m.recompute.c_str(), m.zero, m.sequence_parallel ? "yes" : "no",
-                c.result.step_time_s, m.tokens_per_s, 100 * m.mfu, m.memory.total / 1e9,
-                m.memory.capacity / 1e9, c.bottleneck.c_str());
+    std::printf("%4d ", ++rank);
+    print_split(m);
+    std::printf(" %10.3f %10.0f %5.1f%% %6.1f / %5.1f  %s\n", c.result.step_time_s, m.tokens_per_s,
+                100 * m.mfu, m.memory.total / 1e9, m.memory.capacity / 1e9, c.bottleneck.c_str());
   }
   std::printf("%ld splits evaluated in %.2f s", s.evaluated, s.wall_s);
   for (const auto& [why, count] : s.dropped) std::printf("; %ld left out: %s", count, why.c_str());
   std::printf("\n");
 }
 
+void print_refinement(const sim::SplitSearch& s, const sim::SplitRefinement& r) {
+  std::printf("\nsimulated (SimGrid), ranked again:\n%4s %4s ", "#", "was");
+  print_split_header();
+  std::printf(" %12s %12s %7s\n", "closed (s)", "simulated (s)", "diff");
+  int rank = 0;
+  for (const auto& split : r.order) {
+    const sim::SplitCandidate& c = s.best[split.closed_form_rank - 1];
+    std::printf("%4d %4d ", ++rank, split.closed_form_rank);
+    print_split(*c.result.model_parallel);
+    if (split.simulated)
+      std::printf(" %12.3f %12.3f %+6.1f%%\n", c.result.step_time_s, split.simulated->step_time_s,
+                  100 * (split.simulated->step_time_s / c.result.step_time_s - 1));
+    else
+      std::printf(" %12.3f %12s\n", c.result.step_time_s, "-");
+  }
+  for (const auto& line : r.changes) std::printf("%s\n", line.c_str());
+}
+
+nlohmann::json candidate_json(const sim::SplitCandidate& c) {
+  nlohmann::json r = core::to_json(c.result);
+  return {{"parallelism", r["parallelism"]},   {"step_time_s", c.result.step_time_s},
+          {"tokens_per_s", r["tokens_per_s"]}, {"mfu", r["mfu"]},
+          {"memory_bytes", r["memory_bytes"]}, {"phases", r["phases"]},
+          {"bottleneck", c.bottleneck}};
+}
+
+nlohmann::json refinement_json(const sim::SplitSearch& s, const sim::SplitRefinement& r) {
+  nlohmann::json order = nlohmann::json::array();
+  for (const auto& split : r.order) {
+    nlohmann::json one = candidate_json(s.best[split.closed_form_rank - 1]);
+    one["closed_form_rank"] = split.closed_form_rank;
+    one["simulated_step_time_s"] =
+        split.simulated ? nlohmann::json(split.simulated->step_time_s) : nlohmann::json();
+    if (!split.error.empty()) one["error"] = split.error;
+    order.push_back(one);
+  }
+  return {{"best", order}, {"changes", r.changes}};
+}
+
 nlohmann::json to_json(const sim::SplitSearch& s) {
   nlohmann::json best = nlohmann::json::array();
-  for (const auto& c : s.best) {
-    nlohmann::json r = core::to_json(c.result);
-    best.push_back({{"parallelism", r["parallelism"]},
-                    {"step_time_s", c.result.step_time_s},
-                    {"tokens_per_s", r["tokens_per_s"]},
-                    {"mfu", r["mfu"]},
-                    {"memory_bytes", r["memory_bytes"]},
-                    {"phases", r["phases"]},
-                    {"bottleneck", c.bottleneck}});
-  }
+  for (const auto& c : s.best) best.push_back(candidate_json(c));
   return {{"evaluated", s.evaluated}, {"dropped", s.dropped}, {"wall_s", s.wall_s}, {"best", best}};
+}
+
+bool none_simulated(const sim::SplitRefinement& r) {
+  for (const auto& split : r.order)
+    if (split.simulated) return false;
+  return true;
 }
 
 }  // namespace
 
-int plan_search(const core::Plan& plan, const sim::SplitSearchOptions& options, bool json) {
-  sim::SplitSearch s = sim::search_splits(plan, options);
-  if (json)
-    std::printf("%s\n", to_json(s).dump(2).c_str());
-  else
+int plan_search(const core::Plan& plan, const PlanSearchArgs& args) {
+  sim::SplitSearch s = sim::search_splits(plan, args.search);
+  std::optional<sim::SplitRefinement> refined;
+  if (args.refine > 0 && !s.best.empty()) {
+    sim::RefineOptions o;
+    o.count = args.refine;
+    o.jobs = args.jobs;
+    o.sim.max_events = args.max_events;
+    o.on_running = progress_printer(args.progress);
+    refined = sim::refine_splits(s, o);
+  }
+  if (args.json) {
+    nlohmann::json j = to_json(s);
+    if (refined) j["refined"] = refinement_json(s, *refined);
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
     print_table(s);
-  return s.best.empty() ? 1 : 0;
+    if (refined) print_refinement(s, *refined);
+  }
+  if (s.best.empty() || (refined && none_simulated(*refined))) return 1;
+  return 0;
 }
 
 }  // namespace scaleout::cli

@@ -1,12 +1,26 @@
-// `scaleout plan PLAN --search`: the best splits of a transformer plan, as a table or JSON.
+// `scaleout plan PLAN --search`: the best splits of a transformer plan, as a table or JSON, and
+// with `--refine K` the first K simulated and ranked again.
 #pragma once
 
+#include <string>
+
 #include "core/plan.hpp"
+#include "sim/split_refine.hpp"
 #include "sim/split_search.hpp"
 
 namespace scaleout::cli {
 
-// Runs the search and prints it; returns 0, or 1 when no split fits.
-int plan_search(const core::Plan& plan, const sim::SplitSearchOptions& options, bool json);
+struct PlanSearchArgs {
+  sim::SplitSearchOptions search;
+  int refine = 0;  // splits to simulate (0: none)
+  int jobs = 1;
+  double max_events = sim::kDefaultMaxEvents;
+  std::string progress = "auto";
+  bool json = false;
+};
+
+// Runs the search (and the refinement) and prints it; returns 0, or 1 when no split fits or none
+// of those refined could be simulated.
+int plan_search(const core::Plan& plan, const PlanSearchArgs& args);
 
 }  // namespace scaleout::cli

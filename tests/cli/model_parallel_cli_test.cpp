@@ -148,6 +148,33 @@ TEST(ModelParallelCli, SearchListsTheBestSplitsWithTheirBottleneck) {
   EXPECT_NE(table.text.find("splits evaluated in"), std::string::npos) << table.text;
 }
 
+TEST(ModelParallelCli, RefineSimulatesTheBestSplitsAndRanksThemAgain) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-mp-refine-" + std::to_string(getpid()));
+  std::string plan = small_plan(dir);
+  auto o = shell(bin() + " plan " + plan + " --search --top 2 --refine 3 -j 2 --json");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(o.text);
+  ASSERT_EQ(j["best"].size(), 3u);  // the splits refined are listed
+  const auto& refined = j["refined"]["best"];
+  ASSERT_EQ(refined.size(), 3u);
+  double last = 0;
+  for (const auto& c : refined) {
+    double simulated = c["simulated_step_time_s"];
+    EXPECT_GE(simulated, last);
+    last = simulated;
+    int rank = c["closed_form_rank"];
+    EXPECT_EQ(c["parallelism"], j["best"][rank - 1]["parallelism"]);
+  }
+  EXPECT_FALSE(j["refined"]["changes"].empty());
+  auto table = shell(bin() + " plan " + plan + " --search --refine 2 --progress never");
+  EXPECT_EQ(table.code, 0) << table.text;
+  EXPECT_NE(table.text.find("simulated (SimGrid), ranked again:"), std::string::npos);
+  auto alone = shell(bin() + " plan " + plan + " --refine 2 2>&1");
+  EXPECT_EQ(alone.code, 2) << alone.text;
+  EXPECT_NE(alone.text.find("--refine"), std::string::npos) << alone.text;
+  fs::remove_all(dir);
+}
+
 TEST(ModelParallelCli, DryRunPrintsNcclCallsThatComplete) {
   fs::path dir = fs::temp_directory_path() / "scaleout-mp-dry-run";
   auto o = shell(bin() + " run " + small_plan(dir) + " --backend cuda --dry-run");

@@ -70,6 +70,24 @@ TEST(SplitSearch, CountsWhatDoesNotFit) {
   EXPECT_TRUE(none.best.empty());
 }
 
+// A model small enough for data parallelism alone: on a fast network nothing beats it; with the
+// NIC 100x slower the data-parallel exchange dominates and the best split moves to tensor or
+// pipeline groups, which shrink it; and back when the network is fast again.
+TEST(SplitSearch, TheBestSplitFollowsTheNetwork) {
+  core::Plan plan = small_plan("80GB");
+  plan.cluster.nic.bandwidth *= 10;  // 1 Tb/s
+  auto model_parallel_degree = [](const core::Plan& p) {
+    const auto& m = *search_splits(p).best.front().result.model_parallel;
+    return m.tensor * m.pipeline;
+  };
+  EXPECT_EQ(model_parallel_degree(plan), 1);
+  core::Plan slow = plan;
+  slow.cluster.nic.bandwidth /= 100;
+  EXPECT_GT(model_parallel_degree(slow), 1);
+  slow.cluster.nic.bandwidth *= 100;
+  EXPECT_EQ(model_parallel_degree(slow), 1);
+}
+
 TEST(SplitSearch, RefusesAWorkloadWithoutDimensions) {
   core::Plan plan = testing::collective_plan(testing::switch_cluster(4, 1e9, 1e-6),
                                              core::StrategyKind::kRing, 4, 1000);
