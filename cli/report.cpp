@@ -129,14 +129,26 @@ bool emit_result(const core::RunResult& r, const core::Plan& plan, const std::st
   return false;
 }
 
-void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows) {
+void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows,
+                       const std::vector<std::string>& varied,
+                       const std::vector<std::vector<std::string>>& values) {
   int baseline = rows.empty() ? 0 : rows.front().baseline_workers;
   std::string vs = "vs " + std::to_string(baseline);
+  std::vector<int> widths;  // a varied column is as wide as its name or its widest value
+  for (std::size_t c = 0; c < varied.size(); ++c) {
+    std::size_t w = varied[c].size();
+    for (const auto& row : values) w = std::max(w, row[c].size());
+    widths.push_back(static_cast<int>(w));
+    std::fprintf(out, "%-*s ", widths[c], varied[c].c_str());
+  }
   std::fprintf(out, "%-18s %8s %12s %14s %10s %12s %8s %9s", "strategy", "workers", "step (ms)",
                "samples/s", "efficiency", "busbw GB/s", "buckets", "grid");
   if (baseline) std::fprintf(out, " %10s", vs.c_str());
   std::fprintf(out, "\n");
-  for (const auto& r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const core::RunResult& r = rows[i];
+    for (std::size_t c = 0; c < varied.size(); ++c)
+      std::fprintf(out, "%-*s ", widths[c], values[i][c].c_str());
     std::fprintf(out, "%-18s %8d %12.3f %14.1f %9.1f%% %12.2f %8.0f %9s", r.strategy.c_str(),
                  r.workers, r.step_time_s * 1e3, r.throughput_samples_per_s,
                  r.scaling_efficiency * 100, r.busbw_Bps / 1e9, r.buckets,

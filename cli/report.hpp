@@ -18,7 +18,10 @@ bool emit_result(const core::RunResult& r, const core::Plan& plan, const std::st
                  bool json);
 // Each warning the results carry, once, with how many rows it applies to when there are several.
 void print_warnings(std::FILE* out, const std::vector<core::RunResult>& rows);
-void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows);
+// `varied` names the fields `sweep --vary` varied; `values` holds each row's (a column each).
+void print_sweep_table(std::FILE* out, const std::vector<core::RunResult>& rows,
+                       const std::vector<std::string>& varied = {},
+                       const std::vector<std::vector<std::string>>& values = {});
 // nccl-tests' table for an executed collective run: ours, then Gloo's own algorithms.
 void print_collective_table(std::FILE* out, const core::RunResult& r);
 // Predicted against measured: step time, throughput, busbw and staleness with relative errors.

@@ -17,7 +17,9 @@
 #include "cli/sweep_shard.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/plan_variation.hpp"
 #include "sim/sweep.hpp"
+#include "sim/sweep_csv.hpp"
 
 namespace scaleout::cli {
 
@@ -36,7 +38,8 @@ struct SweepArgs {
   std::string shard;   // K/N or auto
   int emit_slurm = 0;  // shards of the printed sbatch script; 0: run the sweep
   double max_events = sim::kDefaultMaxEvents;
-  int baseline_workers = 0;  // 0: none
+  int baseline_workers = 0;       // 0: none
+  std::vector<std::string> vary;  // "field=v1,v2,..." each
 };
 
 // Rows done, rate and time left on one terminal line, and the messages the points being simulated
@@ -103,6 +106,20 @@ std::vector<core::StrategyKind> parse_strategies(const std::string& text) {
   return first_of_each(kinds);
 }
 
+// "field=v1,v2,...": the field resolved in `plan` (core::resolve_field), the values in order.
+sim::Variation parse_variation(const core::Plan& plan, const std::string& text) {
+  std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw core::InputError("", 0, "--vary",
+                           "'" + text + "' is not FIELD=V1,V2,... (e.g. parallelism.tensor=1,2,4)");
+  sim::Variation v;
+  v.values = first_of_each(sim::split_fields(text.substr(eq + 1), ','));
+  for (const auto& value : v.values)
+    if (value.empty()) throw core::InputError("", 0, "--vary", "'" + text + "' has an empty value");
+  v.field = core::resolve_field(plan, text.substr(0, eq), v.values.front(), "--vary");
+  return v;
+}
+
 sim::SweepOptions sweep_options(const SweepArgs& args, const core::Plan& plan,
                                 const core::PlanOverrides& named) {
   sim::SweepOptions options;
@@ -120,6 +137,7 @@ sim::SweepOptions sweep_options(const SweepArgs& args, const core::Plan& plan,
   options.resume = args.resume;
   options.csv_path = args.output;
   if (!args.shard.empty()) options.shard = parse_shard(args.shard, std::getenv);
+  for (const auto& text : args.vary) options.vary.push_back(parse_variation(plan, text));
   return options;
 }
 
@@ -135,6 +153,7 @@ SlurmSweep slurm_sweep(const SweepArgs& args, const sim::SweepOptions& options) 
   s.fidelity = args.fidelity;
   s.jobs = args.jobs;
   s.shards = args.emit_slurm;
+  s.vary = args.vary;
   return s;
 }
 
@@ -144,7 +163,9 @@ int run_sweep_command(const SweepArgs& args, const core::Plan& plan, sim::SweepO
   for (const auto& e : summary.errors) std::fprintf(stderr, "skipped %s\n", e.c_str());
   print_warnings(stderr, summary.rows);
   if (!args.quiet) {
-    print_sweep_table(stdout, summary.rows);
+    std::vector<std::string> varied;
+    for (const auto& v : options.vary) varied.push_back(v.field);
+    print_sweep_table(stdout, summary.rows, varied, summary.row_values);
     std::printf("%zu rows written to %s", summary.rows.size(), args.output.c_str());
     if (options.shard) std::printf(" (shard %d/%d)", options.shard->index, options.shard->count);
     if (summary.skipped) std::printf(" (%d already there)", summary.skipped);
@@ -197,6 +218,10 @@ Action add_sweep_command(CLI::App& app) {
                   "also report efficiency against this swept worker count: (throughput/N) / "
                   "(throughput at B / B), e.g. 8 as Goyal et al. report 8 -> 256")
       ->check(positive_int());
+  cmd->add_option("--vary", args->vary,
+                  "FIELD=V1,V2,...: also sweep a plan field by its dotted name (repeatable; the "
+                  "cross product), e.g. parallelism.tensor=1,2,4 or nic.bandwidth=10Gbps,100Gbps")
+      ->allow_extra_args(false);
 
   return [args]() {
     core::PlanOverrides named;  // replaces nothing: only says which kinds will run

@@ -110,6 +110,7 @@ std::string slurm_script(const SlurmSweep& s) {
       quoted(joined(s.strategies, [](core::StrategyKind k) { return core::strategy_name(k); })) +
       " --engine " + s.engine + " --fidelity " + s.fidelity + " -j " + std::to_string(s.jobs) +
       " --shard auto --resume --quiet";
+  for (const auto& v : s.vary) sweep += " --vary " + quoted(v);
   return "#!/bin/bash\n"
          "# A scaleout sweep in " +
          n +

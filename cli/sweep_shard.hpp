@@ -28,6 +28,7 @@ struct SlurmSweep {
   std::string engine, fidelity;
   int jobs = 2;
   int shards = 1;
+  std::vector<std::string> vary;  // each --vary as given
 };
 
 // An sbatch script for a job array of `shards` tasks, each running one shard (`--shard auto`,

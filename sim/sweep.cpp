@@ -24,6 +24,7 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "core/plan_variation.hpp"
 #include "core/plan_writer.hpp"
 #include "core/topology.hpp"
 #include "sim/analytic.hpp"
@@ -103,15 +104,52 @@ const char* engine_name(Engine engine) { return engine == Engine::kSim ? "sim" :
 
 namespace {
 
+// One point of the cross product of the variations: its values, and its plan or why it does not
+// load.
+struct Variant {
+  std::vector<std::string> values;
+  std::optional<core::Plan> plan;
+  std::string error;
+};
+
+std::vector<Variant> make_variants(const core::Plan& base, const std::vector<Variation>& vary) {
+  std::size_t total = 1;
+  for (const auto& v : vary) total *= v.values.size();
+  std::vector<Variant> out(total);
+  for (std::size_t i = 0; i < total; ++i) {
+    std::vector<core::FieldSetting> settings(vary.size());
+    std::size_t rest = i;
+    for (std::size_t k = vary.size(); k-- > 0;) {  // the last varies fastest
+      settings[k] = {vary[k].field, vary[k].values[rest % vary[k].values.size()]};
+      rest /= vary[k].values.size();
+    }
+    for (const auto& setting : settings) out[i].values.push_back(setting.second);
+    try {
+      out[i].plan = vary.empty() ? base : core::vary_plan(base, settings, "--vary");
+    } catch (const core::InputError& e) {
+      out[i].error = e.what();
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> varied_fields(const SweepOptions& options) {
+  std::vector<std::string> names;
+  for (const auto& v : options.vary) names.push_back(v.field);
+  return names;
+}
+
 // One sweep's run: the points still to run, the CSV and the summary, filled as rows finish.
 class SweepRun {
  public:
   SweepRun(const core::Plan& base, const SweepOptions& options)
-      : base_(base), options_(options), hash_(sweep_plan_hash(base, options)) {
+      : options_(options),
+        hash_(sweep_plan_hash(base, options)),
+        variants_(make_variants(base, options.vary)) {
     if (!options.shard) return;
     stamp_.emplace();
     stamp_->grid_hash = sweep_grid_hash(base, options);
-    stamp_->points = options.strategies.size() * options.workers.size();
+    stamp_->points = variants_.size() * options.strategies.size() * options.workers.size();
     stamp_->index = options.shard->index;
     stamp_->count = options.shard->count;
   }
@@ -136,7 +174,10 @@ class SweepRun {
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return jobs_[a].point < jobs_[b].point; });
     for (std::size_t i : order)
-      if (results_[i]) summary_.rows.push_back(std::move(*results_[i]));
+      if (results_[i]) {
+        summary_.rows.push_back(std::move(*results_[i]));
+        summary_.row_values.push_back(variants_[jobs_[i].variant].values);
+      }
     return std::move(summary_);
   }
 
@@ -145,20 +186,23 @@ class SweepRun {
   struct Job {
     core::StrategyKind kind;
     int workers;
-    std::size_t point;  // index in the whole grid
-    bool row = true;    // false: run only as the baseline of this shard's rows
+    std::size_t point;        // index in the whole grid
+    bool row = true;          // false: run only as the baseline of this shard's rows
+    std::size_t variant = 0;  // in variants_
   };
 
   core::Plan plan_for(const Job& j) const {
-    core::Plan plan = base_;
+    core::Plan plan = *variants_[j.variant].plan;
     plan.strategy.kind = j.kind;
     if (j.workers != plan.training.workers) plan.strategy.grid.reset();  // a grid fits one count
     plan.training.workers = j.workers;
     return plan;
   }
   std::string key_of(const Job& j) const {
-    return std::string(engine_name(options_.engine)) + "," + core::strategy_name(j.kind) + "," +
-           std::to_string(j.workers);
+    std::string key = std::string(engine_name(options_.engine)) + "," +
+                      core::strategy_name(j.kind) + "," + std::to_string(j.workers);
+    for (const auto& v : variants_[j.variant].values) key += "," + v;
+    return key;
   }
   bool cancelled() const { return options_.cancel && options_.cancel->load(); }
   const ShardStamp* stamp() const { return stamp_ ? &*stamp_ : nullptr; }
@@ -166,11 +210,12 @@ class SweepRun {
   void open_csv() {
     if (options_.csv_path.empty()) return;
     lock_ = std::make_unique<CsvLock>(options_.csv_path);
-    if (options_.resume) done_ = completed_rows(options_.csv_path, hash_, stamp());
+    if (options_.resume)
+      done_ = completed_rows(options_.csv_path, hash_, stamp(), varied_fields(options_));
     bool fresh = !options_.resume || !std::filesystem::exists(options_.csv_path) ||
                  std::filesystem::file_size(options_.csv_path) == 0;
     csv_.open(options_.csv_path, fresh);
-    if (fresh) csv_.append(sweep_header(stamp_.has_value()) + "\n", true);
+    if (fresh) csv_.append(sweep_header(stamp_.has_value(), varied_fields(options_)) + "\n", true);
   }
 
   // Every point not already in the CSV whose plan is valid; the others are counted or reported.
@@ -178,63 +223,83 @@ class SweepRun {
   void collect_jobs() {
     for (int pass = options_.baseline_workers > 0 ? 0 : 1; pass < 2; ++pass) {
       std::size_t point = 0;
-      for (auto kind : options_.strategies)
-        for (int n : options_.workers) {
-          Job job{kind, n, point++};
-          bool baseline = n == options_.baseline_workers;
-          if (baseline != (pass == 0)) continue;
-          job.row = !(stamp_ && job.point % stamp_->count !=
-                                    static_cast<std::size_t>(stamp_->index));  // another shard's
-          if (job.row && done_.count(key_of(job))) {
-            ++summary_.skipped;
-            job.row = false;
-          }
-          if (!job.row && !baseline) continue;
-          try {
-            core::validate_plan(plan_for(job));
-          } catch (const core::InputError& e) {
-            if (job.row) summary_.errors.push_back(key_of(job) + ": " + e.what());
-            continue;
-          }
-          jobs_.push_back(job);
-        }
+      for (std::size_t v = 0; v < variants_.size(); ++v)
+        for (auto kind : options_.strategies)
+          for (int n : options_.workers) collect_job({kind, n, point++, true, v}, pass);
       if (pass == 0) baseline_jobs_ = jobs_.size();
     }
+  }
+
+  // Adds `job` unless it is another shard's (and not a baseline), already in the CSV, or its plan
+  // is not valid (reported, once per variant that does not load).
+  void collect_job(Job job, int pass) {
+    bool baseline = job.workers == options_.baseline_workers;
+    if (baseline != (pass == 0)) return;
+    job.row = !(stamp_ && job.point % stamp_->count !=
+                              static_cast<std::size_t>(stamp_->index));  // another shard's
+    if (job.row && done_.count(key_of(job))) {
+      ++summary_.skipped;
+      job.row = false;
+    }
+    if (!job.row && !baseline) return;
+    const Variant& variant = variants_[job.variant];
+    if (!variant.plan) {
+      if (job.row && unloaded_.insert(job.variant).second) summary_.errors.push_back(variant.error);
+      return;
+    }
+    try {
+      core::validate_plan(plan_for(job));
+    } catch (const core::InputError& e) {
+      if (job.row) summary_.errors.push_back(key_of(job) + ": " + reason(e));
+      return;
+    }
+    jobs_.push_back(job);
   }
 
   void tick() {
     if (options_.on_progress) options_.on_progress(++finished_, jobs_.size());
   }
   void record(std::size_t i, core::RunResult&& r) {
-    if (i < baseline_jobs_) baselines_[jobs_[i].kind] = r;
-    auto base = baselines_.find(jobs_[i].kind);
+    std::pair key{jobs_[i].variant, jobs_[i].kind};
+    if (i < baseline_jobs_) baselines_[key] = r;
+    auto base = baselines_.find(key);
     if (base != baselines_.end()) core::set_baseline(r, base->second);
     if (!jobs_[i].row) return tick();
     if (stamp_) stamp_->point = jobs_[i].point;
-    csv_.append(format_sweep_row(r, hash_, stamp()),
+    csv_.append(format_sweep_row(r, hash_, stamp(), variants_[jobs_[i].variant].values),
                 /*urgent=*/options_.engine != Engine::kAnalytic);
     if (options_.on_row) options_.on_row(r);
     results_[i] = std::move(r);
     tick();
+  }
+  // Why a point could not run. A varied plan's parts come from a temporary file: its name and
+  // lines mean nothing to the user, so they are left out.
+  std::string reason(const std::exception& e) const {
+    auto* input = dynamic_cast<const core::InputError*>(&e);
+    return input && !options_.vary.empty() ? core::without_place(*input) : e.what();
   }
   void fail(std::size_t i, const std::string& why) {
     summary_.errors.push_back(key_of(jobs_[i]) + ": " + why + (jobs_[i].row ? "" : " (baseline)"));
     tick();
   }
 
-  // One model (one topology) for every point, built for the largest.
+  // One model (one topology) for the points of each variant (their cluster), built for the
+  // largest; the jobs of a variant are consecutive.
   void run_analytic(std::size_t begin, std::size_t end) {
-    if (begin >= end) return;
-    int max_devices = 1;
-    for (std::size_t i = begin; i < end; ++i)
-      max_devices = std::max(max_devices, core::devices_needed(plan_for(jobs_[i])));
-    AnalyticModel model(base_.cluster, max_devices);
-    for (std::size_t i = begin; i < end && !cancelled(); ++i) {
-      try {
-        record(i, model.predict(plan_for(jobs_[i])));
-      } catch (const std::exception& e) {
-        fail(i, e.what());
+    while (begin < end && !cancelled()) {
+      std::size_t variant = jobs_[begin].variant, stop = begin;
+      int max_devices = 1;
+      for (; stop < end && jobs_[stop].variant == variant; ++stop)
+        max_devices = std::max(max_devices, core::devices_needed(plan_for(jobs_[stop])));
+      AnalyticModel model(variants_[variant].plan->cluster, max_devices);
+      for (std::size_t i = begin; i < stop && !cancelled(); ++i) {
+        try {
+          record(i, model.predict(plan_for(jobs_[i])));
+        } catch (const std::exception& e) {
+          fail(i, reason(e));
+        }
       }
+      begin = stop;
     }
   }
 
@@ -253,14 +318,14 @@ class SweepRun {
       try {
         record(index, collect_simulation(child, status));
       } catch (const std::exception& e) {
-        fail(index, e.what());
+        fail(index, reason(e));
       }
     }
   }
 
-  const core::Plan& base_;
   const SweepOptions& options_;
   std::string hash_;
+  std::vector<Variant> variants_;    // one, the plan itself, when nothing is varied
   std::optional<ShardStamp> stamp_;  // sharded sweeps only
   SweepSummary summary_;
   std::set<std::string> done_;
@@ -270,7 +335,9 @@ class SweepRun {
   std::vector<std::optional<core::RunResult>> results_;
   std::size_t finished_ = 0;
   std::size_t baseline_jobs_ = 0;  // jobs_[0, baseline_jobs_) are the baseline points
-  std::map<core::StrategyKind, core::RunResult> baselines_;
+  // Each variant's baseline point of each strategy.
+  std::map<std::pair<std::size_t, core::StrategyKind>, core::RunResult> baselines_;
+  std::set<std::size_t> unloaded_;  // variants whose error is reported
 };
 
 }  // namespace
@@ -287,11 +354,16 @@ std::string sweep_plan_hash(const core::Plan& base, const SweepOptions& options)
   plan.training.workers = 1;
   std::string text =
       core::plan_to_yaml(plan) + engine_name(options.engine) + fidelity_name(options.fidelity);
+  for (const auto& v : options.vary) text += "|vary " + v.field;
   return hash_hex(text);
 }
 
 std::string sweep_grid_hash(const core::Plan& base, const SweepOptions& options) {
   std::string text = sweep_plan_hash(base, options) + "|";
+  for (const auto& v : options.vary) {
+    for (const auto& value : v.values) text += value + ",";
+    text += "|";
+  }
   for (auto kind : options.strategies) text += std::string(core::strategy_name(kind)) + ",";
   text += "|";
   for (int n : options.workers) text += std::to_string(n) + ",";
@@ -313,6 +385,13 @@ SweepSummary run_sweep(const core::Plan& base, const SweepOptions& options) {
                            std::to_string(options.baseline_workers) +
                                " is not among the swept worker counts (" + sizes +
                                "): add it to --workers");
+  }
+  std::set<std::string> fields;
+  for (const auto& v : options.vary) {
+    if (v.values.empty())
+      throw core::InputError("", 0, "--vary", "'" + v.field + "' is given no values");
+    if (!fields.insert(v.field).second)
+      throw core::InputError("", 0, "--vary", "'" + v.field + "' is varied twice");
   }
   return SweepRun(base, options).run();
 }

@@ -31,7 +31,17 @@ struct Shard {
   int count = 1;  // N
 };
 
+// A plan field `sweep --vary` sets to each of `values` in turn: its dotted name, resolved
+// (core::resolve_field), and the values as given.
+struct Variation {
+  std::string field;
+  std::vector<std::string> values;
+};
+
 struct SweepOptions {
+  // The grid: the cross product of the variations' values (the first varies slowest), then the
+  // strategies, then the worker counts.
+  std::vector<Variation> vary;
   std::vector<int> workers;
   std::vector<core::StrategyKind> strategies;
   Engine engine = Engine::kSim;
@@ -59,18 +69,20 @@ struct SweepOptions {
 };
 
 struct SweepSummary {
-  std::vector<core::RunResult> rows;  // rows computed in this call, in sweep order
-  int skipped = 0;                    // rows already in the CSV (resume)
-  std::vector<std::string> errors;    // rows that could not run, with the reason
+  std::vector<core::RunResult> rows;                 // rows computed in this call, in sweep order
+  std::vector<std::vector<std::string>> row_values;  // each row's varied values (`vary`)
+  int skipped = 0;                                   // rows already in the CSV (resume)
+  std::vector<std::string> errors;                   // rows that could not run, with the reason
   bool cancelled = false;
 };
 
-// A hash of what the sweep predicts from (the plan as loaded, the engine and the fidelity; not
-// the grid's worker counts and kinds), stamped on every CSV row as `plan_hash`: resuming a CSV
-// written for another plan is refused.
+// A hash of what the sweep predicts from (the plan as loaded, the engine, the fidelity and the
+// fields varied; not the grid's worker counts, kinds and values), stamped on every CSV row as
+// `plan_hash`: resuming a CSV written for another plan is refused.
 std::string sweep_plan_hash(const core::Plan& base, const SweepOptions& options);
 
-// A hash of the plan (sweep_plan_hash) and the grid: the strategies and worker counts in order.
+// A hash of the plan (sweep_plan_hash) and the grid: the values varied, the strategies and worker
+// counts in order.
 // Every row of a shard carries it as `grid_hash`; shards of one sweep have the same.
 std::string sweep_grid_hash(const core::Plan& base, const SweepOptions& options);
 

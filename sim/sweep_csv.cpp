@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -48,12 +49,27 @@ const std::vector<std::string>& shard_columns() {
   return columns;
 }
 
-std::string sweep_header(bool sharded) {
+std::string sweep_header(bool sharded, const std::vector<std::string>& varied) {
   std::string h;
   for (const auto& c : sweep_columns()) h += (h.empty() ? "" : ",") + c;
+  for (const auto& c : varied) h += "," + c;
   if (sharded)
     for (const auto& c : shard_columns()) h += "," + c;
   return h;
+}
+
+std::optional<std::vector<std::string>> varied_columns(const std::string& header, bool sharded) {
+  auto names = split_fields(header, ',');
+  const auto& base = sweep_columns();
+  std::size_t tail = sharded ? shard_columns().size() : 0;
+  if (names.size() < base.size() + tail) return std::nullopt;
+  if (!std::equal(base.begin(), base.end(), names.begin())) return std::nullopt;
+  if (sharded && !std::equal(shard_columns().begin(), shard_columns().end(), names.end() - tail))
+    return std::nullopt;
+  std::vector<std::string> varied(names.begin() + base.size(), names.end() - tail);
+  for (const auto& v : varied)
+    if (v.empty()) return std::nullopt;
+  return varied;
 }
 
 std::string shard_name(int index, int count) {
@@ -61,7 +77,8 @@ std::string shard_name(int index, int count) {
 }
 
 std::string format_sweep_row(const core::RunResult& r, const std::string& plan_hash,
-                             const ShardStamp* stamp) {
+                             const ShardStamp* stamp,
+                             const std::vector<std::string>& varied_values) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "%s,%s,%d,%.9g,%.9g,%.6f,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.4g,%s,%s,%.9g,%s,%d,%.6f",
@@ -71,6 +88,7 @@ std::string format_sweep_row(const core::RunResult& r, const std::string& plan_h
                 plan_hash.c_str(), r.fusion.c_str(), r.buckets,
                 r.grid.empty() ? "-" : r.grid.c_str(), r.baseline_workers, r.baseline_efficiency);
   std::string row = buf;
+  for (const auto& v : varied_values) row += "," + v;
   if (stamp)
     row += "," + stamp->grid_hash + "," + std::to_string(stamp->point) + "," +
            std::to_string(stamp->points) + "," + shard_name(stamp->index, stamp->count);
@@ -85,9 +103,11 @@ std::vector<std::string> split_fields(const std::string& text, char sep) {
   return parts;
 }
 
-bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded) {
+bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded, std::size_t varied) {
   std::size_t base = sweep_columns().size();
-  if (fields.size() != base + (sharded ? shard_columns().size() : 0)) return false;
+  if (fields.size() != base + varied + (sharded ? shard_columns().size() : 0)) return false;
+  for (std::size_t i = base; i < base + varied; ++i)
+    if (fields[i].empty()) return false;
   if (fields[0] != "sim" && fields[0] != "analytic") return false;
   if (!core::parse_strategy_kind(fields[1])) return false;
   for (std::size_t i = 2; i < kPlanHashColumn; ++i)
@@ -97,11 +117,12 @@ bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded) {
   if (extra[0] != "legacy" && extra[0] != "horovod" && extra[0] != "ddp") return false;
   if (!is_number(extra[1]) || extra[2].empty() || !is_count(extra[3]) || !is_number(extra[4]))
     return false;
-  return !sharded || valid_stamp(fields, base);
+  return !sharded || valid_stamp(fields, base + varied);
 }
 
 std::set<std::string> completed_rows(const std::string& path, const std::string& plan_hash,
-                                     const ShardStamp* stamp) {
+                                     const ShardStamp* stamp,
+                                     const std::vector<std::string>& varied) {
   std::set<std::string> done;
   std::ifstream in(path, std::ios::binary);
   if (!in) return done;
@@ -114,25 +135,26 @@ std::set<std::string> completed_rows(const std::string& path, const std::string&
     std::filesystem::resize_file(path, 0);
     return done;
   }
-  if (lines.front() != sweep_header(stamp != nullptr))
+  if (lines.front() != sweep_header(stamp != nullptr, varied))
     throw std::runtime_error("cannot resume " + path + ": its header is not this sweep's columns" +
                              (stamp ? " (a shard's CSV has the shard columns)" : ""));
   std::string kept = lines.front() + "\n";
-  std::size_t base = sweep_columns().size();
+  std::size_t base = sweep_columns().size(), stamp_at = base + varied.size();
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto f = split_fields(lines[i], ',');
-    if (!valid_sweep_row(f, stamp != nullptr) ||
-        !done.insert(f[0] + "," + f[1] + "," + f[2]).second)
-      continue;  // broken or twice
+    if (!valid_sweep_row(f, stamp != nullptr, varied.size())) continue;  // broken
+    std::string key = f[0] + "," + f[1] + "," + f[2];
+    for (std::size_t c = base; c < stamp_at; ++c) key += "," + f[c];
+    if (!done.insert(key).second) continue;  // twice
     if (f[kPlanHashColumn] != plan_hash)
       throw std::runtime_error("cannot resume " + path +
                                ": its rows were predicted for another plan (plan_hash " +
                                f[kPlanHashColumn] + "; this sweep's is " + plan_hash +
                                "): write to another file, or remove it to start over");
-    if (stamp &&
-        (f[base] != stamp->grid_hash || f[base + 3] != shard_name(stamp->index, stamp->count)))
-      throw std::runtime_error("cannot resume " + path + ": it holds shard " + f[base + 3] +
-                               " of grid " + f[base] + "; this is shard " +
+    if (stamp && (f[stamp_at] != stamp->grid_hash ||
+                  f[stamp_at + 3] != shard_name(stamp->index, stamp->count)))
+      throw std::runtime_error("cannot resume " + path + ": it holds shard " + f[stamp_at + 3] +
+                               " of grid " + f[stamp_at] + "; this is shard " +
                                shard_name(stamp->index, stamp->count) + " of grid " +
                                stamp->grid_hash + ": write to another file");
     kept += lines[i] + "\n";

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,28 +30,36 @@ inline constexpr std::size_t kPlanHashColumn = 13;
 
 // The columns a shard's CSV has after sweep_columns().
 const std::vector<std::string>& shard_columns();
-// The header line (no newline): sweep_columns(), and shard_columns() when `sharded`.
-std::string sweep_header(bool sharded);
+// The header line (no newline): sweep_columns(), the varied fields (`sweep --vary`), and
+// shard_columns() when `sharded`.
+std::string sweep_header(bool sharded, const std::vector<std::string>& varied = {});
+// The varied fields a header names between sweep_columns() and (when `sharded`) shard_columns();
+// none when `header` is not a sweep's header of that kind.
+std::optional<std::vector<std::string>> varied_columns(const std::string& header, bool sharded);
 // "K/N".
 std::string shard_name(int index, int count);
 
-// One row, newline included; `stamp` (sharded sweeps only) adds the shard's columns.
+// One row, newline included: the result, the values of the varied fields, and (sharded sweeps
+// only) the shard's columns from `stamp`.
 std::string format_sweep_row(const core::RunResult& r, const std::string& plan_hash,
-                             const ShardStamp* stamp = nullptr);
+                             const ShardStamp* stamp = nullptr,
+                             const std::vector<std::string>& varied_values = {});
 
 std::vector<std::string> split_fields(const std::string& text, char sep);
 
-// True when `fields` is a whole row: every column of the header (shard columns when `sharded`),
-// numbers where numbers belong, hashes of 16 hex digits.
-bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded);
+// True when `fields` is a whole row: every column of the header (`varied` values, then shard
+// columns when `sharded`), numbers where numbers belong, hashes of 16 hex digits.
+bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded, std::size_t varied = 0);
 
-// The rows already in `path` (resume), as "engine,strategy,workers" keys. Keeps only whole, valid
+// The rows already in `path` (resume), as "engine,strategy,workers" keys (followed by the varied
+// values, ",v1,v2", when `varied` names fields). Keeps only whole, valid
 // rows: a last line left incomplete by an interruption, or a row broken by another writer, is cut
 // out of the file (and runs again), so that appending continues on a row boundary. Throws
 // std::runtime_error when the header is not this sweep's, or a row was written for another plan
 // (`plan_hash`) or, for a shard (`stamp`), another grid or shard.
 std::set<std::string> completed_rows(const std::string& path, const std::string& plan_hash,
-                                     const ShardStamp* stamp);
+                                     const ShardStamp* stamp,
+                                     const std::vector<std::string>& varied = {});
 
 // Holds an exclusive lock on the CSV for the sweep's lifetime: a second sweep writing the same
 // file gets a clear error instead of interleaving rows with this one.

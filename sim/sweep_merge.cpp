@@ -23,6 +23,7 @@ struct Row {
 // What every shard of one sweep shares, taken from the first row read.
 struct Grid {
   std::string grid_hash, plan_hash, file;
+  std::vector<std::string> varied;  // the fields `sweep --vary` varied, as the header names them
   std::size_t points = 0;
   int count = 0;
 };
@@ -44,10 +45,14 @@ std::string read_text(const std::string& path) {
 
 // Refuses a row whose plan, grid or shard count is not the first row's (MergeError).
 void check_same_grid(Grid& grid, const std::vector<std::string>& f, const std::string& path) {
-  std::size_t base = sweep_columns().size();
+  std::size_t base = sweep_columns().size() + grid.varied.size();  // the shard columns
   int count = std::stoi(split_fields(f[base + 3], '/')[1]);
   if (grid.file.empty()) {
-    grid = {f[base], f[kPlanHashColumn], path, std::stoul(f[base + 2]), count};
+    grid.grid_hash = f[base];
+    grid.plan_hash = f[kPlanHashColumn];
+    grid.file = path;
+    grid.points = std::stoul(f[base + 2]);
+    grid.count = count;
     return;
   }
   if (f[base] == grid.grid_hash && count == grid.count) return;
@@ -69,22 +74,27 @@ void read_shard(const std::string& path, Grid& grid,
                 std::map<std::size_t, std::vector<Row>>& rows) {
   std::string text = read_text(path);
   auto lines = split_fields(text, '\n');
-  if (lines.empty() || lines[0] != sweep_header(true))
+  auto varied = lines.empty() ? std::nullopt : varied_columns(lines[0], true);
+  if (!varied)
     throw core::InputError(
         path, 1, "header",
-        lines.size() && lines[0] == sweep_header(false)
+        lines.size() && varied_columns(lines[0], false)
             ? "an unsharded sweep's CSV: merge takes the CSVs of "
               "`scaleout sweep --shard K/N`"
             : "not the CSV of `scaleout sweep --shard K/N` (columns " + sweep_header(true) + ")");
+  if (!grid.file.empty() && *varied != grid.varied)
+    throw MergeError(path + " varies other fields than " + grid.file +
+                     ": merge the shards of one sweep only");
+  grid.varied = *varied;
   if (!text.empty() && text.back() != '\n')
     throw core::InputError(path, static_cast<int>(lines.size()), "row",
                            "the last row is cut short (the shard was interrupted): run the "
                            "shard again with --resume");
-  std::size_t base = sweep_columns().size();
+  std::size_t base = sweep_columns().size() + grid.varied.size();  // the shard columns
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto f = split_fields(lines[i], ',');
     std::string where = path + ":" + std::to_string(i + 1);
-    if (!valid_sweep_row(f, true))
+    if (!valid_sweep_row(f, true, grid.varied.size()))
       throw core::InputError(path, static_cast<int>(i + 1), "row",
                              "not a whole row of a shard's CSV (" + sweep_header(true) + ")");
     check_same_grid(grid, f, path);
@@ -144,7 +154,7 @@ MergeSummary merge_shards(const std::string& out_path,
     throw MergeError("the shards do not make the whole grid of " + std::to_string(grid.points) +
                      " points (grid_hash " + grid.grid_hash +
                      "): " + why.substr(0, why.size() - 1));
-  std::string text = sweep_header(false) + "\n";
+  std::string text = sweep_header(false, grid.varied) + "\n";
   for (const auto& [point, copies] : rows) text += copies.front().text;
   core::write_file_atomic(out_path, text);
   return {grid.points, shard_paths.size(), grid.grid_hash};

@@ -444,6 +444,30 @@ TEST(Cli, SweepRunsARepeatedPointOnce) {
   fs::remove(csv);
 }
 
+TEST(Cli, SweepVariesPlanFieldsAndRefusesOnesThatDoNotExist) {
+  fs::path csv = fs::temp_directory_path() / "scaleout-cli-vary.csv";
+  Output o = run("sweep " + kQuickstart +
+                 " --engine analytic --workers 8,64 --vary nic.bandwidth=10Gbps,100Gbps"
+                 " --vary training.fusion_buffer=4MiB -o " +
+                 csv.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_EQ(o.text.rfind("cluster.nic.bandwidth training.fusion_buffer strategy", 0), 0u) << o.text;
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 4u);
+  EXPECT_NE(lines[0].find(",cluster.nic.bandwidth,training.fusion_buffer"), std::string::npos);
+  EXPECT_NE(lines[1].find(",10Gbps,4MiB"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[4].find(",100Gbps,4MiB"), std::string::npos) << lines[4];
+  Output bad = run("sweep " + kQuickstart + " --vary parallelism.tensr=1,2 -o " + csv.string());
+  EXPECT_EQ(bad.code, 2) << bad.text;
+  EXPECT_NE(bad.text.find("no field 'parallelism.tensr'"), std::string::npos) << bad.text;
+  Output slurm = run("sweep " + kQuickstart + " --vary nic.bandwidth=10Gbps -o " + csv.string() +
+                     " --emit-slurm 2");
+  EXPECT_NE(slurm.text.find(" --vary 'nic.bandwidth=10Gbps'"), std::string::npos) << slurm.text;
+  fs::remove(csv);
+}
+
 TEST(Cli, FlatKnobsOfAnotherKindLoadDeprecatedOnlyWhenThatKindRuns) {
   fs::path dir = fs::temp_directory_path() / "scaleout-cli-deprecated";
   std::string plan = write_plan(dir, "{ kind: ring, servers: 2 }", "{ workers: 8 }");

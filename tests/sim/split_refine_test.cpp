@@ -12,19 +12,7 @@
 namespace scaleout::sim {
 namespace {
 
-core::Plan small_plan() {
-  return testing::load_text(
-      "split-refine",
-      "cluster:\n  name: c\n  devices_per_node: 8\n"
-      "  device: { name: X, flops: 100TFLOPS, memory: 16GB }\n"
-      "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
-      "  nic: { bandwidth: 100Gbps, latency: 2us }\n"
-      "workload:\n  name: gpt\n  efficiency: 0.5\n"
-      "  transformer: { layers: 8, hidden: 2048, heads: 16, sequence: 1024, vocabulary: 32000 }\n"
-      "parallelism: { tensor: 1 }\n"
-      "strategy: { kind: ring }\n"
-      "training: { workers: 32, global_batch: 64, gradient_precision: bf16 }\n");
-}
+core::Plan small_plan() { return testing::small_transformer_plan("split-refine", "16GB"); }
 
 TEST(SplitRefine, RanksTheFirstSplitsBySimulatedStep) {
   SplitSearchOptions search_options;
@@ -87,8 +75,7 @@ TEST(SplitRefine, SaysWhySplitsWereNotSimulated) {
     EXPECT_NE(split.error.find("messages"), std::string::npos) << split.error;
   }
   ASSERT_EQ(r.changes.size(), 2u);
-  EXPECT_EQ(r.changes[0].rfind("#1 by the closed form was not simulated: ", 0), 0u)
-      << r.changes[0];
+  EXPECT_EQ(r.changes[0].rfind("#1 by the closed form was not simulated: ", 0), 0u) << r.changes[0];
 }
 
 }  // namespace

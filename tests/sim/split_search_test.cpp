@@ -15,20 +15,7 @@ namespace scaleout::sim {
 namespace {
 
 core::Plan small_plan(const std::string& memory) {
-  return testing::load_text(
-      "split-search-" + memory,
-      "cluster:\n  name: c\n  devices_per_node: 8\n"
-      "  device: { name: X, flops: 100TFLOPS, memory: " +
-          memory +
-          " }\n"
-          "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
-          "  nic: { bandwidth: 100Gbps, latency: 2us }\n"
-          "workload:\n  name: gpt\n  efficiency: 0.5\n"
-          "  transformer: { layers: 8, hidden: 2048, heads: 16, sequence: 1024, vocabulary: 32000 "
-          "}\n"
-          "parallelism: { tensor: 1 }\n"
-          "strategy: { kind: ring }\n"
-          "training: { workers: 32, global_batch: 64, gradient_precision: bf16 }\n");
+  return testing::small_transformer_plan("split-search-" + memory, memory);
 }
 
 TEST(SplitSearch, NoEvaluatedSplitBeatsTheFirst) {
