@@ -1,15 +1,77 @@
 #include "core/plan_variation.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <fstream>
 
-#include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/plan_writer.hpp"
 #include "core/temp_files.hpp"
 
 namespace scaleout::core {
+
+std::string loader_message(const InputError& e) {
+  std::string what = e.what();
+  std::string place = e.file();
+  if (e.line() > 0) place += ":" + std::to_string(e.line());
+  place += ": ";
+  if (what.compare(0, place.size(), place) == 0) return what.substr(place.size());
+  return what;
+}
+
+YAML::Node yaml_at(YAML::Node root, const std::vector<std::string>& path) {
+  YAML::Node node = root;
+  for (const auto& key : path) {
+    if (!node[key].IsMap()) node[key] = YAML::Node(YAML::NodeType::Map);
+    node.reset(node[key]);
+  }
+  return node;
+}
+
+void forget_lines(Plan& p) {
+  auto& c = p.cluster;
+  c.device.memory_line = c.device.compress_line = c.latency_factor_line = c.nics_line = 0;
+  c.intra_fabric.line = c.heterogeneity.line = c.host.line = 0;
+  for (auto& l : c.links) l.line = 0;
+  auto& w = p.workload;
+  w.tensors_line = w.measured_line = w.parameters_line = w.flops_line = 0;
+  if (w.transformer) w.transformer->line = 0;
+  auto& s = p.strategy;
+  s.line = s.grid_line = s.replicas_line = s.softsync_line = s.servers_line = s.chunk_line = 0;
+  s.local_aggregation_line = s.server_hosts_line = s.delay_compensation.line = 0;
+  auto& t = p.training;
+  t.workers_line = t.batch_line = t.steps_line = t.fusion_line = t.efficiency_line = 0;
+  t.global_batch_line = t.fusion.line = 0;
+  auto& k = t.compression;
+  k.line = k.density_line = k.rank_line = k.chunk_line = 0;
+  if (auto& m = p.parallelism) {
+    m->line = m->tensor_line = m->pipeline_line = m->microbatch_line = m->schedule_line = 0;
+    m->virtual_line = m->zero_line = 0;
+  }
+  p.stragglers.slow_workers_line = 0;
+  for (auto& f : p.resilience.failures) f.line = 0;
+}
+
+Plan plan_with_yaml_edit(const Plan& plan, const std::function<void(YAML::Node& root)>& edit) {
+  YAML::Node root = YAML::Load(plan_to_yaml(plan));
+  edit(root);
+  YAML::Emitter out;
+  out << root;
+  std::string path = make_temp_file("scaleout-edit");
+  std::ofstream(path) << out.c_str() << "\n";
+  Plan edited;
+  try {
+    edited = load_plan(path);
+  } catch (const InputError& e) {
+    remove_temp(path);
+    throw InputError(loader_message(e));
+  }
+  remove_temp(path);
+  edited.file = plan.file;
+  edited.cluster.file = plan.cluster.file;
+  edited.workload.file = plan.workload.file;
+  edited.warnings = plan.warnings;
+  forget_lines(edited);
+  return edited;
+}
 
 namespace {
 
@@ -25,50 +87,25 @@ std::vector<std::string> dotted_parts(const std::string& field) {
   return parts;
 }
 
-// Sets `field` (dotted) in `root` to `value`, making the maps on the way.
-void set_field(YAML::Node root, const std::string& field, const std::string& value) {
-  auto parts = dotted_parts(field);
-  std::vector<YAML::Node> path{root};  // yaml-cpp nodes are handles: keep each level alive
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    YAML::Node next = path.back()[parts[i]];
-    if (!next.IsMap()) next = YAML::Node(YAML::NodeType::Map);
-    path.back()[parts[i]] = next;
-    path.push_back(path.back()[parts[i]]);
-  }
-  path.back()[parts.back()] = YAML::Load(value);
-}
-
-// The plan text with the settings applied, loaded from a temporary file.
-Plan load_varied(const Plan& base, const std::vector<FieldSetting>& settings,
-                 const std::string& option) {
-  YAML::Node root = YAML::Load(plan_to_yaml(base));
-  std::string what;
-  for (const auto& [field, value] : settings) {
-    set_field(root, field, value);
-    what += (what.empty() ? "" : " ") + field + "=" + value;
-  }
-  YAML::Emitter out;
-  out << root;
-  std::string path = make_temp_file("scaleout-vary");
-  std::ofstream(path) << out.c_str() << "\n";
-  try {
-    Plan plan = load_plan(path);
-    remove_temp(path);
-    plan.file = base.file;  // results name the plan the user gave
-    return plan;
-  } catch (const InputError& e) {
-    remove_temp(path);
-    throw InputError(option + " " + what + ": " + without_place(e));  // names the field
-  }
-}
-
 }  // namespace
 
-std::string without_place(const InputError& e) {
-  std::string message = e.what();
-  std::string place = e.file() + (e.line() > 0 ? ":" + std::to_string(e.line()) : "") + ": ";
-  return !e.file().empty() && message.rfind(place, 0) == 0 ? message.substr(place.size())
-                                                            : message;
+Plan vary_plan(const Plan& base, const std::vector<FieldSetting>& settings,
+               const std::string& option) {
+  try {
+    return plan_with_yaml_edit(base, [&](YAML::Node& root) {
+      for (const auto& [field, value] : settings) {
+        auto parts = dotted_parts(field);
+        std::string last = parts.back();
+        parts.pop_back();
+        yaml_at(root, parts)[last] = YAML::Load(value);
+      }
+    });
+  } catch (const InputError& e) {
+    std::string what;
+    for (const auto& [field, value] : settings)
+      what += (what.empty() ? "" : " ") + field + "=" + value;
+    throw InputError(option + " " + what + ": " + e.what());  // the message names the field
+  }
 }
 
 std::string resolve_field(const Plan& base, const std::string& field, const std::string& value,
@@ -79,26 +116,17 @@ std::string resolve_field(const Plan& base, const std::string& field, const std:
     throw InputError("", 0, option, "'strategy.kind' is the sweep's --strategies");
   for (const std::string& candidate : {field, "cluster." + field, "workload." + field}) {
     try {
-      load_varied(base, {{candidate, value}}, option);
+      vary_plan(base, {{candidate, value}}, option);
       return candidate;
     } catch (const InputError& e) {
       // Refused as a key the format does not have: try the next place; else the field exists
       // and the value is what is wrong, which the sweep reports on its rows.
-      std::string message = e.what();
-      if (message.find("field '") != std::string::npos &&
-          message.find("unknown key") != std::string::npos)
-        continue;
-      return candidate;
+      if (std::string(e.what()).find("unknown key") == std::string::npos) return candidate;
     }
   }
   throw InputError("", 0, option,
                    "no field '" + field + "' in a plan (nor cluster." + field + " or workload." +
                        field + "): see docs/plan-format.md for the fields");
-}
-
-Plan vary_plan(const Plan& base, const std::vector<FieldSetting>& settings,
-               const std::string& option) {
-  return load_varied(base, settings, option);
 }
 
 }  // namespace scaleout::core

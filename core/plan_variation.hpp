@@ -1,10 +1,13 @@
-// A plan with some of its fields set by their dotted names ("parallelism.tensor=4",
-// "training.fusion_buffer=16MiB", "nic.bandwidth=25Gbps"): what `sweep --vary` runs. The plan is
-// written back as YAML (core/plan_writer.hpp), the fields are set there and the result is loaded
-// and validated as any plan file is, so every field the format has can be varied, with the same
-// units and checks.
+// Changing a plan as its YAML: the plan is written out (core/plan_writer.hpp), the change is made
+// to that YAML and the plan loader reads it back, so a field changed this way means exactly what
+// the same change of a plan file means, with the loader's units, checks and messages. The GUI's
+// fields edit plans this way; `sweep --vary` sets fields by their dotted names
+// ("parallelism.tensor=4", "training.fusion_buffer=16MiB", "nic.bandwidth=25Gbps").
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +16,22 @@
 #include "core/plan.hpp"
 
 namespace scaleout::core {
+
+// Applies `edit` to the YAML of `plan` (cluster and workload inline, under `cluster:` and
+// `workload:`) and loads the result from a temporary file. The plan keeps its own file names and
+// warnings, and forgets the temporary file's lines (later messages name the field without a
+// line). Throws InputError with the loader's message, the temporary file and line left out:
+// "field 'cluster.network.k': a fat tree's k must be even".
+Plan plan_with_yaml_edit(const Plan& plan, const std::function<void(YAML::Node& root)>& edit);
+
+// The loader's message without its "FILE:LINE: " prefix.
+std::string loader_message(const InputError& e);
+
+// The mapping under `root` at `path`, made when absent ({"cluster", "network"}).
+YAML::Node yaml_at(YAML::Node root, const std::vector<std::string>& path);
+
+// Every line a loaded plan remembers, set to 0 (none).
+void forget_lines(Plan& plan);
 
 // One field set to one value: the field's dotted name in the plan, the value as YAML text.
 using FieldSetting = std::pair<std::string, std::string>;
@@ -23,10 +42,6 @@ using FieldSetting = std::pair<std::string, std::string>;
 // one the caller sets otherwise (`training.workers`: --workers, `strategy.kind`: --strategies).
 std::string resolve_field(const Plan& base, const std::string& field, const std::string& value,
                           const std::string& option);
-
-// What `e` says without its "file:line: " (a varied plan is loaded from a temporary file whose
-// lines are not the user's).
-std::string without_place(const InputError& e);
 
 // `base` with each (resolved) field set. Throws InputError naming `option`, the field and the
 // value when the plan so changed does not load ("--vary parallelism.tensor=3: ...").

@@ -11,22 +11,15 @@
 
 #include "core/input_error.hpp"
 #include "core/plan.hpp"
+#include "core/plan_variation.hpp"
 #include "gui/plan_fields.hpp"
 
 namespace scaleout::gui {
 
-// Applies `edit` to the YAML of `plan` (cluster and workload inline, under `cluster:` and
-// `workload:`) and loads the result. The plan keeps its own file names and warnings. Throws
-// core::InputError with the loader's message, its temporary file and line left out (they name a
-// file the user never sees): "field 'cluster.network.k': a fat tree's k must be even".
-core::Plan plan_with_yaml_edit(const core::Plan& plan,
-                               const std::function<void(YAML::Node& root)>& edit);
-
-// The loader's message without its "FILE:LINE: " prefix.
-std::string loader_message(const core::InputError& e);
-
-// The mapping under `root` at `path`, made when absent ({"cluster", "network"}).
-YAML::Node yaml_at(YAML::Node root, const std::vector<std::string>& path);
+// The plan's YAML edits live in core (core/plan_variation.hpp): `sweep --vary` uses them too.
+using core::loader_message;
+using core::plan_with_yaml_edit;
+using core::yaml_at;
 
 // A strategy knob's mapping as the writer places it: beside `kind` when the knob applies to the
 // plan's kind, else in the section of `owner` (the kind that reads it).

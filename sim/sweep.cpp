@@ -250,7 +250,7 @@ class SweepRun {
     try {
       core::validate_plan(plan_for(job));
     } catch (const core::InputError& e) {
-      if (job.row) summary_.errors.push_back(key_of(job) + ": " + reason(e));
+      if (job.row) summary_.errors.push_back(key_of(job) + ": " + e.what());
       return;
     }
     jobs_.push_back(job);
@@ -272,12 +272,6 @@ class SweepRun {
     results_[i] = std::move(r);
     tick();
   }
-  // Why a point could not run. A varied plan's parts come from a temporary file: its name and
-  // lines mean nothing to the user, so they are left out.
-  std::string reason(const std::exception& e) const {
-    auto* input = dynamic_cast<const core::InputError*>(&e);
-    return input && !options_.vary.empty() ? core::without_place(*input) : e.what();
-  }
   void fail(std::size_t i, const std::string& why) {
     summary_.errors.push_back(key_of(jobs_[i]) + ": " + why + (jobs_[i].row ? "" : " (baseline)"));
     tick();
@@ -296,7 +290,7 @@ class SweepRun {
         try {
           record(i, model.predict(plan_for(jobs_[i])));
         } catch (const std::exception& e) {
-          fail(i, reason(e));
+          fail(i, e.what());
         }
       }
       begin = stop;
@@ -318,7 +312,7 @@ class SweepRun {
       try {
         record(index, collect_simulation(child, status));
       } catch (const std::exception& e) {
-        fail(index, reason(e));
+        fail(index, e.what());
       }
     }
   }

@@ -133,7 +133,7 @@ TEST(SweepVary, AValueThatDoesNotLoadSkipsItsRowsAndSaysWhy) {
   ASSERT_EQ(tight.errors.size(), 1u);
   EXPECT_NE(tight.errors[0].find("field 'device.memory': does not fit"), std::string::npos)
       << tight.errors[0];
-  EXPECT_EQ(tight.errors[0].find("scaleout-vary"), std::string::npos) << tight.errors[0];
+  EXPECT_EQ(tight.errors[0].find("scaleout-edit"), std::string::npos) << tight.errors[0];
   o.vary.push_back({"cluster.device.memory", {"2GB"}});
   EXPECT_THROW(run_sweep(transformer_plan(), o), core::InputError);  // varied twice
 }
