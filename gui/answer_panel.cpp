@@ -42,7 +42,7 @@ double read_number(const QLineEdit* e, const char* name, core::Quantity q) {
 
 AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
-  auto* title = new QLabel("<b>Plan a cluster</b> (analytic; sizes double from one node)");
+  auto* title = new QLabel("<b>Plan a cluster</b> (analytic; whole nodes, from one)");
   title->setWordWrap(true);
   layout->addWidget(title);
   auto* form = new QFormLayout;

@@ -27,7 +27,13 @@ QColor series_color(const QString& name) {
       {"hierarchical_allreduce", QColor(0xe3, 0x77, 0xc2)},
       {"hierarchical_halving_doubling", QColor(0xbc, 0xbd, 0x22)},
       {"compute", QColor(0x4c, 0x72, 0xb0)},
-      {"exposed communication", QColor(0xdd, 0x84, 0x52)}};
+      {"exposed communication", QColor(0xdd, 0x84, 0x52)},
+      {"pipeline bubble", QColor(0x99, 0x99, 0x99)},
+      // memory per device
+      {"parameters", QColor(0x4c, 0x72, 0xb0)},
+      {"gradients", QColor(0x55, 0xa8, 0x68)},
+      {"optimizer states", QColor(0xc4, 0x4e, 0x52)},
+      {"activations", QColor(0x81, 0x72, 0xb2)}};
   auto it = colors.find(name);
   if (it == colors.end()) it = colors.find(name.section(' ', 0, 0));
   return it == colors.end() ? QColor(Qt::darkGray) : *it;

@@ -42,6 +42,8 @@ struct BarChartData {
   QString title, y_title;
   QStringList categories;
   QList<SeriesData> stacks;  // one per stacked part; points[i].y() is category i's value
+  double limit = 0;          // a horizontal line across the bars (a capacity); 0: none
+  QString limit_name;
 };
 
 // Bars of one series over numbered bins (the staleness histogram).

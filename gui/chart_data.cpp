@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model_memory.hpp"
+
 namespace scaleout::gui {
 
 namespace {
@@ -133,6 +135,38 @@ BarChartData breakdown_data(const Curves& curves, int workers) {
   bool pipelined = std::any_of(bubble.points.begin(), bubble.points.end(),
                                [](const QPointF& p) { return p.y() > 0; });
   if (pipelined) d.stacks.append(bubble);
+  return d;
+}
+
+BarChartData memory_data(const core::Plan& plan) {
+  BarChartData d;
+  d.y_title = "GB per device, by pipeline stage";
+  if (!plan.parallelism || !plan.workload.transformer) return d;
+  SeriesData parts[4] = {{"parameters", {}, {}},
+                         {"gradients", {}, {}},
+                         {"optimizer states", {}, {}},
+                         {"activations", {}, {}}};
+  core::MemoryBreakdown worst = core::worst_stage_memory(plan);
+  for (int s = 0; s < plan.parallelism->pipeline; ++s) {
+    core::MemoryBreakdown m = core::stage_memory(plan, s);
+    d.categories.append(QString::number(s));
+    double bytes[4] = {m.parameters, m.gradients, m.optimizer, m.activations};
+    for (int k = 0; k < 4; ++k) {
+      parts[k].points.append(QPointF(s, bytes[k] / 1e9));
+      parts[k].tips.append(QString("stage %1: %2 %3 GB of %4 GB")
+                               .arg(s)
+                               .arg(parts[k].name)
+                               .arg(bytes[k] / 1e9, 0, 'f', 2)
+                               .arg(m.total / 1e9, 0, 'f', 2));
+    }
+  }
+  d.stacks = {parts[0], parts[1], parts[2], parts[3]};
+  d.limit = worst.capacity / 1e9;
+  d.limit_name = QString("device memory %1 GB").arg(d.limit, 0, 'f', 1);
+  d.title = QString("Memory per device: %1 GB at most (stage %2)")
+                .arg(worst.total / 1e9, 0, 'f', 1)
+                .arg(worst.stage);
+  if (worst.capacity > 0 && worst.total > worst.capacity) d.title += " - does not fit";
   return d;
 }
 

@@ -19,6 +19,11 @@ LineChartData efficiency_data(const Curves& curves);
 // Compute and exposed communication per step (ms) for each strategy at `workers`.
 BarChartData breakdown_data(const Curves& curves, int workers);
 
+// Memory per device of each pipeline stage of a model-parallel plan (GB): parameters, gradients,
+// optimizer states and activations stacked, the device's memory as the limit. No categories for
+// a plan without `parallelism:` or a transformer workload.
+BarChartData memory_data(const core::Plan& plan);
+
 // The staleness histogram of an asynchronous PS result, with its mean, p50, p99 and the
 // applied/dropped gradient counts.
 HistogramData staleness_data(const core::RunResult& r);

@@ -73,6 +73,8 @@ MainWindow::MainWindow(const core::Plan& plan) {
   bar_row->addWidget(breakdown_->widget(), 1);
   staleness_ = make_histogram_chart(bars);
   bar_row->addWidget(staleness_->widget(), 1);
+  memory_ = make_bar_chart(bars);
+  bar_row->addWidget(memory_->widget(), 1);
   bars_layout->addLayout(bar_row, 1);
   connect(size_, &QComboBox::currentIndexChanged, this, [this] { redraw_breakdown(); });
 
@@ -326,6 +328,9 @@ void MainWindow::redraw() {
   size_->setCurrentIndex(index >= 0 ? index : static_cast<int>(curves_.workers.size()) / 2);
   size_->blockSignals(false);
   redraw_breakdown();
+  BarChartData memory = memory_data(what_if_.plan);
+  memory_->widget()->setVisible(!memory.categories.isEmpty());
+  memory_->show_data(memory);
   // The numbers are in the results table; a long list here would squeeze the planning answer.
   QString text;
   if (!measured_.empty())

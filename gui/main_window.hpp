@@ -65,6 +65,7 @@ class MainWindow : public QMainWindow {
   LineChart* throughput_chart() const { return throughput_; }
   LineChart* efficiency_chart() const { return efficiency_; }
   BarChart* breakdown_chart() const { return breakdown_; }
+  BarChart* memory_chart() const { return memory_; }
   QComboBox* breakdown_size() const { return size_; }
   // The PS point's staleness at the chosen size; shown only when the plan's PS is asynchronous.
   HistogramChart* staleness_chart() const { return staleness_; }
@@ -92,6 +93,7 @@ class MainWindow : public QMainWindow {
   LineChart* throughput_ = nullptr;
   LineChart* efficiency_ = nullptr;
   BarChart* breakdown_ = nullptr;
+  BarChart* memory_ = nullptr;  // shown for a model-parallel plan
   HistogramChart* staleness_ = nullptr;
   QComboBox* size_ = nullptr;
   QLabel* measured_text_ = nullptr;

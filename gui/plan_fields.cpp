@@ -199,6 +199,7 @@ std::vector<PlanField> make_fields() {
   add_cluster_fields(f);
   add_strategy_fields(f);
   add_knob_fields(f);
+  add_parallelism_fields(f);
   add_network_fields(f);
   return f;
 }
@@ -211,8 +212,8 @@ const std::vector<PlanField>& plan_fields() {
 }
 
 const std::vector<std::string>& plan_field_groups() {
-  static const std::vector<std::string> groups = {"Workload", "Training", "Strategy", "Cluster",
-                                                  "Network"};
+  static const std::vector<std::string> groups = {"Workload",    "Training", "Strategy",
+                                                  "Parallelism", "Cluster",  "Network"};
   return groups;
 }
 
@@ -221,6 +222,7 @@ std::string plan_field_group(const PlanField& field) {
   if (starts("workload.")) return "Workload";
   if (starts("training.") || starts("sweep.")) return "Training";
   if (starts("strategy.")) return "Strategy";
+  if (starts("parallelism.")) return "Parallelism";
   if (starts("nic.") || starts("network.")) return "Network";
   return "Cluster";
 }

@@ -58,10 +58,12 @@ const PlanField& plan_field(const std::string& key);
 
 // Fields edited through the plan's YAML (gui/plan_yaml_edit.hpp), appended to `fields`: the
 // network and the node's fabric (plan_fields_network.cpp); gradient fusion, the training's
-// efficiency, the torus grid and the parameter server's knobs (plan_fields_knobs.cpp).
+// efficiency, the torus grid and the parameter server's knobs (plan_fields_knobs.cpp); a
+// model-parallel split.
 void add_network_fields(std::vector<PlanField>& fields);
 void add_knob_fields(std::vector<PlanField>& fields);
-PlanField torus_grid_field();  // plan_fields_knobs.cpp
+void add_parallelism_fields(std::vector<PlanField>& fields);  // plan_fields_parallelism.cpp
+PlanField torus_grid_field();                                 // plan_fields_knobs.cpp
 
 // Human renderings that the unit parser reads back: "100Gbps" (networks count bits), "150GB/s"
 // (links inside a node count bytes), "2us", "125TFLOPS".

@@ -4,6 +4,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
+#include <QLineSeries>
+#include <QPen>
 #include <QStackedBarSeries>
 #include <QToolTip>
 #include <QValueAxis>
@@ -24,6 +26,29 @@ class QtBarChart : public QtChart<BarChart> {
  private:
   BarChartData data_;
 };
+
+// The limit as a dashed line across the bars, on a hidden value axis of its own (a line series
+// on the category axis would add labels to it).
+void add_limit(QChart* c, const BarChartData& d, QAbstractAxis* y) {
+  auto* x = new QValueAxis;
+  x->setRange(-0.5, static_cast<double>(d.categories.size()) - 0.5);
+  x->setVisible(false);
+  x->setLabelsVisible(false);
+  x->setGridLineVisible(false);
+  x->setLineVisible(false);
+  c->addAxis(x, Qt::AlignBottom);
+  auto* line = new QLineSeries;
+  line->setName(d.limit_name);
+  line->append(-0.5, d.limit);
+  line->append(static_cast<double>(d.categories.size()) - 0.5, d.limit);
+  QPen pen(QColor("#c62828"));
+  pen.setStyle(Qt::DashLine);
+  pen.setWidth(2);
+  line->setPen(pen);
+  c->addSeries(line);
+  line->attachAxis(x);
+  line->attachAxis(y);
+}
 
 void QtBarChart::show_data(const BarChartData& d) {
   data_ = d;
@@ -50,7 +75,7 @@ void QtBarChart::show_data(const BarChartData& d) {
   auto* x = new QBarCategoryAxis;
   x->append(d.categories);
   auto* y = new QValueAxis;
-  double top = 0;
+  double top = d.limit;
   for (double t : totals) top = std::max(top, t);
   y->setRange(0, top > 0 ? top * 1.1 : 1);
   y->applyNiceNumbers();
@@ -60,6 +85,7 @@ void QtBarChart::show_data(const BarChartData& d) {
   c->addAxis(y, Qt::AlignLeft);
   series->attachAxis(x);
   series->attachAxis(y);
+  if (d.limit > 0) add_limit(c, d, y);
 }
 
 }  // namespace

@@ -295,7 +295,8 @@ TEST(GuiFields, PanelGroupsItsFields) {
   w.show();
   QStringList titles;
   for (auto* box : w.plan_panel()->findChildren<QGroupBox*>()) titles << box->title();
-  EXPECT_EQ(titles, QStringList({"Workload", "Training", "Strategy", "Cluster", "Network"}));
+  EXPECT_EQ(titles,
+            QStringList({"Workload", "Training", "Strategy", "Parallelism", "Cluster", "Network"}));
   auto* network = w.plan_panel()->findChild<QGroupBox*>("group-Network");
   ASSERT_NE(network, nullptr);
   EXPECT_TRUE(network->isAncestorOf(w.plan_panel()->editor("network.kind")));

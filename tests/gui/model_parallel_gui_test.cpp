@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QTest>
 
+#include "core/model_memory.hpp"
 #include "core/plan_loader.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/main_window.hpp"
@@ -56,6 +57,49 @@ TEST(GuiModelParallel, TheWindowOpensTheGpt3Plan) {
   std::filesystem::create_directories(kShots);
   ASSERT_TRUE(
       w.grab().save(QString::fromStdString((kShots / "window-model-parallel.png").string())));
+}
+
+// The split's fields edit the plan as YAML would, and the memory chart follows: one bar per
+// pipeline stage, stacked parameters, gradients, optimizer states and activations, the device's
+// memory as a line. Four stages hold a quarter of the layers each, so stage 0 needs less.
+TEST(GuiModelParallel, EditingThePipelineChangesTheMemoryBars) {
+  const std::string plan = testing::source_path("experiments/model-parallel/gpt-7.5b-64.yaml");
+  MainWindow w(quickstart());
+  EXPECT_FALSE(w.memory_chart()->widget()->isVisibleTo(&w));  // a data-parallel plan: no bars
+  ASSERT_TRUE(w.open_plan(QString::fromStdString(plan)).startsWith("opened"));
+  w.resize(1500, 950);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  EXPECT_TRUE(w.memory_chart()->widget()->isVisible());
+  BarChartData one = w.memory_chart()->data();
+  ASSERT_EQ(one.categories.size(), 1);
+  ASSERT_EQ(one.stacks.size(), 4u);
+  EXPECT_DOUBLE_EQ(one.limit, 80.0);
+  core::MemoryBreakdown m = core::stage_memory(core::load_plan(plan), 0);
+  EXPECT_NEAR(one.stacks[0].points[0].y(), m.parameters / 1e9, 1e-9);
+  EXPECT_NEAR(one.stacks[3].points[0].y(), m.activations / 1e9, 1e-9);
+
+  QWidget* pipeline = w.plan_panel()->editor("parallelism.pipeline");
+  ASSERT_NE(pipeline, nullptr);
+  EXPECT_TRUE(pipeline->isEnabled());
+  type_into(pipeline, "4");
+  EXPECT_TRUE(w.plan_panel()->error("parallelism.pipeline").isEmpty())
+      << w.plan_panel()->error("parallelism.pipeline").toStdString();
+  QApplication::processEvents();
+  BarChartData four = w.memory_chart()->data();
+  ASSERT_EQ(four.categories.size(), 4);
+  double stage0_one = 0, stage0_four = 0;
+  for (int k = 0; k < 4; ++k) {
+    stage0_one += one.stacks[k].points[0].y();
+    stage0_four += four.stacks[k].points[0].y();
+  }
+  EXPECT_LT(stage0_four, stage0_one);
+  QTest::qWait(100);  // the charts' layout settles as a person would see it
+  std::filesystem::create_directories(kShots);
+  ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-memory-bars.png").string())));
+  // The fields do not apply to a workload without transformer dimensions.
+  MainWindow dp(quickstart());
+  EXPECT_FALSE(dp.plan_panel()->editor("parallelism.tensor")->isEnabled());
 }
 
 }  // namespace

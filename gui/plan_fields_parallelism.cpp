@@ -1,0 +1,71 @@
+// The fields of a model-parallel split (`parallelism:`), each edited as the same edit of the
+// plan's YAML; they apply to transformer workloads, whose layers the split divides.
+#include "core/pipeline_schedule.hpp"
+#include "gui/plan_fields.hpp"
+#include "gui/plan_yaml_edit.hpp"
+
+namespace scaleout::gui {
+
+namespace {
+
+using core::Plan;
+
+const core::Parallelism& split_of(const Plan& p) {
+  static const core::Parallelism none;  // data parallelism: every default
+  return p.parallelism ? *p.parallelism : none;
+}
+
+// parallelism.<knob>, shown as `get` gives it; an empty text leaves it at the loader's default.
+PlanField split_field(const std::string& knob, std::string label, PlanField::Kind kind,
+                      std::vector<std::string> choices,
+                      std::function<std::string(const core::Parallelism&)> get, std::string hint) {
+  PlanField f = yaml_field(
+      "parallelism." + knob, std::move(label), kind, std::move(choices),
+      [get](const WhatIf& w) { return get(split_of(w.plan)); },
+      [knob](YAML::Node& root, const Plan&, const std::string& text) {
+        set_or_remove(yaml_at(root, {"parallelism"}), knob, text);
+      });
+  f.why_off = off_unless([](const Plan& p) { return p.workload.transformer.has_value(); },
+                         "splits a transformer's layers: pick a model with transformer: "
+                         "dimensions (models/gpt-7.5b.yaml, models/gpt3-175b.yaml)");
+  f.hint = std::move(hint);
+  return f;
+}
+
+std::string number(int n) { return std::to_string(n); }
+
+}  // namespace
+
+void add_parallelism_fields(std::vector<PlanField>& f) {
+  using Kind = PlanField::Kind;
+  using P = core::Parallelism;
+  f.push_back(split_field("tensor", "tensor", Kind::kText, {},
+                          [](const P& p) { return number(p.tensor); },
+                          "devices each layer's matrices are split over (Megatron)"));
+  f.push_back(split_field("pipeline", "pipeline stages", Kind::kText, {},
+                          [](const P& p) { return number(p.pipeline); },
+                          "stages the layers are split into, evenly"));
+  f.push_back(split_field("microbatch", "micro-batch", Kind::kText, {},
+                          [](const P& p) { return number(p.microbatch); },
+                          "sequences per micro-batch"));
+  f.push_back(split_field(
+      "schedule", "schedule", Kind::kChoice, {"gpipe", "1f1b", "interleaved"},
+      [](const P& p) { return std::string(core::schedule_name(p.schedule)); },
+      "the pipeline's order of forward and backward passes"));
+  f.push_back(split_field("virtual_stages", "virtual stages", Kind::kText, {},
+                          [](const P& p) { return number(p.virtual_stages); },
+                          "model chunks per stage (interleaved only)"));
+  f.push_back(split_field("sequence_parallel", "sequence parallel", Kind::kBool, {},
+                          [](const P& p) { return std::string(p.sequence_parallel ? "true" : "false"); },
+                          "tensor all-reduces become reduce-scatter + all-gather"));
+  f.push_back(split_field(
+      "recompute", "recompute", Kind::kChoice, {"none", "selective", "full"},
+      [](const P& p) { return std::string(core::recompute_name(p.recompute)); },
+      "activations recomputed in the backward pass instead of kept"));
+  f.push_back(split_field("zero", "ZeRO stage", Kind::kChoice, {"0", "1", "2", "3"},
+                          [](const P& p) { return number(p.zero); },
+                          "optimizer states (1), + gradients (2), + parameters (3) sharded over "
+                          "the data-parallel group"));
+}
+
+}  // namespace scaleout::gui
