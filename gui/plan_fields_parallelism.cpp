@@ -39,33 +39,36 @@ std::string number(int n) { return std::to_string(n); }
 void add_parallelism_fields(std::vector<PlanField>& f) {
   using Kind = PlanField::Kind;
   using P = core::Parallelism;
-  f.push_back(split_field("tensor", "tensor", Kind::kText, {},
-                          [](const P& p) { return number(p.tensor); },
-                          "devices each layer's matrices are split over (Megatron)"));
-  f.push_back(split_field("pipeline", "pipeline stages", Kind::kText, {},
-                          [](const P& p) { return number(p.pipeline); },
-                          "stages the layers are split into, evenly"));
-  f.push_back(split_field("microbatch", "micro-batch", Kind::kText, {},
-                          [](const P& p) { return number(p.microbatch); },
-                          "sequences per micro-batch"));
+  f.push_back(split_field(
+      "tensor", "tensor", Kind::kText, {}, [](const P& p) { return number(p.tensor); },
+      "devices each layer's matrices are split over (Megatron)"));
+  f.push_back(split_field(
+      "pipeline", "pipeline stages", Kind::kText, {}, [](const P& p) { return number(p.pipeline); },
+      "stages the layers are split into, evenly"));
+  f.push_back(split_field(
+      "microbatch", "micro-batch", Kind::kText, {}, [](const P& p) { return number(p.microbatch); },
+      "sequences per micro-batch"));
   f.push_back(split_field(
       "schedule", "schedule", Kind::kChoice, {"gpipe", "1f1b", "interleaved"},
       [](const P& p) { return std::string(core::schedule_name(p.schedule)); },
       "the pipeline's order of forward and backward passes"));
-  f.push_back(split_field("virtual_stages", "virtual stages", Kind::kText, {},
-                          [](const P& p) { return number(p.virtual_stages); },
-                          "model chunks per stage (interleaved only)"));
-  f.push_back(split_field("sequence_parallel", "sequence parallel", Kind::kBool, {},
-                          [](const P& p) { return std::string(p.sequence_parallel ? "true" : "false"); },
-                          "tensor all-reduces become reduce-scatter + all-gather"));
+  f.push_back(split_field(
+      "virtual_stages", "virtual stages", Kind::kText, {},
+      [](const P& p) { return number(p.virtual_stages); },
+      "model chunks per stage (interleaved only)"));
+  f.push_back(split_field(
+      "sequence_parallel", "sequence parallel", Kind::kBool, {},
+      [](const P& p) { return std::string(p.sequence_parallel ? "true" : "false"); },
+      "tensor all-reduces become reduce-scatter + all-gather"));
   f.push_back(split_field(
       "recompute", "recompute", Kind::kChoice, {"none", "selective", "full"},
       [](const P& p) { return std::string(core::recompute_name(p.recompute)); },
       "activations recomputed in the backward pass instead of kept"));
-  f.push_back(split_field("zero", "ZeRO stage", Kind::kChoice, {"0", "1", "2", "3"},
-                          [](const P& p) { return number(p.zero); },
-                          "optimizer states (1), + gradients (2), + parameters (3) sharded over "
-                          "the data-parallel group"));
+  f.push_back(split_field(
+      "zero", "ZeRO stage", Kind::kChoice, {"0", "1", "2", "3"},
+      [](const P& p) { return number(p.zero); },
+      "optimizer states (1), + gradients (2), + parameters (3) sharded over "
+      "the data-parallel group"));
 }
 
 }  // namespace scaleout::gui
