@@ -140,13 +140,20 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print the answer as JSON");
   cmd->add_flag("--search", args->search,
                 "rank every tensor x pipeline x data x micro-batch x schedule x recompute x ZeRO "
-                "split of a transformer plan at its workers (closed form)");
+                "split of a transformer plan at its workers (closed form); with a target, the "
+                "smallest cluster whose best split reaches it");
   add_search_options(cmd, args->search_args);
   return [args]() {
     if (args->search_args.refine > 0 && !args->search)
       throw core::InputError("", 0, "--refine", "ranks the splits of --search: give --search");
     if (args->search) {
       args->search_args.json = args->json;
+      if (args->target_throughput > 0 || !args->time_to_train.empty()) {
+        sim::PlanRequest target = make_request(*args);  // a sample is a sequence
+        args->search_args.target = sim::plan_cluster_target(target);
+        args->search_args.max_workers = target.max_workers;
+        args->search_args.price = target.price_per_device_hour;
+      }
       // The splits refined are listed too.
       auto& top = args->search_args.search.top;
       top = std::max(top, args->search_args.refine);

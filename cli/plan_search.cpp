@@ -97,10 +97,46 @@ bool none_simulated(const sim::SplitRefinement& r) {
   return true;
 }
 
+// The smallest cluster for the target, then its splits as plan_search prints them.
+std::optional<sim::SplitPlanAnswer> smallest_cluster(const core::Plan& plan,
+                                                     const PlanSearchArgs& args) {
+  if (!(args.target > 0)) return std::nullopt;
+  sim::SplitPlanRequest request;
+  request.sequences_per_s = args.target;
+  request.max_workers = args.max_workers;
+  request.price_per_device_hour = args.price;
+  request.search = args.search;
+  return sim::smallest_split_cluster(plan, request);
+}
+
+void print_target(const sim::SplitPlanAnswer& a, double target, int sequence) {
+  std::printf("target: %.1f sequences/s (%.0f tokens/s)\n%s\n", target, target * sequence,
+              a.message.c_str());
+  std::string sizes;  // the first ten and the last two of a long list
+  for (std::size_t i = 0; i < a.tried.size(); ++i) {
+    if (i >= 10 && i + 2 < a.tried.size()) {
+      if (i == 10) sizes += ", ...";
+      continue;
+    }
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(a.tried[i]);
+  }
+  std::printf("%zu worker counts searched: %s\n\n", a.tried.size(), sizes.c_str());
+}
+
+nlohmann::json target_json(const sim::SplitPlanAnswer& a, double target) {
+  return {{"reachable", a.reachable},
+          {"required_sequences_per_s", target},
+          {"workers", a.reachable ? nlohmann::json(a.workers) : nlohmann::json()},
+          {"tried", a.tried},
+          {"cost_per_hour", a.cost_per_hour ? nlohmann::json(*a.cost_per_hour) : nlohmann::json()},
+          {"message", a.message}};
+}
+
 }  // namespace
 
 int plan_search(const core::Plan& plan, const PlanSearchArgs& args) {
-  sim::SplitSearch s = sim::search_splits(plan, args.search);
+  std::optional<sim::SplitPlanAnswer> cluster = smallest_cluster(plan, args);
+  sim::SplitSearch s = cluster ? cluster->search : sim::search_splits(plan, args.search);
   std::optional<sim::SplitRefinement> refined;
   if (args.refine > 0 && !s.best.empty()) {
     sim::RefineOptions o;
@@ -113,11 +149,14 @@ int plan_search(const core::Plan& plan, const PlanSearchArgs& args) {
   if (args.json) {
     nlohmann::json j = to_json(s);
     if (refined) j["refined"] = refinement_json(s, *refined);
+    if (cluster) j["target"] = target_json(*cluster, args.target);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
+    if (cluster) print_target(*cluster, args.target, plan.workload.transformer->sequence);
     print_table(s);
     if (refined) print_refinement(s, *refined);
   }
+  if (cluster && !cluster->reachable) return 1;
   if (s.best.empty() || (refined && none_simulated(*refined))) return 1;
   return 0;
 }

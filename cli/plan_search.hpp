@@ -2,9 +2,11 @@
 // with `--refine K` the first K simulated and ranked again.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/plan.hpp"
+#include "sim/split_plan.hpp"
 #include "sim/split_refine.hpp"
 #include "sim/split_search.hpp"
 
@@ -17,6 +19,11 @@ struct PlanSearchArgs {
   double max_events = sim::kDefaultMaxEvents;
   std::string progress = "auto";
   bool json = false;
+  // With a target (sequences/s > 0): the smallest cluster up to `max_workers` whose best split
+  // reaches it, and that cluster's splits.
+  double target = 0;
+  int max_workers = 1024;
+  std::optional<double> price;
 };
 
 // Runs the search (and the refinement) and prints it; returns 0, or 1 when no split fits or none

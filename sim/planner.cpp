@@ -262,13 +262,17 @@ std::string unreachable_message(const PlanAnswer& a, const Candidates& c, double
 
 }  // namespace
 
+double plan_cluster_target(const PlanRequest& request) {
+  check_request(request);
+  const PlanTarget& t = request.target;
+  return t.kind == PlanTarget::Kind::kThroughput ? t.throughput
+                                                 : t.samples_per_epoch * t.epochs / t.deadline_s;
+}
+
 PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request) {
   check_request(request);
   PlanAnswer a;
-  const PlanTarget& t = request.target;
-  a.required_throughput = t.kind == PlanTarget::Kind::kThroughput
-                              ? t.throughput
-                              : t.samples_per_epoch * t.epochs / t.deadline_s;
+  a.required_throughput = plan_cluster_target(request);
   a.sizes = planner_sizes(base, request.max_workers);
   Candidates c = evaluate(base, request, a.sizes, a.required_throughput);
   // Fewest devices first; among equals the fastest (a shorter, cheaper run).

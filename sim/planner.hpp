@@ -62,6 +62,10 @@ struct PlanAnswer {
   std::string message;                  // the answer in one line
 };
 
+// The samples/s a request's target amounts to (a time-to-train target: the samples to train over
+// the deadline).
+double plan_cluster_target(const PlanRequest& request);
+
 // `base` with another strategy and worker count (a torus grid fixed for another count is dropped,
 // so the most square grid is chosen again).
 core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers);

@@ -175,6 +175,28 @@ TEST(ModelParallelCli, RefineSimulatesTheBestSplitsAndRanksThemAgain) {
   fs::remove_all(dir);
 }
 
+TEST(ModelParallelCli, SearchWithATargetGivesTheSmallestClusterAndItsSplits) {
+  auto o = shell(bin() + " plan " + kGpt3 +
+                 " --search --top 2 --target-throughput 60 --max-workers 2048 --price 2 --json");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(o.text);
+  ASSERT_TRUE(j["target"]["reachable"].get<bool>()) << j["target"];
+  int workers = j["target"]["workers"];
+  EXPECT_GT(workers, 1024);   // 1,024 falls short of 60 sequences/s
+  EXPECT_LT(workers, 2048);   // a count between the doublings
+  EXPECT_EQ(workers % 8, 0);  // whole DGX nodes
+  EXPECT_DOUBLE_EQ(j["target"]["cost_per_hour"].get<double>(), 2.0 * workers);
+  ASSERT_EQ(j["best"].size(), 2u);
+  const auto& split = j["best"][0]["parallelism"];
+  EXPECT_EQ(split["tensor"].get<int>() * split["pipeline"].get<int>() * split["data"].get<int>(),
+            workers);
+  EXPECT_GE(j["best"][0]["tokens_per_s"].get<double>(), 60.0 * 2048);
+  auto far = shell(bin() + " plan " + kGpt3 + " --search --target-throughput 6000 2>&1");
+  EXPECT_EQ(far.code, 1) << far.text;
+  EXPECT_NE(far.text.find("not reachable with at most 1024 workers"), std::string::npos)
+      << far.text;
+}
+
 TEST(ModelParallelCli, DryRunPrintsNcclCallsThatComplete) {
   fs::path dir = fs::temp_directory_path() / "scaleout-mp-dry-run";
   auto o = shell(bin() + " run " + small_plan(dir) + " --backend cuda --dry-run");

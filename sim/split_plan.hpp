@@ -1,0 +1,36 @@
+// The smallest cluster for a target with its best split: the search over splits (split_search.hpp)
+// at each whole-node worker count, the global batch held, up to a limit. Worker counts double
+// from one node until the best split reaches the target; then every whole-node count between that
+// doubling and the one below is searched in order, since a count whose data degree does not divide
+// the global batch has no split at all (the answer is not monotone there, so it is not bisected).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "sim/split_search.hpp"
+
+namespace scaleout::sim {
+
+struct SplitPlanRequest {
+  double sequences_per_s = 0;  // the target (samples/s of a transformer plan)
+  int max_workers = 1024;
+  std::optional<double> price_per_device_hour;  // else the topology's; neither: no cost
+  SplitSearchOptions search;
+};
+
+struct SplitPlanAnswer {
+  bool reachable = false;
+  int workers = 0;         // the smallest count reaching the target (reachable)
+  std::vector<int> tried;  // worker counts searched, ascending
+  SplitSearch search;      // at `workers` (reachable), else at the fastest count tried
+  std::optional<double> cost_per_hour;
+  std::string message;  // the answer in one line
+};
+
+// Throws core::InputError for a plan without a transformer workload or a target <= 0.
+SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRequest& request);
+
+}  // namespace scaleout::sim
