@@ -12,6 +12,7 @@
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "sim/analytic.hpp"
+#include "sim/pipeline_trace.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::cli {
@@ -47,7 +48,9 @@ Action add_simulate_command(CLI::App& app) {
       ->check(CLI::IsMember({"fast", "step"}));
   cmd->add_option("-o,--output", args->output, "write the result JSON here")
       ->check(non_empty_path());
-  cmd->add_option("--trace", args->trace, "write a Chrome trace (sim engine) here")
+  cmd->add_option("--trace", args->trace,
+                  "write a Chrome trace here (sim engine; analytic: a model-parallel plan's "
+                  "pipeline schedule)")
       ->check(non_empty_path());
   cmd->add_flag("--json", args->json, "print the result JSON on stdout");
   cmd->add_option("--max-events", args->max_events,
@@ -63,9 +66,11 @@ Action add_simulate_command(CLI::App& app) {
 
   return [args]() {
     core::Plan plan = load_plan_args(args->plan);
-    if (args->engine == "analytic" && !args->trace.empty())
+    bool analytic_trace = args->engine == "analytic" && !args->trace.empty();
+    if (analytic_trace && !plan.parallelism)
       throw core::InputError("", 0, "--trace",
-                             "the analytic engine has no timeline; use --engine sim");
+                             "the analytic engine's timeline is a model-parallel plan's pipeline "
+                             "schedule; this plan has none: use --engine sim");
     auto predict = [&](const core::Plan& p, const std::string& trace) {
       if (args->engine == "analytic") return sim::predict_analytic(p);
       sim::SimOptions options{sim::parse_fidelity(args->fidelity, "--fidelity"), trace,
@@ -75,6 +80,8 @@ Action add_simulate_command(CLI::App& app) {
       return sim::simulate(p, options);
     };
     core::RunResult result = predict(plan, args->trace);
+    if (analytic_trace)
+      sim::pipeline_trace(plan).write(args->trace, sim::pipeline_trace_name(plan));
     if (args->baseline_workers > 0) {
       core::PlanOverrides overrides;
       overrides.workers = args->baseline_workers;

@@ -52,6 +52,9 @@ class MainWindow : public QMainWindow {
   // Opens a Chrome trace (simulated or measured run) in the timeline window; returns what
   // happened.
   QString open_trace(const QString& path);
+  // The plan's pipeline schedule as the closed form times it (stages x time, the bubble as gaps),
+  // in the timeline window; says why not for a plan without `parallelism:`.
+  QString show_pipeline_schedule();
   TimelineWindow* timeline() const { return timeline_; }
   // Simulates the plan's strategy at the chosen size with a trace on a worker thread and opens
   // it in the timeline window when done (window_extras.cpp).

@@ -5,12 +5,15 @@
 #include <QMenu>
 #include <QStatusBar>
 #include <algorithm>
+#include <exception>
 
+#include "core/temp_files.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/point_timeline.hpp"
 #include "gui/svg_export.hpp"
 #include "gui/topology_view.hpp"
+#include "sim/pipeline_trace.hpp"
 
 namespace scaleout::gui {
 
@@ -51,6 +54,8 @@ void MainWindow::add_extra_actions(QMenu* file, QMenu* view) {
   });
   view->addAction("Timeline of the chosen point (simulate)", this,
                   [this] { show_point_timeline(); });
+  view->addAction("Pipeline schedule of the plan (closed form)", this,
+                  [this] { statusBar()->showMessage(show_pipeline_schedule()); });
   point_timeline_->on_trace(
       [this](const QString& path) { statusBar()->showMessage(open_trace(path)); });
   point_timeline_->on_failure([this](const QString& why) { statusBar()->showMessage(why); });
@@ -64,6 +69,23 @@ void MainWindow::show_point_timeline() {
   if (workers != plan.training.workers) plan.strategy.grid.reset();  // a grid fits one size
   plan.training.workers = workers;
   point_timeline_->start(plan, plan.strategy.kind, workers);
+}
+
+QString MainWindow::show_pipeline_schedule() {
+  const core::Plan& plan = what_if_.plan;
+  if (!plan.parallelism)
+    return "the plan has no pipeline: give it parallelism: (a transformer model)";
+  std::string path;
+  try {
+    path = core::make_temp_file("scaleout-pipeline");
+    sim::pipeline_trace(plan).write(path, sim::pipeline_trace_name(plan));
+  } catch (const std::exception& e) {
+    if (!path.empty()) core::remove_temp(path);
+    return QString("no pipeline schedule: %1").arg(e.what());
+  }
+  QString said = open_trace(QString::fromStdString(path));  // the window keeps what it read
+  core::remove_temp(path);
+  return said;
 }
 
 QString MainWindow::export_topology_svg(const QString& path) {

@@ -112,6 +112,12 @@ PipeCosts pipe_costs(const Plan& plan, const ModelParallelCosts& c) {
   return p;
 }
 
+PipeTiming time_plan_pipeline(const Plan& plan, const ModelParallelCosts& c) {
+  core::ModelSplit s = core::model_split(plan);
+  return time_pipeline(plan.parallelism->schedule, s.pipeline, s.microbatches, s.chunks,
+                       pipe_costs(plan, c));
+}
+
 double pipeline_transfers(const Plan& plan, const ModelParallelCosts& c) {
   core::ModelSplit s = core::model_split(plan);
   if (s.pipeline < 2) return 0;
@@ -126,8 +132,7 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   core::check_memory_fits(plan);
   core::ModelSplit s = core::model_split(plan);
   ModelParallelCosts c = model_parallel_costs(plan, cache);
-  PipeTiming timing = time_pipeline(plan.parallelism->schedule, s.pipeline, s.microbatches,
-                                    s.chunks, pipe_costs(plan, c));
+  PipeTiming timing = time_plan_pipeline(plan, c);
   int busiest = static_cast<int>(std::max_element(timing.busy.begin(), timing.busy.end()) -
                                  timing.busy.begin());
   double runs = static_cast<double>(s.microbatches) * s.chunks * s.layers_per_chunk;

@@ -41,6 +41,9 @@ ModelParallelCosts model_parallel_costs(const core::Plan& plan, GroupTimes* cach
 // The pipeline's costs by stage and chunk from those of one layer.
 PipeCosts pipe_costs(const core::Plan& plan, const ModelParallelCosts& c);
 
+// The plan's pipeline schedule timed with those costs: each stage's ops with their start and end.
+PipeTiming time_plan_pipeline(const core::Plan& plan, const ModelParallelCosts& c);
+
 // Seconds of stage transfers in flight per iteration on a stage: every forward and backward
 // sends one, at the mean of the boundaries' transfer times.
 double pipeline_transfers(const core::Plan& plan, const ModelParallelCosts& c);

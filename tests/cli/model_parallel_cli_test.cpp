@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -195,6 +196,28 @@ TEST(ModelParallelCli, SearchWithATargetGivesTheSmallestClusterAndItsSplits) {
   EXPECT_EQ(far.code, 1) << far.text;
   EXPECT_NE(far.text.find("not reachable with at most 1024 workers"), std::string::npos)
       << far.text;
+}
+
+TEST(ModelParallelCli, AnalyticTraceIsThePipelineSchedule) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-mp-trace-" + std::to_string(getpid()));
+  std::string plan = small_plan(dir);  // tensor 2 x pipeline 2 x data 2, 8 sequences
+  fs::path trace = dir / "schedule.json";
+  auto o = shell(bin() + " simulate " + plan + " --engine analytic --trace " + trace.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(trace));
+  std::map<int, int> forwards, backwards;  // by stage
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    (e["name"] == "forward" ? forwards : backwards)[e["tid"].get<int>()]++;
+  }
+  // Two stages, each running the replica's 4 micro-batches forward and backward.
+  EXPECT_EQ(forwards, (std::map<int, int>{{0, 4}, {1, 4}}));
+  EXPECT_EQ(backwards, (std::map<int, int>{{0, 4}, {1, 4}}));
+  auto dp = shell(bin() + " simulate " + source_path("experiments/quickstart.yaml") +
+                  " --engine analytic --trace " + trace.string() + " 2>&1");
+  EXPECT_EQ(dp.code, 2) << dp.text;
+  EXPECT_NE(dp.text.find("pipeline schedule"), std::string::npos) << dp.text;
+  fs::remove_all(dir);
 }
 
 TEST(ModelParallelCli, DryRunPrintsNcclCallsThatComplete) {

@@ -7,10 +7,13 @@
 #include <QTest>
 
 #include "core/model_memory.hpp"
+#include "core/model_split.hpp"
 #include "core/plan_loader.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
+#include "gui/timeline_view.hpp"
+#include "gui/timeline_window.hpp"
 #include "sim/curves.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"
@@ -57,6 +60,13 @@ TEST(GuiModelParallel, TheWindowOpensTheGpt3Plan) {
   std::filesystem::create_directories(kShots);
   ASSERT_TRUE(
       w.grab().save(QString::fromStdString((kShots / "window-model-parallel.png").string())));
+  // 16 stages and 192 micro-batches: the bubble at both ends is 15 of 207 slots a stage.
+  EXPECT_TRUE(w.show_pipeline_schedule().startsWith("timeline of "));
+  EXPECT_EQ(w.timeline()->view()->trace().tracks.size(), 16u);
+  w.timeline()->resize(1200, 700);
+  QTest::qWait(50);
+  ASSERT_TRUE(w.timeline()->grab().save(
+      QString::fromStdString((kShots / "timeline-pipeline-gpt3.png").string())));
 }
 
 // The split's fields edit the plan as YAML would, and the memory chart follows: one bar per
@@ -97,9 +107,28 @@ TEST(GuiModelParallel, EditingThePipelineChangesTheMemoryBars) {
   QTest::qWait(100);  // the charts' layout settles as a person would see it
   std::filesystem::create_directories(kShots);
   ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-memory-bars.png").string())));
+  // The schedule follows the edit too: four stages, each running every micro-batch forward and
+  // backward; the last stage starts once the first three have passed the first micro-batch on (the
+  // bubble, seen in the screenshot as the staircase at both ends).
+  EXPECT_TRUE(w.show_pipeline_schedule().startsWith("timeline of ")) << "no timeline";
+  ASSERT_NE(w.timeline(), nullptr);
+  const TimelineTrace& t = w.timeline()->view()->trace();
+  ASSERT_EQ(t.tracks.size(), 4u);
+  core::ModelSplit split = core::model_split(w.plan_panel()->what_if().plan);
+  for (const auto& track : t.tracks)
+    EXPECT_EQ(track.spans.size(), 2u * split.microbatches) << track.name;
+  EXPECT_NEAR(t.tracks[0].spans.front().start, t.start, 1e-12);
+  EXPECT_GT(t.tracks[3].spans.front().start, t.tracks[0].spans.front().end);
+  EXPECT_NE(t.process.find("1f1b, 4 stages"), std::string::npos) << t.process;
+  w.timeline()->resize(1200, 500);
+  w.timeline()->show();
+  QTest::qWait(50);
+  ASSERT_TRUE(w.timeline()->grab().save(
+      QString::fromStdString((kShots / "timeline-pipeline.png").string())));
   // The fields do not apply to a workload without transformer dimensions.
   MainWindow dp(quickstart());
   EXPECT_FALSE(dp.plan_panel()->editor("parallelism.tensor")->isEnabled());
+  EXPECT_TRUE(dp.show_pipeline_schedule().startsWith("the plan has no pipeline"));
 }
 
 }  // namespace
