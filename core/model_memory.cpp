@@ -40,8 +40,7 @@ MemoryBreakdown stage_memory(const Plan& plan, int stage) {
   m.parameters = params * kWeightBytes / (par.zero >= 3 ? d : 1);
   m.gradients = params * kGradientBytes / (par.zero >= 2 ? d : 1);
   m.optimizer = params * kOptimizerBytes / (par.zero >= 1 ? d : 1);
-  int in_flight =
-      peak_in_flight(stage_schedule(par.schedule, stage, s.pipeline, s.microbatches, s.chunks));
+  int in_flight = peak_in_flight(par.schedule, stage, s.pipeline, s.microbatches, s.chunks);
   m.activations = static_cast<double>(in_flight) * s.layers_per_chunk *
                   layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,
                                          par.sequence_parallel, par.recompute);

@@ -10,6 +10,7 @@ using Kind = PipeOp::Kind;
 
 std::vector<PipeOp> gpipe(int microbatches) {
   std::vector<PipeOp> ops;
+  ops.reserve(2 * static_cast<std::size_t>(microbatches));
   for (int m = 0; m < microbatches; ++m) ops.push_back({Kind::kForward, m, 0});
   for (int m = 0; m < microbatches; ++m) ops.push_back({Kind::kBackward, m, 0});
   return ops;
@@ -20,6 +21,7 @@ std::vector<PipeOp> gpipe(int microbatches) {
 template <typename F, typename B>
 std::vector<PipeOp> one_f_one_b(int total, int warmup, F forward, B backward) {
   std::vector<PipeOp> ops;
+  ops.reserve(2 * static_cast<std::size_t>(total));
   warmup = std::min(warmup, total);
   int f = 0, b = 0;
   for (; f < warmup; ++f) ops.push_back(forward(f));
@@ -29,6 +31,17 @@ std::vector<PipeOp> one_f_one_b(int total, int warmup, F forward, B backward) {
   }
   while (b < total) ops.push_back(backward(b++));
   return ops;
+}
+
+// Forwards `stage` runs before its first backward (every one for GPipe).
+int warmup_forwards(PipelineScheduleKind kind, int stage, int stages, int microbatches,
+                    int chunks) {
+  int total = microbatches * chunks;
+  if (kind == PipelineScheduleKind::kGpipe) return total;
+  if (kind == PipelineScheduleKind::kOneFOneB) return std::min(stages - stage - 1, total);
+  // With as many micro-batches as stages, Megatron runs every forward first.
+  int warmup = microbatches == stages ? total : (stages - stage - 1) * 2 + (chunks - 1) * stages;
+  return std::min(warmup, total);
 }
 
 }  // namespace
@@ -47,9 +60,10 @@ std::string check_schedule(PipelineScheduleKind kind, int stages, int microbatch
 std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int stages,
                                    int microbatches, int chunks) {
   if (kind == PipelineScheduleKind::kGpipe) return gpipe(microbatches);
+  int warmup = warmup_forwards(kind, stage, stages, microbatches, chunks);
   if (kind == PipelineScheduleKind::kOneFOneB)
     return one_f_one_b(
-        microbatches, stages - stage - 1,
+        microbatches, warmup,
         [](int k) {
           return PipeOp{Kind::kForward, k, 0};
         },
@@ -65,9 +79,13 @@ std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int sta
   auto backward = [=](int k) {
     return PipeOp{Kind::kBackward, microbatch(k), v - 1 - k % (p * v) / p};
   };
-  // With as many micro-batches as stages, Megatron runs every forward first.
-  int warmup = microbatches == stages ? total : (p - stage - 1) * 2 + (v - 1) * p;
   return one_f_one_b(total, warmup, forward, backward);
+}
+
+int peak_in_flight(PipelineScheduleKind kind, int stage, int stages, int microbatches, int chunks) {
+  int total = microbatches * chunks;
+  int warmup = warmup_forwards(kind, stage, stages, microbatches, chunks);
+  return warmup < total ? warmup + 1 : total;  // the warm-up, then one more before each backward
 }
 
 int peak_in_flight(const std::vector<PipeOp>& ops) {

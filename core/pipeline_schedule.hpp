@@ -34,6 +34,9 @@ std::string check_schedule(PipelineScheduleKind kind, int stages, int microbatch
 // The most (micro-batch, chunk) forwards whose backward has not yet run, at any point of `ops`:
 // how many micro-batches' activations the stage holds at once.
 int peak_in_flight(const std::vector<PipeOp>& ops);
+// The same for stage_schedule(kind, stage, ...) without building it (a search asks it of
+// thousands of splits).
+int peak_in_flight(PipelineScheduleKind kind, int stage, int stages, int microbatches, int chunks);
 
 const char* schedule_name(PipelineScheduleKind kind);
 const char* recompute_name(Recompute recompute);

@@ -1,9 +1,11 @@
 #include "gui/answer_panel.hpp"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 #include "core/input_error.hpp"
@@ -63,13 +65,47 @@ AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
   text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   layout->addWidget(text_, 1);
+  splits_button_ = new QPushButton("Best splits per size (search)");
+  splits_button_->setToolTip(
+      "a transformer plan: the best tensor x pipeline x data split at each size, and the "
+      "smallest cluster whose best split reaches the target (as scaleout plan --search)");
+  connect(splits_button_, &QPushButton::clicked, this, [this] { search_splits(); });
+  layout->addWidget(splits_button_);
+  splits_text_ = new QLabel;
+  splits_text_->setWordWrap(true);
+  splits_text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(splits_text_);
 }
 
 QLineEdit* AnswerPanel::input(const QString& name) const { return findChild<QLineEdit*>(name); }
 
 void AnswerPanel::set_what_if(const WhatIf& w) {
   what_if_ = w;
+  splits_button_->setVisible(w.plan.workload.transformer.has_value());
+  split_rows_.clear();  // searched for another plan
+  split_answer_.reset();
+  splits_text_->clear();
   update();
+}
+
+QString AnswerPanel::search_splits() {
+  if (!what_if_.plan.workload.transformer) return "the plan has no transformer to split";
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  split_rows_ = sim::best_split_per_size(what_if_.plan,
+                                         sim::planner_sizes(what_if_.plan, what_if_.max_workers));
+  split_answer_.reset();
+  try {
+    sim::SplitPlanRequest r;
+    r.sequences_per_s = sim::plan_cluster_target(request());
+    r.max_workers = what_if_.max_workers;
+    r.price_per_device_hour = request().price_per_device_hour;
+    split_answer_ = sim::smallest_split_cluster(what_if_.plan, r);
+  } catch (const core::InputError&) {
+    // A wrong target is said above, by update(); the splits per size still show.
+  }
+  QApplication::restoreOverrideCursor();
+  show_splits();
+  return split_answer_ ? QString::fromStdString(split_answer_->message) : "searched";
 }
 
 sim::PlanRequest AnswerPanel::request() const {
@@ -145,6 +181,53 @@ void AnswerPanel::show_answer(const sim::PlanAnswer& a) {
             "</span>";
   }
   text_->setText(html);
+}
+
+namespace {
+
+QString split_cell(const sim::SplitCandidate& c) {
+  const core::ModelParallelOutcome& m = *c.result.model_parallel;
+  QString schedule = QString::fromStdString(m.schedule);
+  if (m.virtual_stages > 1) schedule += QString(" v%1").arg(m.virtual_stages);
+  return QString("%1x%2x%3 mb%4 %5 Z%6")
+      .arg(m.tensor)
+      .arg(m.pipeline)
+      .arg(m.data)
+      .arg(m.microbatch)
+      .arg(schedule)
+      .arg(m.zero);
+}
+
+}  // namespace
+
+void AnswerPanel::show_splits() {
+  QString html;
+  if (split_answer_) {
+    QString color = split_answer_->reachable ? "#1b5e20" : "#c62828";
+    html += QString("<span style='color:%1'>Best split: %2</span><br>")
+                .arg(color, QString::fromStdString(split_answer_->message).toHtmlEscaped());
+  }
+  html +=
+      "<b>Best split per size</b> (tensor x pipeline x data, micro-batch, schedule, ZeRO)"
+      "<table cellspacing=4>"
+      "<tr><th align=right>workers</th><th align=left>split</th>"
+      "<th align=right>tokens/s</th><th align=right>MFU</th>"
+      "<th align=left>bottleneck</th></tr>";
+  for (const auto& row : split_rows_) {
+    html += QString("<tr><td align=right>%1</td>").arg(row.workers);
+    if (!row.best) {
+      html += "<td colspan=4>no split fits or divides the batch</td></tr>";
+      continue;
+    }
+    const core::ModelParallelOutcome& m = *row.best->result.model_parallel;
+    html += QString("<td>%1</td><td align=right>%2</td><td align=right>%3%</td><td>%4</td></tr>")
+                .arg(split_cell(*row.best))
+                .arg(m.tokens_per_s, 0, 'f', 0)
+                .arg(100 * m.mfu, 0, 'f', 1)
+                .arg(QString::fromStdString(row.best->bottleneck).toHtmlEscaped());
+  }
+  html += "</table>";
+  splits_text_->setText(html);
 }
 
 }  // namespace scaleout::gui

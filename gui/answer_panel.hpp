@@ -8,10 +8,12 @@
 
 #include "gui/plan_fields.hpp"
 #include "sim/planner.hpp"
+#include "sim/split_plan.hpp"
 
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 
 namespace scaleout::gui {
 
@@ -25,6 +27,13 @@ class AnswerPanel : public QWidget {
   const std::optional<sim::PlanAnswer>& answer() const { return answer_; }
 
   QComboBox* target_kind() const { return kind_; }
+  // Transformer plans: the best split at each worker count the curves show and the smallest
+  // cluster whose best split reaches the target (sim/split_plan.hpp), searched on request (a
+  // search takes up to seconds, too long for every keystroke). Returns what it says.
+  QString search_splits();
+  QPushButton* splits_button() const { return splits_button_; }
+  const std::vector<sim::SizeBest>& split_rows() const { return split_rows_; }
+  const std::optional<sim::SplitPlanAnswer>& split_answer() const { return split_answer_; }
   // "throughput", "deadline", "samples_per_epoch", "epochs", "min_efficiency", "price".
   QLineEdit* input(const QString& name) const;
 
@@ -33,10 +42,16 @@ class AnswerPanel : public QWidget {
   void update();
   void show_answer(const sim::PlanAnswer& a);
 
+  void show_splits();
+
   WhatIf what_if_;
   std::optional<sim::PlanAnswer> answer_;
   QComboBox* kind_ = nullptr;
   QLabel* text_ = nullptr;
+  QPushButton* splits_button_ = nullptr;
+  QLabel* splits_text_ = nullptr;
+  std::vector<sim::SizeBest> split_rows_;
+  std::optional<sim::SplitPlanAnswer> split_answer_;
 };
 
 }  // namespace scaleout::gui

@@ -61,12 +61,14 @@ PipeCosts uniform_costs(int stages, int chunks, double forward, double backward,
 PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microbatches, int chunks,
                          const PipeCosts& costs) {
   std::vector<std::vector<PipeOp>> schedules(stages);
-  for (int s = 0; s < stages; ++s)
-    schedules[s] = core::stage_schedule(kind, s, stages, microbatches, chunks);
-  OpEnds ends(stages, chunks, microbatches);
   PipeTiming t;
   t.busy.assign(stages, 0);
   t.stages.assign(stages, {});
+  for (int s = 0; s < stages; ++s) {
+    schedules[s] = core::stage_schedule(kind, s, stages, microbatches, chunks);
+    t.stages[s].reserve(schedules[s].size());
+  }
+  OpEnds ends(stages, chunks, microbatches);
   std::vector<std::size_t> next(stages, 0);
   std::vector<double> free_at(stages, 0);
   // Runs each stage as far as its inputs allow, round after round, until every op has run.

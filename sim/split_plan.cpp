@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/input_error.hpp"
+#include "sim/analytic_model_parallel.hpp"
 #include "sim/planner.hpp"
 
 namespace scaleout::sim {
@@ -50,29 +51,56 @@ std::string describe(const SplitPlanAnswer& a, double required) {
   return out + "; bottleneck: " + c.bottleneck;
 }
 
-}  // namespace
-
-SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRequest& request) {
-  if (!(request.sequences_per_s > 0))
-    throw core::InputError("", 0, "--target-throughput", "must be greater than zero");
-  if (request.max_workers < 1) throw core::InputError("", 0, "--max-workers", "must be at least 1");
-  core::Plan fixed = plan;  // the global batch is held as the workers change
+// `plan` with its global batch written out, so that it is held as the workers change.
+core::Plan with_global_batch(const core::Plan& plan) {
+  core::Plan fixed = plan;
   if (fixed.training.global_batch <= 0) {
     const auto& p = plan.parallelism;
     int replicas = plan.training.workers / (p ? p->tensor * p->pipeline : 1);
     fixed.training.global_batch = plan.training.batch_per_worker * replicas;
   }
+  return fixed;
+}
+
+}  // namespace
+
+std::vector<SizeBest> best_split_per_size(const core::Plan& plan, const std::vector<int>& sizes,
+                                          const SplitSearchOptions& options) {
+  core::Plan fixed = with_global_batch(plan);
+  GroupTimes times;  // one cluster and strategy: the groups' times serve every size
+  SplitSearchOptions one = options;
+  one.top = 1;
+  if (!one.times) one.times = &times;
+  std::vector<SizeBest> out;
+  std::vector<int> tried;
+  for (int n : sizes) {
+    SplitSearch s = search_at(fixed, n, one, tried);
+    SizeBest b{n, std::nullopt, s.evaluated};
+    if (!s.best.empty()) b.best = std::move(s.best.front());
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRequest& request) {
+  if (!(request.sequences_per_s > 0))
+    throw core::InputError("", 0, "--target-throughput", "must be greater than zero");
+  if (request.max_workers < 1) throw core::InputError("", 0, "--max-workers", "must be at least 1");
+  core::Plan fixed = with_global_batch(plan);
+  GroupTimes times;
+  SplitSearchOptions options = request.search;
+  if (!options.times) options.times = &times;
   std::vector<int> sizes = planner_sizes(plan, request.max_workers);  // doublings, whole nodes
   int node = sizes.front();
   SplitPlanAnswer a;
   SplitSearch fastest;
   int below = 0;  // the last size that fell short
   for (int n : sizes) {
-    SplitSearch s = search_at(fixed, n, request.search, a.tried);
+    SplitSearch s = search_at(fixed, n, options, a.tried);
     if (best_throughput(s) >= request.sequences_per_s) {
       // The smallest whole-node count above the last size that fell short.
       for (int k = below / node + 1; k * node < n && !a.reachable; ++k) {
-        SplitSearch between = search_at(fixed, k * node, request.search, a.tried);
+        SplitSearch between = search_at(fixed, k * node, options, a.tried);
         if (best_throughput(between) >= request.sequences_per_s)
           a.reachable = true, a.workers = k * node, a.search = std::move(between);
       }

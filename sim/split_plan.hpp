@@ -33,4 +33,14 @@ struct SplitPlanAnswer {
 // Throws core::InputError for a plan without a transformer workload or a target <= 0.
 SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRequest& request);
 
+// The best split at each of `sizes` workers, the global batch held (none where no split fits or
+// is valid): what the GUI's planning panel lists.
+struct SizeBest {
+  int workers = 0;
+  std::optional<SplitCandidate> best;
+  long evaluated = 0;
+};
+std::vector<SizeBest> best_split_per_size(const core::Plan& plan, const std::vector<int>& sizes,
+                                          const SplitSearchOptions& options = {});
+
 }  // namespace scaleout::sim

@@ -36,7 +36,8 @@ struct Search {
   const core::Plan& base;
   SplitSearchOptions options;
   SplitSearch out;
-  GroupTimes cache;
+  GroupTimes own;
+  GroupTimes* cache = options.times ? options.times : &own;
 
   void consider(const core::Parallelism& p) {
     core::Plan plan = base;
@@ -52,7 +53,7 @@ struct Search {
       return;
     }
     ++out.evaluated;
-    core::RunResult r = predict_model_parallel(plan, &cache);
+    core::RunResult r = predict_model_parallel(plan, cache);
     // Faster first; of equal steps, the one needing less memory.
     auto slower = [](const SplitCandidate& a, const SplitCandidate& b) {
       double x = a.result.step_time_s, y = b.result.step_time_s;

@@ -72,5 +72,26 @@ TEST(PipelineSchedule, RefusesCountsItCannotRun) {
   EXPECT_EQ(check_schedule(PipelineScheduleKind::kInterleaved, 4, 8, 2), "");
 }
 
+// The peak computed without the schedule is the peak of the schedule, for every kind, stage and
+// count a plan may give.
+TEST(PipelineSchedule, PeakInFlightWithoutTheOpsIsThePeakOfTheOps) {
+  using K = PipelineScheduleKind;
+  int checked = 0;
+  for (K kind : {K::kGpipe, K::kOneFOneB, K::kInterleaved})
+    for (int stages = 1; stages <= 8; ++stages)
+      for (int microbatches = 1; microbatches <= 17; ++microbatches)
+        for (int chunks = 1; chunks <= 4; ++chunks) {
+          if (!check_schedule(kind, stages, microbatches, chunks).empty()) continue;
+          for (int s = 0; s < stages; ++s) {
+            auto ops = stage_schedule(kind, s, stages, microbatches, chunks);
+            ASSERT_EQ(peak_in_flight(kind, s, stages, microbatches, chunks), peak_in_flight(ops))
+                << schedule_name(kind) << " stage " << s << " of " << stages << ", " << microbatches
+                << " micro-batches, " << chunks << " chunks";
+            ++checked;
+          }
+        }
+  EXPECT_GT(checked, 1000);
+}
+
 }  // namespace
 }  // namespace scaleout::core

@@ -4,17 +4,23 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QTest>
+#include <nlohmann/json.hpp>
 
 #include "core/model_memory.hpp"
 #include "core/model_split.hpp"
 #include "core/plan_loader.hpp"
+#include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/timeline_view.hpp"
 #include "gui/timeline_window.hpp"
 #include "sim/curves.hpp"
+#include "sim/planner.hpp"
+#include "sim/split_search.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -129,6 +135,41 @@ TEST(GuiModelParallel, EditingThePipelineChangesTheMemoryBars) {
   MainWindow dp(quickstart());
   EXPECT_FALSE(dp.plan_panel()->editor("parallelism.tensor")->isEnabled());
   EXPECT_TRUE(dp.show_pipeline_schedule().startsWith("the plan has no pipeline"));
+}
+
+// The planning panel searches a transformer plan's splits on request: the best split at each size
+// is the search's own at that size, and the smallest cluster for the target is the CLI's.
+TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
+  MainWindow w(quickstart());
+  EXPECT_FALSE(w.answer_panel()->splits_button()->isVisibleTo(&w));  // nothing to split
+  ASSERT_TRUE(w.open_plan(QString::fromStdString(kGpt3)).startsWith("opened"));
+  EXPECT_TRUE(w.answer_panel()->splits_button()->isVisibleTo(&w));
+  type_into(w.answer_panel()->input("throughput"), "50");
+  QString said = w.answer_panel()->search_splits();
+  const auto& rows = w.answer_panel()->split_rows();
+  core::Plan plan = core::load_plan(kGpt3);
+  ASSERT_EQ(rows.size(), sim::planner_sizes(plan, 1024).size());
+  for (const auto& row : rows) {
+    core::Plan at = plan;
+    at.training.workers = row.workers;
+    at.parallelism.reset();
+    sim::SplitSearch direct = sim::search_splits(at);
+    ASSERT_EQ(row.best.has_value(), !direct.best.empty()) << row.workers;
+    if (row.best)
+      EXPECT_DOUBLE_EQ(row.best->result.step_time_s, direct.best.front().result.step_time_s)
+          << row.workers;
+  }
+  ASSERT_TRUE(w.answer_panel()->split_answer().has_value());
+  auto cli_answer = nlohmann::json::parse(
+      cli("plan " + kGpt3 + " --search --top 1 --target-throughput 50 --max-workers 1024 --json")
+          .text);
+  EXPECT_EQ(said.toStdString(), cli_answer["target"]["message"].get<std::string>());
+  w.resize(1500, 1000);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(50);
+  ASSERT_TRUE(w.answer_panel()->grab().save(
+      QString::fromStdString((kShots / "answer-splits.png").string())));
 }
 
 }  // namespace
