@@ -199,6 +199,7 @@ std::vector<PlanField> make_fields() {
   add_cluster_fields(f);
   add_strategy_fields(f);
   add_knob_fields(f);
+  add_compression_fields(f);
   add_parallelism_fields(f);
   add_network_fields(f);
   return f;

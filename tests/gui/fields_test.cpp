@@ -27,7 +27,9 @@ namespace fs = std::filesystem;
 void enter(PlanPanel* panel, const std::string& key, const std::string& text) {
   QWidget* editor = panel->editor(key);
   ASSERT_TRUE(editor->isEnabled()) << key << ": " << editor->toolTip().toStdString();
-  if (auto* combo = dynamic_cast<QComboBox*>(editor)) {
+  if (auto* box = dynamic_cast<QCheckBox*>(editor)) {
+    if (box->isChecked() != (text == "true")) box->click();
+  } else if (auto* combo = dynamic_cast<QComboBox*>(editor)) {
     ASSERT_GE(combo->findText(QString::fromStdString(text)), 0) << key << " has no " << text;
     combo->setCurrentText(QString::fromStdString(text));
     emit combo->textActivated(QString::fromStdString(text));
@@ -88,6 +90,21 @@ const std::vector<FieldCase>& field_cases() {
        {{"topology", "network: { kind: switch }", "network: { kind: fat_tree, k: 8 }"}}},
       {{{"network.kind", "torus2d"}, {"network.dims", "4x4"}},
        {{"topology", "network: { kind: switch }", "network: { kind: torus2d, dims: [4, 4] }"}}},
+      {{{"training.compression.kind", "topk"}, {"training.compression.density", "0.001"}},
+       {{"plan", "fusion_buffer: 64MiB",
+         "fusion_buffer: 64MiB\n  compression: { kind: topk, density: 0.001 }"}}},
+      {{{"training.compression.kind", "int8"},
+        {"training.compression.chunk", "4MiB"},
+        {"training.compression.error_feedback", "false"}},
+       {{"plan", "fusion_buffer: 64MiB",
+         "fusion_buffer: 64MiB\n  compression: { kind: int8, chunk: 4MiB, error_feedback: false "
+         "}"}}},
+      {{{"strategy.mode", "async"},
+        {"strategy.delay_compensation.lambda", "0.1"},
+        {"strategy.delay_compensation.learning_rate", "0.05"}},
+       {{"plan", "placement: dedicated }",
+         "placement: dedicated, mode: async,\n"
+         "        delay_compensation: { lambda: 0.1, learning_rate: 0.05 } }"}}},
   };
   return cases;
 }
@@ -128,13 +145,22 @@ TEST(GuiFields, FieldsThatDoNotApplyAreDisabledAndSayWhy) {
   EXPECT_TRUE(off("training.fusion.bucket_cap"));
   EXPECT_TRUE(off("intra_node.gpus_per_switch"));
   EXPECT_FALSE(off("training.fusion_buffer"));
+  EXPECT_TRUE(off("training.compression.density"));
+  EXPECT_EQ(why("training.compression.density"), "applies to compression topk and randomk");
+  EXPECT_TRUE(off("strategy.delay_compensation.lambda"));
+  EXPECT_EQ(why("strategy.delay_compensation.lambda"), "delay compensation applies to mode: async");
 
+  enter(panel, "training.compression.kind", "randomk");
+  EXPECT_FALSE(off("training.compression.density"));
+  EXPECT_TRUE(off("training.compression.chunk"));
   enter(panel, "network.kind", "two_tier");
   EXPECT_FALSE(off("network.hosts_per_rack"));
   EXPECT_EQ(dynamic_cast<QLineEdit*>(panel->editor("network.hosts_per_rack"))->text(), "4");
   EXPECT_TRUE(off("network.k"));
   enter(panel, "strategy.mode", "async");
   EXPECT_FALSE(off("strategy.staleness_bound"));
+  EXPECT_FALSE(off("strategy.delay_compensation.lambda"));
+  EXPECT_TRUE(off("strategy.delay_compensation.learning_rate"));  // lambda first
   EXPECT_TRUE(off("strategy.softsync"));
   EXPECT_EQ(why("strategy.softsync"), "softsync applies to mode: sync");
   enter(panel, "training.fusion.kind", "ddp");

@@ -1,0 +1,123 @@
+// The fields of gradient compression (`training.compression`) and of a delay-compensated
+// asynchronous parameter server (`strategy.delay_compensation`), each edited as the same edit of
+// the plan's YAML.
+#include "core/compression.hpp"
+#include "core/units.hpp"
+#include "gui/plan_fields.hpp"
+#include "gui/plan_yaml_edit.hpp"
+
+namespace scaleout::gui {
+
+namespace {
+
+using core::CompressionKind;
+using core::Plan;
+
+bool sparse(const Plan& p) {
+  auto k = p.training.compression.kind;
+  return k == CompressionKind::kTopk || k == CompressionKind::kRandomk;
+}
+bool quantized(const Plan& p) {
+  auto k = p.training.compression.kind;
+  return k == CompressionKind::kInt8 || k == CompressionKind::kOnebit;
+}
+
+// training.compression.<knob>, applying while `applies`.
+PlanField compression_knob(const std::string& knob, std::string label, PlanField::Kind kind,
+                           FieldGetter get, std::function<bool(const Plan&)> applies,
+                           std::string why_off, std::string hint) {
+  PlanField f =
+      yaml_field("training.compression." + knob, std::move(label), kind, {}, std::move(get),
+                 [knob](YAML::Node& root, const Plan&, const std::string& text) {
+                   set_or_remove(yaml_at(root, {"training", "compression"}), knob, text);
+                 });
+  f.why_off = off_unless(std::move(applies), std::move(why_off));
+  f.hint = std::move(hint);
+  return f;
+}
+
+void add_compression_kind(std::vector<PlanField>& f) {
+  std::vector<std::string> kinds = {"none", "fp16", "topk", "randomk", "int8", "onebit"};
+  f.push_back(yaml_field(
+      "training.compression.kind", "gradient compression", PlanField::Kind::kChoice, kinds,
+      [](const WhatIf& w) {
+        return std::string(core::compression_name(w.plan.training.compression.kind));
+      },
+      [](YAML::Node& root, const Plan& plan, const std::string& text) {
+        if (text == core::compression_name(plan.training.compression.kind)) return;
+        YAML::Node t = yaml_at(root, {"training"});
+        t.remove("compression");
+        if (text == "none") return;
+        YAML::Node c(YAML::NodeType::Map);
+        c["kind"] = text;  // its settings at the loader's defaults
+        t["compression"] = c;
+      }));
+  f.back().hint = "what crosses the wire: sparsified, quantized (error feedback keeps the rest)";
+}
+
+bool async_ps(const Plan& p) { return p.strategy.ps_mode == core::PsMode::kAsync; }
+bool compensated(const Plan& p) { return p.strategy.delay_compensation.on; }
+
+// strategy.delay_compensation.<knob> where the parameter server's knobs go; an empty lambda
+// turns the compensation off.
+PlanField compensation_knob(const std::string& knob, std::string label, FieldGetter get,
+                            std::function<bool(const Plan&)> applies, std::string why_off,
+                            std::string hint) {
+  PlanField f = yaml_text("strategy.delay_compensation." + knob, std::move(label), std::move(get),
+                          [knob](YAML::Node& root, const Plan& plan, const std::string& text) {
+                            YAML::Node m = knob_mapping(root, plan, "delay_compensation",
+                                                        core::StrategyKind::kPs);
+                            if (knob == "lambda" && text.empty()) {
+                              m.remove("delay_compensation");
+                              return;
+                            }
+                            set_or_remove(yaml_at(m, {"delay_compensation"}), knob, text);
+                          });
+  f.why_off = off_unless(std::move(applies), std::move(why_off));
+  f.hint = std::move(hint);
+  return f;
+}
+
+void add_delay_compensation_fields(std::vector<PlanField>& f) {
+  f.push_back(compensation_knob(
+      "lambda", "delay compensation λ (ps)",
+      [](const WhatIf& w) {
+        const auto& dc = w.plan.strategy.delay_compensation;
+        return dc.on ? exact(dc.lambda, "") : std::string();
+      },
+      async_ps, "delay compensation applies to mode: async",
+      "DC-ASGD: the server compensates each stale gradient (empty: off)"));
+  f.push_back(compensation_knob(
+      "learning_rate", "server learning rate (ps)",
+      [](const WhatIf& w) {
+        const auto& dc = w.plan.strategy.delay_compensation;
+        return dc.on ? exact(dc.learning_rate, "") : std::string();
+      },
+      [](const Plan& p) { return async_ps(p) && compensated(p); },
+      "give the delay compensation's lambda first", "the server's SGD step"));
+}
+
+}  // namespace
+
+void add_compression_fields(std::vector<PlanField>& f) {
+  add_compression_kind(f);
+  f.push_back(compression_knob(
+      "density", "density", PlanField::Kind::kText,
+      [](const WhatIf& w) { return exact(w.plan.training.compression.density, ""); }, sparse,
+      "applies to compression topk and randomk", "share of the elements kept, in (0, 1]"));
+  f.push_back(compression_knob(
+      "chunk", "quantization chunk", PlanField::Kind::kText,
+      [](const WhatIf& w) { return core::format_bytes(w.plan.training.compression.chunk); },
+      quantized, "applies to compression int8 and onebit", "fp32 gradient bytes per scale"));
+  f.push_back(compression_knob(
+      "error_feedback", "error feedback", PlanField::Kind::kBool,
+      [](const WhatIf& w) {
+        return std::string(w.plan.training.compression.error_feedback ? "true" : "false");
+      },
+      [](const Plan& p) { return p.training.compression.on(); },
+      "applies to topk, randomk, int8 and onebit",
+      "keep what compression dropped and add it to the next step"));
+  add_delay_compensation_fields(f);
+}
+
+}  // namespace scaleout::gui
