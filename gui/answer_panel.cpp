@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "core/input_error.hpp"
@@ -74,7 +75,14 @@ AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
   splits_text_ = new QLabel;
   splits_text_->setWordWrap(true);
   splits_text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(splits_text_);
+  splits_text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  // A long table scrolls rather than squeezing the charts beside the panel.
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(splits_text_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setMaximumHeight(280);
+  layout->addWidget(scroll);
 }
 
 QLineEdit* AnswerPanel::input(const QString& name) const { return findChild<QLineEdit*>(name); }
@@ -82,10 +90,12 @@ QLineEdit* AnswerPanel::input(const QString& name) const { return findChild<QLin
 void AnswerPanel::set_what_if(const WhatIf& w) {
   what_if_ = w;
   splits_button_->setVisible(w.plan.workload.transformer.has_value());
+  bool had_splits = !split_rows_.empty();
   split_rows_.clear();  // searched for another plan
   split_answer_.reset();
   splits_text_->clear();
   update();
+  if (had_splits && on_splits_) on_splits_();
 }
 
 QString AnswerPanel::search_splits() {
@@ -105,6 +115,7 @@ QString AnswerPanel::search_splits() {
   }
   QApplication::restoreOverrideCursor();
   show_splits();
+  if (on_splits_) on_splits_();
   return split_answer_ ? QString::fromStdString(split_answer_->message) : "searched";
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QWidget>
+#include <functional>
 #include <optional>
 
 #include "gui/plan_fields.hpp"
@@ -34,6 +35,8 @@ class AnswerPanel : public QWidget {
   QPushButton* splits_button() const { return splits_button_; }
   const std::vector<sim::SizeBest>& split_rows() const { return split_rows_; }
   const std::optional<sim::SplitPlanAnswer>& split_answer() const { return split_answer_; }
+  // Called after each search of the splits (and with none when the plan changes).
+  void on_splits(std::function<void()> callback) { on_splits_ = std::move(callback); }
   // "throughput", "deadline", "samples_per_epoch", "epochs", "min_efficiency", "price".
   QLineEdit* input(const QString& name) const;
 
@@ -52,6 +55,7 @@ class AnswerPanel : public QWidget {
   QLabel* splits_text_ = nullptr;
   std::vector<sim::SizeBest> split_rows_;
   std::optional<sim::SplitPlanAnswer> split_answer_;
+  std::function<void()> on_splits_;
 };
 
 }  // namespace scaleout::gui

@@ -29,6 +29,8 @@ QColor series_color(const QString& name) {
       {"compute", QColor(0x4c, 0x72, 0xb0)},
       {"exposed communication", QColor(0xdd, 0x84, 0x52)},
       {"pipeline bubble", QColor(0x99, 0x99, 0x99)},
+      {"best split", QColor(0x21, 0x21, 0x21)},
+      {"best split MFU", QColor(0x21, 0x21, 0x21)},
       // memory per device
       {"parameters", QColor(0x4c, 0x72, 0xb0)},
       {"gradients", QColor(0x55, 0xa8, 0x68)},

@@ -81,6 +81,7 @@ MainWindow::MainWindow(const core::Plan& plan) {
   auto* side = new QWidget;
   auto* side_layout = new QVBoxLayout(side);
   answer_panel_ = new AnswerPanel;
+  answer_panel_->on_splits([this] { redraw(); });
   side_layout->addWidget(answer_panel_, 1);
   measured_text_ = new QLabel;
   measured_text_->setWordWrap(true);
@@ -317,8 +318,17 @@ void MainWindow::recompute(const WhatIf& w) {
 }
 
 void MainWindow::redraw() {
-  throughput_->show_data(throughput_data(curves_, measured_));
-  efficiency_->show_data(efficiency_data(curves_));
+  LineChartData throughput = throughput_data(curves_, measured_);
+  LineChartData efficiency = efficiency_data(curves_);
+  // A transformer plan's best split per size, once the planning panel searched it.
+  const auto& splits = answer_panel_->split_rows();
+  if (!splits.empty()) {
+    throughput.lines.append(best_split_series(splits, false));
+    efficiency.lines.append(best_split_series(splits, true));
+    efficiency.y_title = "efficiency (%), best split MFU (%)";
+  }
+  throughput_->show_data(throughput);
+  efficiency_->show_data(efficiency);
   QString chosen = size_->currentText();
   if (chosen.isEmpty()) chosen = QString::number(what_if_.plan.training.workers);
   size_->blockSignals(true);

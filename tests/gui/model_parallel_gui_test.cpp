@@ -164,12 +164,37 @@ TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
       cli("plan " + kGpt3 + " --search --top 1 --target-throughput 50 --max-workers 1024 --json")
           .text);
   EXPECT_EQ(said.toStdString(), cli_answer["target"]["message"].get<std::string>());
+  // The charts plot the best split at each size: samples/s, and MFU beside the efficiency.
+  auto line = [](const LineChartData& d, const QString& name) -> const SeriesData* {
+    for (const auto& s : d.lines)
+      if (s.name == name) return &s;
+    return nullptr;
+  };
+  const SeriesData* best = line(w.throughput_chart()->data(), "best split");
+  const SeriesData* mfu = line(w.efficiency_chart()->data(), "best split MFU");
+  ASSERT_NE(best, nullptr);
+  ASSERT_NE(mfu, nullptr);
+  int with_split = 0;
+  for (const auto& row : rows) {
+    if (!row.best) continue;
+    ASSERT_LT(with_split, best->points.size());
+    EXPECT_EQ(best->points[with_split].x(), row.workers);
+    EXPECT_DOUBLE_EQ(best->points[with_split].y(), row.best->result.throughput_samples_per_s);
+    EXPECT_DOUBLE_EQ(mfu->points[with_split].y(), 100 * row.best->result.model_parallel->mfu);
+    ++with_split;
+  }
+  EXPECT_EQ(best->points.size(), with_split);
   w.resize(1500, 1000);
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
   QTest::qWait(50);
   ASSERT_TRUE(w.answer_panel()->grab().save(
       QString::fromStdString((kShots / "answer-splits.png").string())));
+  ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-best-split.png").string())));
+  // Another plan forgets the search, and its line.
+  ASSERT_TRUE(w.open_plan(QString::fromStdString(kGpt3)).startsWith("opened"));
+  EXPECT_TRUE(w.answer_panel()->split_rows().empty());
+  EXPECT_EQ(line(w.throughput_chart()->data(), "best split"), nullptr);
 }
 
 }  // namespace
