@@ -87,8 +87,9 @@ AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
 
 QLineEdit* AnswerPanel::input(const QString& name) const { return findChild<QLineEdit*>(name); }
 
-void AnswerPanel::set_what_if(const WhatIf& w) {
+void AnswerPanel::set_what_if(const WhatIf& w, const Curves* curves) {
   what_if_ = w;
+  curves_ = curves;
   splits_button_->setVisible(w.plan.workload.transformer.has_value());
   bool had_splits = !split_rows_.empty();
   split_rows_.clear();  // searched for another plan
@@ -137,6 +138,11 @@ sim::PlanRequest AnswerPanel::request() const {
     r.price_per_device_hour =
         read_number(input("price"), "price / device-hour", core::Quantity::kCount);
   r.max_workers = what_if_.max_workers;
+  if (curves_)
+    r.known = [curves = curves_](core::StrategyKind kind, int workers) {
+      const core::RunResult* r = sim::find_point(*curves, core::strategy_name(kind), workers);
+      return r && r->engine == "analytic" ? r : nullptr;  // refined points stay the simulator's
+    };
   return r;
 }
 

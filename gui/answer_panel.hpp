@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 
+#include "gui/curves.hpp"
 #include "gui/plan_fields.hpp"
 #include "sim/planner.hpp"
 #include "sim/split_plan.hpp"
@@ -22,8 +23,9 @@ class AnswerPanel : public QWidget {
  public:
   explicit AnswerPanel(QWidget* parent = nullptr);
 
-  // Answers again for `w` (its plan and its largest worker count).
-  void set_what_if(const WhatIf& w);
+  // Answers again for `w` (its plan and its largest worker count), taking the points `curves`
+  // already predicted for that plan (may be null) instead of predicting them again.
+  void set_what_if(const WhatIf& w, const Curves* curves = nullptr);
   // The last answer; nullopt while an input is wrong.
   const std::optional<sim::PlanAnswer>& answer() const { return answer_; }
 
@@ -48,6 +50,7 @@ class AnswerPanel : public QWidget {
   void show_splits();
 
   WhatIf what_if_;
+  const Curves* curves_ = nullptr;  // the window's, of what_if_.plan
   std::optional<sim::PlanAnswer> answer_;
   QComboBox* kind_ = nullptr;
   QLabel* text_ = nullptr;

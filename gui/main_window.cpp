@@ -307,7 +307,7 @@ void MainWindow::recompute(const WhatIf& w) {
   measured_ = std::move(kept);
   redraw();
   plan_panel_->set_warnings(curve_warnings(curves_));
-  answer_panel_->set_what_if(w);
+  answer_panel_->set_what_if(w, &curves_);
   statusBar()->showMessage(
       QString("analytic: %1 points in %2 ms%3")
           .arg(curves_.curves.size() * curves_.workers.size())

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
 
 namespace scaleout::sim {
 
@@ -22,7 +21,7 @@ std::vector<double> max_min_rates(const std::vector<std::vector<Use>>& uses,
                                   const std::vector<char>& active) {
   std::size_t flows = uses.size();
   std::vector<double> rate(flows, 0), left = capacity, load(capacity.size());
-  std::vector<char> fixed(flows);
+  std::vector<char> fixed(flows), full(capacity.size());
   for (std::size_t f = 0; f < flows; ++f) fixed[f] = !active[f];
   while (true) {
     std::fill(load.begin(), load.end(), 0.0);
@@ -36,7 +35,7 @@ std::vector<double> max_min_rates(const std::vector<std::vector<Use>>& uses,
     double step = kInfinite;
     for (std::size_t c = 0; c < load.size(); ++c)
       if (load[c] > 0) step = std::min(step, left[c] / load[c]);
-    std::vector<char> full(capacity.size());
+    std::fill(full.begin(), full.end(), 0);
     for (std::size_t c = 0; c < load.size(); ++c)
       if (load[c] > 0) {
         left[c] -= step * load[c];
@@ -56,20 +55,22 @@ std::vector<double> max_min_rates(const std::vector<std::vector<Use>>& uses,
 
 double fair_share_makespan(const core::Topology& topo, const std::vector<FairFlow>& flows,
                            double bandwidth_factor, double cross_traffic) {
-  std::unordered_map<int, int> index;  // link * 2 + (reverse direction) -> constraint
+  // link * 2 + (reverse direction) -> constraint, numbered as first used (-1: not yet)
+  std::vector<int> index(2 * topo.links().size(), -1);
   std::vector<double> capacity;
   auto constraint = [&](int link, bool forward) {
-    auto [it, added] = index.emplace(link * 2 + (forward ? 0 : 1), 0);
-    if (added) {
-      it->second = static_cast<int>(capacity.size());
+    int& c = index[2 * static_cast<std::size_t>(link) + (forward ? 0 : 1)];
+    if (c < 0) {
+      c = static_cast<int>(capacity.size());
       capacity.push_back(topo.links()[link].bandwidth);
     }
-    return it->second;
+    return c;
   };
   std::vector<std::vector<Use>> uses(flows.size());
   std::vector<double> remaining(flows.size());
   std::vector<char> active(flows.size());
   for (std::size_t f = 0; f < flows.size(); ++f) {
+    uses[f].reserve(flows[f].hops.size() * (cross_traffic > 1 ? 2 : 1));
     for (const core::Hop& h : flows[f].hops) {
       uses[f].push_back({constraint(h.link, h.forward), 1.0});
       if (cross_traffic > 1) uses[f].push_back({constraint(h.link, !h.forward), cross_traffic - 1});

@@ -1,6 +1,7 @@
 #include "sim/planner.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 
@@ -118,8 +119,10 @@ class Evaluator {
   // The option for `plan`, or none when the strategy cannot run on its layout.
   std::optional<PlanOption> option(const core::Plan& plan) const {
     PlanOption o;
+    const core::RunResult* known =
+        request_.known ? request_.known(plan.strategy.kind, plan.training.workers) : nullptr;
     try {
-      o.result = model_.predict(plan);
+      o.result = known ? *known : model_.predict(plan);
     } catch (const core::InputError&) {
       return std::nullopt;
     }
@@ -185,6 +188,40 @@ std::optional<PlanOption> bisect_nodes(const Evaluator& e, const core::Plan& bas
   return best;
 }
 
+// Where a strategy first met the target at a doubling, and the doubling below that fell short.
+struct Bracket {
+  core::StrategyKind kind;
+  int below = 0;     // workers (0: the first size met it)
+  int above = 0;     // workers
+  int devices = 0;   // at `above`
+  int at_least = 0;  // devices of the next whole node above `below`: no answer of it needs fewer
+};
+
+// The doublings of every strategy, up to the first that meets the target.
+std::vector<Bracket> run_doublings(const Evaluator& e, const std::vector<core::Plan>& plans,
+                                   const PlanRequest& request, Candidates& c) {
+  std::vector<Bracket> brackets;
+  for (auto kind : request.strategies) {
+    int below = 0;  // the last doubling of this strategy that ran and fell short
+    for (const auto& plan : plans) {
+      if (plan.strategy.kind != kind) continue;
+      auto o = e.option(plan);
+      if (!o) continue;
+      if (e.fast_enough(*o) && !e.meets(*o)) ++c.below_efficiency;
+      bool met = e.meets(*o);
+      int n = o->workers, devices = o->devices;
+      c.all.push_back(std::move(*o));
+      if (!met) {
+        below = n;
+        continue;
+      }
+      brackets.push_back({kind, below, n, devices, 0});
+      break;  // the sizes above the first that meets cannot be the smallest
+    }
+  }
+  return brackets;
+}
+
 Candidates evaluate(const core::Plan& base, const PlanRequest& request, std::vector<int>& sizes,
                     double required) {
   std::vector<core::Plan> plans;
@@ -200,25 +237,22 @@ Candidates evaluate(const core::Plan& base, const PlanRequest& request, std::vec
   Evaluator e(base, request, required, max_devices);
   int node = sizes.front();
   std::vector<int> tried = sizes;
-  for (auto kind : request.strategies) {
-    int below = 0;  // the last doubling of this strategy that ran and fell short
-    for (const auto& plan : plans) {
-      if (plan.strategy.kind != kind) continue;
-      auto o = e.option(plan);
-      if (!o) continue;
-      if (e.fast_enough(*o) && !e.meets(*o)) ++c.below_efficiency;
-      bool met = e.meets(*o);
-      int n = o->workers;
-      c.all.push_back(std::move(*o));
-      if (!met) {
-        below = n;
-        continue;
-      }
-      if (below > 0)
-        if (auto between = bisect_nodes(e, base, kind, node, below, n, tried))
-          c.all.push_back(std::move(*between));
-      break;  // the sizes above the first that meets cannot be the smallest
-    }
+  std::vector<Bracket> brackets = run_doublings(e, plans, request, c);
+  // Only the best and the runner-up (another strategy) are answered: a strategy that needs more
+  // devices than two others already reach is not bisected (a PS's bisection at thousands of
+  // workers costs a fair share of every flow per size).
+  std::vector<int> reach;
+  for (auto& b : brackets) {
+    reach.push_back(b.devices);
+    if (auto at = valid_plan_at(base, b.kind, b.below + node))
+      b.at_least = core::devices_needed(*at);
+  }
+  std::sort(reach.begin(), reach.end());
+  int second = reach.size() > 1 ? reach[1] : INT_MAX;
+  for (const auto& b : brackets) {
+    if (b.below == 0 || b.at_least > second) continue;
+    if (auto between = bisect_nodes(e, base, b.kind, node, b.below, b.above, tried))
+      c.all.push_back(std::move(*between));
   }
   std::sort(tried.begin(), tried.end());
   tried.erase(std::unique(tried.begin(), tried.end()), tried.end());

@@ -2,6 +2,7 @@
 // analytic engine. One function answers for `scaleout plan` and the GUI's planning panel.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct PlanRequest {
                                                 core::StrategyKind::kHierarchicalRing};
   // Overrides the topology's price_per_device_hour; neither: no cost is given.
   std::optional<double> price_per_device_hour;
+  // Predictions already made of this plan at a strategy and worker count (the GUI's curves):
+  // used instead of predicting again; null, or null for a point, to predict.
+  std::function<const core::RunResult*(core::StrategyKind, int workers)> known;
 };
 
 // What limits a configuration: "compute", "latency", or a link kind ("nic", "server_nic",
