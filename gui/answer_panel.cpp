@@ -77,12 +77,14 @@ AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
   splits_text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   splits_text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   // A long table scrolls rather than squeezing the charts beside the panel.
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(splits_text_);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setMaximumHeight(280);
-  layout->addWidget(scroll);
+  splits_scroll_ = new QScrollArea;
+  splits_scroll_->setWidget(splits_text_);
+  splits_scroll_->setWidgetResizable(true);
+  splits_scroll_->setFrameShape(QFrame::NoFrame);
+  splits_scroll_->setMinimumHeight(160);
+  splits_scroll_->setMaximumHeight(280);
+  splits_scroll_->hide();  // until a search
+  layout->addWidget(splits_scroll_);
 }
 
 QLineEdit* AnswerPanel::input(const QString& name) const { return findChild<QLineEdit*>(name); }
@@ -95,6 +97,7 @@ void AnswerPanel::set_what_if(const WhatIf& w, const Curves* curves) {
   split_rows_.clear();  // searched for another plan
   split_answer_.reset();
   splits_text_->clear();
+  splits_scroll_->hide();
   update();
   if (had_splits && on_splits_) on_splits_();
 }
@@ -245,6 +248,7 @@ void AnswerPanel::show_splits() {
   }
   html += "</table>";
   splits_text_->setText(html);
+  splits_scroll_->show();
 }
 
 }  // namespace scaleout::gui

@@ -16,6 +16,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QScrollArea;
 
 namespace scaleout::gui {
 
@@ -56,6 +57,7 @@ class AnswerPanel : public QWidget {
   QLabel* text_ = nullptr;
   QPushButton* splits_button_ = nullptr;
   QLabel* splits_text_ = nullptr;
+  QScrollArea* splits_scroll_ = nullptr;  // holds splits_text_, shown after a search
   std::vector<sim::SizeBest> split_rows_;
   std::optional<sim::SplitPlanAnswer> split_answer_;
   std::function<void()> on_splits_;

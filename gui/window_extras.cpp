@@ -75,16 +75,21 @@ QString MainWindow::show_pipeline_schedule() {
   const core::Plan& plan = what_if_.plan;
   if (!plan.parallelism)
     return "the plan has no pipeline: give it parallelism: (a transformer model)";
-  std::string path;
+  // A folder of its own, so that the timeline's title names the schedule, not a random file.
+  std::string dir;
+  QString said;
   try {
-    path = core::make_temp_file("scaleout-pipeline");
+    dir = core::make_temp_dir("scaleout-pipeline");
+    std::string path = dir + "/pipeline-schedule.json";
     sim::pipeline_trace(plan).write(path, sim::pipeline_trace_name(plan));
+    said = open_trace(QString::fromStdString(path));  // the window keeps what it read
   } catch (const std::exception& e) {
-    if (!path.empty()) core::remove_temp(path);
-    return QString("no pipeline schedule: %1").arg(e.what());
+    said = QString("no pipeline schedule: %1").arg(e.what());
   }
-  QString said = open_trace(QString::fromStdString(path));  // the window keeps what it read
-  core::remove_temp(path);
+  if (!dir.empty()) core::remove_temp(dir);
+  if (said.startsWith("timeline of "))
+    said = "timeline of the pipeline schedule (" +
+           QString::fromStdString(sim::pipeline_trace_name(plan)) + ")";
   return said;
 }
 
