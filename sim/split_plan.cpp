@@ -27,13 +27,19 @@ SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOpti
 
 std::string describe(const SplitPlanAnswer& a, double required) {
   char buf[256];
+  if (!a.reachable && a.search.best.empty()) {
+    std::snprintf(buf, sizeof buf,
+                  "not reachable with at most %d workers (tried %d..%d): no split fits the "
+                  "devices' memory and divides the global batch at any count tried",
+                  a.tried.back(), a.tried.front(), a.tried.back());
+    return buf;
+  }
   if (!a.reachable) {
     std::snprintf(buf, sizeof buf,
                   "not reachable with at most %d workers (tried %d..%d): the fastest, %d workers, "
                   "gives %.1f sequences/s of the %.1f asked",
                   a.tried.back(), a.tried.front(), a.tried.back(),
-                  a.search.best.empty() ? 0 : a.search.best.front().plan.training.workers,
-                  best_throughput(a.search), required);
+                  a.search.best.front().plan.training.workers, best_throughput(a.search), required);
     return buf;
   }
   const SplitCandidate& c = a.search.best.front();
