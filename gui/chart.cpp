@@ -30,6 +30,8 @@ QColor series_color(const QString& name) {
       {"exposed communication", QColor(0xdd, 0x84, 0x52)},
       {"pipeline bubble", QColor(0x99, 0x99, 0x99)},
       {"best split", QColor(0x21, 0x21, 0x21)},
+      {"held to a tolerance", QColor(0x4c, 0x72, 0xb0)},
+      {"known gap", QColor(0xbb, 0xbb, 0xbb)},
       {"best split MFU", QColor(0x21, 0x21, 0x21)},
       // memory per device
       {"parameters", QColor(0x4c, 0x72, 0xb0)},

@@ -160,6 +160,32 @@ SeriesData best_split_series(const std::vector<sim::SizeBest>& rows, bool mfu) {
   return s;
 }
 
+BarChartData study_data(const sim::StudyOutcome& o) {
+  BarChartData d;
+  d.title = q(o.study.title);
+  d.y_title = "predicted / published";
+  SeriesData held{"held to a tolerance", {}, {}}, gap{"known gap", {}, {}};
+  for (const auto& c : o.cases) {
+    const sim::StudyCase& s = c.study_case;
+    int i = static_cast<int>(d.categories.size());
+    d.categories.append(QString::number(i + 1));  // the report's rows, in order
+    double ratio = s.published != 0 ? c.predicted / s.published : 0;
+    QString tip = QString("%1: %2 %3 predicted, %4 published (%5)")
+                      .arg(q(s.name), q(sim::metric_name(s.metric)))
+                      .arg(c.predicted, 0, 'g', 4)
+                      .arg(s.published, 0, 'g', 4)
+                      .arg(c.within ? "within" : "outside");
+    (s.held ? held : gap).points.append(QPointF(i, ratio));
+    (s.held ? held : gap).tips.append(tip);
+    (s.held ? gap : held).points.append(QPointF(i, 0));
+    (s.held ? gap : held).tips.append(tip);
+  }
+  d.stacks = {held, gap};
+  d.limit = 1;
+  d.limit_name = "published";
+  return d;
+}
+
 BarChartData memory_data(const core::Plan& plan) {
   BarChartData d;
   d.y_title = "GB per device, by pipeline stage";

@@ -7,6 +7,7 @@
 #include "gui/curves.hpp"
 #include "gui/measured.hpp"
 #include "sim/split_plan.hpp"
+#include "sim/study.hpp"
 
 namespace scaleout::gui {
 
@@ -28,6 +29,10 @@ SeriesData best_split_series(const std::vector<sim::SizeBest>& rows, bool mfu);
 // optimizer states and activations stacked, the device's memory as the limit. No categories for
 // a plan without `parallelism:` or a transformer workload.
 BarChartData memory_data(const core::Plan& plan);
+
+// A study's cases: each prediction over its published number (1 is exact), the cases held to a
+// tolerance apart from the known gaps, a line at 1.
+BarChartData study_data(const sim::StudyOutcome& outcome);
 
 // The staleness histogram of an asynchronous PS result, with its mean, p50, p99 and the
 // applied/dropped gradient counts.

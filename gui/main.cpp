@@ -11,6 +11,7 @@
 #include "gui/main_window.hpp"
 #include "gui/render.hpp"
 #include "gui/sweep_csv.hpp"
+#include "sim/study.hpp"
 
 namespace {
 
@@ -18,10 +19,12 @@ const char* kUsage =
     "usage: scaleout-gui [PLAN]           the window (default: experiments/quickstart.yaml)\n"
     "       scaleout-gui --render SWEEP.csv -o CHART.png   a sweep's charts, no window\n"
     "       scaleout-gui --render-plan PLAN -o CHART.png   a plan's analytic charts, no window\n"
+    "       scaleout-gui --render-study STUDY -o CHART.png a study's predictions over the\n"
+    "                                                      published numbers, no window\n"
     "example: scaleout-gui --render sweep.csv -o scaling.png\n";
 
 struct Args {
-  std::string plan, render_csv, render_plan, output;
+  std::string plan, render_csv, render_plan, render_study, output;
 };
 
 bool parse(int argc, char** argv, Args& a) {
@@ -36,6 +39,8 @@ bool parse(int argc, char** argv, Args& a) {
       if (!value(a.render_csv)) return false;
     } else if (arg == "--render-plan") {
       if (!value(a.render_plan)) return false;
+    } else if (arg == "--render-study") {
+      if (!value(a.render_study)) return false;
     } else if (arg == "-o" || arg == "--output") {
       if (!value(a.output)) return false;
     } else if (!arg.empty() && arg[0] != '-' && a.plan.empty()) {
@@ -44,12 +49,16 @@ bool parse(int argc, char** argv, Args& a) {
       return false;
     }
   }
-  bool render = !a.render_csv.empty() || !a.render_plan.empty();
+  int renders = !a.render_csv.empty() + !a.render_plan.empty() + !a.render_study.empty();
+  if (renders > 1) return false;
+  bool render = renders == 1;
   return render ? !a.output.empty() && a.plan.empty() : a.output.empty();
 }
 
-int render(const Args& a) {
+QImage rendered(const Args& a) {
   using namespace scaleout;
+  if (!a.render_study.empty())
+    return gui::render_study(sim::run_study(sim::load_study(a.render_study)));
   gui::Curves curves;
   if (a.render_csv.empty()) {
     core::Plan plan = core::load_plan(a.render_plan);
@@ -57,7 +66,11 @@ int render(const Args& a) {
   } else {
     curves = gui::read_sweep_csv(a.render_csv);
   }
-  if (!gui::render_curves(curves).save(QString::fromStdString(a.output), "PNG")) {
+  return gui::render_curves(curves);
+}
+
+int render(const Args& a) {
+  if (!rendered(a).save(QString::fromStdString(a.output), "PNG")) {
     std::fprintf(stderr, "error: cannot write %s\n", a.output.c_str());
     return 1;
   }

@@ -2,6 +2,7 @@
 
 #include <QHBoxLayout>
 #include <QWidget>
+#include <algorithm>
 #include <memory>
 
 #include "gui/chart_data.hpp"
@@ -31,6 +32,17 @@ QImage render_curves(const Curves& curves, int breakdown_workers) {
   for (Chart* c : std::initializer_list<Chart*>{throughput, efficiency, breakdown})
     row->addWidget(c->widget());
   page->resize(1800, 560);
+  return page->grab().toImage();
+}
+
+QImage render_study(const sim::StudyOutcome& outcome) {
+  auto page = std::make_unique<QWidget>();
+  page->setStyleSheet("background: white;");
+  auto* row = new QHBoxLayout(page.get());
+  BarChart* chart = make_bar_chart(page.get());
+  chart->show_data(study_data(outcome));
+  row->addWidget(chart->widget());
+  page->resize(std::max(700, 160 + 70 * static_cast<int>(outcome.cases.size())), 480);
   return page->grab().toImage();
 }
 

@@ -6,11 +6,15 @@
 #include <QString>
 
 #include "gui/curves.hpp"
+#include "sim/study.hpp"
 
 namespace scaleout::gui {
 
 // Throughput, efficiency and the step-time breakdown at `breakdown_workers` (0: the middle
 // size). REQUIRES: a QApplication exists.
 QImage render_curves(const Curves& curves, int breakdown_workers = 0);
+
+// A study's cases as one bar chart (study_data). REQUIRES: a QApplication exists.
+QImage render_study(const sim::StudyOutcome& outcome);
 
 }  // namespace scaleout::gui

@@ -99,6 +99,7 @@ Study load_study(const std::string& path) {
   s.title = m.get_string("title");
   s.source = m.get_string("source");
   s.assumptions = m.get_string("assumptions", "");
+  s.chart = m.get_string("chart", "");
   s.engine = parse_engine(m.get_choice("engine", {"analytic", "sim"}, "analytic"), "engine");
   YAML::Node cases = m.child("cases", false), crossovers = m.child("crossovers", false);
   if (cases.IsDefined() && !m.has("tolerance"))

@@ -73,6 +73,9 @@ struct Study {
   std::string title;
   std::string source;       // the paper or page the published numbers come from
   std::string assumptions;  // what the plans assume beyond the source (free text)
+  // A picture of the cases the report embeds (relative to the study file, as the report is
+  // written beside it): `scaleout-gui --render-study` draws it. Empty: none.
+  std::string chart;
   Engine engine = Engine::kAnalytic;
   std::vector<StudyCase> cases;
   std::vector<CrossoverSweep> crossovers;

@@ -160,6 +160,9 @@ std::string study_markdown(const StudyOutcome& o) {
     md << "\n## Predicted against published\n\n";
     table(md, o);
     summary(md, o);
+    if (!o.study.chart.empty())
+      md << "\n![Each case's prediction over the published number (1 is exact)](" << o.study.chart
+         << ")\n";
   }
   for (const auto& x : o.crossovers) crossover_section(md, x);
   bool notes = std::any_of(o.cases.begin(), o.cases.end(),

@@ -20,6 +20,7 @@
 #include "core/plan_loader.hpp"
 #include "core/plan_writer.hpp"
 #include "gui/answer_panel.hpp"
+#include "gui/chart_data.hpp"
 #include "gui/curves.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
@@ -27,6 +28,7 @@
 #include "gui/sweep_csv.hpp"
 #include "sim/analytic.hpp"
 #include "sim/planner.hpp"
+#include "sim/study.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -301,6 +303,31 @@ TEST(GuiBinary, RendersHeadlessAndRefusesBadInput) {
   EXPECT_NE(bad.text.find("/nonexistent/plan.yaml"), std::string::npos) << bad.text;
   EXPECT_EQ(gui("--render " + csv.string()).code, 2);  // no -o
   EXPECT_EQ(gui("--render /nonexistent.csv -o " + (kShots / "x.png").string()).code, 2);
+  EXPECT_EQ(gui("--render " + csv.string() + " --render-plan " + kQuickstart + " -o x.png").code,
+            2);  // one picture at a time
+  fs::path study_png = kShots / "render_study.png";
+  auto study = gui("--render-study " + source_path("experiments/megatron21/study.yaml") + " -o " +
+                   study_png.string());
+  EXPECT_EQ(study.code, 0) << study.text;
+  EXPECT_GT(QImage(QString::fromStdString(study_png.string())).width(), 600);
+}
+
+// A study's picture: one bar per case, in the report's order, each the prediction over the
+// published number, the held cases apart from the known gaps.
+TEST(GuiStudy, BarsAreEachPredictionOverItsPublishedNumber) {
+  sim::StudyOutcome o =
+      sim::run_study(sim::load_study(source_path("experiments/megatron21/study.yaml")));
+  BarChartData d = study_data(o);
+  ASSERT_EQ(d.categories.size(), static_cast<qsizetype>(o.cases.size()));
+  ASSERT_EQ(d.stacks.size(), 2);
+  EXPECT_EQ(d.limit, 1.0);
+  for (std::size_t i = 0; i < o.cases.size(); ++i) {
+    const auto& c = o.cases[i];
+    const SeriesData& mine = d.stacks[c.study_case.held ? 0 : 1];
+    const SeriesData& other = d.stacks[c.study_case.held ? 1 : 0];
+    EXPECT_DOUBLE_EQ(mine.points[i].y(), c.predicted / c.study_case.published) << i;
+    EXPECT_EQ(other.points[i].y(), 0) << i;
+  }
 }
 
 }  // namespace
