@@ -19,6 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/codec_rates.hpp"
 #include "core/temp_files.hpp"
 #include "core/units.hpp"
 #include "exec/calibrate_host.hpp"
@@ -183,7 +184,19 @@ std::string host_yaml(const HostMeasure& h) {
   add("message_overhead", h.message_overhead_s, 1e-6, "us");
   add("copy_rate", h.copy_Bps, 1e9, "GB/s");
   add("sum_rate", h.sum_Bps, 1e9, "GB/s");
+  add("compensate_rate", h.compensate_rate, 1e9, "G/s");
   return out + " }";
+}
+
+// The compressors and the server's compensation on this core, on a 16 MiB bucket.
+void measure_codecs(Calibration& c) {
+  constexpr std::int64_t kCount = 4 << 20;
+  using K = core::CompressionKind;
+  c.codecs_measured = true;
+  c.codecs.topk = core::measure_codec_rate(K::kTopk, kCount, 3).encode;
+  c.codecs.quantize = std::min(core::measure_codec_rate(K::kInt8, kCount, 3).encode,
+                               core::measure_codec_rate(K::kOnebit, kCount, 3).encode);
+  c.host.compensate_rate = core::measure_compensate_rate(kCount, 3).both();
 }
 
 }  // namespace
@@ -203,6 +216,7 @@ Calibration calibrate(const CalibrateOptions& o) {
   c.host.copy_Bps = measure_copy_rate();
   c.host.sum_Bps = c.reduction_Bps;
   c.host.message_overhead_s = std::max(0.0, c.inter_node.latency_s - c.inter_node.tcp_latency_s);
+  measure_codecs(c);
   return c;
 }
 
@@ -212,6 +226,12 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
   std::snprintf(flops, sizeof flops, "%.6gGFLOPS", c.device_flops / 1e9);
   topo["device"]["flops"] = flops;
   if (!c.device_name.empty()) topo["device"]["name"] = c.device_name;
+  if (c.codecs_measured) {
+    char compress[96];
+    std::snprintf(compress, sizeof compress, "{ topk: %.6gG/s, quantize: %.6gG/s }",
+                  c.codecs.topk / 1e9, c.codecs.quantize / 1e9);
+    topo["device"]["compress"] = YAML::Load(compress);
+  }
   if (c.inter_measured) {
     LinkMeasure nic = c.inter_node;
     if (c.host_measured && c.host.message_overhead_s > 0) nic.latency_s = nic.tcp_latency_s;
@@ -260,6 +280,14 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
                   c.host.message_overhead_s * 1e6, c.inter_node.latency_s * 1e6,
                   c.inter_node.tcp_latency_s * 1e6, c.host.copy_Bps / 1e9);
     out << host;
+  }
+  if (c.codecs_measured) {
+    char codecs[192];
+    std::snprintf(codecs, sizeof codecs,
+                  "# compressors on one core: top-k %.4g G elements/s, quantize %.4g G/s; "
+                  "delay compensation %.4g G/s\n",
+                  c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.host.compensate_rate / 1e9);
+    out << codecs;
   }
   YAML::Emitter emitter;
   emitter << topo;

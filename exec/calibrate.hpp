@@ -19,6 +19,14 @@ struct HostMeasure {
   double message_overhead_s = 0;  // Gloo's small-message one-way time less bare TCP's
   double copy_Bps = 0;            // memcpy
   double sum_Bps = 0;             // the additions a server runs (the reduction rate)
+  double compensate_rate = 0;     // elements/s of DC-ASGD's update and pulled copy
+};
+
+// The rates the device runs gradient compressors at (the topology's `device.compress`),
+// elements per second, measured on one CPU core.
+struct CodecMeasure {
+  double topk = 0;      // top-k selection (encode)
+  double quantize = 0;  // the slower of int8's and 1-bit's encode
 };
 
 struct Calibration {
@@ -31,6 +39,8 @@ struct Calibration {
   bool inter_measured = true;
   bool host_measured = false;  // a GPU's calibration leaves the host's costs as claimed
   HostMeasure host;
+  bool codecs_measured = false;  // a GPU's calibration leaves the compressors' rates as claimed
+  CodecMeasure codecs;
   std::string device = "one CPU core, multiply-adds";  // what was measured, for the comment
   std::string device_name;  // replaces the topology's device name when set (a GPU's own)
 };
@@ -46,7 +56,8 @@ struct CalibrateOptions {
 Calibration calibrate(const CalibrateOptions& options);
 
 // Writes the topology at `topology_path` with the measured values in place of the claimed ones
-// (device.flops, intra_node, nic) and a comment block recording what was measured. With host
+// (device.flops, intra_node, nic; device.compress when the codecs were measured) and a comment
+// block recording what was measured. With host
 // costs measured it writes `host:` too, and the NIC's latency is bare TCP's: the rest of Gloo's
 // one-way time is the per-message overhead (charged to parameter servers' messages).
 std::string calibrated_topology_yaml(const std::string& topology_path, const Calibration& c);

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/plan_loader.hpp"
 #include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -366,6 +367,17 @@ TEST(Cli, CalibrateWritesATopologyThatLoads) {
   auto j = nlohmann::json::parse(sim.text.substr(sim.text.find('{')));
   EXPECT_EQ(j["cluster"], "emulated-4x200mbit-calibrated");
   EXPECT_GT(j["step_time_s"].get<double>(), 0);
+  // The compressors' and the compensation's rates measured on this core replace the defaults.
+  scaleout::core::Cluster measured = scaleout::core::load_cluster(out.string());
+  scaleout::core::Cluster claimed;
+  for (auto [got, default_rate] :
+       {std::pair{measured.device.compress_topk, claimed.device.compress_topk},
+        std::pair{measured.device.compress_quantize, claimed.device.compress_quantize},
+        std::pair{measured.host.compensate_rate, claimed.host.compensate_rate}}) {
+    EXPECT_GT(got, 1e6);
+    EXPECT_NE(got, default_rate);
+  }
+  EXPECT_NE(o.text.find("compressors top-k "), std::string::npos) << o.text;
   EXPECT_EQ(run("calibrate /nonexistent.yaml -o " + out.string()).code, 2);
   fs::remove_all(dir);
 }
