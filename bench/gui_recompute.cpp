@@ -23,26 +23,27 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// A model-parallel plan (GPT-3 175B on up to 1,024 A100s): one edit of the pipeline stages
-// recomputes the curves (each point a pipeline schedule timed in closed form), the memory bars
-// and the redraw.
-void split_edits(gui::MainWindow& window, int edits) {
-  window.open_plan(QString(SCALEOUT_SOURCE_DIR) + "/experiments/model-parallel/gpt3-175b.yaml");
-  auto* stages = static_cast<QLineEdit*>(window.plan_panel()->editor("parallelism.pipeline"));
+struct EditTimes {
+  double median_ms = 0, max_ms = 0;
+  std::size_t points = 0;  // the curves' points after the last edit
+};
+
+// `edits` edits of the field `key`, alternating between two values, each as a keystroke would
+// make it, then the repaint it causes.
+EditTimes time_edits(gui::MainWindow& window, const char* key, const char* a, const char* b,
+                     int edits) {
+  auto* editor = static_cast<QLineEdit*>(window.plan_panel()->editor(key));
   std::vector<double> times;
   for (int i = 0; i < edits; ++i) {
     auto t = Clock::now();
-    emit stages->textEdited(i % 2 ? "16" : "8");
+    emit editor->textEdited(i % 2 ? a : b);
     window.grab();
     times.push_back(ms_since(t));
   }
   std::sort(times.begin(), times.end());
-  std::size_t points = 0;
-  for (const auto& c : window.curves().curves) points += c.points.size();
-  std::printf(
-      "model-parallel edit (pipeline 8 <-> 16) -> recompute %zu points, memory bars -> redraw: "
-      "median %.1f ms, max %.1f ms over %d edits (target < 50 ms)\n",
-      points, times[times.size() / 2], times.back(), edits);
+  EditTimes out{times[times.size() / 2], times.back(), 0};
+  for (const auto& c : window.curves().curves) out.points += c.points.size();
+  return out;
 }
 
 int main(int argc, char** argv) {
@@ -60,24 +61,21 @@ int main(int argc, char** argv) {
               ms_since(t0));
 
   auto* max = static_cast<QLineEdit*>(window.plan_panel()->editor("sweep.max_workers"));
-  auto* nic = static_cast<QLineEdit*>(window.plan_panel()->editor("nic.bandwidth"));
   for (const char* largest : {"1024", "4096"}) {
     emit max->textEdited(largest);
-    std::vector<double> times;
-    for (int i = 0; i < edits; ++i) {
-      auto t = Clock::now();
-      emit nic->textEdited(i % 2 ? "100Gbps" : "25Gbps");  // what a keystroke does
-      window.grab();                                       // and the repaint it causes
-      times.push_back(ms_since(t));
-    }
-    std::sort(times.begin(), times.end());
-    std::size_t points = 0;
-    for (const auto& c : window.curves().curves) points += c.points.size();
+    EditTimes t = time_edits(window, "nic.bandwidth", "100Gbps", "25Gbps", edits);
     std::printf(
         "edit -> recompute %zu analytic points (8..%s workers) and the planning answer -> redraw "
         "and repaint: median %.1f ms, max %.1f ms over %d edits (target < 50 ms)\n",
-        points, largest, times[times.size() / 2], times.back(), edits);
+        t.points, largest, t.median_ms, t.max_ms, edits);
   }
-  split_edits(window, edits);
+  // A model-parallel plan (GPT-3 175B on up to 1,024 A100s): each point a pipeline schedule timed
+  // in closed form, and the memory bars.
+  window.open_plan(QString(SCALEOUT_SOURCE_DIR) + "/experiments/model-parallel/gpt3-175b.yaml");
+  EditTimes t = time_edits(window, "parallelism.pipeline", "16", "8", edits);
+  std::printf(
+      "model-parallel edit (pipeline 8 <-> 16) -> recompute %zu points, memory bars -> redraw: "
+      "median %.1f ms, max %.1f ms over %d edits (target < 50 ms)\n",
+      t.points, t.median_ms, t.max_ms, edits);
   return 0;
 }
