@@ -5,25 +5,47 @@
 #include "core/compute_rate.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_split.hpp"
+#include "core/shape_efficiency.hpp"
 #include "core/transformer.hpp"
 
 namespace scaleout::core {
+
+namespace {
+
+// Each matrix product at the efficiency of its size: when the workload gives the table and no
+// measured throughput or training.efficiency replaces the workload's efficiency.
+bool by_shape(const Plan& plan) {
+  return !plan.workload.efficiency_by_size.empty() && !plan.training.efficiency &&
+         !measured_throughput(plan);
+}
+
+}  // namespace
 
 ModelParallelWork model_parallel_work(const Plan& plan) {
   const TransformerShape& tf = *plan.workload.transformer;
   const Parallelism& par = *plan.parallelism;
   ModelSplit s = model_split(plan);
-  double per_device = static_cast<double>(s.microbatch) / s.tensor / compute_efficiency(plan);
   ModelParallelWork w;
-  w.layer_forward_flops = per_device * layer_forward_flops(tf);
-  w.layer_backward_flops = 2 * w.layer_forward_flops;
+  if (by_shape(plan)) {
+    const Workload& wl = plan.workload;
+    w.layer_forward_flops = layer_forward_effective_flops(wl, s.microbatch, s.tensor);
+    w.layer_backward_flops = 2 * w.layer_forward_flops;
+    if (par.recompute == Recompute::kSelective)  // the attention's two s x s products again
+      w.layer_backward_flops +=
+          layer_forward_effective_flops(wl, s.microbatch, s.tensor, true) - w.layer_forward_flops;
+    w.logit_forward_flops = logit_forward_effective_flops(wl, s.microbatch, s.tensor);
+  } else {
+    double per_device = static_cast<double>(s.microbatch) / s.tensor / compute_efficiency(plan);
+    w.layer_forward_flops = per_device * layer_forward_flops(tf);
+    w.layer_backward_flops = 2 * w.layer_forward_flops;
+    if (par.recompute == Recompute::kSelective)  // the attention's two s x s products again
+      w.layer_backward_flops += per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
+    w.logit_forward_flops = per_device * logit_forward_flops(tf);
+  }
   if (par.recompute == Recompute::kFull) {
     w.layer_backward_flops += w.layer_forward_flops;
     w.tensor_allreduces_backward = 4;
   }
-  if (par.recompute == Recompute::kSelective)  // the attention's two s x s products again
-    w.layer_backward_flops += per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
-  w.logit_forward_flops = per_device * logit_forward_flops(tf);
   w.activation_bytes =
       static_cast<double>(s.microbatch) * tf.sequence * tf.hidden * kActivationBytes;
   double worst = std::max(stage_parameters(plan, 0), stage_parameters(plan, s.pipeline - 1));

@@ -143,7 +143,11 @@ struct Workload {
   double parameters = 0;        // count
   double flops_per_sample = 0;  // forward + backward
   double efficiency = 0.4;      // achieved share of device peak
-  std::vector<Layer> layers;    // backward order; may be empty
+  // Transformers: the achieved share by matrix-product size, (FLOPs of one product on one device,
+  // efficiency) ascending; empty: every product at `efficiency` (core/shape_efficiency.hpp).
+  std::vector<std::pair<double, double>> efficiency_by_size;
+  int efficiency_by_size_line = 0;
+  std::vector<Layer> layers;  // backward order; may be empty
   // The parameter tensors' element counts in backward order (`tensors:`), adding up to
   // `parameters`; DDP's buckets hold whole tensors when they are listed (core/fusion.hpp).
   std::vector<std::int64_t> tensors;

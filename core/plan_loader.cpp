@@ -225,6 +225,7 @@ Workload read_workload(const YAML::Node& node, const std::string& file,
   }
   read_tensors(m, w);
   read_measured_throughput(m, w);
+  read_efficiency_by_size(m, w);
   m.finish();
   return w;
 }

@@ -165,6 +165,33 @@ void read_measured_throughput(YamlMap& m, Workload& w) {
   rates.finish();
 }
 
+void read_efficiency_by_size(YamlMap& m, Workload& w) {
+  std::optional<YAML::Node> given = given_child(m, "efficiency_by_size");
+  if (!given) return;
+  YAML::Node node = *given;
+  w.efficiency_by_size_line = line_of(node);
+  const std::string example =
+      "expected [[size, efficiency], ...] by ascending size, e.g. [[1GFLOP, 0.3], [1TFLOP, 0.6]]";
+  if (!w.transformer)
+    m.fail("efficiency_by_size",
+           "applies to a transformer workload: the matrix products' sizes come from transformer:");
+  if (!node.IsSequence() || node.size() == 0) m.fail("efficiency_by_size", example);
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    std::string field = m.field("efficiency_by_size") + "[" + std::to_string(i) + "]";
+    const YAML::Node& point = node[i];
+    if (!point.IsSequence() || point.size() != 2)
+      throw InputError(m.file(), line_of(point), field, example);
+    double size = read_quantity(point[0], Quantity::kFlop, m.file(), field);
+    double efficiency = read_quantity(point[1], Quantity::kCount, m.file(), field);
+    if (!(efficiency > 0 && efficiency <= 1))
+      throw InputError(m.file(), line_of(point), field, "an efficiency is in (0, 1]");
+    if (!(size > 0) || (!w.efficiency_by_size.empty() && size <= w.efficiency_by_size.back().first))
+      throw InputError(m.file(), line_of(point), field,
+                       "sizes are positive and ascend: " + example);
+    w.efficiency_by_size.push_back({size, efficiency});
+  }
+}
+
 namespace {
 
 constexpr std::int64_t kMaxTensors = 1 << 24;  // entries after repeats: bounds the list's memory

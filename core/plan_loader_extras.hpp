@@ -24,5 +24,7 @@ void read_tensors(YamlMap& m, Workload& w);
 
 // Reads workload.measured_throughput (device name -> samples/s) from the workload mapping `m`.
 void read_measured_throughput(YamlMap& m, Workload& w);
+// `efficiency_by_size: [[1GFLOP, 0.3], [1TFLOP, 0.6]]` of a transformer workload.
+void read_efficiency_by_size(YamlMap& m, Workload& w);
 
 }  // namespace scaleout::core

@@ -33,6 +33,7 @@ void forget_lines(Plan& p) {
   for (auto& l : c.links) l.line = 0;
   auto& w = p.workload;
   w.tensors_line = w.measured_line = w.parameters_line = w.flops_line = 0;
+  w.efficiency_by_size_line = 0;
   if (w.transformer) w.transformer->line = 0;
   auto& s = p.strategy;
   s.line = s.grid_line = s.replicas_line = s.softsync_line = s.servers_line = s.chunk_line = 0;

@@ -184,6 +184,13 @@ void workload(YAML::Emitter& out, const Workload& w) {
     out << YAML::Key << "flops_per_sample" << YAML::Value << exact(w.flops_per_sample, "FLOP");
   }
   out << YAML::Key << "efficiency" << YAML::Value << exact(w.efficiency);
+  if (!w.efficiency_by_size.empty()) {
+    out << YAML::Key << "efficiency_by_size" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& [size, efficiency] : w.efficiency_by_size)
+      out << YAML::Flow << YAML::BeginSeq << exact(size, "FLOP") << exact(efficiency)
+          << YAML::EndSeq;
+    out << YAML::EndSeq;
+  }
   if (!w.layers.empty()) {
     out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
     for (const auto& l : w.layers)

@@ -25,7 +25,7 @@ keys() {
   # shellcheck disable=SC2086  # the source list is word-split on purpose (no spaces in names)
   {
     grep -ohE '\b(get_[a-z_]+|child|has)\("[A-Za-z0-9_]+"' $sources || true
-    grep -ohE '\b(read_link|read_kind|check_agrees|resolve_part|read_elements_rate)\([A-Za-z_.]+, "[A-Za-z0-9_]+"' \
+    grep -ohE '\b(read_link|read_kind|check_agrees|resolve_part|read_elements_rate|given_child)\([A-Za-z_.]+, "[A-Za-z0-9_]+"' \
       $sources || true
     grep -ohE 'node\(\)\["[A-Za-z0-9_]+"\]' $sources || true
     # The strategy settings: the knob table's entries ({"chunk", ...}).
