@@ -25,15 +25,23 @@ std::optional<YAML::Node> given_child(YamlMap& parent, const char* key) {
   return parent.child(key);
 }
 
+// The mapping under `key` when given, its line in `line`; refused with `example` when it is not
+// a mapping.
+std::optional<YAML::Node> given_mapping(YamlMap& parent, const char* key, const char* example,
+                                        int& line) {
+  std::optional<YAML::Node> given = given_child(parent, key);
+  if (!given) return std::nullopt;
+  line = line_of(*given);
+  if (!given->IsMap()) parent.fail(key, std::string("expected a mapping such as ") + example);
+  return given;
+}
+
 Training::Fusion read_fusion(YamlMap& parent, bool buffer_given) {
   Training::Fusion f;
-  std::optional<YAML::Node> given = given_child(parent, "fusion");
+  std::optional<YAML::Node> given =
+      given_mapping(parent, "fusion", "{ kind: ddp, bucket_cap: 25MiB }", f.line);
   if (!given) return f;
-  YAML::Node node = *given;
-  f.line = line_of(node);
-  if (!node.IsMap())
-    parent.fail("fusion", "expected a mapping such as { kind: ddp, bucket_cap: 25MiB }");
-  YamlMap m(node, parent.file(), parent.field("fusion"));
+  YamlMap m(*given, parent.file(), parent.field("fusion"));
   std::string kind = m.get_choice("kind", {"legacy", "horovod", "ddp"});
   if (kind == "horovod") {
     f.kind = Kind::kHorovod;
@@ -73,12 +81,10 @@ void apply_compression_precision(YamlMap& parent, Training& t, bool precision_gi
 
 Compression read_compression(YamlMap& parent) {
   Compression c;
-  std::optional<YAML::Node> given = given_child(parent, "compression");
+  std::optional<YAML::Node> given =
+      given_mapping(parent, "compression", "{ kind: topk, density: 0.001 }", c.line);
   if (!given) return c;
-  YAML::Node node = *given;
-  c.line = line_of(node);
-  if (!node.IsMap())
-    parent.fail("compression", "expected a mapping such as { kind: topk, density: 0.001 }");
+  const YAML::Node& node = *given;
   YamlMap m(node, parent.file(), parent.field("compression"));
   std::vector<std::string> kinds;
   for (const char* name : compression_names()) kinds.push_back(name);

@@ -41,6 +41,15 @@ double read_number(const QLineEdit* e, const char* name, core::Quantity q) {
   return *v;
 }
 
+// A wrapped, selectable text that starts at the top left.
+QLabel* selectable_text() {
+  auto* label = new QLabel;
+  label->setWordWrap(true);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  return label;
+}
+
 }  // namespace
 
 AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
@@ -61,10 +70,7 @@ AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
   }
   connect(kind_, &QComboBox::currentIndexChanged, this, [this] { update(); });
   layout->addLayout(form);
-  text_ = new QLabel;
-  text_->setWordWrap(true);
-  text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  text_ = selectable_text();
   layout->addWidget(text_, 1);
   splits_button_ = new QPushButton("Best splits per size (search)");
   splits_button_->setToolTip(
@@ -72,10 +78,7 @@ AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
       "smallest cluster whose best split reaches the target (as scaleout plan --search)");
   connect(splits_button_, &QPushButton::clicked, this, [this] { search_splits(); });
   layout->addWidget(splits_button_);
-  splits_text_ = new QLabel;
-  splits_text_->setWordWrap(true);
-  splits_text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  splits_text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  splits_text_ = selectable_text();
   // A long table scrolls rather than squeezing the charts beside the panel.
   splits_scroll_ = new QScrollArea;
   splits_scroll_->setWidget(splits_text_);
@@ -109,10 +112,11 @@ QString AnswerPanel::search_splits() {
                                          sim::planner_sizes(what_if_.plan, what_if_.max_workers));
   split_answer_.reset();
   try {
+    sim::PlanRequest target = request();
     sim::SplitPlanRequest r;
-    r.sequences_per_s = sim::plan_cluster_target(request());
+    r.sequences_per_s = sim::plan_cluster_target(target);
     r.max_workers = what_if_.max_workers;
-    r.price_per_device_hour = request().price_per_device_hour;
+    r.price_per_device_hour = target.price_per_device_hour;
     split_answer_ = sim::smallest_split_cluster(what_if_.plan, r);
   } catch (const core::InputError&) {
     // A wrong target is said above, by update(); the splits per size still show.

@@ -109,8 +109,7 @@ struct Candidates {
 class Evaluator {
  public:
   Evaluator(const core::Plan& base, const PlanRequest& request, double required, int max_devices)
-      : base_(base),
-        request_(request),
+      : request_(request),
         required_(required),
         model_(base.cluster, max_devices),
         price_(request.price_per_device_hour ? request.price_per_device_hour
@@ -146,7 +145,6 @@ class Evaluator {
   }
 
  private:
-  const core::Plan& base_;
   const PlanRequest& request_;
   double required_;
   AnalyticModel model_;
@@ -245,7 +243,7 @@ Candidates evaluate(const core::Plan& base, const PlanRequest& request, std::vec
   for (auto& b : brackets) {
     reach.push_back(b.devices);
     if (auto at = valid_plan_at(base, b.kind, b.below + node))
-      b.at_least = core::devices_needed(*at);
+      b.at_least = core::accelerators_needed(*at);  // counted as PlanOption::devices is
   }
   std::sort(reach.begin(), reach.end());
   int second = reach.size() > 1 ? reach[1] : INT_MAX;

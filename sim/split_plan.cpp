@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "core/input_error.hpp"
-#include "sim/analytic_model_parallel.hpp"
 #include "sim/planner.hpp"
 
 namespace scaleout::sim {
@@ -15,13 +14,11 @@ double best_throughput(const SplitSearch& s) {
   return s.best.empty() ? 0 : s.best.front().result.throughput_samples_per_s;
 }
 
-// Searches at `workers` and remembers it among the counts tried.
-SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOptions& options,
-                      std::vector<int>& tried) {
+// The search at `workers`, the split left to it.
+SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOptions& options) {
   core::Plan at = plan;
   at.training.workers = workers;
-  at.parallelism.reset();  // the search chooses the split
-  tried.push_back(workers);
+  at.parallelism.reset();
   return search_splits(at, options);
 }
 
@@ -73,14 +70,11 @@ core::Plan with_global_batch(const core::Plan& plan) {
 std::vector<SizeBest> best_split_per_size(const core::Plan& plan, const std::vector<int>& sizes,
                                           const SplitSearchOptions& options) {
   core::Plan fixed = with_global_batch(plan);
-  GroupTimes times;  // one cluster and strategy: the groups' times serve every size
   SplitSearchOptions one = options;
   one.top = 1;
-  if (!one.times) one.times = &times;
   std::vector<SizeBest> out;
-  std::vector<int> tried;
   for (int n : sizes) {
-    SplitSearch s = search_at(fixed, n, one, tried);
+    SplitSearch s = search_at(fixed, n, one);
     SizeBest b{n, std::nullopt, s.evaluated};
     if (!s.best.empty()) b.best = std::move(s.best.front());
     out.push_back(std::move(b));
@@ -93,20 +87,22 @@ SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRe
     throw core::InputError("", 0, "--target-throughput", "must be greater than zero");
   if (request.max_workers < 1) throw core::InputError("", 0, "--max-workers", "must be at least 1");
   core::Plan fixed = with_global_batch(plan);
-  GroupTimes times;
-  SplitSearchOptions options = request.search;
-  if (!options.times) options.times = &times;
+  SplitPlanAnswer a;
+  // Searches at `n` and remembers it among the counts tried.
+  auto search = [&](int n) {
+    a.tried.push_back(n);
+    return search_at(fixed, n, request.search);
+  };
   std::vector<int> sizes = planner_sizes(plan, request.max_workers);  // doublings, whole nodes
   int node = sizes.front();
-  SplitPlanAnswer a;
   SplitSearch fastest;
   int below = 0;  // the last size that fell short
   for (int n : sizes) {
-    SplitSearch s = search_at(fixed, n, options, a.tried);
+    SplitSearch s = search(n);
     if (best_throughput(s) >= request.sequences_per_s) {
       // The smallest whole-node count above the last size that fell short.
       for (int k = below / node + 1; k * node < n && !a.reachable; ++k) {
-        SplitSearch between = search_at(fixed, k * node, options, a.tried);
+        SplitSearch between = search(k * node);
         if (best_throughput(between) >= request.sequences_per_s)
           a.reachable = true, a.workers = k * node, a.search = std::move(between);
       }

@@ -36,8 +36,7 @@ struct Search {
   const core::Plan& base;
   SplitSearchOptions options;
   SplitSearch out;
-  GroupTimes own;
-  GroupTimes* cache = options.times ? options.times : &own;
+  GroupTimes cache;
 
   void consider(const core::Parallelism& p) {
     core::Plan plan = base;
@@ -53,7 +52,7 @@ struct Search {
       return;
     }
     ++out.evaluated;
-    core::RunResult r = predict_model_parallel(plan, cache);
+    core::RunResult r = predict_model_parallel(plan, &cache);
     // Faster first; of equal steps, the one needing less memory.
     auto slower = [](const SplitCandidate& a, const SplitCandidate& b) {
       double x = a.result.step_time_s, y = b.result.step_time_s;

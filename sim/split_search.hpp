@@ -13,14 +13,9 @@
 
 namespace scaleout::sim {
 
-struct GroupTimes;  // sim/analytic_model_parallel.hpp
-
 struct SplitSearchOptions {
   int top = 10;                      // candidates kept, fastest first
   bool tensor_across_nodes = false;  // also tensor groups larger than a node
-  // The groups' collective times, kept across searches of one cluster and strategy at several
-  // worker counts (null: one search's own).
-  GroupTimes* times = nullptr;
 };
 
 struct SplitCandidate {
