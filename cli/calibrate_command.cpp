@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "core/atomic_file.hpp"
+#include "core/efficiency_table.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "exec/calibrate.hpp"
@@ -32,6 +33,30 @@ void print_link(const char* name, bool measured, const exec::LinkMeasure& m) {
     std::printf("%-11s not measured here (claimed values kept)\n", name);
 }
 
+// --model: the model's products timed on GPU 0 at micro-batches 1..8 and the tensor degrees a
+// node allows, written as the model's efficiency_by_size (shares of `cluster`'s claimed peak).
+void calibrate_model(const core::Cluster& cluster, const std::string& model,
+                     const std::string& output) {
+  core::Workload w = core::load_workload(model);
+  if (!w.transformer)
+    throw core::InputError(model, 0, "transformer",
+                           "--model times a transformer's products: this model gives no "
+                           "transformer:");
+  std::vector<int> tensors = core::tensor_degrees(*w.transformer, cluster.devices_per_node, false);
+  auto timer = exec::make_gpu_product_timer();
+  core::EfficiencyTable table = core::measure_efficiency_table(
+      *w.transformer, {1, 2, 4, 8}, tensors, cluster.device.flops, *timer, [](int done, int total) {
+        std::fprintf(stderr, "\rtimed %d of %d products", done, total);
+        if (done == total) std::fputc('\n', stderr);
+      });
+  core::write_file_atomic(
+      output, core::model_with_efficiency_table(model, table, "cuBLAS on " + cluster.device.name));
+  std::printf("products    %zu timed, %zu sizes, efficiency %.3f..%.3f of %.4g TFLOP/s\n",
+              table.measures.size(), table.by_size.size(), table.by_size.front().second,
+              table.by_size.back().second, cluster.device.flops / 1e12);
+  std::printf("model       written to %s\n", output.c_str());
+}
+
 }  // namespace
 
 Action add_calibrate_command(CLI::App& app) {
@@ -39,6 +64,8 @@ Action add_calibrate_command(CLI::App& app) {
   auto output = std::make_shared<std::string>();
   auto cluster = std::make_shared<std::string>("local");
   auto backend = std::make_shared<std::string>("cpu");
+  auto model = std::make_shared<std::string>();
+  auto model_output = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "calibrate",
       "Measure what a topology claims (latency, bandwidth, compute and "
@@ -47,7 +74,9 @@ Action add_calibrate_command(CLI::App& app) {
       "Example: scaleout calibrate topologies/emulated-4x200mbit.yaml --cluster "
       "emulated -o calibrated.yaml\n"
       "         scaleout calibrate topologies/v100-ib-switch.yaml --backend cuda "
-      "-o calibrated.yaml");
+      "-o calibrated.yaml\n"
+      "         scaleout calibrate topologies/dgx-a100-ib.yaml --backend cuda -o a100.yaml "
+      "--model models/gpt3-175b.yaml --model-output gpt3-measured.yaml");
   cmd->add_option("topology", *topology, "topology YAML file")
       ->required()
       ->transform(bundled_input());
@@ -61,8 +90,20 @@ Action add_calibrate_command(CLI::App& app) {
                   "cpu (Gloo ranks, a CPU core's kernel) or cuda (this machine's GPUs: the cuBLAS "
                   "compute phase, the add kernel, NCCL between GPUs 0 and 1)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--model", *model,
+                  "with --backend cuda: time this transformer model's matrix products with "
+                  "cuBLAS and write it with efficiency_by_size to --model-output")
+      ->transform(bundled_input());
+  cmd->add_option("--model-output", *model_output, "where --model's measured model is written")
+      ->check(non_empty_path());
   return [=]() {
-    core::load_cluster(*topology);  // a topology we can read, or a clear error
+    core::Cluster claimed = core::load_cluster(*topology);  // readable, or a clear error
+    if (!model->empty() && *backend != "cuda")
+      throw core::InputError("", 0, "--model",
+                             "times the products with cuBLAS on a GPU: use --backend cuda");
+    if (model->empty() != model_output->empty())
+      throw core::InputError("", 0, model->empty() ? "--model-output" : "--model",
+                             "--model and --model-output go together");
     exec::Calibration c;
     if (*backend == "cuda") {
       if (*cluster != "local")
@@ -75,6 +116,13 @@ Action add_calibrate_command(CLI::App& app) {
         return 1;
       }
       c = exec::calibrate_gpus();
+      if (!model->empty()) {
+        calibrate_model(claimed, *model, *model_output);
+        // The table is a share of the claimed peak: the topology keeps it, so that the two
+        // files written together give the measured rates.
+        c.device_flops = claimed.device.flops;
+        c.device = "claimed peak kept: the model's efficiency_by_size carries the measured rates";
+      }
     } else {
       c = exec::calibrate(cpu_options(*cluster));
     }

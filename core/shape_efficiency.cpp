@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/transformer_products.hpp"
+
 namespace scaleout::core {
 
 double product_efficiency(const Workload& w, double flops) {
@@ -21,28 +23,27 @@ double product_efficiency(const Workload& w, double flops) {
 
 namespace {
 
-// One device's share of a product of `flops` FLOPs per sequence, over its efficiency.
-double effective(const Workload& w, double flops, int microbatch, int tensor) {
-  double mine = flops * microbatch / tensor;
-  return mine / product_efficiency(w, mine);
+// A device's product over its efficiency.
+double effective(const Workload& w, const MatrixProduct& p) {
+  double flops = p.flops();
+  return flops / product_efficiency(w, flops);
 }
 
 }  // namespace
 
 double layer_forward_effective_flops(const Workload& w, int microbatch, int tensor,
                                      bool attention_again) {
-  const TransformerShape& t = *w.transformer;
-  double s = t.sequence, h = t.hidden, f = t.ffn_hidden;
-  double kv = h * t.kv_heads / t.heads;
-  auto product = [&](double flops) { return effective(w, flops, microbatch, tensor); };
-  double attention = 2 * product(2 * s * s * h);  // the scores and their product with V
-  return product(2 * s * h * (h + 2 * kv)) + attention + product(2 * s * h * h) +
-         2 * product(2 * s * h * f) + (attention_again ? attention : 0);
+  double total = 0;
+  for (const MatrixProduct& p : layer_products(*w.transformer, microbatch, tensor)) {
+    double e = effective(w, p);
+    bool attention = p.name == "scores" || p.name == "context";
+    total += attention && attention_again ? 2 * e : e;
+  }
+  return total;
 }
 
 double logit_forward_effective_flops(const Workload& w, int microbatch, int tensor) {
-  const TransformerShape& t = *w.transformer;
-  return effective(w, 2.0 * t.sequence * t.hidden * t.vocabulary, microbatch, tensor);
+  return effective(w, logit_product(*w.transformer, microbatch, tensor));
 }
 
 }  // namespace scaleout::core

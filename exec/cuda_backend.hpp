@@ -3,9 +3,11 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/efficiency_table.hpp"
 #include "core/plan.hpp"
 #include "exec/calibrate.hpp"
 #include "exec/local_run.hpp"
@@ -40,5 +42,9 @@ DeviceWorker make_device_worker(int rank, std::int64_t gradient_bytes);
 // between devices 0 and 1 through NCCL (latency: half the median round trip of a one-element
 // send; bandwidth: a 256 MB one-way send). No inter-node link (one machine). Throws CudaError.
 Calibration calibrate_gpus();
+
+// Times matrix products on GPU 0 with cuBLAS (bf16 operands and output, fp32 accumulation, the
+// median of 7 runs after a warm-up), for `calibrate --backend cuda --model`. Throws CudaError.
+std::unique_ptr<core::ProductTimer> make_gpu_product_timer();
 
 }  // namespace scaleout::exec

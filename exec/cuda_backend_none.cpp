@@ -23,4 +23,8 @@ DeviceWorker make_device_worker(int, std::int64_t) {
 
 Calibration calibrate_gpus() { throw std::runtime_error(cuda_unavailable(0)); }
 
+std::unique_ptr<core::ProductTimer> make_gpu_product_timer() {
+  throw std::runtime_error(cuda_unavailable(0));
+}
+
 }  // namespace scaleout::exec

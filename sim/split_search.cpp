@@ -8,6 +8,7 @@
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/plan_loader.hpp"
+#include "core/transformer_products.hpp"
 #include "sim/analytic_model_parallel.hpp"
 
 namespace scaleout::sim {
@@ -24,12 +25,8 @@ std::vector<int> divisors(int n, int at_most) {
 // Tensor degrees: divisors of the heads (and key-value heads) that fit a node, or span whole
 // nodes when asked.
 std::vector<int> tensor_degrees(const core::Plan& plan, const SplitSearchOptions& o) {
-  const core::TransformerShape& t = *plan.workload.transformer;
-  int dpn = std::max(1, plan.cluster.devices_per_node);
-  std::vector<int> out;
-  for (int d : divisors(t.heads, o.tensor_across_nodes ? t.heads : dpn))
-    if (t.kv_heads % d == 0 && (dpn % d == 0 || d % dpn == 0)) out.push_back(d);
-  return out;
+  return core::tensor_degrees(*plan.workload.transformer, plan.cluster.devices_per_node,
+                              o.tensor_across_nodes);
 }
 
 struct Search {

@@ -67,6 +67,30 @@ TEST(CudaCli, CalibrateOnGpusSaysWhyItCannot) {
   std::filesystem::remove(out);
 }
 
+TEST(CudaCli, CalibratingAModelsProductsNeedsAGpuAndATransformer) {
+  namespace fs = std::filesystem;
+  std::string topology = scaleout::testing::source_path("topologies/dgx-a100-ib.yaml");
+  std::string gpt = scaleout::testing::source_path("models/gpt-7.5b.yaml");
+  fs::path out = fs::temp_directory_path() / "scaleout-cuda-model.yaml";
+  std::string outputs = " -o " + out.string() + ".topo --model-output " + out.string();
+  Output cpu = run("calibrate " + topology + outputs + " --model " + gpt);
+  EXPECT_EQ(cpu.code, 2) << cpu.text;
+  EXPECT_NE(cpu.text.find("times the products with cuBLAS"), std::string::npos) << cpu.text;
+  Output alone = run("calibrate " + topology + " --backend cuda -o x.yaml --model " + gpt);
+  EXPECT_EQ(alone.code, 2) << alone.text;
+  EXPECT_NE(alone.text.find("go together"), std::string::npos) << alone.text;
+  Output o = run("calibrate " + topology + outputs + " --backend cuda --model " + gpt);
+  if (!SCALEOUT_CUDA_BUILT) {
+    EXPECT_EQ(o.code, 2) << o.text;
+  } else if (o.code != 0) {  // a machine with a GPU times them (the gpu tests check that)
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("no usable GPU"), std::string::npos) << o.text;
+  }
+  if (o.code != 0) EXPECT_FALSE(fs::exists(out)) << "nothing written on failure";
+  fs::remove(out);
+  fs::remove(out.string() + ".topo");
+}
+
 TEST(CudaCli, AsynchronousParameterServersNeedGpusOnlyForTheirWorkers) {
   std::string plan =
       scaleout::testing::source_path("experiments/emulated/async-ps-8-two-racks.yaml");

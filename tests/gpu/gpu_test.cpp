@@ -227,6 +227,31 @@ TEST(CalibrateCuda, WritesTheDeviceRatesIntoATopologyThatLoads) {
   std::filesystem::remove(out);
 }
 
+TEST(CalibrateCuda, TimesAModelsProductsIntoATableThatLoads) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "scaleout-gpu-model-table";
+  fs::create_directories(dir);
+  // A claimed peak above any GPU's: every product's share is then below one.
+  std::ofstream(dir / "fast.yaml")
+      << "name: fast\nnodes: auto\ndevices_per_node: 8\n"
+         "device: { name: X, flops: 4PFLOPS, memory: 80GB }\n"
+         "intra_node: { kind: nvswitch, bandwidth: 300GB/s, latency: 1us }\n"
+         "nic: { bandwidth: 200Gbps, latency: 2us }\nnetwork: { kind: switch }\n";
+  testing::Output o =
+      testing::shell(std::string(SCALEOUT_BINARY) + " calibrate " + (dir / "fast.yaml").string() +
+                     " --backend cuda -o " + (dir / "out.yaml").string() + " --model " +
+                     testing::source_path("models/gpt-7.5b.yaml") + " --model-output " +
+                     (dir / "gpt.yaml").string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  core::Workload w = core::load_workload((dir / "gpt.yaml").string());
+  ASSERT_GE(w.efficiency_by_size.size(), 10u);
+  // Products of a few GFLOP reach less of the peak than the largest (launch and tiling costs).
+  EXPECT_LT(w.efficiency_by_size.front().second, w.efficiency_by_size.back().second);
+  EXPECT_GT(w.efficiency_by_size.back().second * 4e15, 1e13);  // above 10 TFLOP/s
+  std::printf("gpt-7.5b products: %s\n", o.text.c_str());
+  fs::remove_all(dir);
+}
+
 TEST(RunCuda, AsynchronousParameterServerWithAGpuWorkerAndCpuServers) {
   auto dir = std::filesystem::temp_directory_path() / "scaleout-gpu-async-ps";
   std::filesystem::create_directories(dir);

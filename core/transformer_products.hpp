@@ -1,0 +1,32 @@
+// The matrix products of a transformer layer's forward on one device of a tensor group, as
+// Megatron splits them: QKV and the MLP's first product split by columns, the output projection
+// and the MLP's second by rows, the attention's heads shared out. Each product is a batch of
+// m x k times k x n; its FLOPs are 2 m n k per batch. The compute model (core/shape_efficiency)
+// charges them and `calibrate --model` times them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+struct MatrixProduct {
+  std::string name;  // "qkv", "scores", "context", "projection", "mlp_up", "mlp_down", "logits"
+  double batch = 1, m = 0, n = 0, k = 0;
+  double flops() const { return 2 * batch * m * n * k; }
+};
+
+// One layer's six forward products for `microbatch` sequences on one device of a tensor group of
+// `tensor` (scores: Q K^T per head; context: the scores times V).
+std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor);
+
+// The output layer's forward product (hidden x vocabulary, the vocabulary split over the group).
+MatrixProduct logit_product(const TransformerShape& t, int microbatch, int tensor);
+
+// The tensor degrees a split may use: divisors of the heads and of the key-value heads that divide
+// a node's devices (or are whole multiples of it when `across_nodes`).
+std::vector<int> tensor_degrees(const TransformerShape& t, int devices_per_node, bool across_nodes);
+
+}  // namespace scaleout::core
