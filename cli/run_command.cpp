@@ -10,7 +10,6 @@
 #include "cli/report.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
-#include "core/model_split.hpp"
 #include "core/plan_loader.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "exec/cuda_backend.hpp"
@@ -78,6 +77,15 @@ int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions&
     std::printf("# checked: every rank's groups complete under NCCL's grouped semantics\n");
     return 0;
   }
+  // A model-parallel schedule is checked as the dry run checks it before any GPU could hang on it.
+  if (plan.parallelism) {
+    std::string hangs = exec::nccl_schedule_hangs(exec::schedule_plan(plan));
+    if (!hangs.empty()) {
+      std::fprintf(stderr, "error: these calls would hang under NCCL's grouped semantics: %s\n",
+                   hangs.c_str());
+      return 1;
+    }
+  }
   // Under --launch external each process checks its own device.
   std::string why = gpus_unavailable(plan, args.launch == "local");
   if (!why.empty()) {
@@ -113,9 +121,9 @@ int run_plan(const RunArgs& args) {
   core::Plan plan = load_plan_args(args.plan);
   exec::ExecOptions options;
   if (args.backend == "cuda") {
-    if (!args.dry_run) {  // a model-parallel plan's calls print; its NCCL run is not built yet
+    if (!args.dry_run) {
       exec::check_executable(plan);
-      core::refuse_model_parallel(plan, "the CUDA backend");
+      if (plan.parallelism) exec::check_nccl_schedulable(plan);
       if (plan.training.compression.on())
         throw core::InputError(plan.file, plan.training.compression.line, "training.compression",
                                "compressed exchanges run on the CPU backend (Gloo) in this "

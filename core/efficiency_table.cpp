@@ -63,8 +63,7 @@ EfficiencyTable measure_efficiency_table(const TransformerShape& t,
   return out;
 }
 
-std::string model_with_efficiency_table(const std::string& model_path,
-                                        const EfficiencyTable& table,
+std::string model_with_efficiency_table(const std::string& model_path, const EfficiencyTable& table,
                                         const std::string& measured_on) {
   Workload w = load_workload(model_path);
   if (!w.transformer)

@@ -28,8 +28,8 @@ struct ShapeMeasure {
 };
 
 struct EfficiencyTable {
-  std::vector<ShapeMeasure> measures;                 // in the order timed
-  std::vector<std::pair<double, double>> by_size;     // (FLOPs, efficiency), sizes ascending
+  std::vector<ShapeMeasure> measures;              // in the order timed
+  std::vector<std::pair<double, double>> by_size;  // (FLOPs, efficiency), sizes ascending
 };
 
 // Times the layer's products and the output layer's at every micro-batch x tensor degree and
@@ -45,8 +45,7 @@ EfficiencyTable measure_efficiency_table(const TransformerShape& t,
 // The model file at `model_path` with `efficiency_by_size` set to the table (any earlier table
 // replaced), headed by a comment naming what measured it. Throws InputError when the file is not
 // a workload with `transformer:`.
-std::string model_with_efficiency_table(const std::string& model_path,
-                                        const EfficiencyTable& table,
+std::string model_with_efficiency_table(const std::string& model_path, const EfficiencyTable& table,
                                         const std::string& measured_on);
 
 }  // namespace scaleout::core

@@ -11,12 +11,9 @@ std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microba
   double kv = head * t.kv_heads;  // keys' (and values') width
   double heads_here = static_cast<double>(t.heads) / tensor * microbatch;
   return {
-      {"qkv", 1, tokens, (h + 2 * kv) / tensor, h},
-      {"scores", heads_here, s, s, head},
-      {"context", heads_here, s, head, s},
-      {"projection", 1, tokens, h, h / tensor},
-      {"mlp_up", 1, tokens, f / tensor, h},
-      {"mlp_down", 1, tokens, h, f / tensor},
+      {"qkv", 1, tokens, (h + 2 * kv) / tensor, h}, {"scores", heads_here, s, s, head},
+      {"context", heads_here, s, head, s},          {"projection", 1, tokens, h, h / tensor},
+      {"mlp_up", 1, tokens, f / tensor, h},         {"mlp_down", 1, tokens, h, f / tensor},
   };
 }
 
@@ -32,8 +29,7 @@ std::vector<int> tensor_degrees(const TransformerShape& t, int devices_per_node,
   int most = across_nodes ? t.heads : std::min(t.heads, dpn);
   std::vector<int> out;
   for (int d = 1; d <= most; ++d)
-    if (t.heads % d == 0 && t.kv_heads % d == 0 && (dpn % d == 0 || d % dpn == 0))
-      out.push_back(d);
+    if (t.heads % d == 0 && t.kv_heads % d == 0 && (dpn % d == 0 || d % dpn == 0)) out.push_back(d);
   return out;
 }
 

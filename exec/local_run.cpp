@@ -187,7 +187,6 @@ RankSetup local_rank_setup(const core::RankPlan& ranks, const ExecOptions& optio
 
 core::RunResult run_local(const core::Plan& plan, const ExecOptions& options) {
   check_executable(plan);
-  if (options.backend == Backend::kCuda) core::refuse_model_parallel(plan, "the CUDA backend");
   auto wall0 = std::chrono::steady_clock::now();
   int servers = plan.strategy.kind == core::StrategyKind::kPs ? plan.strategy.ps_servers : 0;
   int size = plan.training.workers + servers;

@@ -24,16 +24,14 @@ class BufferChecks : public core::ModelParallelChecks {
  public:
   BufferChecks(GradientBuffer& data, const core::CheckValues& values, double limit)
       : data_(data), values_(values), limit_(limit) {}
-  static float pattern(std::uint64_t tag, std::int64_t i) {
-    return static_cast<float>((tag * 31 + static_cast<std::uint64_t>(i)) % 251 + 1);
-  }
   void label(core::Span s, std::uint64_t tag) override {
-    for (std::int64_t i = s.begin; i < s.end(); ++i) data_.set(i, pattern(tag, i - s.begin));
+    for (std::int64_t i = s.begin; i < s.end(); ++i)
+      data_.set(i, model_parallel_label(tag, i - s.begin));
   }
   long mislabelled(core::Span s, std::uint64_t tag) const override {
     long wrong = 0;
     for (std::int64_t i = s.begin; i < s.end(); ++i)
-      wrong += data_.get(i) != pattern(tag, i - s.begin);
+      wrong += data_.get(i) != model_parallel_label(tag, i - s.begin);
     return wrong;
   }
   void fill(core::Span s, float value) override {
@@ -61,19 +59,6 @@ class BufferChecks : public core::ModelParallelChecks {
   double limit_;
 };
 
-class StepReports : public core::ModelParallelObserver {
- public:
-  void step_done(int, const core::ModelParallelStepTimes& t) override {
-    steps.push_back({{"start", t.start},
-                     {"end", t.end},
-                     {"compute", t.compute_s},
-                     {"tensor", t.tensor_s},
-                     {"data", t.data_s},
-                     {"wrong", t.wrong}});
-  }
-  nlohmann::json steps = nlohmann::json::array();
-};
-
 }  // namespace
 
 void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
@@ -84,7 +69,7 @@ void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
   for (int r = 0; r < ranks.ranks(); ++r) rank_node.push_back(ranks.node_of_rank(r));
   core::ModelParallelTraining program(plan, rank_node);
   // A CPU core runs the real FLOPs (the program charges them / efficiency) times compute_scale.
-  program.set_compute_scale(options.compute_scale * core::compute_efficiency(plan));
+  program.set_compute_scale(executed_compute_scale(plan, options));
   program.break_schedule_on(options.break_schedule_rank);
   core::CheckValues values(plan.training.workers, 1, plan.training.gradient_precision, plan.file);
   GradientBuffer data(element_type(plan.training.gradient_precision), program.buffer_elements());
@@ -97,8 +82,9 @@ void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
   BufferChecks checks(
       data, values,
       static_cast<double>(core::exact_integer_limit(plan.training.gradient_precision)));
-  StepReports reports;
+  ModelParallelStepReports reports;
   gloo::BarrierAllToAll(sync).run();  // the ranks' clocks start together
+  reports.origin = fabric.now();
   program.run(fabric, reports, &checks);
   gloo::BarrierAllToAll(sync).run();
   finish(

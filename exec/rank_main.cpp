@@ -256,7 +256,9 @@ std::vector<std::shared_ptr<gloo::Context>> connect_rails(gloo::rendezvous::Stor
 void run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
               const std::function<void(const nlohmann::json&)>& finish) {
   enter_netns(setup.netns);
-  if (plan.parallelism) return run_model_parallel_rank(plan, options, setup, finish);
+  // On GPUs every rank of a model-parallel plan is a GPU rank (no parameter server may serve it).
+  if (plan.parallelism && options.backend != Backend::kCuda)
+    return run_model_parallel_rank(plan, options, setup, finish);
   bool ps_training = core::uses_ps_training(plan);
   // On GPUs, collectives and the synchronous parameter server go through NCCL; a parameter-server
   // training program's messages from any rank go over Gloo to CPU servers, its workers on GPUs.

@@ -28,15 +28,28 @@ std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const Ran
 
 core::StepModel executed_model(const core::Plan& plan, const ExecOptions& options) {
   core::StepModel model = core::make_step_model(plan);
-  // The model charges real FLOPs / efficiency. A CPU core runs the real FLOPs (times
-  // compute_scale) at its kernel's rate; a GPU runs the charged operations as matrix products near
-  // its peak, so that the phase lasts as the workload would at the plan's efficiency there. A
-  // measured throughput is charged as the FLOPs it implies (core/compute_rate.hpp).
-  double scale = options.compute_scale *
-                 (options.backend == Backend::kCuda ? 1.0 : core::compute_efficiency(plan));
+  double scale = executed_compute_scale(plan, options);
   model.forward_flops *= scale;
   model.backward_flops *= scale;
   return model;
+}
+
+// The model charges real FLOPs / efficiency. A CPU core runs the real FLOPs (times
+// compute_scale) at its kernel's rate; a GPU runs the charged operations as matrix products near
+// its peak, so that the phase lasts as the workload would at the plan's efficiency there. A
+// measured throughput is charged as the FLOPs it implies (core/compute_rate.hpp).
+double executed_compute_scale(const core::Plan& plan, const ExecOptions& options) {
+  return options.compute_scale *
+         (options.backend == Backend::kCuda ? 1.0 : core::compute_efficiency(plan));
+}
+
+void ModelParallelStepReports::step_done(int, const core::ModelParallelStepTimes& t) {
+  steps.push_back({{"start", t.start - origin},
+                   {"end", t.end - origin},
+                   {"compute", t.compute_s},
+                   {"tensor", t.tensor_s},
+                   {"data", t.data_s},
+                   {"wrong", t.wrong}});
 }
 
 StepObserver::StepObserver(const ExecOptions& options, std::shared_ptr<gloo::Context> sync,

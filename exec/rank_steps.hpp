@@ -16,6 +16,7 @@
 #include "core/plan.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
+#include "core/strategies/model_parallel_training.hpp"
 #include "exec/local_run.hpp"
 #include "exec/rank_main.hpp"
 
@@ -29,6 +30,24 @@ std::shared_ptr<gloo::Context> connect(gloo::rendezvous::Store& store, const Ran
 // FLOPs (the model's are efficiency-adjusted; a core runs its kernel at its own rate); on GPUs the
 // model's own (real / efficiency), run as products near the device's peak.
 core::StepModel executed_model(const core::Plan& plan, const ExecOptions& options);
+// The share of the charged FLOPs (real / efficiency) an executed rank runs: compute_scale times the
+// efficiency on CPUs, compute_scale alone on GPUs.
+double executed_compute_scale(const core::Plan& plan, const ExecOptions& options);
+
+// A model-parallel rank's report of each step, whatever moves its bytes: start, end, compute,
+// tensor and data seconds, wrong elements (the "mp_steps" of its report).
+class ModelParallelStepReports : public core::ModelParallelObserver {
+ public:
+  void step_done(int, const core::ModelParallelStepTimes& t) override;
+  nlohmann::json steps = nlohmann::json::array();
+  double origin = 0;  // subtracted from start and end: the fabric's time when the ranks met
+};
+
+// The value a model-parallel check's label `tag` gives element `i` of a span: a small integer,
+// exact in every precision.
+inline float model_parallel_label(std::uint64_t tag, std::int64_t i) {
+  return static_cast<float>((tag * 31 + static_cast<std::uint64_t>(i)) % 251 + 1);
+}
 
 class StepObserver : public core::CollectiveObserver {
  public:

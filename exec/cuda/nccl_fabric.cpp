@@ -143,14 +143,8 @@ void NcclFabric::produce_gradient(core::Span span) {
     std::vector<float> host(static_cast<std::size_t>(elements_));
     for (std::int64_t i = 0; i < elements_; ++i)
       host[static_cast<std::size_t>(i)] = values_.value(rank_, i);
-    float* staging = nullptr;
-    SCALEOUT_CUDA_CHECK(cudaMalloc(&staging, host.size() * sizeof(float)));
     SCALEOUT_CUDA_CHECK(cudaMalloc(&produced_, host.size() * element_bytes(type_)));
-    SCALEOUT_CUDA_CHECK(cudaMemcpyAsync(staging, host.data(), host.size() * sizeof(float),
-                                        cudaMemcpyHostToDevice, comm_stream_));
-    launch_from_float(type_, staging, produced_, elements_, comm_stream_);
-    SCALEOUT_CUDA_CHECK(cudaStreamSynchronize(comm_stream_));
-    SCALEOUT_CUDA_CHECK(cudaFree(staging));
+    upload_floats(type_, host, produced_, comm_stream_);
   }
   auto bytes = static_cast<std::size_t>(span.count) * element_bytes(type_);
   const std::byte* from =
@@ -204,6 +198,18 @@ std::vector<float> download_floats(ElementType type, const void* data, std::int6
   SCALEOUT_CUDA_CHECK(cudaStreamSynchronize(stream));
   SCALEOUT_CUDA_CHECK(cudaFree(staging));
   return host;
+}
+
+void upload_floats(ElementType type, const std::vector<float>& values, void* data,
+                   cudaStream_t stream) {
+  if (values.empty()) return;
+  float* staging = nullptr;
+  SCALEOUT_CUDA_CHECK(cudaMalloc(&staging, values.size() * sizeof(float)));
+  SCALEOUT_CUDA_CHECK(cudaMemcpyAsync(staging, values.data(), values.size() * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream));
+  launch_from_float(type, staging, data, static_cast<std::int64_t>(values.size()), stream);
+  SCALEOUT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  SCALEOUT_CUDA_CHECK(cudaFree(staging));
 }
 
 void NcclFabric::corrupt_first_element() {

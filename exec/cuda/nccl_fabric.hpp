@@ -31,6 +31,10 @@ ncclDataType_t nccl_type(ElementType type);
 std::vector<float> download_floats(ElementType type, const void* data, std::int64_t count,
                                    cudaStream_t stream);
 
+// Writes `values` as `type` at device address `data` on `stream` (waits for it).
+void upload_floats(ElementType type, const std::vector<float>& values, void* data,
+                   cudaStream_t stream);
+
 class NcclFabric : public exec::GroupedFabric {
  public:
   // `comm` is this rank's communicator: the fabric does not own it, but on a timeout or an NCCL
@@ -67,6 +71,10 @@ class NcclFabric : public exec::GroupedFabric {
   // The gradient as floats (for the exact-sum check) and its raw device memory.
   std::vector<float> download() const;
   void* device_data() { return data_; }
+  // Element `i` of the buffer on the device.
+  std::byte* at(std::int64_t i) const {
+    return static_cast<std::byte*>(data_) + i * element_bytes(type_);
+  }
   cudaStream_t comm_stream() const { return comm_stream_; }
   ElementType type() const { return type_; }
   // Overwrites element 0 with a value no exact sum has (the corrupted-receive test hook).
@@ -81,9 +89,6 @@ class NcclFabric : public exec::GroupedFabric {
 
  private:
   void ensure_scratch(std::int64_t elements);
-  std::byte* at(std::int64_t i) const {
-    return static_cast<std::byte*>(data_) + i * element_bytes(type_);
-  }
 
   ncclComm_t& comm_;
   int rank_ = 0, size_ = 1;

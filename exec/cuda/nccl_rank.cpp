@@ -20,6 +20,7 @@
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/nccl_baselines.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
+#include "exec/cuda/nccl_model_parallel.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/rank_steps.hpp"
 #include "exec/schedule_fabric.hpp"
@@ -113,7 +114,8 @@ void run_cuda_rank(const core::Plan& plan, const ExecOptions& options, const Ran
   ncclComm_t comm = open_communicator(nccl_store, setup);
   nlohmann::json report;
   try {
-    report = train(plan, options, setup, comm, sync);
+    report = plan.parallelism ? train_model_parallel(plan, options, setup, comm, sync)
+                              : train(plan, options, setup, comm, sync);
   } catch (...) {
     if (comm) ncclCommAbort(comm);  // null: the fabric aborted it already
     throw;

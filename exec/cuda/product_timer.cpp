@@ -55,11 +55,11 @@ class CublasProductTimer : public core::ProductTimer {
     SCALEOUT_CUDA_CHECK(cudaMemsetAsync(b, 0x3c, bytes(k, n), stream_));
     const float one = 1.0f, zero = 0.0f;
     auto product = [&] {
-      check(cublasGemmStridedBatchedEx(
-                handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, CUDA_R_16BF, m,
-                static_cast<long long>(m) * k, b, CUDA_R_16BF, k, static_cast<long long>(k) * n,
-                &zero, c, CUDA_R_16BF, m, static_cast<long long>(m) * n, batch,
-                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      check(cublasGemmStridedBatchedEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a,
+                                       CUDA_R_16BF, m, static_cast<long long>(m) * k, b,
+                                       CUDA_R_16BF, k, static_cast<long long>(k) * n, &zero, c,
+                                       CUDA_R_16BF, m, static_cast<long long>(m) * n, batch,
+                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             "cublasGemmStridedBatchedEx");
     };
     std::vector<double> times = time_on_stream(stream_, 7, product);

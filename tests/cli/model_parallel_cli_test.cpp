@@ -110,7 +110,7 @@ std::string small_plan(const fs::path& dir) {
   return (dir / "small.yaml").string();
 }
 
-TEST(ModelParallelCli, RunsOnCpusWithEveryCheckAndRefusesCudaByName) {
+TEST(ModelParallelCli, RunsOnCpusWithEveryCheckAndAsksGpusOfCuda) {
   fs::path dir = fs::temp_directory_path() / "scaleout-mp-run";
   std::string plan = small_plan(dir);
   auto o = shell(bin() + " run " + plan + " --json");
@@ -119,11 +119,28 @@ TEST(ModelParallelCli, RunsOnCpusWithEveryCheckAndRefusesCudaByName) {
   EXPECT_EQ(j["engine"], "cpu");
   EXPECT_EQ(j["wrong"], 0);
   EXPECT_EQ(j["parallelism"]["data"], 2);
+  // On GPUs the same program runs through NCCL: 8 ranks want 8 GPUs (the gpu tests run 1x1x1).
   auto cuda = shell(bin() + " run " + plan + " --backend cuda 2>&1");
-  EXPECT_EQ(cuda.code, 2) << cuda.text;
-  EXPECT_NE(cuda.text.find("small.yaml:3: field 'parallelism': the CUDA backend"),
+  if (SCALEOUT_CUDA_BUILT) {
+    EXPECT_EQ(cuda.code, 1) << cuda.text;
+    EXPECT_NE(cuda.text.find("cannot run here"), std::string::npos) << cuda.text;
+  } else {
+    EXPECT_EQ(cuda.code, 2) << cuda.text;
+  }
+  // The interleaved schedule has no NCCL calls yet: refused by its line before any GPU is asked.
+  std::ofstream(dir / "interleaved.yaml")
+      << "cluster: " << source_path("topologies/dgx-a100-ib.yaml") << "\n"
+      << "workload: { name: gpt, transformer: { layers: 4, hidden: 256, heads: 4, sequence: 128,"
+         " vocabulary: 1000 } }\n"
+      << "parallelism: { pipeline: 2, schedule: interleaved, virtual_stages: 2 }\n"
+      << "strategy: { kind: ring }\n"
+      << "training: { workers: 8, global_batch: 8, steps: 2 }\n";
+  auto interleaved =
+      shell(bin() + " run " + (dir / "interleaved.yaml").string() + " --backend cuda 2>&1");
+  EXPECT_EQ(interleaved.code, 2) << interleaved.text;
+  EXPECT_NE(interleaved.text.find("interleaved.yaml:3: field 'parallelism.schedule'"),
             std::string::npos)
-      << cuda.text;
+      << interleaved.text;
   fs::remove_all(dir);
 }
 

@@ -65,9 +65,9 @@ TEST(EfficiencyTable, HoldsEachProductsShareOfThePeak) {
   const double peak = 1e14;
   RooflineTimer timer(peak);
   int last_done = 0, last_total = 0;
-  EfficiencyTable table = measure_efficiency_table(
-      small_shape(), {1, 2}, {1, 2, 4}, peak, timer,
-      [&](int done, int total) { last_done = done, last_total = total; });
+  EfficiencyTable table =
+      measure_efficiency_table(small_shape(), {1, 2}, {1, 2, 4}, peak, timer,
+                               [&](int done, int total) { last_done = done, last_total = total; });
   EXPECT_EQ(timer.calls, 2 * 3 * 7);
   EXPECT_EQ(static_cast<int>(table.measures.size()), timer.calls);
   EXPECT_EQ(last_done, last_total);

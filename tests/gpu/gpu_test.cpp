@@ -169,6 +169,33 @@ TEST(RunCuda, OneWorkerEndToEndChecksTheSumsAndTimesNccl) {
   std::filesystem::remove(out);
 }
 
+TEST(RunCuda, AModelParallelPlanOnOneGpuRunsItsProgramChecked) {
+  // tensor 1 x pipeline 1 x data 1, four micro-batches: the model-parallel program on the NCCL
+  // fabric (no transfer at N = 1: what crosses NCCL needs two GPUs or more).
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "scaleout-gpu-mp";
+  fs::create_directories(dir);
+  std::ofstream(dir / "one.yaml")
+      << "cluster: " << testing::source_path("topologies/dgx-a100-ib.yaml") << "\n"
+      << "workload: { name: gpt, transformer: { layers: 4, hidden: 1024, heads: 8, sequence: 512,"
+         " vocabulary: 1000 } }\n"
+      << "parallelism: { tensor: 1, pipeline: 1, microbatch: 1, schedule: 1f1b }\n"
+      << "strategy: { kind: ring }\n"
+      << "training: { workers: 1, global_batch: 4, steps: 3 }\n";
+  testing::Output o =
+      testing::shell(std::string(SCALEOUT_BINARY) + " run " + (dir / "one.yaml").string() +
+                     " --backend cuda -o " + (dir / "out.json").string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(dir / "out.json"));
+  EXPECT_EQ(j["engine"], "cuda");
+  EXPECT_EQ(j["wrong"], 0);
+  EXPECT_EQ(j["parallelism"]["microbatches"], 4) << j["parallelism"].dump();
+  EXPECT_GT(j["tokens_per_s"].get<double>(), 0);
+  ASSERT_EQ(j["steps"].size(), 3u);
+  std::printf("model-parallel 1x1x1 on the GPU: %s\n", j["phases"].dump().c_str());
+  fs::remove_all(dir);
+}
+
 TEST(RunCuda, ACorruptedElementIsCountedAndFailsTheRun) {
   auto out = std::filesystem::temp_directory_path() / "scaleout-gpu-corrupt.json";
   testing::Output o =

@@ -1,0 +1,124 @@
+// One rank of a model-parallel plan on a GPU: the model-parallel training program (the same one
+// Gloo ranks and the simulator run) on the NCCL fabric, its stage transfers, tensor all-reduces
+// and data-group exchange as grouped ncclSend/ncclRecv, its layers' compute as cuBLAS products.
+// The checks read and write the device buffer through the host: every stage transfer carries the
+// micro-batch its sender labelled, and the tensor and data groups' sums are exact.
+#include <gloo/barrier_all_to_all.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+
+#include <algorithm>
+
+#include "core/check_values.hpp"
+#include "core/rank_plan.hpp"
+#include "core/strategies/model_parallel_training.hpp"
+#include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/nccl_fabric.hpp"
+#include "exec/cuda/nccl_model_parallel.hpp"
+#include "exec/cuda_backend.hpp"
+#include "exec/element_type.hpp"
+#include "exec/rank_steps.hpp"
+#include "exec/schedule_fabric.hpp"
+
+namespace scaleout::exec {
+
+namespace {
+
+class DeviceChecks : public core::ModelParallelChecks {
+ public:
+  DeviceChecks(NcclFabric& fabric, const core::CheckValues& values, double limit)
+      : fabric_(fabric), values_(values), limit_(limit) {}
+  void label(core::Span s, std::uint64_t tag) override {
+    std::vector<float> v(static_cast<std::size_t>(s.count));
+    for (std::int64_t i = 0; i < s.count; ++i) v[i] = model_parallel_label(tag, i);
+    upload(s, v);
+  }
+  long mislabelled(core::Span s, std::uint64_t tag) const override {
+    std::vector<float> v = download(s);
+    long wrong = 0;
+    for (std::int64_t i = 0; i < s.count; ++i) wrong += v[i] != model_parallel_label(tag, i);
+    return wrong;
+  }
+  void fill(core::Span s, float value) override {
+    upload(s, std::vector<float>(static_cast<std::size_t>(s.count), value));
+  }
+  long differs(core::Span s, float value) const override {
+    std::vector<float> v = download(s);
+    return static_cast<long>(
+        std::count_if(v.begin(), v.end(), [&](float x) { return x != value; }));
+  }
+  long differs_from_sum(core::Span s, const std::vector<int>& ranks) const override {
+    std::vector<float> v = download(s);
+    long wrong = 0;
+    for (std::int64_t i = 0; i < s.count; ++i) {
+      float sum = 0;
+      for (int r : ranks) sum += values_.value(r, s.begin + i);
+      wrong += v[i] != sum;
+    }
+    return wrong;
+  }
+  double exact_limit() const override { return limit_; }
+
+ private:
+  // Both wait for the exchanges queued before them (stream order on the communication stream).
+  std::vector<float> download(core::Span s) const {
+    fabric_.synchronize();
+    return download_floats(fabric_.type(), fabric_.at(s.begin), s.count, fabric_.comm_stream());
+  }
+  void upload(core::Span s, const std::vector<float>& v) {
+    fabric_.synchronize();
+    upload_floats(fabric_.type(), v, fabric_.at(s.begin), fabric_.comm_stream());
+  }
+
+  NcclFabric& fabric_;
+  const core::CheckValues& values_;
+  double limit_;
+};
+
+// Runs `steps` iterations of the plan on the fabric, the ranks lined up first; returns the
+// reports, times from the barrier's end (the ranks' fabrics started at different moments).
+nlohmann::json iterations(const core::Plan& plan, const ExecOptions& options, NcclFabric& fabric,
+                          const core::CheckValues& values, const std::vector<int>& rank_node,
+                          int steps, const std::shared_ptr<gloo::Context>& sync) {
+  core::Plan run = plan;
+  run.training.steps = steps;
+  // Receives are posted as the stages need them: a grouped NCCL call waits for all of its own.
+  core::ModelParallelTraining program(run, rank_node, /*receive_ahead=*/false);
+  program.set_compute_scale(executed_compute_scale(run, options));
+  program.break_schedule_on(options.break_schedule_rank);
+  DeviceChecks checks(
+      fabric, values,
+      static_cast<double>(core::exact_integer_limit(plan.training.gradient_precision)));
+  ModelParallelStepReports reports;
+  gloo::BarrierAllToAll(sync).run();
+  reports.origin = fabric.now();
+  program.run(fabric, reports, &checks);
+  return reports.steps;
+}
+
+}  // namespace
+
+nlohmann::json train_model_parallel(const core::Plan& plan, const ExecOptions& options,
+                                    const RankSetup& setup, ncclComm_t& comm,
+                                    const std::shared_ptr<gloo::Context>& sync) {
+  core::RankPlan ranks = core::plan_ranks(plan);
+  std::vector<int> rank_node;
+  for (int r = 0; r < ranks.ranks(); ++r) rank_node.push_back(ranks.node_of_rank(r));
+  std::int64_t elements =
+      core::ModelParallelTraining(plan, rank_node, /*receive_ahead=*/false).buffer_elements();
+  core::CheckValues values(plan.training.workers, 1, plan.training.gradient_precision, plan.file);
+  NcclFabric fabric(comm, element_type(plan.training.gradient_precision), elements, values,
+                    options.timeout);
+  // One iteration first, checked but not reported: NCCL connects a pair of ranks at their first
+  // send, a cost a job pays once.
+  nlohmann::json warm_up = iterations(plan, options, fabric, values, rank_node, 1, sync);
+  nlohmann::json steps =
+      iterations(plan, options, fabric, values, rank_node, plan.training.steps, sync);
+  gloo::BarrierAllToAll(sync).run();
+  return {{"rank", setup.rank},
+          {"warm_up_wrong", warm_up[0]["wrong"]},
+          {"mp_steps", steps},
+          {"baselines", nlohmann::json::array()}};
+}
+
+}  // namespace scaleout::exec
