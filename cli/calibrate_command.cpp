@@ -27,7 +27,10 @@ exec::CalibrateOptions cpu_options(const std::string& cluster) {
 }
 
 void print_link(const char* name, bool measured, const exec::LinkMeasure& m) {
-  if (measured)
+  if (measured && m.both_ways_Bps > 0)
+    std::printf("%-11s %10.3f us  %10.2f MB/s each way, %s\n", name, m.latency_s * 1e6,
+                m.bandwidth_Bps / 1e6, exec::describe_link_flows(m).c_str());
+  else if (measured)
     std::printf("%-11s %10.3f us  %10.2f MB/s\n", name, m.latency_s * 1e6, m.bandwidth_Bps / 1e6);
   else
     std::printf("%-11s not measured here (claimed values kept)\n", name);

@@ -1,34 +1,21 @@
 #include "exec/calibrate.hpp"
 
-#include <fcntl.h>
-#include <gloo/rendezvous/context.h>
-#include <gloo/rendezvous/file_store.h>
-#include <gloo/transport/tcp/device.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/codec_rates.hpp"
-#include "core/temp_files.hpp"
 #include "core/units.hpp"
 #include "exec/calibrate_host.hpp"
+#include "exec/calibrate_link.hpp"
 #include "exec/compute_kernel.hpp"
 #include "exec/gradient_buffer.hpp"
 
 namespace scaleout::exec {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -36,120 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Rank 0 measures against rank 1: ping-pong of 4-byte messages, then a one-way stream.
-LinkMeasure measure_pair(int rank, const std::string& store_dir, const std::string& host,
-                         const CalibrateOptions& o) {
-  gloo::rendezvous::FileStore store(store_dir);
-  auto device = gloo::transport::tcp::CreateDevice(gloo::transport::tcp::attr(host.c_str()));
-  auto context = std::make_shared<gloo::rendezvous::Context>(rank, 2);
-  context->setTimeout(std::chrono::seconds(30));
-  context->connectFullMesh(store, device);
-  int peer = 1 - rank;
-  float word = 0;
-  auto small = context->createUnboundBuffer(&word, sizeof word);
-  std::vector<double> trips;
-  for (int i = 0; i < o.round_trips; ++i) {
-    auto t0 = Clock::now();
-    if (rank == 0) {
-      small->send(peer, 1);
-      small->waitSend();
-      small->recv(peer, 2);
-      small->waitRecv();
-    } else {
-      small->recv(peer, 1);
-      small->waitRecv();
-      small->send(peer, 2);
-      small->waitSend();
-    }
-    trips.push_back(seconds_since(t0));
-  }
-  std::sort(trips.begin(), trips.end());
-  double tcp_trip = tcp_round_trip(rank, store_dir, host, o.round_trips);
-  std::vector<float> data(static_cast<std::size_t>(o.stream_bytes / sizeof(float)), 1.0f);
-  auto big = context->createUnboundBuffer(data.data(), data.size() * sizeof(float));
-  const std::size_t chunk = 1 << 20;
-  auto t0 = Clock::now();
-  for (std::size_t off = 0; off < data.size() * sizeof(float); off += chunk) {
-    std::size_t n = std::min(chunk, data.size() * sizeof(float) - off);
-    if (rank == 0)
-      big->send(peer, 3, off, n);
-    else
-      big->recv(peer, 3, off, n);
-  }
-  for (std::size_t off = 0; off < data.size() * sizeof(float); off += chunk) {
-    if (rank == 0)
-      big->waitSend();
-    else
-      big->waitRecv();
-  }
-  // The receiver's clock ends when the last byte is in; it sends its time back to rank 0.
-  float elapsed = static_cast<float>(seconds_since(t0));
-  auto reply = context->createUnboundBuffer(&elapsed, sizeof elapsed);
-  if (rank == 1) {
-    reply->send(peer, 4);
-    reply->waitSend();
-  } else {
-    reply->recv(peer, 4);
-    reply->waitRecv();
-  }
-  return {trips[trips.size() / 2] / 2, o.stream_bytes / elapsed, tcp_trip / 2};
-}
-
-// Two processes, each in its namespace (when given), measuring one link class.
-LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const std::string& host0,
-                         const std::string& host1, const CalibrateOptions& o) {
-  fs::path dir = core::make_temp_dir("scaleout-calibrate");
-  fs::create_directories(dir / "store");
-  std::fflush(nullptr);
-  pid_t pids[2];
-  for (int r = 0; r < 2; ++r) {
-    pids[r] = ::fork();
-    if (pids[r] == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      int code = 0;
-      try {
-        const std::string& ns = r == 0 ? ns0 : ns1;
-        if (!ns.empty()) {
-          int fd = ::open(("/var/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
-          bool ok = fd >= 0 && ::setns(fd, CLONE_NEWNET) == 0;
-          if (fd >= 0) ::close(fd);
-          if (!ok) throw std::runtime_error("cannot enter namespace " + ns);
-        }
-        LinkMeasure m = measure_pair(r, (dir / "store").string(), r == 0 ? host0 : host1, o);
-        if (r == 0)
-          std::ofstream(dir / "result")
-              << m.latency_s << " " << m.bandwidth_Bps << " " << m.tcp_latency_s;
-      } catch (const std::exception& e) {
-        std::ofstream(dir / ("error" + std::to_string(r))) << e.what();
-        code = 1;
-      }
-      std::_Exit(code);
-    }
-    core::track_child(pids[r]);
-  }
-  int failed = 0;
-  for (pid_t p : pids) {
-    int status = 0;
-    ::waitpid(p, &status, 0);
-    core::untrack_child(p);
-    failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
-  LinkMeasure m;
-  std::ifstream in(dir / "result");
-  bool ok = failed == 0 && (in >> m.latency_s >> m.bandwidth_Bps >> m.tcp_latency_s);
-  std::string why;
-  for (int r = 0; r < 2; ++r)
-    if (fs::exists(dir / ("error" + std::to_string(r)))) {
-      std::ifstream e(dir / ("error" + std::to_string(r)));
-      std::getline(e, why);
-    }
-  core::remove_temp(dir);
-  if (!ok)
-    throw std::runtime_error("calibration between two ranks failed" +
-                             (why.empty() ? "" : ": " + why));
-  return m;
 }
 
 // The additions executed ranks run on received fp32 ranges (gradient_buffer.hpp), timed.
@@ -163,6 +36,22 @@ double measure_reduction() {
   (void)sink;
   return 4.0 * a.size() * sizeof(float) / seconds_since(t0);
 }
+
+}  // namespace
+
+std::string describe_link_flows(const LinkMeasure& m) {
+  if (!(m.both_ways_Bps > 0)) return "";
+  char buf[200];
+  int n = std::snprintf(buf, sizeof buf,
+                        "%d flow%s each way at once (one flow each way at once: "
+                        "%.4g MB/s",
+                        m.flows, m.flows == 1 ? "" : "s", m.both_ways_Bps / 1e6);
+  if (m.one_way_Bps > 0 && n > 0)
+    std::snprintf(buf + n, sizeof buf - n, "; one flow one way: %.4g MB/s", m.one_way_Bps / 1e6);
+  return std::string(buf) + ")";
+}
+
+namespace {
 
 std::string link_yaml(const LinkMeasure& m) {
   char buf[160];
@@ -206,10 +95,11 @@ Calibration calibrate(const CalibrateOptions& o) {
   c.device_flops = measure_kernel_rate();  // the kernel executed ranks run
   c.reduction_Bps = measure_reduction();
   if (o.node_netns.size() >= 2) {
-    c.intra_node = measure_link(o.node_netns[0], o.node_netns[0], "127.0.0.1", "127.0.0.1", o);
-    c.inter_node = measure_link(o.node_netns[0], o.node_netns[1], o.node_ip[0], o.node_ip[1], o);
+    c.intra_node = measure_link(o.node_netns[0], o.node_netns[0], "127.0.0.1", "127.0.0.1", 1, o);
+    c.inter_node =
+        measure_link(o.node_netns[0], o.node_netns[1], o.node_ip[0], o.node_ip[1], o.nic_flows, o);
   } else {
-    c.intra_node = measure_link("", "", "127.0.0.1", "127.0.0.1", o);
+    c.intra_node = measure_link("", "", "127.0.0.1", "127.0.0.1", 1, o);
     c.inter_node = c.intra_node;
   }
   c.host_measured = true;
@@ -255,10 +145,10 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
     topo["name"] = topo["name"].as<std::string>() + "-calibrated";
   }
   auto link = [](const char* name, bool measured, const LinkMeasure& m) {
-    char line[160];
+    char line[320];
     if (measured)
-      std::snprintf(line, sizeof line, "# %s: %.3f us one way, %.4g MB/s\n", name,
-                    m.latency_s * 1e6, m.bandwidth_Bps / 1e6);
+      std::snprintf(line, sizeof line, "# %s: %.3f us one way, %.4g MB/s each way, %s\n", name,
+                    m.latency_s * 1e6, m.bandwidth_Bps / 1e6, describe_link_flows(m).c_str());
     else
       std::snprintf(line, sizeof line, "# %s: not measured here, the claimed values kept\n", name);
     return std::string(line);

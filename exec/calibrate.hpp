@@ -10,8 +10,13 @@ namespace scaleout::exec {
 
 struct LinkMeasure {
   double latency_s = 0;      // one way: half the median round trip of a small message
-  double bandwidth_Bps = 0;  // payload bytes per second of a long stream
+  double bandwidth_Bps = 0;  // payload bytes per second each way, as the strategies load it
   double tcp_latency_s = 0;  // one way over a bare TCP connection (the link without Gloo)
+  // How bandwidth_Bps came about (CPU calibration; 0: not measured): one flow one way, one flow
+  // each way at once, and `flows` flows each way at once (per direction, all flows together).
+  double one_way_Bps = 0;
+  double both_ways_Bps = 0;
+  int flows = 1;
 };
 
 // The host's software costs (the topology's `host:`), measured on CPUs only.
@@ -50,7 +55,12 @@ struct CalibrateOptions {
   std::vector<std::string> node_ip;
   double stream_bytes = 32e6;
   int round_trips = 200;
+  int nic_flows = 2;  // flows each way at once between the two nodes (several ranks a NIC)
 };
+
+// "2 flows each way at once (one flow each way at once: 23.2 MB/s; one flow one way: 24 MB/s)";
+// "" when the link was measured without flows (a GPU pair).
+std::string describe_link_flows(const LinkMeasure& m);
 
 // Throws std::runtime_error when a measuring rank fails.
 Calibration calibrate(const CalibrateOptions& options);

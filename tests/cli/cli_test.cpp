@@ -357,6 +357,14 @@ TEST(Cli, CalibrateWritesATopologyThatLoads) {
   Output o =
       run("calibrate " + source_path("topologies/emulated-4x200mbit.yaml") + " -o " + out.string());
   ASSERT_EQ(o.code, 0) << o.text;
+  // Loopback each way at once: hundreds of MB/s at least (after Gloo's own barrier a one-way
+  // stream crawled at 1.8 MB/s: the measurement lines its ranks up otherwise).
+  double mbps = 0;
+  ASSERT_EQ(std::sscanf(o.text.substr(o.text.find("intra-node")).c_str(),
+                        "intra-node %*f us %lf MB/s each way, 1 flow each way at once", &mbps),
+            1)
+      << o.text;
+  EXPECT_GT(mbps, 50) << o.text;
   std::ofstream(dir / "plan.yaml")
       << "cluster: calibrated.yaml\n"
       << "workload: { name: g, parameters: 1M, flops_per_sample: 1GFLOP }\n"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "core/plan_loader.hpp"
 #include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -79,12 +80,25 @@ TEST_F(Validate, CalibrateMeasuresTheEmulatedLinks) {
   Output o = scaleout("calibrate " + source_path("topologies/emulated-4x200mbit.yaml") +
                       " --cluster emulated -o /tmp/scaleout-calibrated-test.yaml");
   ASSERT_EQ(o.code, 0) << o.text;
-  // "inter-node  <latency> us  <bandwidth> MB/s": TCP through tbf carries ~95.6% of 25 MB/s.
-  double latency = 0, mbps = 0;
-  ASSERT_EQ(std::sscanf(o.text.c_str(), "inter-node %lf us %lf MB/s", &latency, &mbps), 2)
+  // "inter-node <latency> us <bandwidth> MB/s each way, 2 flows each way at once (one flow each
+  // way at once: <both> MB/s; one flow one way: <one> MB/s)": TCP through tbf carries ~95.6% of
+  // 25 MB/s one way, a little less each way at once; the topology is given the rate of 2 flows.
+  double latency = 0, mbps = 0, both = 0, one = 0;
+  int flows = 0;
+  ASSERT_EQ(std::sscanf(o.text.c_str(),
+                        "inter-node %lf us %lf MB/s each way, %d flows each way at once (one flow "
+                        "each way at once: %lf MB/s; one flow one way: %lf MB/s)",
+                        &latency, &mbps, &flows, &both, &one),
+            5)
       << o.text;
-  EXPECT_GT(mbps, 0.9 * 25);
+  EXPECT_EQ(flows, 2);
+  EXPECT_GT(one, 0.9 * 25);
+  EXPECT_LT(one, 25.0);
+  EXPECT_LT(both, one * 1.02);
+  EXPECT_GT(mbps, 0.8 * 25);
   EXPECT_LT(mbps, 25.0);
+  EXPECT_NEAR(scaleout::core::load_cluster("/tmp/scaleout-calibrated-test.yaml").nic.bandwidth,
+              mbps * 1e6, 0.001 * mbps * 1e6);
   // The calibrated topology's rates are the cluster's as measured: a plan of it validates there.
   {
     std::ofstream plan("/tmp/scaleout-calibrated-plan.yaml");
