@@ -25,7 +25,10 @@ ShapeMeasure time_one(const MatrixProduct& p, int microbatch, int tensor, double
                       ProductTimer& timer) {
   ShapeMeasure m{p, microbatch, tensor, timer.seconds(p), 0};
   m.efficiency = p.flops() / (m.seconds * peak);
-  if (!(m.efficiency > 0) || m.efficiency > 1) {
+  if (!(m.seconds > 0) || !std::isfinite(m.seconds))
+    throw InputError("", 0, "device.flops",
+                     "the " + p.name + " product's timer gave no positive time");
+  if (m.efficiency > 1) {
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "the %s product (micro-batch %d, tensor %d) ran at %.3g FLOP/s, above the "

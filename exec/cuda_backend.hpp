@@ -43,8 +43,10 @@ DeviceWorker make_device_worker(int rank, std::int64_t gradient_bytes);
 // send; bandwidth: a 256 MB one-way send). No inter-node link (one machine). Throws CudaError.
 Calibration calibrate_gpus();
 
-// Times matrix products on GPU 0 with cuBLAS (bf16 operands and output, fp32 accumulation, the
-// median of 7 runs after a warm-up), for `calibrate --backend cuda --model`. Throws CudaError.
+// Times matrix products on GPU 0 with cuBLAS (bf16 operands and output, fp32 accumulation; short
+// products launched back to back, a millisecond's worth a sample; the median of 7 samples after a
+// warm-up; a batch too large for a quarter of the free memory timed in part and scaled), for
+// `calibrate --backend cuda --model`. Throws CudaError.
 std::unique_ptr<core::ProductTimer> make_gpu_product_timer();
 
 }  // namespace scaleout::exec

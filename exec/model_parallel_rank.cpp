@@ -71,6 +71,7 @@ void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
   // A CPU core runs the real FLOPs (the program charges them / efficiency) times compute_scale.
   program.set_compute_scale(executed_compute_scale(plan, options));
   program.break_schedule_on(options.break_schedule_rank);
+  program.stale_receive_on(options.stale_receive_rank);
   core::CheckValues values(plan.training.workers, 1, plan.training.gradient_precision, plan.file);
   GradientBuffer data(element_type(plan.training.gradient_precision), program.buffer_elements());
   gloo::rendezvous::FileStore store(setup.store_dir);
@@ -99,6 +100,7 @@ core::RunResult aggregate_model_parallel(const core::Plan& plan,
   std::vector<std::vector<core::ModelParallelStepTimes>> records;
   long wrong = 0;
   for (const auto& r : reports) {
+    wrong += r.value("warm_up_wrong", 0L);  // the checked iterations outside the timed ones
     records.emplace_back();
     for (int s = 0; s < steps; ++s) {
       const auto& t = r["mp_steps"][s];

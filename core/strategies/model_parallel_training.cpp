@@ -217,8 +217,16 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
                        : plan_.parallelism->schedule == PipelineScheduleKind::kGpipe
                            ? static_cast<std::size_t>(2 * microbatches_ * chunks_)
                            : static_cast<std::size_t>(2 * stages_ * chunks_ + 4);
+  bool stale = fabric.rank() == stale_rank_ && step == 1;
   Inbox inbox(
-      fabric, [&](const OpKey& k) { return receive_slot(index.at(k)); }, window);
+      fabric,
+      [&](const OpKey& k) {
+        std::size_t i = index.at(k);
+        if (!stale) return receive_slot(i);
+        stale = false;
+        return send_slot(i);  // written over before it is sent, if it is
+      },
+      window);
   std::vector<int> senders;
   for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
     if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
@@ -228,20 +236,24 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
       if (destination(from, op) == me.stage) order.push_back(key(fed_op(op, from, stages_)));
     inbox.add_sender(rank_of(plan_, {me.tensor_index, me.data_index, from}), std::move(order));
   }
+  // A transfer's label also names the step: a receive that never landed leaves last step's data.
+  auto label = [step](std::uint64_t transfer) {
+    return transfer * 1000003 + static_cast<std::uint64_t>(step);
+  };
   std::vector<Fabric::Handle> outgoing;
   for (std::size_t i = 0; i < mine.size(); ++i) {
     const PipeOp& op = mine[i];
     int sender = inbox.take(op);
     if (sender >= 0 && rank.checks)  // the micro-batch and chunk this op expects, from its sender
       times.wrong += rank.checks->mislabelled(
-          receive_slot(i), tag(op_sent_for(op, senders[sender], stages_), senders[sender]));
+          receive_slot(i), label(tag(op_sent_for(op, senders[sender], stages_), senders[sender])));
     double start = fabric.now();
     run_op(rank, op, times);
     rank.observer.phase(fabric.rank(), op_name(op, chunks_),
                         op.kind == Kind::kForward ? "forward" : "backward", start, fabric.now());
     int to = destination(me.stage, op);
     if (to < 0) continue;
-    if (rank.checks) rank.checks->label(send_slot(i), tag(op, me.stage));
+    if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));
     outgoing.push_back(
         fabric.post_send(rank_of(plan_, {me.tensor_index, me.data_index, to}), send_slot(i)));
   }

@@ -55,5 +55,12 @@ TEST(ModelParallelRun, ABrokenScheduleIsCaught) {
   EXPECT_GT(r.wrong, 0);
 }
 
+TEST(ModelParallelRun, AReceiveThatNeverLandedIsCaught) {
+  ExecOptions o = quick();
+  o.stale_receive_rank = 4;  // stage 1: its slot for step 1's first input keeps step 0's data
+  core::RunResult r = run_local(two_by_two_by_two("mp-run-stale", ""), o);
+  EXPECT_GT(r.wrong, 0);
+}
+
 }  // namespace
 }  // namespace scaleout::exec
