@@ -55,6 +55,10 @@ class MainWindow : public QMainWindow {
   // The plan's pipeline schedule as the closed form times it (stages x time, the bubble as gaps),
   // in the timeline window; says why not for a plan without `parallelism:`.
   QString show_pipeline_schedule();
+  // The same schedule as SimGrid runs it (every rank a row, the stages' transfers and the groups'
+  // collectives sharing the links), simulated on a worker thread like the chosen point's
+  // timeline; returns what started, or why not.
+  QString simulate_pipeline_schedule();
   TimelineWindow* timeline() const { return timeline_; }
   // Simulates the plan's strategy at the chosen size with a trace on a worker thread and opens
   // it in the timeline window when done (window_extras.cpp).

@@ -13,7 +13,11 @@ namespace scaleout::gui {
 
 namespace {
 
+// Compute spans are "compute" (named "forward" for a forward pass); a model-parallel program's
+// passes are categorized "forward" and "backward" themselves.
 Phase phase_of(const std::string& name, const std::string& category) {
+  if (category == "forward") return Phase::kForward;
+  if (category == "backward") return Phase::kCompute;
   if (category != "compute") return Phase::kComm;
   return name == "forward" ? Phase::kForward : Phase::kCompute;
 }

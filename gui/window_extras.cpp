@@ -56,6 +56,8 @@ void MainWindow::add_extra_actions(QMenu* file, QMenu* view) {
                   [this] { show_point_timeline(); });
   view->addAction("Pipeline schedule of the plan (closed form)", this,
                   [this] { statusBar()->showMessage(show_pipeline_schedule()); });
+  view->addAction("Pipeline schedule of the plan (simulate)", this,
+                  [this] { statusBar()->showMessage(simulate_pipeline_schedule()); });
   point_timeline_->on_trace(
       [this](const QString& path) { statusBar()->showMessage(open_trace(path)); });
   point_timeline_->on_failure([this](const QString& why) { statusBar()->showMessage(why); });
@@ -91,6 +93,14 @@ QString MainWindow::show_pipeline_schedule() {
     said = "timeline of the pipeline schedule (" +
            QString::fromStdString(sim::pipeline_trace_name(plan)) + ")";
   return said;
+}
+
+QString MainWindow::simulate_pipeline_schedule() {
+  const core::Plan& plan = what_if_.plan;
+  if (!plan.parallelism)
+    return "the plan has no pipeline: give it parallelism: (a transformer model)";
+  point_timeline_->start(plan, plan.strategy.kind, plan.training.workers);
+  return QString("simulating the pipeline schedule on %1 workers").arg(plan.training.workers);
 }
 
 QString MainWindow::export_topology_svg(const QString& path) {

@@ -9,12 +9,14 @@
 #include <QTest>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/timeline_view.hpp"
 #include "gui/timeline_window.hpp"
 #include "gui/topology_view.hpp"
+#include "tests/core/plan_text.hpp"
 #include "tests/gui/gui_support.hpp"
 
 namespace scaleout::gui {
@@ -55,6 +57,49 @@ TEST(GuiPointTimeline, ChosenPointOpensWithOneRowPerRank) {
   EXPECT_NE(text.find("<svg"), std::string::npos);
   EXPECT_NE(text.find(t.tracks[0].name), std::string::npos) << "row labels are text";
   EXPECT_FALSE(w.timeline()->export_svg("/nonexistent-dir/t.svg").startsWith("wrote"));
+}
+
+TEST(GuiPointTimeline, APipelineScheduleAsSimGridRunsIt) {
+  // Tensor 2 x pipeline 4 x data 2 on two nodes: 8 micro-batches a replica through 4 stages.
+  MainWindow w(testing::load_text(
+      "gui-sim-pipeline",
+      std::string(testing::kInlineCluster) +
+          "workload:\n  name: gpt\n"
+          "  transformer: { layers: 8, hidden: 1024, heads: 8, sequence: 512, vocabulary: 1000 }\n"
+          "parallelism: { tensor: 2, pipeline: 4, microbatch: 1, schedule: 1f1b }\n"
+          "strategy: { kind: ring }\ntraining: { workers: 16, global_batch: 16 }\n"));
+  EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
+  ASSERT_NE(w.timeline(), nullptr);
+  const TimelineTrace& t = w.timeline()->view()->trace();
+  // Rank r's row is "stage s, rank r": every rank runs each micro-batch forward and backward.
+  std::map<std::string, const TimelineTrack*> by_name;
+  for (const auto& track : t.tracks) by_name[track.name] = &track;
+  auto passes = [&t](const TimelineTrack& track) {
+    std::vector<const TimelineSpan*> out;
+    for (const auto& s : track.spans) {
+      const std::string& name = t.names[static_cast<std::size_t>(s.name)];
+      if (name.find("forward") == 0 || name.find("backward") == 0) out.push_back(&s);
+    }
+    return out;
+  };
+  ASSERT_TRUE(by_name.count("stage 0, rank 0")) << t.tracks.front().name;
+  ASSERT_TRUE(by_name.count("stage 3, rank 12"));
+  auto first = passes(*by_name["stage 0, rank 0"]), last = passes(*by_name["stage 3, rank 12"]);
+  EXPECT_EQ(first.size(), 16u);
+  EXPECT_EQ(last.size(), 16u);
+  // The bubble: the last stage starts after the first has passed micro-batch 0 on. Passes are
+  // drawn as compute (forward light, backward dark), not as communication.
+  EXPECT_GT(last.front()->start, first.front()->end);
+  EXPECT_EQ(first.front()->phase, Phase::kForward);
+  EXPECT_EQ(first.back()->phase, Phase::kCompute);
+  w.timeline()->resize(1200, 720);
+  w.timeline()->show();
+  QTest::qWait(50);
+  ASSERT_TRUE(w.timeline()->grab().save(
+      QString::fromStdString((kShots / "timeline-pipeline-sim.png").string())));
+  MainWindow dp(quickstart());
+  EXPECT_TRUE(dp.simulate_pipeline_schedule().startsWith("the plan has no pipeline"));
 }
 
 TEST(GuiPointTimeline, CancelStopsTheSimulation) {
