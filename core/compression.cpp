@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/powersgd_codec.hpp"
+
 namespace scaleout::core {
 
 namespace {
@@ -54,6 +56,7 @@ std::int64_t quantized_slot_words(const Compression& c, std::int64_t count, int 
 
 std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers) {
   if (sparse(c.kind)) return 2 * sparse_count(c, count) * workers;
+  if (c.kind == CompressionKind::kPowersgd) return LowRankCodec(c, workers, count).scratch_words();
   if (c.on()) return 3 * quantized_slot_words(c, count, workers) * workers;
   return 0;
 }
@@ -61,6 +64,10 @@ std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers
 double compressed_wire_bytes(const Compression& c, std::int64_t count, int workers) {
   double n1 = workers - 1;
   if (sparse(c.kind)) return n1 * 2.0 * static_cast<double>(sparse_count(c, count)) * 4;
+  if (c.kind == CompressionKind::kPowersgd) {
+    LowRankCodec codec(c, workers, count);
+    return 2 * n1 * static_cast<double>(codec.p_slot() + codec.q_slot()) * 4;
+  }
   return 2 * n1 * static_cast<double>(quantized_slot_words(c, count, workers)) * 4;
 }
 
@@ -74,6 +81,19 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
   if (!c.on()) return s;
   auto elements = static_cast<double>(count);
   double pass = 1.0 / device.compress_quantize;  // one element-wise pass over one element
+  if (c.kind == CompressionKind::kPowersgd) {
+    // Each product with the thin P or Q (rank r) is one pass over M, as a memory-bound kernel
+    // runs it: P = M Q; then Q_w = M^T P^, the result P^ Q^T and the error feedback. The
+    // orthogonalization's 2 rows r^2 operations run at the device's peak.
+    LowRankCodec codec(c, workers, count);
+    const LowRankShape& sh = codec.shape();
+    double matrix = static_cast<double>(sh.rows * sh.cols), r = sh.rank;
+    s.encode = 2 * matrix * pass;  // M = gradient + error feedback, P
+    s.owner = workers * static_cast<double>(codec.p_slot() + codec.q_slot()) * pass;
+    s.between = matrix * pass + 2 * static_cast<double>(sh.rows) * r * r / device.flops;
+    s.decode = 2 * matrix * pass;
+    return s;
+  }
   if (sparse(c.kind)) {
     double k = static_cast<double>(sparse_count(c, count));
     s.encode = c.kind == CompressionKind::kTopk ? elements / device.compress_topk : elements * pass;
@@ -97,6 +117,13 @@ CompressionStep compression_step(const Plan& plan, const std::vector<std::int64_
     out.wire_bytes_uncompressed += c.kind == CompressionKind::kFp16 ? 2 * plain : plain;
     out.wire_bytes += c.on() ? compressed_wire_bytes(c, count, n) : plain;
     out.codec_s += codec_seconds(c, plan.cluster.device, count, n).total();
+    if (c.kind == CompressionKind::kPowersgd) {  // M's residual, Q and P^ (kept in any case)
+      LowRankShape sh = low_rank_shape(count, c.rank);
+      out.error_feedback_bytes +=
+          4.0 * static_cast<double>((c.error_feedback ? sh.rows * sh.cols : 0) +
+                                    (sh.rows + sh.cols) * sh.rank);
+      continue;
+    }
     if (c.on() && c.error_feedback) {
       double worker = static_cast<double>(count) * 4;
       double owner = sparse(c.kind) ? 0 : static_cast<double>(ceil_div(count, n)) * 4;

@@ -12,6 +12,9 @@
 //    (onebit) elements per word) and sends part j to its owner (n-1 direct sends); the owner
 //    decodes the n copies, sums them in worker order, adds its own error feedback, re-encodes, and
 //    the encoded parts are all-gathered around the ring. Each worker sends 2(n-1) parts' words.
+//  - powersgd: two all-reduces of fp32 sums (P, rows x r, then Q, cols x r, of the bucket's matrix:
+//    core/powersgd_codec.hpp), each as direct sends of n-1 parts to their owners and a ring
+//    all-gather of the owners' sums: 2(n-1) x (ceil(rows r / n) + ceil(cols r / n)) words.
 #pragma once
 
 #include <cstdint>
@@ -52,9 +55,11 @@ double ring_wire_bytes(std::int64_t count, int bytes_per_element, int workers);
 // compressor rates (the simulated cost of what an executed run does for real).
 struct CodecSeconds {
   double encode = 0;
-  double owner = 0;  // quantized kinds: decode n copies, sum, re-encode its part
+  double owner = 0;  // quantized kinds: decode n copies, sum, re-encode its part (PowerSGD: sum
+                     // its parts of P and of Q)
+  double between = 0;  // PowerSGD: orthogonalize P and compute Q, between the two all-reduces
   double decode = 0;
-  double total() const { return encode + owner + decode; }
+  double total() const { return encode + owner + between + decode; }
 };
 CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::int64_t count,
                            int workers);

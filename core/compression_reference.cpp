@@ -18,7 +18,54 @@ const std::vector<float>& CompressionReference::next_step() {
   return expected_;
 }
 
+namespace {
+
+// Every worker's part to its owner, the owner's sum, the sums to every worker: the all-reduce of
+// core/powersgd_codec.hpp on every worker's scratch at once.
+void sum_in_worker_order(const LowRankCodec& codec, std::int64_t slot,
+                         std::vector<std::vector<float>>& scratch) {
+  int n = static_cast<int>(scratch.size());
+  for (int owner = 0; owner < n; ++owner) {
+    int part = codec.segment_of(owner);
+    for (int sender = 0; sender < n; ++sender) {
+      if (sender == owner) continue;
+      Span from = codec.own_part(slot, part), to = codec.recv_slot(slot, sender);
+      std::copy_n(scratch[sender].begin() + from.begin, from.count,
+                  scratch[owner].begin() + to.begin);
+    }
+    codec.owner_sum(owner, slot, scratch[owner].data());
+  }
+  for (int owner = 0; owner < n; ++owner) {
+    std::int64_t at = codec.sum_area(slot).begin + codec.segment_of(owner) * slot;
+    for (int w = 0; w < n; ++w)
+      if (w != owner)
+        std::copy_n(scratch[owner].begin() + at, slot, scratch[w].begin() + at);
+  }
+}
+
+}  // namespace
+
+void CompressionReference::low_rank_step(Span bucket) {
+  LowRankCodec codec(compression_, workers_, bucket.count);
+  auto id = static_cast<std::uint64_t>(bucket.begin);
+  std::vector<std::vector<float>> scratch(workers_,
+                                          std::vector<float>(codec.scratch_words(), 0.0f));
+  std::vector<float> grad(bucket.count);
+  for (int r = 0; r < workers_; ++r) {
+    for (std::int64_t j = 0; j < bucket.count; ++j) grad[j] = values_.value(r, bucket.begin + j);
+    codec.encode_p(id, grad.data(), scratch[r].data(), low_rank_[{r, id}]);
+  }
+  sum_in_worker_order(codec, codec.p_slot(), scratch);
+  for (int r = 0; r < workers_; ++r) codec.encode_q(scratch[r].data(), low_rank_[{r, id}]);
+  sum_in_worker_order(codec, codec.q_slot(), scratch);
+  // Every worker decodes the same sums; each keeps its own error feedback.
+  for (int r = 0; r < workers_; ++r)
+    codec.decode(scratch[r].data(), r == 0 ? expected_.data() + bucket.begin : grad.data(),
+                 low_rank_[{r, id}]);
+}
+
 void CompressionReference::bucket_step(Span bucket) {
+  if (compression_.kind == CompressionKind::kPowersgd) return low_rank_step(bucket);
   BucketCodec codec(compression_, workers_, bucket.count);
   auto id = static_cast<std::uint64_t>(bucket.begin);
   std::int64_t words = codec.scratch_words();

@@ -14,6 +14,7 @@
 #include "core/check_values.hpp"
 #include "core/compression_codec.hpp"
 #include "core/plan.hpp"
+#include "core/powersgd_codec.hpp"
 #include "core/step_model.hpp"
 
 namespace scaleout::core {
@@ -28,6 +29,7 @@ class CompressionReference {
 
  private:
   void bucket_step(Span bucket);
+  void low_rank_step(Span bucket);
 
   Compression compression_;
   int workers_;
@@ -35,6 +37,7 @@ class CompressionReference {
   const CheckValues& values_;
   std::vector<float> expected_;
   std::map<std::pair<int, std::uint64_t>, CodecState> states_;  // (worker, bucket) -> state
+  std::map<std::pair<int, std::uint64_t>, LowRankState> low_rank_;
 };
 
 }  // namespace scaleout::core

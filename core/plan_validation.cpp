@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/compression.hpp"
+#include "core/powersgd_codec.hpp"
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_parallel_loader.hpp"
@@ -141,10 +142,19 @@ void check_job_members(const Plan& plan) {
 void check_compression(const Plan& plan) {
   const Compression& c = plan.training.compression;
   std::string name = compression_name(c.kind);
-  if (c.kind == CompressionKind::kPowersgd)
-    throw InputError(plan.file, c.line, "training.compression.kind",
-                     "powersgd is not built in this version (none, fp16, topk, randomk, int8 and "
-                     "onebit are)");
+  if (c.kind == CompressionKind::kPowersgd) {
+    // Each bucket is compressed as one matrix (core/powersgd_codec.hpp): no bucket's is larger
+    // than the whole gradient's, whose smaller side bounds the rank (smaller buckets use theirs).
+    auto elements = static_cast<std::int64_t>(plan.workload.parameters);
+    LowRankShape whole = low_rank_shape(elements, c.rank);
+    if (c.rank > std::min(whole.rows, whole.cols))
+      throw InputError(plan.file, c.rank_line ? c.rank_line : c.line,
+                       "training.compression.rank",
+                       "rank " + std::to_string(c.rank) + " is above the smaller side (" +
+                           std::to_string(std::min(whole.rows, whole.cols)) +
+                           ") of the gradient's matrix (" + std::to_string(whole.rows) + " x " +
+                           std::to_string(whole.cols) + ")");
+  }
   if (!c.on()) return;
   if (plan.parallelism)
     throw InputError(plan.file, c.line, "training.compression",

@@ -37,7 +37,8 @@ PlanField compression_knob(const std::string& knob, std::string label, PlanField
 }
 
 void add_compression_kind(std::vector<PlanField>& f) {
-  std::vector<std::string> kinds = {"none", "fp16", "topk", "randomk", "int8", "onebit"};
+  std::vector<std::string> kinds = {"none", "fp16",   "topk",    "randomk",
+                                    "int8", "onebit", "powersgd"};
   f.push_back(yaml_field(
       "training.compression.kind", "gradient compression", PlanField::Kind::kChoice, kinds,
       [](const WhatIf& w) {
@@ -52,7 +53,8 @@ void add_compression_kind(std::vector<PlanField>& f) {
         c["kind"] = text;  // its settings at the loader's defaults
         t["compression"] = c;
       }));
-  f.back().hint = "what crosses the wire: sparsified, quantized (error feedback keeps the rest)";
+  f.back().hint =
+      "what crosses the wire: sparsified, quantized or low rank (error feedback keeps the rest)";
 }
 
 bool async_ps(const Plan& p) { return p.strategy.ps_mode == core::PsMode::kAsync; }
@@ -110,12 +112,17 @@ void add_compression_fields(std::vector<PlanField>& f) {
       [](const WhatIf& w) { return core::format_bytes(w.plan.training.compression.chunk); },
       quantized, "applies to compression int8 and onebit", "fp32 gradient bytes per scale"));
   f.push_back(compression_knob(
+      "rank", "low rank", PlanField::Kind::kText,
+      [](const WhatIf& w) { return std::to_string(w.plan.training.compression.rank); },
+      [](const Plan& p) { return p.training.compression.kind == CompressionKind::kPowersgd; },
+      "applies to compression powersgd", "PowerSGD's rank: columns of P and Q per bucket"));
+  f.push_back(compression_knob(
       "error_feedback", "error feedback", PlanField::Kind::kBool,
       [](const WhatIf& w) {
         return std::string(w.plan.training.compression.error_feedback ? "true" : "false");
       },
       [](const Plan& p) { return p.training.compression.on(); },
-      "applies to topk, randomk, int8 and onebit",
+      "applies to topk, randomk, int8, onebit and powersgd",
       "keep what compression dropped and add it to the next step"));
   add_delay_compensation_fields(f);
 }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/compression.hpp"
+#include "core/powersgd_codec.hpp"
 #include "core/delay_compensation.hpp"
 #include "core/failure_model.hpp"
 #include "core/host_costs.hpp"
@@ -130,12 +131,20 @@ double compressed_ring(const Layout& L, const Plan& plan, std::int64_t count) {
   auto next = [n](int r) { return (r + 1) % n; };
   if (c.kind == core::CompressionKind::kTopk || c.kind == core::CompressionKind::kRandomk)
     return codec + ring_phase(L, n - 1, 8.0 * core::sparse_count(c, count), next, Sums::kNo);
-  double slot = 4.0 * core::quantized_slot_words(c, count, n);
-  double direct = 0;
-  for (int s = 1; s < n; ++s)
-    direct += pattern_step(
-        L, [n, s](int r) { return (r + s) % n; }, slot, Sums::kNo);
-  return codec + direct + ring_phase(L, n - 1, slot, next, Sums::kNo);
+  // Parts of `slot` bytes to their owners, then the owners' results all-gathered.
+  auto to_owners_and_gather = [&](double slot) {
+    double direct = 0;
+    for (int s = 1; s < n; ++s)
+      direct += pattern_step(
+          L, [n, s](int r) { return (r + s) % n; }, slot, Sums::kNo);
+    return direct + ring_phase(L, n - 1, slot, next, Sums::kNo);
+  };
+  if (c.kind == core::CompressionKind::kPowersgd) {  // P's all-reduce, then Q's
+    core::LowRankCodec low_rank(c, n, count);
+    return codec + to_owners_and_gather(4.0 * low_rank.p_slot()) +
+           to_owners_and_gather(4.0 * low_rank.q_slot());
+  }
+  return codec + to_owners_and_gather(4.0 * core::quantized_slot_words(c, count, n));
 }
 
 double torus2d(const Layout& L, std::array<int, 2> grid, double bytes) {

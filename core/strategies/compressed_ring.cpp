@@ -10,6 +10,7 @@
 
 #include "core/compression.hpp"
 #include "core/compression_codec.hpp"
+#include "core/powersgd_codec.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/ring_phases.hpp"
 #include "core/strategies/strategies.hpp"
@@ -27,6 +28,7 @@ class CompressedRing : public StrategyProgram {
         scratch_begin_(gradient_elements(plan)) {}
 
   void run(Fabric& fabric, Span bucket) override {
+    if (compression_.kind == CompressionKind::kPowersgd) return run_low_rank(fabric, bucket);
     int rank = fabric.rank();
     BucketCodec codec(compression_, workers_, bucket.count);
     CodecSeconds cost = codec_seconds(compression_, device_, bucket.count, workers_);
@@ -54,9 +56,49 @@ class CompressedRing : public StrategyProgram {
     });
   }
 
+  // PowerSGD: P's all-reduce, the orthogonalization and Q, Q's all-reduce, the decode.
+  void run_low_rank(Fabric& fabric, Span bucket) {
+    int rank = fabric.rank();
+    LowRankCodec codec(compression_, workers_, bucket.count);
+    CodecSeconds cost = codec_seconds(compression_, device_, bucket.count, workers_);
+    auto id = static_cast<std::uint64_t>(bucket.begin);
+    auto state = [this, rank, id]() -> LowRankState& { return low_rank_states_[{rank, id}]; };
+    fabric.local_work(cost.encode, [&](float* words) {
+      codec.encode_p(id, words + bucket.begin, words + scratch_begin_, state());
+    });
+    double share = cost.owner / static_cast<double>(codec.p_slot() + codec.q_slot());
+    sum_in_worker_order(fabric, codec, codec.p_slot(), share * codec.p_slot());
+    fabric.local_work(cost.between,
+                      [&](float* words) { codec.encode_q(words + scratch_begin_, state()); });
+    sum_in_worker_order(fabric, codec, codec.q_slot(), share * codec.q_slot());
+    fabric.local_work(cost.decode, [&](float* words) {
+      codec.decode(words + scratch_begin_, words + bucket.begin, state());
+    });
+  }
+
+  // An all-reduce whose sums every worker computes alike: each part sent to its owner (n-1
+  // rounds, round s to rank + s), the owner's sum in worker order, a ring all-gather of the sums.
+  void sum_in_worker_order(Fabric& fabric, const LowRankCodec& codec, std::int64_t slot,
+                           double owner_seconds) {
+    int rank = fabric.rank();
+    for (int s = 1; s < workers_; ++s) {
+      int to = (rank + s) % workers_, from = (rank - s + workers_) % workers_;
+      fabric.exchange(to, from,
+                      {at_scratch(codec.own_part(slot, codec.segment_of(to))),
+                       at_scratch(codec.recv_slot(slot, from)), Combine::kReplace});
+    }
+    fabric.local_work(owner_seconds, [&](float* words) {
+      codec.owner_sum(rank, slot, words + scratch_begin_);
+    });
+    ring_allgather(fabric, strided_ring(0, 1, workers_, rank), at_scratch(codec.sum_area(slot)));
+  }
+
   std::string describe() const override {
     bool sparse = compression_.kind == CompressionKind::kTopk ||
                   compression_.kind == CompressionKind::kRandomk;
+    if (compression_.kind == CompressionKind::kPowersgd)
+      return "ring with powersgd compression: all-reduces of P and Q (parts to their owners, "
+             "owners sum in worker order, all-gather of the sums)";
     return std::string("ring with ") + compression_name(compression_.kind) +
            (sparse ? " compression: all-gather of (index, value) blocks"
                    : " compression: direct sends of encoded parts to their owners, owners sum "
@@ -71,6 +113,7 @@ class CompressedRing : public StrategyProgram {
   int workers_;
   std::int64_t scratch_begin_;
   std::map<std::pair<int, std::uint64_t>, CodecState> states_;  // (rank, bucket) -> state
+  std::map<std::pair<int, std::uint64_t>, LowRankState> low_rank_states_;
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where gradient compression pays: sweeps ResNet-50 and BERT-Large data-parallel training over
-1, 10, 25 and 100 Gb/s networks and 8 to 1,024 V100s (nodes of 8), for none, fp16, top-k 0.1% and
-1-bit, with the analytic engine, and writes report.md and sweep.csv beside this script.
+1, 10, 25 and 100 Gb/s networks and 8 to 1,024 V100s (nodes of 8), for none, fp16, top-k 0.1%,
+1-bit and PowerSGD rank 4, with the analytic engine, and writes report.md and sweep.csv beside this script.
 
 Usage: experiments/compression/run.py [--scaleout PATH]   (default: ../../build/cli/scaleout)
 Exits 1 when a sweep fails.
@@ -22,6 +22,7 @@ KINDS = {
     "fp16": "{ kind: fp16 }",
     "topk": "{ kind: topk, density: 0.001 }",
     "onebit": "{ kind: onebit }",
+    "powersgd": "{ kind: powersgd, rank: 4 }",
 }
 
 

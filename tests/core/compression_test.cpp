@@ -1,6 +1,7 @@
 // Gradient compression in core: the compressors against hand computations, the wire bytes
 // against the closed forms written out here, and the plans that must be refused.
 #include "core/compression.hpp"
+#include "core/powersgd_codec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -120,6 +121,56 @@ TEST(CompressionWire, BytesPerWorkerFollowTheClosedForms) {
   EXPECT_DOUBLE_EQ(int8, 2.0 * 7 * (262144 + 4) * 4);
 }
 
+TEST(CompressionWire, PowerSgdSendsPAndQ) {
+  // 1,000,000 elements: 977 x 1,024 (the power of two nearest the square root). Rank 4 over 8
+  // workers: parts of ceil(977 x 4 / 8) = 489 words of P and 1,024 x 4 / 8 = 512 of Q, each sent
+  // to its owner and all-gathered: 2 (n - 1) parts of each.
+  Compression c = kind(CompressionKind::kPowersgd);
+  c.rank = 4;
+  LowRankShape sh = low_rank_shape(1000000, 4);
+  EXPECT_EQ(sh.rows, 977);
+  EXPECT_EQ(sh.cols, 1024);
+  EXPECT_DOUBLE_EQ(compressed_wire_bytes(c, 1000000, 8), 2.0 * 7 * (489 + 512) * 4);
+  // About 2 (rows + cols) r elements, as a ring all-reduce of P and Q would send.
+  EXPECT_NEAR(compressed_wire_bytes(c, 1000000, 8) / (2.0 * 7 / 8 * (977 + 1024) * 4 * 4), 1,
+              0.01);
+  // A rank above a small bucket's smaller side is that side: 10 elements are 3 x 4.
+  EXPECT_EQ(low_rank_shape(10, 8).rank, 3);
+}
+
+TEST(PowerSgdCodec, ARankOneGradientComesBackAndTheRestIsCarried) {
+  // One worker: its sums are its own. M = u v^T (rank 1) is recovered by rank-1 compression.
+  Compression c = kind(CompressionKind::kPowersgd);
+  c.rank = 1;
+  const std::int64_t rows = 8, cols = 8, count = rows * cols;  // 8 x 8: cols 2^3
+  LowRankCodec codec(c, 1, count);
+  ASSERT_EQ(codec.shape().rows, rows);
+  std::vector<float> grad(count), out(count), scratch(codec.scratch_words());
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) grad[i * cols + j] = (i + 1.0f) * (j % 3 - 1.5f);
+  LowRankState st;
+  auto exchange = [&] {
+    codec.encode_p(7, grad.data(), scratch.data(), st);
+    codec.owner_sum(0, codec.p_slot(), scratch.data());
+    codec.encode_q(scratch.data(), st);
+    codec.owner_sum(0, codec.q_slot(), scratch.data());
+    codec.decode(scratch.data(), out.data(), st);
+  };
+  exchange();
+  for (std::int64_t e = 0; e < count; ++e) EXPECT_NEAR(out[e], grad[e], 1e-4) << e;
+  // Rank 2 through rank 1: what is lost is carried, and result + carried = M.
+  for (std::int64_t i = 0; i < rows; ++i) grad[i * cols + i] += 5;
+  LowRankState fresh;
+  st = fresh;
+  exchange();
+  double lost = 0;
+  for (std::int64_t e = 0; e < count; ++e) {
+    EXPECT_NEAR(out[e] + st.m[e], grad[e], 1e-4) << e;
+    lost += std::fabs(st.m[e]);
+  }
+  EXPECT_GT(lost, 1);
+}
+
 TEST(CompressionWire, StepSumsBucketsAndCountsErrorFeedback) {
   Plan plan;
   plan.training.workers = 4;
@@ -161,8 +212,9 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"torus_cannot_carry_topk",
                 plan("strategy: { kind: torus2d }\n" + training("{ kind: topk }")), 9,
                 "torus2d cannot carry it"},
-        Refusal{"powersgd_not_built", plan(kRing + training("{ kind: powersgd, rank: 4 }")), 12,
-                "not built"},
+        // 10M parameters: a 2,442 x 4,096 matrix at most (core/powersgd_codec.hpp).
+        Refusal{"powersgd_rank_above_the_matrix",
+                plan(kRing + training("{ kind: powersgd, rank: 4000 }")), 12, "2442 x 4096"},
         Refusal{"rank_below_one", plan(kRing + training("{ kind: powersgd, rank: 0 }")), 12,
                 "rank"},
         Refusal{"int8_of_fp16",

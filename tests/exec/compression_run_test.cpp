@@ -1,4 +1,5 @@
-// Compressed exchanges executed over Gloo: real selection and quantization of real floats, each
+// Compressed exchanges executed over Gloo: real selection, quantization and low-rank power
+// iteration of real floats, each
 // step's gradient checked bit for bit against the reference built from what every worker's
 // compressor emitted, its error feedback carried into the next step.
 #include <gtest/gtest.h>
@@ -32,7 +33,8 @@ ExecOptions quick() { return testing::quick_options(); }
 
 TEST(CompressionRun, EveryStepMatchesTheReferenceExactly) {
   for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kRandomk,
-                               CompressionKind::kInt8, CompressionKind::kOnebit})
+                               CompressionKind::kInt8, CompressionKind::kOnebit,
+                               CompressionKind::kPowersgd})
     for (int n : {3, 4})
       for (bool overlap : {false, true}) {
         SCOPED_TRACE(std::string(core::compression_name(kind)) + " n=" + std::to_string(n) +
@@ -46,7 +48,8 @@ TEST(CompressionRun, EveryStepMatchesTheReferenceExactly) {
 }
 
 TEST(CompressionRun, DroppingErrorFeedbackFailsTheCheck) {
-  for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kOnebit}) {
+  for (CompressionKind kind :
+       {CompressionKind::kTopk, CompressionKind::kOnebit, CompressionKind::kPowersgd}) {
     SCOPED_TRACE(core::compression_name(kind));
     ExecOptions o = quick();
     o.drop_error_feedback = true;

@@ -16,7 +16,8 @@ namespace {
 using core::CompressionKind;
 
 const CompressionKind kKinds[] = {CompressionKind::kTopk, CompressionKind::kRandomk,
-                                  CompressionKind::kInt8, CompressionKind::kOnebit};
+                                  CompressionKind::kInt8, CompressionKind::kOnebit,
+                                  CompressionKind::kPowersgd};
 
 core::Plan compressed(core::Plan plan, CompressionKind kind) {
   plan.training.compression.kind = kind;
