@@ -55,8 +55,8 @@ double ring_wire_bytes(std::int64_t count, int bytes_per_element, int workers);
 // compressor rates (the simulated cost of what an executed run does for real).
 struct CodecSeconds {
   double encode = 0;
-  double owner = 0;  // quantized kinds: decode n copies, sum, re-encode its part (PowerSGD: sum
-                     // its parts of P and of Q)
+  double owner = 0;    // quantized kinds: decode n copies, sum, re-encode its part (PowerSGD: sum
+                       // its parts of P and of Q)
   double between = 0;  // PowerSGD: orthogonalize P and compute Q, between the two all-reduces
   double decode = 0;
   double total() const { return encode + owner + between + decode; }

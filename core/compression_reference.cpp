@@ -38,8 +38,7 @@ void sum_in_worker_order(const LowRankCodec& codec, std::int64_t slot,
   for (int owner = 0; owner < n; ++owner) {
     std::int64_t at = codec.sum_area(slot).begin + codec.segment_of(owner) * slot;
     for (int w = 0; w < n; ++w)
-      if (w != owner)
-        std::copy_n(scratch[owner].begin() + at, slot, scratch[w].begin() + at);
+      if (w != owner) std::copy_n(scratch[owner].begin() + at, slot, scratch[w].begin() + at);
   }
 }
 

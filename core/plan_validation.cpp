@@ -4,11 +4,11 @@
 #include <string>
 
 #include "core/compression.hpp"
-#include "core/powersgd_codec.hpp"
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_parallel_loader.hpp"
 #include "core/plan_loader.hpp"
+#include "core/powersgd_codec.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/topology.hpp"
 
@@ -148,8 +148,7 @@ void check_compression(const Plan& plan) {
     auto elements = static_cast<std::int64_t>(plan.workload.parameters);
     LowRankShape whole = low_rank_shape(elements, c.rank);
     if (c.rank > std::min(whole.rows, whole.cols))
-      throw InputError(plan.file, c.rank_line ? c.rank_line : c.line,
-                       "training.compression.rank",
+      throw InputError(plan.file, c.rank_line ? c.rank_line : c.line, "training.compression.rank",
                        "rank " + std::to_string(c.rank) + " is above the smaller side (" +
                            std::to_string(std::min(whole.rows, whole.cols)) +
                            ") of the gradient's matrix (" + std::to_string(whole.rows) + " x " +

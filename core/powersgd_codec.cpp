@@ -41,7 +41,8 @@ void orthonormalize(std::vector<float>& p, std::int64_t rows, int r) {
 
 LowRankShape low_rank_shape(std::int64_t count, int rank) {
   LowRankShape s;
-  auto half = std::lround(std::log2(std::sqrt(static_cast<double>(std::max<std::int64_t>(count, 1)))));
+  auto half =
+      std::lround(std::log2(std::sqrt(static_cast<double>(std::max<std::int64_t>(count, 1)))));
   s.cols = std::int64_t{1} << std::max<long>(half, 0);
   s.rows = ceil_div(std::max<std::int64_t>(count, 1), s.cols);
   s.rank = static_cast<int>(std::clamp<std::int64_t>(rank, 1, std::min(s.rows, s.cols)));

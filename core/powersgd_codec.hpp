@@ -27,9 +27,9 @@ LowRankShape low_rank_shape(std::int64_t count, int rank);
 
 // What a worker keeps from one step to the next for one bucket.
 struct LowRankState {
-  std::vector<float> m;       // this step's M; after decode, the error feedback
-  std::vector<float> q;       // the last step's Q (cols x r), the power iteration's start
-  std::vector<float> p_hat;   // this step's P^ (rows x r)
+  std::vector<float> m;      // this step's M; after decode, the error feedback
+  std::vector<float> q;      // the last step's Q (cols x r), the power iteration's start
+  std::vector<float> p_hat;  // this step's P^ (rows x r)
 };
 
 class LowRankCodec {

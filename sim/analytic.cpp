@@ -8,11 +8,11 @@
 #include <optional>
 
 #include "core/compression.hpp"
-#include "core/powersgd_codec.hpp"
 #include "core/delay_compensation.hpp"
 #include "core/failure_model.hpp"
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
+#include "core/powersgd_codec.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
 #include "core/step_model.hpp"

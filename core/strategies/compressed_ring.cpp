@@ -87,9 +87,8 @@ class CompressedRing : public StrategyProgram {
                       {at_scratch(codec.own_part(slot, codec.segment_of(to))),
                        at_scratch(codec.recv_slot(slot, from)), Combine::kReplace});
     }
-    fabric.local_work(owner_seconds, [&](float* words) {
-      codec.owner_sum(rank, slot, words + scratch_begin_);
-    });
+    fabric.local_work(owner_seconds,
+                      [&](float* words) { codec.owner_sum(rank, slot, words + scratch_begin_); });
     ring_allgather(fabric, strided_ring(0, 1, workers_, rank), at_scratch(codec.sum_area(slot)));
   }
 

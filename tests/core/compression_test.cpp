@@ -1,7 +1,6 @@
 // Gradient compression in core: the compressors against hand computations, the wire bytes
 // against the closed forms written out here, and the plans that must be refused.
 #include "core/compression.hpp"
-#include "core/powersgd_codec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +11,7 @@
 #include "core/model_memory.hpp"
 #include "core/plan_stamp.hpp"
 #include "core/plan_writer.hpp"
+#include "core/powersgd_codec.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {
@@ -132,8 +132,7 @@ TEST(CompressionWire, PowerSgdSendsPAndQ) {
   EXPECT_EQ(sh.cols, 1024);
   EXPECT_DOUBLE_EQ(compressed_wire_bytes(c, 1000000, 8), 2.0 * 7 * (489 + 512) * 4);
   // About 2 (rows + cols) r elements, as a ring all-reduce of P and Q would send.
-  EXPECT_NEAR(compressed_wire_bytes(c, 1000000, 8) / (2.0 * 7 / 8 * (977 + 1024) * 4 * 4), 1,
-              0.01);
+  EXPECT_NEAR(compressed_wire_bytes(c, 1000000, 8) / (2.0 * 7 / 8 * (977 + 1024) * 4 * 4), 1, 0.01);
   // A rank above a small bucket's smaller side is that side: 10 elements are 3 x 4.
   EXPECT_EQ(low_rank_shape(10, 8).rank, 3);
 }

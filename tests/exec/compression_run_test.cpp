@@ -1,7 +1,6 @@
 // Compressed exchanges executed over Gloo: real selection, quantization and low-rank power
-// iteration of real floats, each
-// step's gradient checked bit for bit against the reference built from what every worker's
-// compressor emitted, its error feedback carried into the next step.
+// iteration of real floats, each step's gradient checked bit for bit against the reference built
+// from what every worker's compressor emitted, its error feedback carried into the next step.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -32,9 +31,9 @@ core::Plan compressed_plan(CompressionKind kind, int workers, bool overlap) {
 ExecOptions quick() { return testing::quick_options(); }
 
 TEST(CompressionRun, EveryStepMatchesTheReferenceExactly) {
-  for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kRandomk,
-                               CompressionKind::kInt8, CompressionKind::kOnebit,
-                               CompressionKind::kPowersgd})
+  for (CompressionKind kind :
+       {CompressionKind::kTopk, CompressionKind::kRandomk, CompressionKind::kInt8,
+        CompressionKind::kOnebit, CompressionKind::kPowersgd})
     for (int n : {3, 4})
       for (bool overlap : {false, true}) {
         SCOPED_TRACE(std::string(core::compression_name(kind)) + " n=" + std::to_string(n) +
