@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/sim_progress_line.hpp"
+#include "sim/split_plan_confirm.hpp"
 
 namespace scaleout::cli {
 
@@ -109,9 +110,10 @@ std::optional<sim::SplitPlanAnswer> smallest_cluster(const core::Plan& plan,
   return sim::smallest_split_cluster(plan, request);
 }
 
-void print_target(const sim::SplitPlanAnswer& a, double target, int sequence) {
-  std::printf("target: %.1f sequences/s (%.0f tokens/s)\n%s\n", target, target * sequence,
-              a.message.c_str());
+// `simulated`: the message is the closed form's, and simulation's line follows.
+void print_target(const sim::SplitPlanAnswer& a, double target, int sequence, bool simulated) {
+  std::printf("target: %.1f sequences/s (%.0f tokens/s)\n%s%s\n", target, target * sequence,
+              simulated ? "closed form: " : "", a.message.c_str());
   std::string sizes;  // the first ten and the last two of a long list
   for (std::size_t i = 0; i < a.tried.size(); ++i) {
     if (i >= 10 && i + 2 < a.tried.size()) {
@@ -134,25 +136,44 @@ nlohmann::json target_json(const sim::SplitPlanAnswer& a, double target) {
 
 }  // namespace
 
+sim::RefineOptions refine_options(const PlanSearchArgs& args) {
+  sim::RefineOptions o;
+  o.count = args.refine;
+  o.jobs = args.jobs;
+  o.sim.max_events = args.max_events;
+  o.on_running = progress_printer(args.progress);
+  return o;
+}
+
 int plan_search(const core::Plan& plan, const PlanSearchArgs& args) {
   std::optional<sim::SplitPlanAnswer> cluster = smallest_cluster(plan, args);
-  sim::SplitSearch s = cluster ? cluster->search : sim::search_splits(plan, args.search);
   std::optional<sim::SplitRefinement> refined;
-  if (args.refine > 0 && !s.best.empty()) {
-    sim::RefineOptions o;
-    o.count = args.refine;
-    o.jobs = args.jobs;
-    o.sim.max_events = args.max_events;
-    o.on_running = progress_printer(args.progress);
-    refined = sim::refine_splits(s, o);
+  std::string confirmation;  // with a target and --refine: what simulation said of the answer
+  if (cluster && args.refine > 0) {
+    sim::SplitPlanRequest request;
+    request.sequences_per_s = args.target;
+    request.max_workers = args.max_workers;
+    request.search = args.search;
+    sim::ConfirmedCluster c =
+        sim::confirm_by_simulation(plan, request, std::move(*cluster), refine_options(args));
+    cluster = std::move(c.answer);
+    refined = std::move(c.refinement);
+    confirmation = c.message;
   }
+  sim::SplitSearch s = cluster ? cluster->search : sim::search_splits(plan, args.search);
+  if (!refined && args.refine > 0 && !s.best.empty())
+    refined = sim::refine_splits(s, refine_options(args));
   if (args.json) {
     nlohmann::json j = to_json(s);
     if (refined) j["refined"] = refinement_json(s, *refined);
     if (cluster) j["target"] = target_json(*cluster, args.target);
+    if (!confirmation.empty()) j["target"]["simulation"] = confirmation;
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    if (cluster) print_target(*cluster, args.target, plan.workload.transformer->sequence);
+    if (cluster)
+      print_target(*cluster, args.target, plan.workload.transformer->sequence,
+                   !confirmation.empty());
+    if (!confirmation.empty()) std::printf("%s\n\n", confirmation.c_str());
     print_table(s);
     if (refined) print_refinement(s, *refined);
   }

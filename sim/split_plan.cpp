@@ -14,14 +14,6 @@ double best_throughput(const SplitSearch& s) {
   return s.best.empty() ? 0 : s.best.front().result.throughput_samples_per_s;
 }
 
-// The search at `workers`, the split left to it.
-SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOptions& options) {
-  core::Plan at = plan;
-  at.training.workers = workers;
-  at.parallelism.reset();
-  return search_splits(at, options);
-}
-
 std::string describe(const SplitPlanAnswer& a, double required) {
   char buf[256];
   if (!a.reachable && a.search.best.empty()) {
@@ -54,6 +46,8 @@ std::string describe(const SplitPlanAnswer& a, double required) {
   return out + "; bottleneck: " + c.bottleneck;
 }
 
+}  // namespace
+
 // `plan` with its global batch written out, so that it is held as the workers change.
 core::Plan with_global_batch(const core::Plan& plan) {
   core::Plan fixed = plan;
@@ -65,7 +59,12 @@ core::Plan with_global_batch(const core::Plan& plan) {
   return fixed;
 }
 
-}  // namespace
+SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOptions& options) {
+  core::Plan at = plan;
+  at.training.workers = workers;
+  at.parallelism.reset();
+  return search_splits(at, options);
+}
 
 std::vector<SizeBest> best_split_per_size(const core::Plan& plan, const std::vector<int>& sizes,
                                           const SplitSearchOptions& options) {

@@ -30,6 +30,13 @@ struct SplitPlanAnswer {
   std::string message;  // the answer in one line
 };
 
+// `plan` with its global batch written out (from batch_per_worker when it gives none), so that it
+// is held as the workers change.
+core::Plan with_global_batch(const core::Plan& plan);
+
+// The search at `workers`, the split left to it. REQUIRES: `plan` from with_global_batch.
+SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOptions& options);
+
 // Throws core::InputError for a plan without a transformer workload or a target <= 0.
 SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRequest& request);
 
