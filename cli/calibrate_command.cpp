@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -54,10 +55,49 @@ void calibrate_model(const core::Cluster& cluster, const std::string& model,
       });
   core::write_file_atomic(
       output, core::model_with_efficiency_table(model, table, "cuBLAS on " + cluster.device.name));
+  auto [least, most] =
+      std::minmax_element(table.by_size.begin(), table.by_size.end(),
+                          [](const auto& a, const auto& b) { return a.second < b.second; });
   std::printf("products    %zu timed, %zu sizes, efficiency %.3f..%.3f of %.4g TFLOP/s\n",
-              table.measures.size(), table.by_size.size(), table.by_size.front().second,
-              table.by_size.back().second, cluster.device.flops / 1e12);
+              table.measures.size(), table.by_size.size(), least->second, most->second,
+              cluster.device.flops / 1e12);
   std::printf("model       written to %s\n", output.c_str());
+}
+
+// The GPUs' rates into `c`, and with `model` its products' table; false (said why) when this
+// machine cannot run them.
+bool calibrate_gpus(const core::Cluster& claimed, const std::string& model,
+                    const std::string& model_output, exec::Calibration& c) {
+  if (!exec::cuda_built())
+    throw core::InputError("", 0, "--backend cuda", exec::cuda_unavailable(0));
+  std::string why = exec::cuda_unavailable(1);
+  if (!why.empty()) {
+    std::fprintf(stderr, "error: --backend cuda cannot run here: %s\n", why.c_str());
+    return false;
+  }
+  c = exec::calibrate_gpus();
+  if (!model.empty()) {
+    calibrate_model(claimed, model, model_output);
+    // The table is a share of the claimed peak: the topology keeps it, so that the two files
+    // written together give the measured rates.
+    c.device_flops = claimed.device.flops;
+    c.device = "claimed peak kept: the model's efficiency_by_size carries the measured rates";
+  }
+  return true;
+}
+
+void print_calibration(const exec::Calibration& c) {
+  print_link("inter-node", c.inter_measured, c.inter_node);
+  print_link("intra-node", c.intra_measured, c.intra_node);
+  std::printf("compute     %10.3f GFLOP/s per device (%s)\n", c.device_flops / 1e9,
+              c.device.c_str());
+  std::printf("reduction   %10.3f GB/s\n", c.reduction_Bps / 1e9);
+  if (c.host_measured)
+    std::printf("host        %10.3f us a message, copies %.3f GB/s\n",
+                c.host.message_overhead_s * 1e6, c.host.copy_Bps / 1e9);
+  if (c.codecs_measured)
+    std::printf("compressors top-k %.3f, quantize %.3f, delay compensation %.3f G elements/s\n",
+                c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.host.compensate_rate / 1e9);
 }
 
 }  // namespace
@@ -111,36 +151,12 @@ Action add_calibrate_command(CLI::App& app) {
     if (*backend == "cuda") {
       if (*cluster != "local")
         throw core::InputError("", 0, "--cluster", "--backend cuda measures this machine's GPUs");
-      if (!exec::cuda_built())
-        throw core::InputError("", 0, "--backend cuda", exec::cuda_unavailable(0));
-      std::string why = exec::cuda_unavailable(1);
-      if (!why.empty()) {
-        std::fprintf(stderr, "error: --backend cuda cannot run here: %s\n", why.c_str());
-        return 1;
-      }
-      c = exec::calibrate_gpus();
-      if (!model->empty()) {
-        calibrate_model(claimed, *model, *model_output);
-        // The table is a share of the claimed peak: the topology keeps it, so that the two
-        // files written together give the measured rates.
-        c.device_flops = claimed.device.flops;
-        c.device = "claimed peak kept: the model's efficiency_by_size carries the measured rates";
-      }
+      if (!calibrate_gpus(claimed, *model, *model_output, c)) return 1;
     } else {
       c = exec::calibrate(cpu_options(*cluster));
     }
     core::write_file_atomic(*output, exec::calibrated_topology_yaml(*topology, c));
-    print_link("inter-node", c.inter_measured, c.inter_node);
-    print_link("intra-node", c.intra_measured, c.intra_node);
-    std::printf("compute     %10.3f GFLOP/s per device (%s)\n", c.device_flops / 1e9,
-                c.device.c_str());
-    std::printf("reduction   %10.3f GB/s\n", c.reduction_Bps / 1e9);
-    if (c.host_measured)
-      std::printf("host        %10.3f us a message, copies %.3f GB/s\n",
-                  c.host.message_overhead_s * 1e6, c.host.copy_Bps / 1e9);
-    if (c.codecs_measured)
-      std::printf("compressors top-k %.3f, quantize %.3f, delay compensation %.3f G elements/s\n",
-                  c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.host.compensate_rate / 1e9);
+    print_calibration(c);
     std::printf("written to %s\n", output->c_str());
     return 0;
   };

@@ -113,7 +113,7 @@ std::optional<sim::SplitPlanAnswer> smallest_cluster(const core::Plan& plan,
 // `simulated`: the message is the closed form's, and simulation's line follows.
 void print_target(const sim::SplitPlanAnswer& a, double target, int sequence, bool simulated) {
   std::printf("target: %.1f sequences/s (%.0f tokens/s)\n%s%s\n", target, target * sequence,
-              simulated ? "closed form: " : "", a.message.c_str());
+              simulated && a.reachable ? "closed form: " : "", a.message.c_str());
   std::string sizes;  // the first ten and the last two of a long list
   for (std::size_t i = 0; i < a.tried.size(); ++i) {
     if (i >= 10 && i + 2 < a.tried.size()) {
@@ -173,7 +173,8 @@ int plan_search(const core::Plan& plan, const PlanSearchArgs& args) {
     if (cluster)
       print_target(*cluster, args.target, plan.workload.transformer->sequence,
                    !confirmation.empty());
-    if (!confirmation.empty()) std::printf("%s\n\n", confirmation.c_str());
+    if (!confirmation.empty() && (!cluster || cluster->message != confirmation))
+      std::printf("%s\n\n", confirmation.c_str());
     print_table(s);
     if (refined) print_refinement(s, *refined);
   }

@@ -54,6 +54,15 @@ void rank_and_step_from_env(const char* name, int& rank, int& step) {
   if (colon != std::string::npos) step = std::atoi(v.c_str() + colon + 1);
 }
 
+// Whether the ranks' groups complete as NCCL runs grouped calls; says which wait when not.
+bool completes(const std::vector<std::vector<exec::OpGroup>>& ranks) {
+  std::string hangs = exec::nccl_schedule_hangs(ranks);
+  if (hangs.empty()) return true;
+  std::fprintf(stderr, "error: these calls would hang under NCCL's grouped semantics: %s\n",
+               hangs.c_str());
+  return false;
+}
+
 // --backend cuda: prints the NCCL schedule (--dry-run, no GPU needed) and returns its exit code,
 // or checks that this build and machine can run the plan on GPUs. Returns -1 to go on running.
 int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions& options) {
@@ -67,25 +76,12 @@ int prepare_cuda(const RunArgs& args, const core::Plan& plan, exec::ExecOptions&
                          : "gradient",
         plan.training.gradient_precision.c_str());
     std::fputs(exec::format_schedule(ranks).c_str(), stdout);
-    // Checked as NCCL runs grouped calls: a schedule that would hang the GPUs fails here.
-    std::string hangs = exec::nccl_schedule_hangs(ranks);
-    if (!hangs.empty()) {
-      std::fprintf(stderr, "error: these calls would hang under NCCL's grouped semantics: %s\n",
-                   hangs.c_str());
-      return 1;
-    }
+    if (!completes(ranks)) return 1;
     std::printf("# checked: every rank's groups complete under NCCL's grouped semantics\n");
     return 0;
   }
   // A model-parallel schedule is checked as the dry run checks it before any GPU could hang on it.
-  if (plan.parallelism) {
-    std::string hangs = exec::nccl_schedule_hangs(exec::schedule_plan(plan));
-    if (!hangs.empty()) {
-      std::fprintf(stderr, "error: these calls would hang under NCCL's grouped semantics: %s\n",
-                   hangs.c_str());
-      return 1;
-    }
-  }
+  if (plan.parallelism && !completes(exec::schedule_plan(plan))) return 1;
   // Under --launch external each process checks its own device.
   std::string why = gpus_unavailable(plan, args.launch == "local");
   if (!why.empty()) {

@@ -82,16 +82,17 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
   auto elements = static_cast<double>(count);
   double pass = 1.0 / device.compress_quantize;  // one element-wise pass over one element
   if (c.kind == CompressionKind::kPowersgd) {
-    // Each product with the thin P or Q (rank r) is one pass over M, as a memory-bound kernel
-    // runs it: P = M Q; then Q_w = M^T P^, the result P^ Q^T and the error feedback. The
-    // orthogonalization's 2 rows r^2 operations run at the device's peak.
+    // Each product with the thin P or Q (rank r) is a pass over M plus its 2r operations an
+    // element at the device's peak (memory-bound for small r): P = M Q; then Q_w = M^T P^, the
+    // result P^ Q^T and the error feedback. The orthogonalization: 2 rows r^2 operations.
     LowRankCodec codec(c, workers, count);
     const LowRankShape& sh = codec.shape();
     double matrix = static_cast<double>(sh.rows * sh.cols), r = sh.rank;
-    s.encode = 2 * matrix * pass;  // M = gradient + error feedback, P
+    double product = matrix * (pass + 2 * r / device.flops);
+    s.encode = matrix * pass + product;  // M = gradient + error feedback, then P
     s.owner = workers * static_cast<double>(codec.p_slot() + codec.q_slot()) * pass;
-    s.between = matrix * pass + 2 * static_cast<double>(sh.rows) * r * r / device.flops;
-    s.decode = 2 * matrix * pass;
+    s.between = product + 2 * static_cast<double>(sh.rows) * r * r / device.flops;
+    s.decode = 2 * product;
     return s;
   }
   if (sparse(c.kind)) {

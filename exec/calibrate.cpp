@@ -146,9 +146,11 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
   }
   auto link = [](const char* name, bool measured, const LinkMeasure& m) {
     char line[320];
+    std::string flows = describe_link_flows(m);  // "" for a GPU pair's one-way send
     if (measured)
-      std::snprintf(line, sizeof line, "# %s: %.3f us one way, %.4g MB/s each way, %s\n", name,
-                    m.latency_s * 1e6, m.bandwidth_Bps / 1e6, describe_link_flows(m).c_str());
+      std::snprintf(line, sizeof line, "# %s: %.3f us one way, %.4g MB/s%s%s\n", name,
+                    m.latency_s * 1e6, m.bandwidth_Bps / 1e6, flows.empty() ? "" : " each way, ",
+                    flows.c_str());
     else
       std::snprintf(line, sizeof line, "# %s: not measured here, the claimed values kept\n", name);
     return std::string(line);

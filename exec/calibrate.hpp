@@ -9,8 +9,10 @@
 namespace scaleout::exec {
 
 struct LinkMeasure {
-  double latency_s = 0;      // one way: half the median round trip of a small message
-  double bandwidth_Bps = 0;  // payload bytes per second each way, as the strategies load it
+  double latency_s = 0;  // one way: half the median round trip of a small message
+  // Payload bytes per second: on CPUs each way with `flows` flows each way at once, as the
+  // strategies load a link; between two GPUs, one NCCL send one way.
+  double bandwidth_Bps = 0;
   double tcp_latency_s = 0;  // one way over a bare TCP connection (the link without Gloo)
   // How bandwidth_Bps came about (CPU calibration; 0: not measured): one flow one way, one flow
   // each way at once, and `flows` flows each way at once (per direction, all flows together).

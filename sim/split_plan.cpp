@@ -14,7 +14,9 @@ double best_throughput(const SplitSearch& s) {
   return s.best.empty() ? 0 : s.best.front().result.throughput_samples_per_s;
 }
 
-std::string describe(const SplitPlanAnswer& a, double required) {
+}  // namespace
+
+std::string describe_answer(const SplitPlanAnswer& a, double required) {
   char buf[256];
   if (!a.reachable && a.search.best.empty()) {
     std::snprintf(buf, sizeof buf,
@@ -45,8 +47,6 @@ std::string describe(const SplitPlanAnswer& a, double required) {
   }
   return out + "; bottleneck: " + c.bottleneck;
 }
-
-}  // namespace
 
 // `plan` with its global batch written out, so that it is held as the workers change.
 core::Plan with_global_batch(const core::Plan& plan) {
@@ -116,7 +116,7 @@ SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRe
   std::optional<double> price = request.price_per_device_hour ? request.price_per_device_hour
                                                               : plan.cluster.price_per_device_hour;
   if (a.reachable && price) a.cost_per_hour = *price * a.workers;
-  a.message = describe(a, request.sequences_per_s);
+  a.message = describe_answer(a, request.sequences_per_s);
   return a;
 }
 

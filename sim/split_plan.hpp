@@ -37,6 +37,9 @@ core::Plan with_global_batch(const core::Plan& plan);
 // The search at `workers`, the split left to it. REQUIRES: `plan` from with_global_batch.
 SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOptions& options);
 
+// The answer in one line (SplitPlanAnswer::message): "reachable: 1152 workers, tensor 8 x ...".
+std::string describe_answer(const SplitPlanAnswer& a, double required);
+
 // Throws core::InputError for a plan without a transformer workload or a target <= 0.
 SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRequest& request);
 

@@ -1,5 +1,6 @@
 #include "sim/split_plan_confirm.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/planner.hpp"
@@ -8,14 +9,18 @@ namespace scaleout::sim {
 
 namespace {
 
-// The fastest simulated split's sequences/s (none: nothing simulated).
+// The fastest simulated split's sequences/s (none: nothing simulated). Not the first of the
+// order, which keeps the closed form's order within 0.1%.
 std::optional<double> simulated_best(const SplitRefinement& r) {
+  std::optional<double> best;
   for (const auto& split : r.order)
-    if (split.simulated) return split.simulated->throughput_samples_per_s;
-  return std::nullopt;
+    if (split.simulated)
+      best = std::max(best.value_or(0), split.simulated->throughput_samples_per_s);
+  return best;
 }
 
-std::string describe(const ConfirmedCluster& c, double target) {
+std::string describe(const ConfirmedCluster& c, const SplitPlanRequest& request) {
+  double target = request.sequences_per_s;
   char buf[320];
   const SplitPlanAnswer& a = c.answer;
   std::string shortfall;
@@ -29,7 +34,7 @@ std::string describe(const ConfirmedCluster& c, double target) {
     std::snprintf(buf, sizeof buf,
                   "SimGrid: not reachable with at most %d workers: every count from the closed "
                   "form's answer up falls short in simulation (%s)",
-                  a.tried.back(), shortfall.c_str());
+                  request.max_workers, shortfall.c_str());
   } else if (c.fell_short.empty()) {
     std::snprintf(buf, sizeof buf,
                   "SimGrid confirms: %d workers give %.1f sequences/s at their fastest simulated "
@@ -52,10 +57,7 @@ ConfirmedCluster confirm_by_simulation(const core::Plan& plan, const SplitPlanRe
   c.answer = std::move(closed_form);
   c.refinement = refine_splits(c.answer.search, options);
   c.simulated_sequences_per_s = simulated_best(c.refinement);
-  if (!c.answer.reachable) {
-    c.message = describe(c, request.sequences_per_s);
-    return c;
-  }
+  if (!c.answer.reachable) return c;                            // nothing to confirm: no message
   int node = planner_sizes(plan, request.max_workers).front();  // workers of one whole node
   int first = c.answer.workers;
   core::Plan fixed = with_global_batch(plan);
@@ -67,7 +69,7 @@ ConfirmedCluster confirm_by_simulation(const core::Plan& plan, const SplitPlanRe
     int n = c.answer.workers;
     while (next.best.empty() && n + node <= request.max_workers) {
       n += node;
-      c.answer.tried.push_back(n);
+      if (n > c.answer.tried.back()) c.answer.tried.push_back(n);  // not searched yet
       next = search_at(fixed, n, request.search);
     }
     if (next.best.empty()) {
@@ -81,7 +83,13 @@ ConfirmedCluster confirm_by_simulation(const core::Plan& plan, const SplitPlanRe
   }
   if (c.answer.cost_per_hour)
     c.answer.cost_per_hour = *c.answer.cost_per_hour / first * c.answer.workers;
-  c.message = describe(c, request.sequences_per_s);
+  c.message = describe(c, request);
+  // The answer's line speaks of the count it ends at: the closed form's figures there, or, when
+  // no count up to the limit reaches the target in simulation, simulation's line.
+  if (!c.answer.reachable)
+    c.answer.message = c.message;
+  else if (c.answer.workers != first)
+    c.answer.message = describe_answer(c.answer, request.sequences_per_s);
   return c;
 }
 

@@ -40,12 +40,9 @@ class CompressedRing : public StrategyProgram {
     });
     RingGroup ring = strided_ring(0, 1, workers_, rank);
     if (!codec.sparse()) {
-      for (int s = 1; s < workers_; ++s) {
-        int to = (rank + s) % workers_, from = (rank - s + workers_) % workers_;
-        fabric.exchange(to, from,
-                        {at_scratch(codec.send_slot(codec.segment_of(to))),
-                         at_scratch(codec.recv_slot(from)), Combine::kReplace});
-      }
+      to_owners(
+          fabric, [&](int to) { return codec.send_slot(codec.segment_of(to)); },
+          [&](int from) { return codec.recv_slot(from); });
       fabric.local_work(cost.owner, [&](float* words) {
         codec.owner_reduce(rank, words + scratch_begin_, state());
       });
@@ -81,12 +78,9 @@ class CompressedRing : public StrategyProgram {
   void sum_in_worker_order(Fabric& fabric, const LowRankCodec& codec, std::int64_t slot,
                            double owner_seconds) {
     int rank = fabric.rank();
-    for (int s = 1; s < workers_; ++s) {
-      int to = (rank + s) % workers_, from = (rank - s + workers_) % workers_;
-      fabric.exchange(to, from,
-                      {at_scratch(codec.own_part(slot, codec.segment_of(to))),
-                       at_scratch(codec.recv_slot(slot, from)), Combine::kReplace});
-    }
+    to_owners(
+        fabric, [&](int to) { return codec.own_part(slot, codec.segment_of(to)); },
+        [&](int from) { return codec.recv_slot(slot, from); });
     fabric.local_work(owner_seconds,
                       [&](float* words) { codec.owner_sum(rank, slot, words + scratch_begin_); });
     ring_allgather(fabric, strided_ring(0, 1, workers_, rank), at_scratch(codec.sum_area(slot)));
@@ -106,6 +100,18 @@ class CompressedRing : public StrategyProgram {
 
  private:
   Span at_scratch(Span s) const { return {scratch_begin_ + s.begin, s.count}; }
+
+  // Each worker's part to its owner: n-1 rounds, round s sending `part_for(rank + s)` to rank + s
+  // and receiving into `slot_from(rank - s)` (scratch offsets).
+  template <typename PartFor, typename SlotFrom>
+  void to_owners(Fabric& fabric, PartFor part_for, SlotFrom slot_from) {
+    int rank = fabric.rank();
+    for (int s = 1; s < workers_; ++s) {
+      int to = (rank + s) % workers_, from = (rank - s + workers_) % workers_;
+      fabric.exchange(to, from,
+                      {at_scratch(part_for(to)), at_scratch(slot_from(from)), Combine::kReplace});
+    }
+  }
 
   Compression compression_;
   DeviceSpec device_;

@@ -157,7 +157,8 @@ TEST(PowerSgdCodec, ARankOneGradientComesBackAndTheRestIsCarried) {
   };
   exchange();
   for (std::int64_t e = 0; e < count; ++e) EXPECT_NEAR(out[e], grad[e], 1e-4) << e;
-  // Rank 2 through rank 1: what is lost is carried, and result + carried = M.
+  // A matrix of higher rank through rank 1: what is lost is kept (result + kept = M), and the next
+  // step compresses the gradient plus what was kept.
   for (std::int64_t i = 0; i < rows; ++i) grad[i * cols + i] += 5;
   LowRankState fresh;
   st = fresh;
@@ -168,6 +169,20 @@ TEST(PowerSgdCodec, ARankOneGradientComesBackAndTheRestIsCarried) {
     lost += std::fabs(st.m[e]);
   }
   EXPECT_GT(lost, 1);
+  std::vector<float> kept = st.m;
+  codec.encode_p(7, grad.data(), scratch.data(), st);
+  for (std::int64_t e = 0; e < count; ++e) EXPECT_EQ(st.m[e], grad[e] + kept[e]) << e;
+  // Without error feedback nothing is kept.
+  Compression plain = c;
+  plain.error_feedback = false;
+  LowRankCodec forgetful(plain, 1, count);
+  LowRankState none;
+  forgetful.encode_p(7, grad.data(), scratch.data(), none);
+  forgetful.owner_sum(0, forgetful.p_slot(), scratch.data());
+  forgetful.encode_q(scratch.data(), none);
+  forgetful.owner_sum(0, forgetful.q_slot(), scratch.data());
+  forgetful.decode(scratch.data(), out.data(), none);
+  EXPECT_TRUE(none.m.empty());
 }
 
 TEST(CompressionWire, StepSumsBucketsAndCountsErrorFeedback) {
