@@ -37,6 +37,20 @@ void orthonormalize(std::vector<float>& p, std::int64_t rows, int r) {
   }
 }
 
+// out = M x thin (rows x r), or with `transposed` M^T x thin (cols x r); M is rows x cols and
+// `thin` r columns wide, both row-major. The sums run in M's row order either way.
+void multiply_thin(const std::vector<float>& m, std::int64_t rows, std::int64_t cols,
+                   const float* thin, int r, bool transposed, float* out) {
+  std::fill_n(out, (transposed ? cols : rows) * r, 0.0f);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      float x = m[i * cols + j];
+      float* to = out + (transposed ? j : i) * r;
+      const float* by = thin + (transposed ? i : j) * r;
+      for (int k = 0; k < r; ++k) to[k] += x * by[k];
+    }
+}
+
 }  // namespace
 
 LowRankShape low_rank_shape(std::int64_t count, int rank) {
@@ -65,12 +79,8 @@ void LowRankCodec::encode_p(std::uint64_t bucket_id, const float* grad, float* s
     st.m[i] = (i < count_ ? grad[i] : 0.0f) + (carried ? st.m[i] : 0.0f);
   if (st.q.empty()) st.q = first_q(bucket_id, cols * r);
   float* p = scratch + own_area(p_slot_).begin;
-  std::fill_n(p, own_area(p_slot_).count, 0.0f);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) {
-      float m = st.m[i * cols + j];
-      for (int k = 0; k < r; ++k) p[i * r + k] += m * st.q[j * r + k];
-    }
+  std::fill_n(p, own_area(p_slot_).count, 0.0f);  // the padding too
+  multiply_thin(st.m, rows, cols, st.q.data(), r, false, p);
 }
 
 void LowRankCodec::owner_sum(int rank, std::int64_t slot, float* scratch) const {
@@ -90,12 +100,8 @@ void LowRankCodec::encode_q(float* scratch, LowRankState& st) const {
   st.p_hat.assign(summed, summed + rows * r);
   orthonormalize(st.p_hat, rows, r);
   float* q = scratch + own_area(q_slot_).begin;
-  std::fill_n(q, own_area(q_slot_).count, 0.0f);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) {
-      float m = st.m[i * cols + j];
-      for (int k = 0; k < r; ++k) q[j * r + k] += m * st.p_hat[i * r + k];
-    }
+  std::fill_n(q, own_area(q_slot_).count, 0.0f);  // the padding too
+  multiply_thin(st.m, rows, cols, st.p_hat.data(), r, true, q);
 }
 
 void LowRankCodec::decode(const float* scratch, float* grad, LowRankState& st) const {

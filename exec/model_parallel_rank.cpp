@@ -19,44 +19,24 @@ namespace scaleout::exec {
 
 namespace {
 
-// The checks on this rank's buffer: labels are small integers (exact in every precision).
-class BufferChecks : public core::ModelParallelChecks {
+// The checks on this rank's host buffer.
+class BufferChecks : public SpanChecks {
  public:
   BufferChecks(GradientBuffer& data, const core::CheckValues& values, double limit)
-      : data_(data), values_(values), limit_(limit) {}
-  void label(core::Span s, std::uint64_t tag) override {
-    for (std::int64_t i = s.begin; i < s.end(); ++i)
-      data_.set(i, model_parallel_label(tag, i - s.begin));
+      : SpanChecks(values, limit), data_(data) {}
+
+ protected:
+  std::vector<float> read(core::Span s) const override {
+    std::vector<float> v(static_cast<std::size_t>(s.count));
+    for (std::int64_t i = 0; i < s.count; ++i) v[i] = data_.get(s.begin + i);
+    return v;
   }
-  long mislabelled(core::Span s, std::uint64_t tag) const override {
-    long wrong = 0;
-    for (std::int64_t i = s.begin; i < s.end(); ++i)
-      wrong += data_.get(i) != model_parallel_label(tag, i - s.begin);
-    return wrong;
+  void write(core::Span s, const std::vector<float>& v) override {
+    for (std::int64_t i = 0; i < s.count; ++i) data_.set(s.begin + i, v[i]);
   }
-  void fill(core::Span s, float value) override {
-    for (std::int64_t i = s.begin; i < s.end(); ++i) data_.set(i, value);
-  }
-  long differs(core::Span s, float value) const override {
-    long wrong = 0;
-    for (std::int64_t i = s.begin; i < s.end(); ++i) wrong += data_.get(i) != value;
-    return wrong;
-  }
-  long differs_from_sum(core::Span s, const std::vector<int>& ranks) const override {
-    long wrong = 0;
-    for (std::int64_t i = s.begin; i < s.end(); ++i) {
-      float sum = 0;
-      for (int r : ranks) sum += values_.value(r, i);
-      wrong += data_.get(i) != sum;
-    }
-    return wrong;
-  }
-  double exact_limit() const override { return limit_; }
 
  private:
   GradientBuffer& data_;
-  const core::CheckValues& values_;
-  double limit_;
 };
 
 }  // namespace

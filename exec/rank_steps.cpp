@@ -52,6 +52,39 @@ void ModelParallelStepReports::step_done(int, const core::ModelParallelStepTimes
                    {"wrong", t.wrong}});
 }
 
+void SpanChecks::label(core::Span s, std::uint64_t tag) {
+  std::vector<float> v(static_cast<std::size_t>(s.count));
+  for (std::int64_t i = 0; i < s.count; ++i) v[i] = model_parallel_label(tag, i);
+  write(s, v);
+}
+
+long SpanChecks::mislabelled(core::Span s, std::uint64_t tag) const {
+  std::vector<float> v = read(s);
+  long wrong = 0;
+  for (std::int64_t i = 0; i < s.count; ++i) wrong += v[i] != model_parallel_label(tag, i);
+  return wrong;
+}
+
+void SpanChecks::fill(core::Span s, float value) {
+  write(s, std::vector<float>(static_cast<std::size_t>(s.count), value));
+}
+
+long SpanChecks::differs(core::Span s, float value) const {
+  std::vector<float> v = read(s);
+  return static_cast<long>(std::count_if(v.begin(), v.end(), [&](float x) { return x != value; }));
+}
+
+long SpanChecks::differs_from_sum(core::Span s, const std::vector<int>& ranks) const {
+  std::vector<float> v = read(s);
+  long wrong = 0;
+  for (std::int64_t i = 0; i < s.count; ++i) {
+    float sum = 0;
+    for (int r : ranks) sum += values_.value(r, s.begin + i);
+    wrong += v[i] != sum;
+  }
+  return wrong;
+}
+
 StepObserver::StepObserver(const ExecOptions& options, std::shared_ptr<gloo::Context> sync,
                            bool worker, std::function<void()> fill_ahead,
                            std::function<long()> count_wrong, std::function<void()> corrupt_one)

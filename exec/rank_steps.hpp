@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/check_values.hpp"
 #include "core/plan.hpp"
 #include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
@@ -48,6 +49,28 @@ class ModelParallelStepReports : public core::ModelParallelObserver {
 inline float model_parallel_label(std::uint64_t tag, std::int64_t i) {
   return static_cast<float>((tag * 31 + static_cast<std::uint64_t>(i)) % 251 + 1);
 }
+
+// A model-parallel rank's checks on its buffer, wherever the buffer lives: the subclass reads and
+// writes spans as floats (host memory for Gloo ranks, device memory for NCCL ranks).
+class SpanChecks : public core::ModelParallelChecks {
+ public:
+  SpanChecks(const core::CheckValues& values, double exact_limit)
+      : values_(values), limit_(exact_limit) {}
+  void label(core::Span s, std::uint64_t tag) override;
+  long mislabelled(core::Span s, std::uint64_t tag) const override;
+  void fill(core::Span s, float value) override;
+  long differs(core::Span s, float value) const override;
+  long differs_from_sum(core::Span s, const std::vector<int>& ranks) const override;
+  double exact_limit() const override { return limit_; }
+
+ protected:
+  virtual std::vector<float> read(core::Span s) const = 0;
+  virtual void write(core::Span s, const std::vector<float>& values) = 0;
+
+ private:
+  const core::CheckValues& values_;
+  double limit_;
+};
 
 class StepObserver : public core::CollectiveObserver {
  public:

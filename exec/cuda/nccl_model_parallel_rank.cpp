@@ -24,55 +24,25 @@ namespace scaleout::exec {
 
 namespace {
 
-class DeviceChecks : public core::ModelParallelChecks {
+// The checks on this rank's device buffer, through the host.
+class DeviceChecks : public SpanChecks {
  public:
   DeviceChecks(NcclFabric& fabric, const core::CheckValues& values, double limit)
-      : fabric_(fabric), values_(values), limit_(limit) {}
-  void label(core::Span s, std::uint64_t tag) override {
-    std::vector<float> v(static_cast<std::size_t>(s.count));
-    for (std::int64_t i = 0; i < s.count; ++i) v[i] = model_parallel_label(tag, i);
-    upload(s, v);
-  }
-  long mislabelled(core::Span s, std::uint64_t tag) const override {
-    std::vector<float> v = download(s);
-    long wrong = 0;
-    for (std::int64_t i = 0; i < s.count; ++i) wrong += v[i] != model_parallel_label(tag, i);
-    return wrong;
-  }
-  void fill(core::Span s, float value) override {
-    upload(s, std::vector<float>(static_cast<std::size_t>(s.count), value));
-  }
-  long differs(core::Span s, float value) const override {
-    std::vector<float> v = download(s);
-    return static_cast<long>(
-        std::count_if(v.begin(), v.end(), [&](float x) { return x != value; }));
-  }
-  long differs_from_sum(core::Span s, const std::vector<int>& ranks) const override {
-    std::vector<float> v = download(s);
-    long wrong = 0;
-    for (std::int64_t i = 0; i < s.count; ++i) {
-      float sum = 0;
-      for (int r : ranks) sum += values_.value(r, s.begin + i);
-      wrong += v[i] != sum;
-    }
-    return wrong;
-  }
-  double exact_limit() const override { return limit_; }
+      : SpanChecks(values, limit), fabric_(fabric) {}
 
- private:
+ protected:
   // Both wait for the exchanges queued before them (stream order on the communication stream).
-  std::vector<float> download(core::Span s) const {
+  std::vector<float> read(core::Span s) const override {
     fabric_.synchronize();
     return download_floats(fabric_.type(), fabric_.at(s.begin), s.count, fabric_.comm_stream());
   }
-  void upload(core::Span s, const std::vector<float>& v) {
+  void write(core::Span s, const std::vector<float>& v) override {
     fabric_.synchronize();
     upload_floats(fabric_.type(), v, fabric_.at(s.begin), fabric_.comm_stream());
   }
 
+ private:
   NcclFabric& fabric_;
-  const core::CheckValues& values_;
-  double limit_;
 };
 
 // Runs `steps` iterations of the plan on the fabric, the ranks lined up first, with the checks
