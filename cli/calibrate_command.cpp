@@ -96,8 +96,11 @@ void print_calibration(const exec::Calibration& c) {
     std::printf("host        %10.3f us a message, copies %.3f GB/s\n",
                 c.host.message_overhead_s * 1e6, c.host.copy_Bps / 1e9);
   if (c.codecs_measured)
-    std::printf("compressors top-k %.3f, quantize %.3f, delay compensation %.3f G elements/s\n",
-                c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.host.compensate_rate / 1e9);
+    std::printf(
+        "compressors top-k %.3f, quantize %.3f, PowerSGD step %.3f, delay compensation %.3f G "
+        "elements/s\n",
+        c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.codecs.lowrank / 1e9,
+        c.host.compensate_rate / 1e9);
 }
 
 }  // namespace

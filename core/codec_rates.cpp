@@ -6,6 +6,7 @@
 
 #include "core/compression_codec.hpp"
 #include "core/delay_compensation.hpp"
+#include "core/powersgd_codec.hpp"
 
 namespace scaleout::core {
 
@@ -38,6 +39,23 @@ CodecRate measure_codec_rate(CompressionKind kind, std::int64_t count, int repea
   r.encode = rate(count, repeats, [&] { codec.encode(0, 0, grad.data(), scratch.data(), st); });
   r.decode = rate(count, repeats, [&] { codec.decode(scratch.data(), out.data()); });
   return r;
+}
+
+double measure_low_rank_rate(std::int64_t count, int rank, int repeats) {
+  Compression c;
+  c.kind = CompressionKind::kPowersgd;
+  c.rank = rank;
+  LowRankCodec codec(c, 1, count);
+  std::vector<float> grad(count), scratch(codec.scratch_words()), out(count);
+  for (std::int64_t i = 0; i < count; ++i) grad[i] = static_cast<float>((i * 7919) % 1000) - 500;
+  LowRankState st;
+  return rate(count, repeats, [&] {
+    codec.encode_p(0, grad.data(), scratch.data(), st);
+    codec.owner_sum(0, codec.p_slot(), scratch.data());
+    codec.encode_q(scratch.data(), st);
+    codec.owner_sum(0, codec.q_slot(), scratch.data());
+    codec.decode(scratch.data(), out.data(), st);
+  });
 }
 
 CompensateRate measure_compensate_rate(std::int64_t count, int repeats) {

@@ -19,6 +19,10 @@ struct CodecRate {
 CodecRate measure_codec_rate(CompressionKind kind, std::int64_t count, int repeats,
                              double density = 0.001);
 
+// One worker's PowerSGD step of a `count`-element fp32 bucket at `rank` (P, its sum,
+// orthogonalization and Q, Q's sum, decode with error feedback), `repeats` times: elements/s.
+double measure_low_rank_rate(std::int64_t count, int rank, int repeats);
+
 struct CompensateRate {
   double update = 0;  // the compensated update of a push
   double copy = 0;    // the copy of the shard a pull keeps

@@ -62,6 +62,9 @@ struct DeviceSpec {
   // selection, and the element-wise passes (quantize, dequantize, scatter-add, random-k).
   double compress_topk = 2.5e9;
   double compress_quantize = 40e9;
+  // Elements per second of a whole PowerSGD step at rank 4 (one power iteration: the products
+  // with the thin P and Q, the orthogonalization, the error feedback); other ranks scale it.
+  double compress_lowrank = 30e9;
   int compress_line = 0;
 };
 

@@ -135,6 +135,7 @@ void read_compress_rates(YamlMap& device, DeviceSpec& d) {
   YamlMap m(node, device.file(), device.field("compress"));
   d.compress_topk = read_elements_rate(m, "topk", d.compress_topk);
   d.compress_quantize = read_elements_rate(m, "quantize", d.compress_quantize);
+  d.compress_lowrank = read_elements_rate(m, "lowrank", d.compress_lowrank);
   m.finish();
 }
 

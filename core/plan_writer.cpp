@@ -95,10 +95,12 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
     out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
   const DeviceSpec defaults;
   if (c.device.compress_topk != defaults.compress_topk ||
-      c.device.compress_quantize != defaults.compress_quantize)
+      c.device.compress_quantize != defaults.compress_quantize ||
+      c.device.compress_lowrank != defaults.compress_lowrank)
     out << YAML::Key << "compress" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
         << "topk" << YAML::Value << exact(c.device.compress_topk) << YAML::Key << "quantize"
-        << YAML::Value << exact(c.device.compress_quantize) << YAML::EndMap;
+        << YAML::Value << exact(c.device.compress_quantize) << YAML::Key << "lowrank" << YAML::Value
+        << exact(c.device.compress_lowrank) << YAML::EndMap;
   out << YAML::EndMap;
   intra_node(out, c);
   network(out, c.network);

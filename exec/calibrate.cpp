@@ -85,6 +85,7 @@ void measure_codecs(Calibration& c) {
   c.codecs.topk = core::measure_codec_rate(K::kTopk, kCount, 3).encode;
   c.codecs.quantize = std::min(core::measure_codec_rate(K::kInt8, kCount, 3).encode,
                                core::measure_codec_rate(K::kOnebit, kCount, 3).encode);
+  c.codecs.lowrank = core::measure_low_rank_rate(kCount, 4, 2);
   c.host.compensate_rate = core::measure_compensate_rate(kCount, 3).both();
 }
 
@@ -117,9 +118,10 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
   topo["device"]["flops"] = flops;
   if (!c.device_name.empty()) topo["device"]["name"] = c.device_name;
   if (c.codecs_measured) {
-    char compress[96];
-    std::snprintf(compress, sizeof compress, "{ topk: %.6gG/s, quantize: %.6gG/s }",
-                  c.codecs.topk / 1e9, c.codecs.quantize / 1e9);
+    char compress[128];
+    std::snprintf(compress, sizeof compress,
+                  "{ topk: %.6gG/s, quantize: %.6gG/s, lowrank: %.6gG/s }", c.codecs.topk / 1e9,
+                  c.codecs.quantize / 1e9, c.codecs.lowrank / 1e9);
     topo["device"]["compress"] = YAML::Load(compress);
   }
   if (c.inter_measured) {
@@ -174,11 +176,12 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
     out << host;
   }
   if (c.codecs_measured) {
-    char codecs[192];
+    char codecs[256];
     std::snprintf(codecs, sizeof codecs,
-                  "# compressors on one core: top-k %.4g G elements/s, quantize %.4g G/s; "
-                  "delay compensation %.4g G/s\n",
-                  c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.host.compensate_rate / 1e9);
+                  "# compressors on one core: top-k %.4g G elements/s, quantize %.4g G/s, "
+                  "PowerSGD step (rank 4) %.4g G/s; delay compensation %.4g G/s\n",
+                  c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.codecs.lowrank / 1e9,
+                  c.host.compensate_rate / 1e9);
     out << codecs;
   }
   YAML::Emitter emitter;

@@ -34,6 +34,7 @@ struct HostMeasure {
 struct CodecMeasure {
   double topk = 0;      // top-k selection (encode)
   double quantize = 0;  // the slower of int8's and 1-bit's encode
+  double lowrank = 0;   // a whole PowerSGD step at rank 4
 };
 
 struct Calibration {

@@ -381,6 +381,7 @@ TEST(Cli, CalibrateWritesATopologyThatLoads) {
   for (auto [got, default_rate] :
        {std::pair{measured.device.compress_topk, claimed.device.compress_topk},
         std::pair{measured.device.compress_quantize, claimed.device.compress_quantize},
+        std::pair{measured.device.compress_lowrank, claimed.device.compress_lowrank},
         std::pair{measured.host.compensate_rate, claimed.host.compensate_rate}}) {
     EXPECT_GT(got, 1e6);
     EXPECT_NE(got, default_rate);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -133,6 +134,17 @@ TEST(CompressionWire, PowerSgdSendsPAndQ) {
   EXPECT_DOUBLE_EQ(compressed_wire_bytes(c, 1000000, 8), 2.0 * 7 * (489 + 512) * 4);
   // About 2 (rows + cols) r elements, as a ring all-reduce of P and Q would send.
   EXPECT_NEAR(compressed_wire_bytes(c, 1000000, 8) / (2.0 * 7 / 8 * (977 + 1024) * 4 * 4), 1, 0.01);
+  // Its codec: a whole step of the 977 x 1,024 matrix at the device's rank-4 rate (30 G/s by
+  // default), rank 16 taking (16 + 4) / 8 of it, and the owners' sums element-wise (40 G/s).
+  DeviceSpec device;
+  double sums = 8.0 * (489 + 512) / 40e9;
+  EXPECT_NEAR(codec_seconds(c, device, 1000000, 8).total(), 977.0 * 1024 / 30e9 + sums, 1e-15);
+  c.rank = 16;
+  EXPECT_NEAR(
+      codec_seconds(c, device, 1000000, 8).total(),
+      977.0 * 1024 / 30e9 * 20 / 8 + 8.0 * (std::ceil(977.0 * 16 / 8) + 1024 * 16 / 8) / 40e9,
+      1e-15);
+  c.rank = 4;
   // A rank above a small bucket's smaller side is that side: 10 elements are 3 x 4.
   EXPECT_EQ(low_rank_shape(10, 8).rank, 3);
 }
@@ -250,7 +262,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(CompressionPlan, LoadsKindsAndRates) {
   std::string cluster = std::string(testing::kInlineCluster);
   cluster.replace(cluster.find("{ flops: 100TFLOPS }"), 20,
-                  "{ flops: 100TFLOPS, compress: { topk: 1.5G/s, quantize: 20G } }");
+                  "{ flops: 100TFLOPS, compress: { topk: 1.5G/s, quantize: 20G, lowrank: 5G/s } }");
   Plan p = testing::load_text(
       "loads", cluster + testing::kInlineWorkload + kRing +
                    training("{ kind: topk, density: 0.001, error_feedback: false }"));
@@ -259,6 +271,7 @@ TEST(CompressionPlan, LoadsKindsAndRates) {
   EXPECT_FALSE(p.training.compression.error_feedback);
   EXPECT_DOUBLE_EQ(p.cluster.device.compress_topk, 1.5e9);
   EXPECT_DOUBLE_EQ(p.cluster.device.compress_quantize, 20e9);
+  EXPECT_DOUBLE_EQ(p.cluster.device.compress_lowrank, 5e9);
   Plan half = testing::load_text("fp16", plan(kRing + training("{ kind: fp16 }")));
   EXPECT_EQ(half.training.gradient_precision, "fp16");
   EXPECT_EQ(half.training.gradient_bytes_per_element, 2);
@@ -267,7 +280,7 @@ TEST(CompressionPlan, LoadsKindsAndRates) {
 TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
   std::string cluster = std::string(testing::kInlineCluster);
   cluster.replace(cluster.find("{ flops: 100TFLOPS }"), 20,
-                  "{ flops: 100TFLOPS, compress: { topk: 1.5G/s, quantize: 20G } }");
+                  "{ flops: 100TFLOPS, compress: { topk: 1.5G/s, quantize: 20G, lowrank: 5G/s } }");
   for (const std::string& c :
        {std::string("{ kind: topk, density: 0.001, error_feedback: false }"),
         std::string("{ kind: onebit, chunk: 64KiB }"), std::string("{ kind: fp16 }")}) {
@@ -280,6 +293,7 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
     EXPECT_EQ(a.error_feedback, b.error_feedback) << c;
     EXPECT_EQ(back.cluster.device.compress_topk, 1.5e9);
     EXPECT_EQ(back.cluster.device.compress_quantize, 20e9);
+    EXPECT_EQ(back.cluster.device.compress_lowrank, 5e9);
     Plan plain = p;
     plain.training.compression = Compression{};
     EXPECT_NE(plan_stamp(p).hash, plan_stamp(plain).hash) << c;
