@@ -15,6 +15,7 @@
 
 #include "core/input_error.hpp"
 #include "core/temp_files.hpp"
+#include "sim/fidelity_check.hpp"
 #include "sim/simulator.hpp"
 #include "sim/work_estimate.hpp"
 
@@ -125,11 +126,12 @@ RunResult collect_simulation(const SimChild& child, int status) {
 }
 
 RunResult simulate(const Plan& plan, const SimOptions& options) {
-  return finish_simulation(start_simulation(plan, options));
+  return with_fidelity_check(plan, options, finish_simulation(start_simulation(plan, options)));
 }
 
 RunResult simulate(const Plan& plan, const SimOptions& options, const OnProgress& on_progress) {
-  return finish_simulation(start_simulation(plan, options), on_progress);
+  return with_fidelity_check(plan, options,
+                             finish_simulation(start_simulation(plan, options), on_progress));
 }
 
 }  // namespace scaleout::sim

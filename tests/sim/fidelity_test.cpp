@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/fusion.hpp"
+#include "sim/fidelity_check.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -73,6 +74,32 @@ TEST(Fidelity, StragglersAndUnlikeSpeedsRunStepByStep) {
     EXPECT_EQ(fast.fidelity, "step");
     EXPECT_EQ(fast.step_time_s, step.step_time_s);
   }
+}
+
+// The check debug builds run on every fast simulation of a small plan: it simulates the steps one
+// by one and says when the two differ; plans that ran step by step or are too large are left.
+TEST(Fidelity, TheCheckHoldsFastToTheSteps) {
+  core::Cluster c = testing::switch_cluster(4, 12.5e9, 2e-6);
+  core::Plan plan = testing::collective_plan(c, core::StrategyKind::kRing, 16, 2.5e7);
+  SimOptions fast_options{Fidelity::kFast, ""};
+  core::RunResult fast = simulate(plan, fast_options);
+  FidelityCheck check = check_fast_against_steps(plan, fast_options, fast);
+  ASSERT_TRUE(check.checked);
+  EXPECT_TRUE(check.agree()) << check.fast_s << " s against " << check.step_s << " s";
+  EXPECT_NEAR(check.step_s, simulate(plan, {Fidelity::kStep, ""}).step_time_s, 1e-12);
+  // A fast answer 5% off is caught, and a debug build says so in the result.
+  core::RunResult off = fast;
+  off.warnings.clear();
+  off.step_time_s *= 1.05;
+  EXPECT_FALSE(check_fast_against_steps(plan, fast_options, off).agree());
+  core::RunResult said = with_fidelity_check(plan, fast_options, off);
+  EXPECT_EQ(said.warnings.size(), kCheckFastFidelity ? 1u : 0u);
+  // Left alone: a plan that ran step by step, and one of more ranks than the check simulates.
+  core::RunResult step = simulate(plan, {Fidelity::kStep, ""});
+  EXPECT_FALSE(check_fast_against_steps(plan, {Fidelity::kStep, ""}, step).checked);
+  core::Plan large = testing::collective_plan(c, core::StrategyKind::kRing, 128, 2.5e7);
+  core::RunResult large_fast = fast;  // only its fidelity is read before the size
+  EXPECT_FALSE(check_fast_against_steps(large, fast_options, large_fast).checked);
 }
 
 }  // namespace
