@@ -160,6 +160,12 @@ SeriesData best_split_series(const std::vector<sim::SizeBest>& rows, bool mfu) {
   return s;
 }
 
+LineChartData crossover_data(const sim::CrossoverOutcome& x) {
+  LineChartData d = efficiency_data(x.curves);
+  d.title = "Scaling efficiency: " + QString::fromStdString(x.sweep.name);
+  return d;
+}
+
 BarChartData study_data(const sim::StudyOutcome& o) {
   BarChartData d;
   d.title = q(o.study.title);

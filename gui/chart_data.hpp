@@ -33,6 +33,8 @@ BarChartData memory_data(const core::Plan& plan);
 // A study's cases: each prediction over its published number (1 is exact), the cases held to a
 // tolerance apart from the known gaps, a line at 1.
 BarChartData study_data(const sim::StudyOutcome& outcome);
+// A crossover study's sweep: the scaling efficiency chart of its curves, titled by the sweep.
+LineChartData crossover_data(const sim::CrossoverOutcome& x);
 
 // The staleness histogram of an asynchronous PS result, with its mean, p50, p99 and the
 // applied/dropped gradient counts.

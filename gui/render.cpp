@@ -1,6 +1,7 @@
 #include "gui/render.hpp"
 
 #include <QHBoxLayout>
+#include <QVBoxLayout>
 #include <QWidget>
 #include <algorithm>
 #include <memory>
@@ -35,7 +36,28 @@ QImage render_curves(const Curves& curves, int breakdown_workers) {
   return page->grab().toImage();
 }
 
+namespace {
+
+// A crossover study: each sweep's scaling efficiency by strategy, one chart under another, titled
+// by the sweep.
+QImage render_crossovers(const sim::StudyOutcome& outcome) {
+  auto page = std::make_unique<QWidget>();
+  page->setStyleSheet("background: white;");
+  auto* column = new QVBoxLayout(page.get());
+  for (const auto& x : outcome.crossovers) {
+    LineChart* chart = make_line_chart(page.get());
+    LineChartData d = crossover_data(x);
+    chart->show_data(d);
+    column->addWidget(chart->widget());
+  }
+  page->resize(1100, 480 * static_cast<int>(outcome.crossovers.size()));
+  return page->grab().toImage();
+}
+
+}  // namespace
+
 QImage render_study(const sim::StudyOutcome& outcome) {
+  if (outcome.cases.empty() && !outcome.crossovers.empty()) return render_crossovers(outcome);
   auto page = std::make_unique<QWidget>();
   page->setStyleSheet("background: white;");
   auto* row = new QHBoxLayout(page.get());

@@ -164,6 +164,9 @@ std::string study_markdown(const StudyOutcome& o) {
       md << "\n![Each case's prediction over the published number (1 is exact)](" << o.study.chart
          << ")\n";
   }
+  if (o.cases.empty() && !o.crossovers.empty() && !o.study.chart.empty())
+    md << "\n![Each sweep's scaling efficiency by strategy, its crossovers numbered]("
+       << o.study.chart << ")\n";
   for (const auto& x : o.crossovers) crossover_section(md, x);
   bool notes = std::any_of(o.cases.begin(), o.cases.end(),
                            [](const auto& c) { return !c.study_case.note.empty(); });

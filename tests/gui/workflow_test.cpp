@@ -25,6 +25,7 @@
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/refine_bar.hpp"
+#include "gui/render.hpp"
 #include "gui/sweep_csv.hpp"
 #include "sim/analytic.hpp"
 #include "sim/planner.hpp"
@@ -328,6 +329,25 @@ TEST(GuiStudy, BarsAreEachPredictionOverItsPublishedNumber) {
     EXPECT_DOUBLE_EQ(mine.points[i].y(), c.predicted / c.study_case.published) << i;
     EXPECT_EQ(other.points[i].y(), 0) << i;
   }
+}
+
+// A crossover study's picture: each sweep's efficiency chart, the same lines as the window draws
+// for its curves, titled by the sweep, one under another.
+TEST(GuiStudy, ACrossoverStudyDrawsEachSweepsEfficiency) {
+  sim::StudyOutcome o =
+      sim::run_study(sim::load_study(source_path("experiments/crossover/study.yaml")));
+  ASSERT_EQ(o.crossovers.size(), 2u);
+  for (const auto& x : o.crossovers) {
+    LineChartData d = crossover_data(x), plain = efficiency_data(x.curves);
+    EXPECT_TRUE(d.title.contains(QString::fromStdString(x.sweep.name))) << d.title.toStdString();
+    ASSERT_EQ(d.lines.size(), plain.lines.size());
+    for (qsizetype i = 0; i < d.lines.size(); ++i)
+      EXPECT_EQ(d.lines[i].points, plain.lines[i].points);
+  }
+  QImage image = render_study(o);
+  EXPECT_GE(image.height(), 2 * 480);
+  fs::create_directories(kShots);
+  EXPECT_TRUE(image.save(QString::fromStdString((kShots / "render_crossovers.png").string())));
 }
 
 }  // namespace

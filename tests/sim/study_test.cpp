@@ -153,6 +153,17 @@ TEST_F(StudyFiles, CrossoverClaimsAreCheckedAtEverySizeInTheirRange) {
       write("foreign.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
                                 "      - { better: tree, than: ps, source: s }\n");
   EXPECT_NE(error_of(foreign).find("not among the sweep's strategies"), std::string::npos);
+  // A crossover study's chart is embedded above its sweeps; without `chart:` there is none.
+  std::string charted =
+      write("charted.yaml", "study: t\ntitle: T\nsource: S\nchart: x.png\n" + sweep +
+                                "      - { better: ring, than: ps, "
+                                "source: s }\n");
+  std::string md = study_markdown(run_study(load_study(charted)));
+  EXPECT_NE(md.find("scaling efficiency by strategy, its crossovers numbered](x.png)"),
+            std::string::npos)
+      << md;
+  EXPECT_LT(md.find("(x.png)"), md.find("## Crossovers: x"));
+  EXPECT_EQ(study_markdown(run_study(load_study(holds))).find(".png"), std::string::npos);
 }
 
 }  // namespace
