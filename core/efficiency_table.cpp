@@ -46,21 +46,22 @@ EfficiencyTable measure_efficiency_table(const TransformerShape& t,
                                          const std::vector<int>& tensors, double peak_flops,
                                          ProductTimer& timer,
                                          const std::function<void(int, int)>& progress) {
-  std::vector<std::tuple<MatrixProduct, int, int>> todo;
+  // Every product with its micro-batch and tensor degree, in the order they are timed.
+  std::vector<std::tuple<MatrixProduct, int, int>> products;
   for (int b : microbatches)
     for (int tp : tensors) {
-      for (const MatrixProduct& p : layer_products(t, b, tp)) todo.emplace_back(p, b, tp);
-      todo.emplace_back(logit_product(t, b, tp), b, tp);
+      for (const MatrixProduct& p : layer_products(t, b, tp)) products.emplace_back(p, b, tp);
+      products.emplace_back(logit_product(t, b, tp), b, tp);
     }
   EfficiencyTable out;
   std::map<double, std::pair<double, int>> sums;  // size -> (efficiency sum, count)
   int done = 0;
-  for (const auto& [p, b, tp] : todo) {
+  for (const auto& [p, b, tp] : products) {
     out.measures.push_back(time_one(p, b, tp, peak_flops, timer));
     auto& s = sums[six_digits(p.flops())];
     s.first += out.measures.back().efficiency;
     ++s.second;
-    if (progress) progress(++done, static_cast<int>(todo.size()));
+    if (progress) progress(++done, static_cast<int>(products.size()));
   }
   for (const auto& [size, s] : sums) out.by_size.push_back({size, s.first / s.second});
   return out;

@@ -21,13 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Seconds `work` takes on `stream`, the median of `runs` after a warm-up.
-double median_seconds(cudaStream_t stream, int runs, const std::function<void()>& work) {
-  std::vector<double> times = time_on_stream(stream, runs, work);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 // Operations per second of the compute phase, on a phase long enough to hide launches.
 double gemm_rate(cudaStream_t stream) {
   GemmCompute gemm(stream);

@@ -6,29 +6,9 @@
 #include <cstdlib>
 
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/device_array.hpp"
 
 namespace scaleout::exec {
-
-namespace {
-
-// Device memory for `elements` of `type`, freed on scope exit.
-class DeviceArray {
- public:
-  DeviceArray(ElementType type, std::int64_t elements) {
-    auto bytes =
-        static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)) * element_bytes(type);
-    SCALEOUT_CUDA_CHECK(cudaMalloc(&data_, bytes));
-  }
-  ~DeviceArray() { cudaFree(data_); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  void* get() const { return data_; }
-
- private:
-  void* data_ = nullptr;
-};
-
-}  // namespace
 
 long count_wrong(const std::vector<float>& got, const core::CheckValues& values) {
   long wrong = 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/device_array.hpp"
 #include "exec/cuda/stream_timer.hpp"
 #include "exec/cuda_backend.hpp"
 
@@ -25,15 +26,6 @@ void check(cublasStatus_t status, const char* what) {
 // A dimension as cuBLAS takes it: a fraction (a vocabulary not divisible by the tensor degree)
 // rounds up, as Megatron pads the vocabulary.
 int dimension(double x) { return static_cast<int>(std::ceil(x - 1e-9)); }
-
-// Device memory freed with its owner.
-struct DeviceBuffer {
-  explicit DeviceBuffer(std::size_t bytes) { SCALEOUT_CUDA_CHECK(cudaMalloc(&data, bytes)); }
-  ~DeviceBuffer() { cudaFree(data); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* data = nullptr;
-};
 
 class CublasProductTimer : public core::ProductTimer {
  public:
@@ -56,44 +48,42 @@ class CublasProductTimer : public core::ProductTimer {
     // sequences) is timed in part and scaled: its products are alike.
     std::size_t free = 0, total = 0;
     SCALEOUT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    auto elements = [](int rows, int cols, int b) {
+      return static_cast<std::int64_t>(rows) * cols * b;
+    };
     auto bytes = [&](int rows, int cols, int b) {
-      return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) *
-             static_cast<std::size_t>(b) * 2;
+      return static_cast<std::size_t>(elements(rows, cols, b)) * 2;
     };
     int part = batch;
     while (part > 1 && bytes(m, k, part) + bytes(k, n, part) + bytes(m, n, part) > free / 4)
       part = (part + 1) / 2;
-    DeviceBuffer a(bytes(m, k, part)), b(bytes(k, n, part)), c(bytes(m, n, part));
+    const ElementType bf16 = ElementType::kBf16;
+    DeviceArray a(bf16, elements(m, k, part)), b(bf16, elements(k, n, part)),
+        c(bf16, elements(m, n, part));
     // 0x3c3c in bf16 is about 0.0115: small, non-zero, no overflow in any sum.
-    SCALEOUT_CUDA_CHECK(cudaMemsetAsync(a.data, 0x3c, bytes(m, k, part), stream_));
-    SCALEOUT_CUDA_CHECK(cudaMemsetAsync(b.data, 0x3c, bytes(k, n, part), stream_));
+    SCALEOUT_CUDA_CHECK(cudaMemsetAsync(a.get(), 0x3c, bytes(m, k, part), stream_));
+    SCALEOUT_CUDA_CHECK(cudaMemsetAsync(b.get(), 0x3c, bytes(k, n, part), stream_));
     const float one = 1.0f, zero = 0.0f;
     auto product = [&] {
-      check(cublasGemmStridedBatchedEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a.data,
-                                       CUDA_R_16BF, m, static_cast<long long>(m) * k, b.data,
-                                       CUDA_R_16BF, k, static_cast<long long>(k) * n, &zero, c.data,
-                                       CUDA_R_16BF, m, static_cast<long long>(m) * n, part,
+      check(cublasGemmStridedBatchedEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a.get(),
+                                       CUDA_R_16BF, m, static_cast<long long>(m) * k, b.get(),
+                                       CUDA_R_16BF, k, static_cast<long long>(k) * n, &zero,
+                                       c.get(), CUDA_R_16BF, m, static_cast<long long>(m) * n, part,
                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             "cublasGemmStridedBatchedEx");
     };
     // Short products are launched back to back, a millisecond's worth a sample, so that the
     // events time the device's work rather than one launch's latency.
-    double once = median(time_on_stream(stream_, 3, product));
+    double once = median_seconds(stream_, 3, product);
     int repeats = std::clamp(static_cast<int>(1e-3 / std::max(once, 1e-7)), 1, 1000);
-    double each = median(time_on_stream(stream_, 7,
-                                        [&] {
-                                          for (int i = 0; i < repeats; ++i) product();
-                                        })) /
-                  repeats;
+    auto repeated = [&] {
+      for (int i = 0; i < repeats; ++i) product();
+    };
+    double each = median_seconds(stream_, 7, repeated) / repeats;
     return each * batch / part;
   }
 
  private:
-  static double median(std::vector<double> times) {
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-  }
-
   cudaStream_t stream_ = nullptr;
   cublasHandle_t handle_ = nullptr;
 };

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -30,6 +31,13 @@ inline std::vector<double> time_on_stream(cudaStream_t stream, int runs,
   cudaEventDestroy(begin);
   cudaEventDestroy(end);
   return times;
+}
+
+// The median of `runs` such runs.
+inline double median_seconds(cudaStream_t stream, int runs, const std::function<void()>& work) {
+  std::vector<double> times = time_on_stream(stream, runs, work);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
 }
 
 }  // namespace scaleout::exec
