@@ -8,6 +8,7 @@
 #include <string>
 
 #include "exec/local_run.hpp"
+#include "exec/rank_steps.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/exec/quick_options.hpp"
 
@@ -60,6 +61,21 @@ TEST(ModelParallelRun, AReceiveThatNeverLandedIsCaught) {
   o.stale_receive_rank = 4;  // stage 1: its slot for step 1's first input keeps step 0's data
   core::RunResult r = run_local(two_by_two_by_two("mp-run-stale", ""), o);
   EXPECT_GT(r.wrong, 0);
+}
+
+// Each rank's fabric clock starts when the fabric is made, at a different moment on each rank:
+// the reports count from the ranks' meeting, so that steps compare across ranks.
+TEST(ModelParallelRun, ReportsCountFromTheRanksMeeting) {
+  ModelParallelStepReports reports;
+  reports.origin = 2.5;
+  core::ModelParallelStepTimes t;
+  t.start = 3, t.end = 7.25, t.compute_s = 1, t.wrong = 4;
+  reports.step_done(0, t);
+  ASSERT_EQ(reports.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(reports.steps[0]["start"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(reports.steps[0]["end"].get<double>(), 4.75);
+  EXPECT_DOUBLE_EQ(reports.steps[0]["compute"].get<double>(), 1);  // durations as they were
+  EXPECT_EQ(reports.steps[0]["wrong"].get<long>(), 4);
 }
 
 }  // namespace
