@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/codec_steps.hpp"
 #include "core/compression.hpp"
 #include "core/strategy.hpp"
 
@@ -22,20 +23,6 @@ std::uint64_t splitmix(std::uint64_t& s) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
-}
-
-// The k largest |x| (ties: lower index), in ascending index order.
-std::vector<std::uint32_t> top_k(const float* x, std::int64_t count, std::int64_t k) {
-  std::vector<std::uint32_t> idx(count);
-  std::iota(idx.begin(), idx.end(), 0u);
-  auto larger = [x](std::uint32_t a, std::uint32_t b) {
-    float fa = std::fabs(x[a]), fb = std::fabs(x[b]);
-    return fa > fb || (fa == fb && a < b);
-  };
-  std::nth_element(idx.begin(), idx.begin() + (k - 1), idx.end(), larger);
-  idx.resize(k);
-  std::sort(idx.begin(), idx.end());
-  return idx;
 }
 
 // k distinct indices drawn uniformly from `seed` (a partial Fisher-Yates shuffle), ascending.
@@ -107,7 +94,7 @@ void BucketCodec::encode_sparse(int rank, std::uint64_t bucket_id, const float* 
                                 CodecState& st) const {
   std::vector<std::uint32_t> idx;
   if (c_.kind == CompressionKind::kTopk) {
-    idx = top_k(x, count_, k_);
+    idx = top_k_indices(x, count_, k_);
   } else {
     std::uint64_t seed = (static_cast<std::uint64_t>(rank) << 40) ^ (st.steps << 20) ^ bucket_id;
     idx = random_k(seed, count_, k_);
@@ -164,10 +151,7 @@ void BucketCodec::encode_part(const float* x, std::int64_t count, float* slot) c
   std::fill(packed, packed + (count + per_word - 1) / per_word, to_word(0));
   for (std::int64_t s = 0; s < scales; ++s) {
     std::int64_t begin = s * per_scale, end = std::min(count, begin + per_scale);
-    float scale = 0;
-    for (std::int64_t i = begin; i < end; ++i)
-      scale = onebit ? scale + std::fabs(x[i]) : std::max(scale, std::fabs(x[i]));
-    scale = onebit ? scale / static_cast<float>(end - begin) : scale / 127.0f;
+    float scale = chunk_scale(x + begin, end - begin, onebit);
     slot[s] = scale;
     for (std::int64_t i = begin; i < end; ++i) {
       std::uint32_t code;

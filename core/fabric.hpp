@@ -9,6 +9,8 @@
 
 namespace scaleout::core {
 
+class CodecBackend;  // core/codec_backend.hpp
+
 // A contiguous range of gradient elements [begin, begin + count).
 struct Span {
   std::int64_t begin = 0;
@@ -124,6 +126,10 @@ class Fabric {
     (void)apply;
     idle(seconds);
   }
+
+  // The codecs local work runs on this fabric's words: null where the words are in host memory
+  // (the program's host codecs serve), a GPU fabric's device codecs otherwise.
+  virtual CodecBackend* device_codecs() { return nullptr; }
 
   // Combines the data of the last received message by the program's own rule instead of
   // accept_data's (a server's delay-compensated update): `apply` gets this rank's buffer as fp32

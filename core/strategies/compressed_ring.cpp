@@ -5,9 +5,7 @@
 // rank + s), the owner's decode-sum-encode, then a ring all-gather of the encoded results. The
 // encoding and decoding run as local work: real on executed fabrics, priced at the device's
 // compressor rates on simulated ones (on the communication path, beside backward's compute).
-#include <map>
-#include <utility>
-
+#include "core/codec_backend.hpp"
 #include "core/compression.hpp"
 #include "core/compression_codec.hpp"
 #include "core/powersgd_codec.hpp"
@@ -25,7 +23,8 @@ class CompressedRing : public StrategyProgram {
       : compression_(plan.training.compression),
         device_(plan.cluster.device),
         workers_(workers),
-        scratch_begin_(gradient_elements(plan)) {}
+        scratch_begin_(gradient_elements(plan)),
+        host_codecs_(make_host_codecs()) {}
 
   void run(Fabric& fabric, Span bucket) override {
     if (compression_.kind == CompressionKind::kPowersgd) return run_low_rank(fabric, bucket);
@@ -33,10 +32,9 @@ class CompressedRing : public StrategyProgram {
     BucketCodec codec(compression_, workers_, bucket.count);
     CodecSeconds cost = codec_seconds(compression_, device_, bucket.count, workers_);
     auto id = static_cast<std::uint64_t>(bucket.begin);
-    // State is made on first use inside the work, so fabrics without data never allocate it.
-    auto state = [this, rank, id]() -> CodecState& { return states_[{rank, id}]; };
+    CodecBackend& codecs = codecs_of(fabric);
     fabric.local_work(cost.encode, [&](float* words) {
-      codec.encode(rank, id, words + bucket.begin, words + scratch_begin_, state());
+      codecs.encode(codec, rank, id, words + bucket.begin, words + scratch_begin_);
     });
     RingGroup ring = strided_ring(0, 1, workers_, rank);
     if (!codec.sparse()) {
@@ -44,12 +42,12 @@ class CompressedRing : public StrategyProgram {
           fabric, [&](int to) { return codec.send_slot(codec.segment_of(to)); },
           [&](int from) { return codec.recv_slot(from); });
       fabric.local_work(cost.owner, [&](float* words) {
-        codec.owner_reduce(rank, words + scratch_begin_, state());
+        codecs.owner_reduce(codec, rank, id, words + scratch_begin_);
       });
     }
     ring_allgather(fabric, ring, at_scratch(codec.gather_area()));
     fabric.local_work(cost.decode, [&](float* words) {
-      codec.decode(words + scratch_begin_, words + bucket.begin);
+      codecs.decode(codec, words + scratch_begin_, words + bucket.begin);
     });
   }
 
@@ -59,17 +57,17 @@ class CompressedRing : public StrategyProgram {
     LowRankCodec codec(compression_, workers_, bucket.count);
     CodecSeconds cost = codec_seconds(compression_, device_, bucket.count, workers_);
     auto id = static_cast<std::uint64_t>(bucket.begin);
-    auto state = [this, rank, id]() -> LowRankState& { return low_rank_states_[{rank, id}]; };
+    CodecBackend& codecs = codecs_of(fabric);
     fabric.local_work(cost.encode, [&](float* words) {
-      codec.encode_p(id, words + bucket.begin, words + scratch_begin_, state());
+      codecs.encode_p(codec, rank, id, words + bucket.begin, words + scratch_begin_);
     });
     double share = cost.owner / static_cast<double>(codec.p_slot() + codec.q_slot());
     sum_in_worker_order(fabric, codec, codec.p_slot(), share * codec.p_slot());
     fabric.local_work(cost.between,
-                      [&](float* words) { codec.encode_q(words + scratch_begin_, state()); });
+                      [&](float* words) { codecs.encode_q(codec, rank, id, words + scratch_begin_); });
     sum_in_worker_order(fabric, codec, codec.q_slot(), share * codec.q_slot());
     fabric.local_work(cost.decode, [&](float* words) {
-      codec.decode(words + scratch_begin_, words + bucket.begin, state());
+      codecs.decode_low_rank(codec, rank, id, words + scratch_begin_, words + bucket.begin);
     });
   }
 
@@ -81,8 +79,10 @@ class CompressedRing : public StrategyProgram {
     to_owners(
         fabric, [&](int to) { return codec.own_part(slot, codec.segment_of(to)); },
         [&](int from) { return codec.recv_slot(slot, from); });
-    fabric.local_work(owner_seconds,
-                      [&](float* words) { codec.owner_sum(rank, slot, words + scratch_begin_); });
+    CodecBackend& codecs = codecs_of(fabric);
+    fabric.local_work(owner_seconds, [&](float* words) {
+      codecs.owner_sum(codec, rank, slot, words + scratch_begin_);
+    });
     ring_allgather(fabric, strided_ring(0, 1, workers_, rank), at_scratch(codec.sum_area(slot)));
   }
 
@@ -100,6 +100,11 @@ class CompressedRing : public StrategyProgram {
 
  private:
   Span at_scratch(Span s) const { return {scratch_begin_ + s.begin, s.count}; }
+  // The fabric's own codecs where its words are not in host memory (a GPU's), else the host's.
+  CodecBackend& codecs_of(Fabric& fabric) {
+    CodecBackend* device = fabric.device_codecs();
+    return device ? *device : *host_codecs_;
+  }
 
   // Each worker's part to its owner: n-1 rounds, round s sending `part_for(rank + s)` to rank + s
   // and receiving into `slot_from(rank - s)` (scratch offsets).
@@ -117,8 +122,7 @@ class CompressedRing : public StrategyProgram {
   DeviceSpec device_;
   int workers_;
   std::int64_t scratch_begin_;
-  std::map<std::pair<int, std::uint64_t>, CodecState> states_;  // (rank, bucket) -> state
-  std::map<std::pair<int, std::uint64_t>, LowRankState> low_rank_states_;
+  std::unique_ptr<CodecBackend> host_codecs_;  // each (rank, bucket)'s state, made on first use
 };
 
 }  // namespace

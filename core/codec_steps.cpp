@@ -1,0 +1,76 @@
+#include "core/codec_steps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace scaleout::core {
+
+TopkSample topk_sample(std::int64_t count) {
+  constexpr std::int64_t kLeast = 4096;
+  TopkSample s;
+  std::int64_t wanted = std::max(kLeast, count / 100);
+  s.stride = std::max<std::int64_t>(1, count / wanted);
+  s.size = count <= 0 ? 0 : (count - s.first() + s.stride - 1) / s.stride;
+  return s;
+}
+
+float sampled_threshold(std::vector<float>& magnitudes, std::int64_t k, std::int64_t count) {
+  auto size = static_cast<std::int64_t>(magnitudes.size());
+  if (size == 0) return 0.0f;
+  double share = static_cast<double>(k) / static_cast<double>(count);
+  std::int64_t rank = std::min(size, static_cast<std::int64_t>(std::ceil(2 * share * size)) + 8);
+  std::nth_element(magnitudes.begin(), magnitudes.begin() + (rank - 1), magnitudes.end(),
+                   std::greater<float>());
+  return magnitudes[rank - 1];
+}
+
+std::vector<std::int64_t> largest_k(const std::vector<float>& values, std::int64_t k) {
+  std::vector<std::int64_t> pos(values.size());
+  std::iota(pos.begin(), pos.end(), 0);
+  auto larger = [&values](std::int64_t a, std::int64_t b) {
+    float fa = std::fabs(values[a]), fb = std::fabs(values[b]);
+    return fa > fb || (fa == fb && a < b);
+  };
+  std::nth_element(pos.begin(), pos.begin() + (k - 1), pos.end(), larger);
+  pos.resize(k);
+  std::sort(pos.begin(), pos.end());
+  return pos;
+}
+
+std::vector<std::uint32_t> top_k_indices(const float* x, std::int64_t count, std::int64_t k) {
+  TopkSample sample = topk_sample(count);
+  std::vector<float> magnitudes;
+  magnitudes.reserve(sample.size);
+  for (std::int64_t i = sample.first(); i < count; i += sample.stride)
+    magnitudes.push_back(std::fabs(x[i]));
+  float threshold = sampled_threshold(magnitudes, k, count);
+  std::vector<std::uint32_t> candidates;
+  std::vector<float> values;
+  for (std::int64_t i = 0; i < count; ++i)
+    if (std::fabs(x[i]) >= threshold) {
+      candidates.push_back(static_cast<std::uint32_t>(i));
+      values.push_back(x[i]);
+    }
+  if (static_cast<std::int64_t>(candidates.size()) < k) {  // the sample missed: all are candidates
+    candidates.resize(count);
+    std::iota(candidates.begin(), candidates.end(), 0u);
+    values.assign(x, x + count);
+  }
+  std::vector<std::uint32_t> chosen;
+  chosen.reserve(k);
+  for (std::int64_t p : largest_k(values, k)) chosen.push_back(candidates[p]);
+  return chosen;
+}
+
+float chunk_scale(const float* x, std::int64_t count, bool onebit) {
+  float lanes[kScaleLanes] = {};
+  auto fold = [onebit](float a, float b) { return onebit ? a + b : std::max(a, b); };
+  for (std::int64_t i = 0; i < count; ++i)
+    lanes[i % kScaleLanes] = fold(lanes[i % kScaleLanes], std::fabs(x[i]));
+  for (int s = kScaleLanes / 2; s > 0; s /= 2)
+    for (int t = 0; t < s; ++t) lanes[t] = fold(lanes[t], lanes[t + s]);
+  return onebit ? lanes[0] / static_cast<float>(count) : lanes[0] / 127.0f;
+}
+
+}  // namespace scaleout::core
