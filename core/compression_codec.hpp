@@ -5,10 +5,10 @@
 // and charge core/compression.hpp's codec seconds instead.
 //
 // Selection is deterministic: top-k keeps the largest magnitudes, ties going to the lower index
-// (DGC's sampled threshold, then an exact selection: core/codec_steps.hpp); random-k draws from a seed of (worker, step,
-// bucket); int8 scales each chunk by max|x| / 127 and rounds to nearest; onebit sends signs with
-// one scale per chunk, the mean |x| (the scale that minimizes the chunk's squared error), each
-// folded in a GPU block's order (core/codec_steps.hpp).
+// (DGC's sampled threshold, then an exact selection: core/codec_steps.hpp); random-k draws from a
+// seed of (worker, step, bucket); int8 scales each chunk by max|x| / 127 and rounds to nearest;
+// onebit sends signs with one scale per chunk, the mean |x| (the scale that minimizes the chunk's
+// squared error), each folded in a GPU block's order (core/codec_steps.hpp).
 #pragma once
 
 #include <cstdint>

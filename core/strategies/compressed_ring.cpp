@@ -63,8 +63,9 @@ class CompressedRing : public StrategyProgram {
     });
     double share = cost.owner / static_cast<double>(codec.p_slot() + codec.q_slot());
     sum_in_worker_order(fabric, codec, codec.p_slot(), share * codec.p_slot());
-    fabric.local_work(cost.between,
-                      [&](float* words) { codecs.encode_q(codec, rank, id, words + scratch_begin_); });
+    fabric.local_work(cost.between, [&](float* words) {
+      codecs.encode_q(codec, rank, id, words + scratch_begin_);
+    });
     sum_in_worker_order(fabric, codec, codec.q_slot(), share * codec.q_slot());
     fabric.local_work(cost.decode, [&](float* words) {
       codecs.decode_low_rank(codec, rank, id, words + scratch_begin_, words + bucket.begin);
