@@ -120,10 +120,6 @@ int run_plan(const RunArgs& args) {
     if (!args.dry_run) {
       exec::check_executable(plan);
       if (plan.parallelism) exec::check_nccl_schedulable(plan);
-      if (plan.training.compression.on())
-        throw core::InputError(plan.file, plan.training.compression.line, "training.compression",
-                               "compressed exchanges run on the CPU backend (Gloo) in this "
-                               "version; the CUDA compressors are not built");
     }
     int code = prepare_cuda(args, plan, options);
     if (code >= 0) return code;

@@ -6,6 +6,31 @@
 
 namespace scaleout::core {
 
+namespace {
+
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> random_k_indices(int rank, std::uint64_t step, std::uint64_t bucket,
+                                            std::int64_t count, std::int64_t k) {
+  std::uint64_t seed = (static_cast<std::uint64_t>(rank) << 40) ^ (step << 20) ^ bucket;
+  std::vector<std::uint32_t> idx(count);
+  std::iota(idx.begin(), idx.end(), 0u);
+  for (std::int64_t i = 0; i < k; ++i) {
+    auto j = i + static_cast<std::int64_t>(splitmix(seed) % static_cast<std::uint64_t>(count - i));
+    std::swap(idx[i], idx[j]);
+  }
+  idx.resize(k);
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
 TopkSample topk_sample(std::int64_t count) {
   constexpr std::int64_t kLeast = 4096;
   TopkSample s;

@@ -37,6 +37,11 @@ std::vector<std::int64_t> largest_k(const std::vector<float>& values, std::int64
 // The exact top-k of x[0, count), by the steps above: indices ascending.
 std::vector<std::uint32_t> top_k_indices(const float* x, std::int64_t count, std::int64_t k);
 
+// Random-k's k distinct indices for worker `rank`'s `step`-th encoding of `bucket`, drawn by a
+// partial Fisher-Yates shuffle from a seed of the three, ascending.
+std::vector<std::uint32_t> random_k_indices(int rank, std::uint64_t step, std::uint64_t bucket,
+                                            std::int64_t count, std::int64_t k);
+
 constexpr int kScaleLanes = 256;
 // int8: max |x| / 127; onebit: (sum of |x|) / count, folded in the lane order above.
 float chunk_scale(const float* x, std::int64_t count, bool onebit);

@@ -18,26 +18,6 @@ namespace {
 float to_word(std::uint32_t bits) { return std::bit_cast<float>(bits); }
 std::uint32_t from_word(float w) { return std::bit_cast<std::uint32_t>(w); }
 
-std::uint64_t splitmix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// k distinct indices drawn uniformly from `seed` (a partial Fisher-Yates shuffle), ascending.
-std::vector<std::uint32_t> random_k(std::uint64_t seed, std::int64_t count, std::int64_t k) {
-  std::vector<std::uint32_t> idx(count);
-  std::iota(idx.begin(), idx.end(), 0u);
-  for (std::int64_t i = 0; i < k; ++i) {
-    auto j = i + static_cast<std::int64_t>(splitmix(seed) % static_cast<std::uint64_t>(count - i));
-    std::swap(idx[i], idx[j]);
-  }
-  idx.resize(k);
-  std::sort(idx.begin(), idx.end());
-  return idx;
-}
-
 }  // namespace
 
 BucketCodec::BucketCodec(const Compression& c, int workers, std::int64_t count)
@@ -96,8 +76,7 @@ void BucketCodec::encode_sparse(int rank, std::uint64_t bucket_id, const float* 
   if (c_.kind == CompressionKind::kTopk) {
     idx = top_k_indices(x, count_, k_);
   } else {
-    std::uint64_t seed = (static_cast<std::uint64_t>(rank) << 40) ^ (st.steps << 20) ^ bucket_id;
-    idx = random_k(seed, count_, k_);
+    idx = random_k_indices(rank, st.steps, bucket_id, count_, k_);
   }
   for (std::int64_t j = 0; j < k_; ++j) {
     block[j] = to_word(idx[j]);

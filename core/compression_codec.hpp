@@ -33,6 +33,13 @@ class BucketCodec {
   BucketCodec(const Compression& c, int workers, std::int64_t count);
 
   bool sparse() const { return sparse_; }
+  const Compression& compression() const { return c_; }
+  int workers() const { return workers_; }
+  std::int64_t count() const { return count_; }
+  std::int64_t k() const { return k_; }        // sparse: elements kept
+  std::int64_t slot() const { return slot_; }  // quantized: words per slot
+  // The part p of the bucket (quantized kinds encode each part on its own).
+  Span part(int p) const;
   std::int64_t scratch_words() const;
   // The part (quantized) or block (sparse) worker `rank` owns: its ring all-gather segment.
   int segment_of(int rank) const { return (rank + 1) % workers_; }
@@ -54,7 +61,6 @@ class BucketCodec {
   void decode(const float* scratch, float* grad) const;
 
  private:
-  Span part(int p) const;
   void encode_sparse(int rank, std::uint64_t bucket_id, const float* x, float* block,
                      CodecState& st) const;
   void encode_part(const float* x, std::int64_t count, float* slot) const;

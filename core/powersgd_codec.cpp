@@ -9,8 +9,9 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// Q's start: values in [-1, 1) from a seed the bucket alone decides.
-std::vector<float> first_q(std::uint64_t bucket_id, std::int64_t size) {
+}  // namespace
+
+std::vector<float> low_rank_first_q(std::uint64_t bucket_id, std::int64_t size) {
   std::vector<float> q(static_cast<std::size_t>(size));
   std::uint64_t s = bucket_id * 0x9E3779B97F4A7C15ull + 1;
   for (float& v : q) {
@@ -19,6 +20,8 @@ std::vector<float> first_q(std::uint64_t bucket_id, std::int64_t size) {
   }
   return q;
 }
+
+namespace {
 
 // Orthonormal columns (Gram-Schmidt, in column order) of `p`, rows x r, row-major; a column that
 // vanishes stays zero.
@@ -77,7 +80,7 @@ void LowRankCodec::encode_p(std::uint64_t bucket_id, const float* grad, float* s
   st.m.resize(static_cast<std::size_t>(rows * cols));
   for (std::int64_t i = 0; i < rows * cols; ++i)
     st.m[i] = (i < count_ ? grad[i] : 0.0f) + (carried ? st.m[i] : 0.0f);
-  if (st.q.empty()) st.q = first_q(bucket_id, cols * r);
+  if (st.q.empty()) st.q = low_rank_first_q(bucket_id, cols * r);
   float* p = scratch + own_area(p_slot_).begin;
   std::fill_n(p, own_area(p_slot_).count, 0.0f);  // the padding too
   multiply_thin(st.m, rows, cols, st.q.data(), r, false, p);

@@ -25,6 +25,9 @@ struct LowRankShape {
 };
 LowRankShape low_rank_shape(std::int64_t count, int rank);
 
+// Q's start for a bucket: `size` values in [-1, 1) from a seed of `bucket_id` alone.
+std::vector<float> low_rank_first_q(std::uint64_t bucket_id, std::int64_t size);
+
 // What a worker keeps from one step to the next for one bucket.
 struct LowRankState {
   std::vector<float> m;      // this step's M; after decode, the error feedback
@@ -37,6 +40,9 @@ class LowRankCodec {
   LowRankCodec(const Compression& c, int workers, std::int64_t count);
 
   const LowRankShape& shape() const { return shape_; }
+  bool error_feedback() const { return c_.error_feedback; }
+  int workers() const { return workers_; }
+  std::int64_t count() const { return count_; }
   // Words of one owner's part of P and of Q (each all-reduced vector padded to n parts).
   std::int64_t p_slot() const { return p_slot_; }
   std::int64_t q_slot() const { return q_slot_; }

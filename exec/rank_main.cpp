@@ -83,21 +83,11 @@ core::Plan program_plan(const core::Plan& plan, const ExecOptions& options) {
   return p;
 }
 
-// Words a compressed exchange needs after the gradient (the largest bucket's; buckets go one
-// after the other).
-std::int64_t scratch_after_gradient(const core::Plan& plan, const core::StepModel& model) {
-  std::int64_t most = 0;
-  for (const auto& b : model.buckets)
-    most = std::max(
-        most, core::scratch_words(plan.training.compression, b.span.count, plan.training.workers));
-  return most;
-}
-
 // The rank's buffer: the gradient, a compressed exchange's scratch and, on a compensating server
 // (rank `rank` at or after the workers), the workers' pulled copies.
 std::int64_t buffer_words(const core::Plan& plan, const core::StepModel& model, int rank,
                           int servers) {
-  std::int64_t words = model.elements + scratch_after_gradient(plan, model);
+  std::int64_t words = model.elements + compressed_scratch_words(plan, model);
   if (rank >= plan.training.workers)
     words += core::compensation_scratch_words(plan, model.elements, servers);
   return words;

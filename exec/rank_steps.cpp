@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/compression.hpp"
 #include "core/compute_rate.hpp"
 
 namespace scaleout::exec {
@@ -154,6 +156,27 @@ void StepObserver::step_done(int rank, const core::StepTimes& t) {
 void StepObserver::phase(int, const std::string& name, const char* category, double start,
                          double end) {
   if (!options_.trace_path.empty()) phases.push_back({name, category, start, end});
+}
+
+std::int64_t compressed_scratch_words(const core::Plan& plan, const core::StepModel& model) {
+  std::int64_t most = 0;
+  for (const auto& b : model.buckets)
+    most = std::max(
+        most, core::scratch_words(plan.training.compression, b.span.count, plan.training.workers));
+  return most;
+}
+
+long count_differing(const std::vector<float>& got, const std::vector<float>& expected,
+                     double tolerance) {
+  float largest = 0;
+  for (float e : expected) largest = std::max(largest, std::fabs(e));
+  long wrong = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    bool off = tolerance > 0 ? !(std::fabs(got.at(i) - expected[i]) <= tolerance * largest)
+                             : got.at(i) != expected[i];
+    wrong += off;
+  }
+  return wrong;
 }
 
 }  // namespace scaleout::exec

@@ -35,6 +35,15 @@ core::StepModel executed_model(const core::Plan& plan, const ExecOptions& option
 // efficiency on CPUs, compute_scale alone on GPUs.
 double executed_compute_scale(const core::Plan& plan, const ExecOptions& options);
 
+// Words a compressed exchange needs after the gradient (the largest bucket's; buckets go one
+// after the other); 0 without compression.
+std::int64_t compressed_scratch_words(const core::Plan& plan, const core::StepModel& model);
+
+// Elements of `got` that differ from `expected`: any difference, or with `tolerance` above 0,
+// more than tolerance x the largest |expected|.
+long count_differing(const std::vector<float>& got, const std::vector<float>& expected,
+                     double tolerance);
+
 // A model-parallel rank's report of each step, whatever moves its bytes: start, end, compute,
 // tensor and data seconds, wrong elements (the "mp_steps" of its report).
 class ModelParallelStepReports : public core::ModelParallelObserver {

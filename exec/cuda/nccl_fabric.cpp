@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/device_codecs.hpp"
 #include "exec/cuda/kernels.hpp"
 
 namespace scaleout::exec {
@@ -28,13 +29,22 @@ ncclDataType_t nccl_type(ElementType type) {
 }
 
 NcclFabric::NcclFabric(ncclComm_t& comm, ElementType type, std::int64_t elements,
-                       const core::CheckValues& values, std::chrono::milliseconds timeout)
-    : comm_(comm), type_(type), elements_(elements), values_(values), timeout_(timeout) {
+                       const core::CheckValues& values, std::chrono::milliseconds timeout,
+                       std::int64_t scratch_words)
+    : comm_(comm),
+      type_(type),
+      elements_(elements),
+      scratch_words_(scratch_words),
+      values_(values),
+      timeout_(timeout) {
+  if (scratch_words_ > 0 && type_ != ElementType::kFp32)
+    throw std::logic_error("a compressed exchange needs an fp32 gradient");
   SCALEOUT_NCCL_CHECK(ncclCommUserRank(comm_, &rank_));
   SCALEOUT_NCCL_CHECK(ncclCommCount(comm_, &size_));
   SCALEOUT_CUDA_CHECK(cudaMalloc(
       &data_,
-      static_cast<std::size_t>(std::max<std::int64_t>(elements_, 1)) * element_bytes(type_)));
+      static_cast<std::size_t>(std::max<std::int64_t>(elements_, 1)) * element_bytes(type_) +
+          static_cast<std::size_t>(scratch_words_) * sizeof(float)));
   SCALEOUT_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
   SCALEOUT_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
   gemm_ = std::make_unique<GemmCompute>(compute_stream_);
@@ -48,6 +58,7 @@ NcclFabric::NcclFabric(ncclComm_t& comm, ElementType type, std::int64_t elements
 
 NcclFabric::~NcclFabric() {
   // Teardown errors cannot be reported from a destructor; the run already has its result.
+  codecs_.reset();
   gemm_.reset();
   for (cudaEvent_t e : compute_done_) cudaEventDestroy(e);
   if (start_event_) cudaEventDestroy(start_event_);
@@ -176,6 +187,17 @@ double NcclFabric::wait_compute(ComputeTicket ticket) {
   float ms = 0;
   SCALEOUT_CUDA_CHECK(cudaEventElapsedTime(&ms, start_event_, done));
   return ms / 1e3;
+}
+
+void NcclFabric::local_work(double, const WordsFn& apply) {
+  if (type_ != ElementType::kFp32) throw std::logic_error("local work on words needs fp32");
+  synchronize();
+  apply(static_cast<float*>(data_));
+}
+
+core::CodecBackend* NcclFabric::device_codecs() {
+  if (!codecs_) codecs_ = std::make_unique<DeviceCodecs>(comm_stream_);
+  return codecs_.get();
 }
 
 void NcclFabric::idle(double seconds) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/check_values.hpp"
+#include "core/codec_backend.hpp"
 #include "core/fabric.hpp"
 #include "exec/cuda/gemm_compute.hpp"
 #include "exec/gradient_buffer.hpp"
@@ -39,9 +40,11 @@ class NcclFabric : public exec::GroupedFabric {
  public:
   // `comm` is this rank's communicator: the fabric does not own it, but on a timeout or an NCCL
   // error it aborts it and sets it to null. The current device must be the communicator's.
-  // Allocates the gradient of `elements`.
+  // Allocates the gradient of `elements` and, for a compressed exchange (fp32 only), its
+  // `scratch_words` after it.
   NcclFabric(ncclComm_t& comm, ElementType type, std::int64_t elements,
-             const core::CheckValues& values, std::chrono::milliseconds timeout);
+             const core::CheckValues& values, std::chrono::milliseconds timeout,
+             std::int64_t scratch_words = 0);
   ~NcclFabric() override;
   NcclFabric(const NcclFabric&) = delete;
   NcclFabric& operator=(const NcclFabric&) = delete;
@@ -67,6 +70,10 @@ class NcclFabric : public exec::GroupedFabric {
   double wait_compute(ComputeTicket ticket) override;
   void idle(double seconds) override;
   double now() override;
+  // A compressor's work: the device codecs launch on the communication stream, after the
+  // transfers queued before it (waited for first, within the deadline).
+  void local_work(double seconds, const WordsFn& apply) override;
+  core::CodecBackend* device_codecs() override;
 
   // The gradient as floats (for the exact-sum check) and its raw device memory.
   std::vector<float> download() const;
@@ -94,6 +101,7 @@ class NcclFabric : public exec::GroupedFabric {
   int rank_ = 0, size_ = 1;
   ElementType type_;
   std::int64_t elements_;
+  std::int64_t scratch_words_ = 0;
   const core::CheckValues& values_;
   std::chrono::milliseconds timeout_;
   void* data_ = nullptr;
@@ -103,7 +111,9 @@ class NcclFabric : public exec::GroupedFabric {
   bool filled_ahead_ = false;
   cudaStream_t comm_stream_ = nullptr, compute_stream_ = nullptr;
   cudaEvent_t start_event_ = nullptr;
-  std::unique_ptr<GemmCompute> gemm_;  // the compute phases, on compute_stream_
+  std::unique_ptr<GemmCompute> gemm_;
+  std::unique_ptr<core::CodecBackend>
+      codecs_;  // made at the first compressed exchange  // the compute phases, on compute_stream_
   std::vector<cudaEvent_t> compute_done_;
   std::set<int> waiting_on_;  // peers of the groups issued since the last synchronize
   std::chrono::steady_clock::time_point start_;

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/check_values.hpp"
+#include "core/compression_reference.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
@@ -48,6 +49,21 @@ ncclComm_t open_communicator(gloo::rendezvous::Store& store, const RankSetup& se
   return comm;
 }
 
+// The check after each step: the exact sums or, with compression, what every worker's compressor
+// emitted combined (core/compression_reference.hpp), one step after the other (the warm-up step
+// included). The GPU's PowerSGD sums in cuBLAS's order, not the host's: it is held to 1e-3 of the
+// largest element; the other compressors compute the host's bits and are held to them.
+std::function<long()> step_check(const core::Plan& plan, const core::StepModel& model,
+                                 const NcclFabric& fabric, const core::CheckValues& values) {
+  const core::Compression& c = plan.training.compression;
+  if (!c.on()) return [&fabric, &values] { return count_wrong(fabric.download(), values); };
+  auto reference = std::make_shared<core::CompressionReference>(plan, model, values);
+  double tolerance = c.kind == core::CompressionKind::kPowersgd ? 1e-3 : 0.0;
+  return [&fabric, reference, tolerance] {
+    return count_differing(fabric.download(), reference->next_step(), tolerance);
+  };
+}
+
 // Runs the plan's steps and NCCL's baselines on an open communicator; returns the rank's report.
 nlohmann::json train(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
                      ncclComm_t& comm, const Sync& sync) {
@@ -56,12 +72,12 @@ nlohmann::json train(const core::Plan& plan, const ExecOptions& options, const R
   core::CheckValues values(workers, 1, plan.training.gradient_precision, plan.file);
   core::StepModel model = executed_model(plan, options);
   NcclFabric fabric(comm, element_type(plan.training.gradient_precision), model.elements, values,
-                    options.timeout);
+                    options.timeout, compressed_scratch_words(plan, model));
   auto program = core::make_strategy(plan, ranks.layout);
+  std::function<long()> check = step_check(plan, model, fabric, values);
   auto observer_for = [&](const ExecOptions& o) {
     return StepObserver(
-        o, sync, setup.rank < workers, [&fabric] { fabric.fill_gradient_ahead(); },
-        [&fabric, &values] { return count_wrong(fabric.download(), values); },
+        o, sync, setup.rank < workers, [&fabric] { fabric.fill_gradient_ahead(); }, check,
         [&fabric] { fabric.corrupt_first_element(); });
   };
   auto train_steps = [&](StepObserver& observer, int steps) {

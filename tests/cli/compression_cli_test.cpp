@@ -55,11 +55,5 @@ TEST_F(CompressionCli, ARunWithoutItsErrorFeedbackFails) {
   EXPECT_NE(o.text.find("what every worker's compressor emitted"), std::string::npos) << o.text;
 }
 
-TEST_F(CompressionCli, TheCudaBackendRefusesIt) {
-  auto o = shell(bin() + " run " + plan() + " --backend cuda");
-  EXPECT_EQ(o.code, 2) << o.text;
-  EXPECT_NE(o.text.find("training.compression"), std::string::npos) << o.text;
-}
-
 }  // namespace
 }  // namespace scaleout

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/support/command.hpp"
@@ -29,6 +30,39 @@ TEST(CudaCli, DryRunPrintsTheGroupsOfEveryRankForEveryStrategy) {
     EXPECT_NE(o.text.find("ncclSend(peer "), std::string::npos) << strategy;
     EXPECT_NE(o.text.find("ncclRecv(peer "), std::string::npos) << strategy;
   }
+}
+
+// Every compressor's exchange is an NCCL schedule that completes, and a compressed run asks for
+// its GPUs like any other (the device codecs run where a GPU is: gpu_tests).
+TEST(CudaCli, CompressedPlansHaveAScheduleAndNeedOnlyGpus) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "scaleout-cuda-compressed";
+  fs::create_directories(dir);
+  for (std::string kind : {"topk", "randomk", "int8", "onebit", "powersgd"}) {
+    fs::path plan = dir / (kind + ".yaml");
+    std::ofstream(plan) << "cluster: "
+                        << scaleout::testing::source_path("topologies/v100-ib-switch.yaml") << "\n"
+                        << "workload: " << scaleout::testing::source_path("models/resnet50.yaml")
+                        << "\nstrategy: { kind: ring }\n"
+                        << "training: { workers: 4, batch_per_worker: 32, steps: 2,"
+                        << " compression: { kind: " << kind << " } }\n";
+    Output dry = run("run " + plan.string() + " --backend cuda --dry-run");
+    ASSERT_EQ(dry.code, 0) << kind << ": " << dry.text;
+    for (int r = 0; r < 4; ++r)
+      EXPECT_NE(dry.text.find("rank " + std::to_string(r) + " group 0: ncclSend"),
+                std::string::npos)
+          << kind;
+    Output o = run("run " + plan.string() + " --backend cuda --no-baselines");
+    if (SCALEOUT_CUDA_BUILT) {
+      EXPECT_EQ(o.code, 1) << kind << ": " << o.text;
+      EXPECT_TRUE(o.text.find("no usable GPU") != std::string::npos ||
+                  o.text.find("needs 4 GPUs") != std::string::npos)
+          << o.text;
+    } else {
+      EXPECT_EQ(o.code, 2) << o.text;
+    }
+  }
+  fs::remove_all(dir);
 }
 
 TEST(CudaCli, DryRunBelongsToTheCudaBackend) {

@@ -196,6 +196,28 @@ TEST(RunCuda, AModelParallelPlanOnOneGpuRunsItsProgramChecked) {
   fs::remove_all(dir);
 }
 
+TEST(RunCuda, CompressedPlansOnOneGpuMatchTheReference) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "scaleout-gpu-compressed";
+  fs::create_directories(dir);
+  for (std::string kind : {"topk", "randomk", "int8", "onebit", "powersgd"}) {
+    std::ofstream(dir / "plan.yaml")
+        << "cluster: " << testing::source_path("topologies/v100-ib-switch.yaml") << "\n"
+        << "workload: " << testing::source_path("models/resnet50.yaml") << "\n"
+        << "strategy: { kind: ring }\n"
+        << "training: { workers: 1, batch_per_worker: 32, steps: 3,"
+        << " compression: { kind: " << kind << " } }\n";
+    testing::Output o =
+        testing::shell(std::string(SCALEOUT_BINARY) + " run " + (dir / "plan.yaml").string() +
+                       " --backend cuda --no-baselines -o " + (dir / "out.json").string());
+    ASSERT_EQ(o.code, 0) << kind << ": " << o.text;
+    auto j = nlohmann::json::parse(std::ifstream(dir / "out.json"));
+    EXPECT_EQ(j["wrong"], 0) << kind;
+    std::printf("%s on the GPU: %s\n", kind.c_str(), j["phases"].dump().c_str());
+  }
+  fs::remove_all(dir);
+}
+
 TEST(RunCuda, ACorruptedElementIsCountedAndFailsTheRun) {
   auto out = std::filesystem::temp_directory_path() / "scaleout-gpu-corrupt.json";
   testing::Output o =
