@@ -32,11 +32,12 @@ bool needs_baseline(StudyMetric m) {
 
 // Loads the case's plan at `workers` (and its strategy), so that a plan error surfaces while the
 // study loads, with the plan's own file and line.
-core::Plan case_plan(const StudyCase& c, int workers) {
+core::Plan case_plan(const StudyCase& c, int workers, bool baseline = false) {
   core::PlanOverrides overrides;
   overrides.workers = workers;
   overrides.strategy = c.strategy;
-  return core::load_plan(c.plan_path, overrides);
+  bool other = baseline && !c.baseline_plan_path.empty();
+  return core::load_plan(other ? c.baseline_plan_path : c.plan_path, overrides);
 }
 
 StudyCase read_case(const YAML::Node& node, const std::string& file, double default_tolerance,
@@ -55,8 +56,14 @@ StudyCase read_case(const YAML::Node& node, const std::string& file, double defa
   c.baseline_workers = m.get_int_or("baseline_workers", 1, 0);
   if (c.baseline_workers > 0 && !needs_baseline(c.metric))
     m.fail("baseline_workers", "only scaling_efficiency and speedup have a baseline");
+  if (m.has("baseline_plan")) {
+    if (c.metric != StudyMetric::kSpeedup)
+      m.fail("baseline_plan", "only speedup is measured against another plan");
+    c.baseline_plan_path = (folder / m.get_string("baseline_plan")).lexically_normal().string();
+    if (c.baseline_workers == 0) c.baseline_workers = c.workers;  // the same size by default
+  }
   if (c.metric == StudyMetric::kSpeedup && c.baseline_workers == 0)
-    m.fail("metric", "speedup needs baseline_workers");
+    m.fail("metric", "speedup needs baseline_workers or baseline_plan");
   if (c.metric == StudyMetric::kEpochTime) {
     c.samples_per_epoch = m.get_quantity("samples_per_epoch", core::Quantity::kCount);
     c.epochs = m.get_double("epochs", 1e-9, 1e9, 1.0);
@@ -70,12 +77,12 @@ StudyCase read_case(const YAML::Node& node, const std::string& file, double defa
     m.fail("held", "a number not held to the tolerance needs a note saying why");
   m.finish();
   case_plan(c, c.workers);
-  if (c.baseline_workers > 0) case_plan(c, c.baseline_workers);
+  if (c.baseline_workers > 0) case_plan(c, c.baseline_workers, true);
   return c;
 }
 
-core::RunResult run_one(const StudyCase& c, int workers, Engine engine) {
-  core::Plan plan = case_plan(c, workers);
+core::RunResult run_one(const StudyCase& c, int workers, Engine engine, bool baseline = false) {
+  core::Plan plan = case_plan(c, workers, baseline);
   return engine == Engine::kSim ? simulate(plan) : predict_analytic(plan);
 }
 
@@ -158,7 +165,7 @@ StudyOutcome run_study(const Study& study, std::optional<Engine> engine,
     o.result = run_one(c, c.workers, out.engine);
     add_warnings(o.warnings, o.result);
     if (c.baseline_workers > 0) {
-      o.baseline = run_one(c, c.baseline_workers, out.engine);
+      o.baseline = run_one(c, c.baseline_workers, out.engine, true);
       add_warnings(o.warnings, *o.baseline);
     }
     o.predicted = metric_value(c, o.result, o.baseline);

@@ -20,7 +20,7 @@ namespace scaleout::sim {
 // What a published number measures.
 enum class StudyMetric {
   kScalingEfficiency,  // (throughput/N) / (throughput/B at baseline_workers B); 0..1
-  kSpeedup,            // throughput at N / throughput at baseline_workers
+  kSpeedup,            // throughput at N / throughput at baseline_workers (of baseline_plan)
   kEpochTime,          // seconds for `epochs` epochs of `samples_per_epoch` samples
   kThroughput,         // samples/s
   kMegatronTflops,     // TFLOP/s per device as Narayanan et al. 2021 count them (model-parallel)
@@ -35,6 +35,8 @@ struct StudyCase {
   std::optional<core::StrategyKind> strategy;  // replaces the plan's
   StudyMetric metric = StudyMetric::kScalingEfficiency;
   int baseline_workers = 0;  // efficiency and speedup: 0 = against one worker (the plan's own)
+  // speedup: the plan it is measured against (resolved as plan_path; empty: the case's own plan).
+  std::string baseline_plan_path;
   double samples_per_epoch = 0;
   double epochs = 1;
   double published = 0;

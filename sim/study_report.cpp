@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -43,7 +44,10 @@ std::string tolerance_text(StudyMetric m, double t) {
 
 std::string size_text(const StudyCase& c) {
   std::string s = std::to_string(c.workers);
-  if (c.baseline_workers > 0) s += " (vs " + std::to_string(c.baseline_workers) + ")";
+  if (!c.baseline_plan_path.empty())
+    s += " (vs " + std::filesystem::path(c.baseline_plan_path).filename().string() + ")";
+  else if (c.baseline_workers > 0)
+    s += " (vs " + std::to_string(c.baseline_workers) + ")";
   return s;
 }
 
@@ -205,6 +209,8 @@ std::string study_json(const StudyOutcome& o) {
                         {"step_time_s", c.result.step_time_s},
                         {"warnings", c.warnings}};
     if (s.baseline_workers > 0) j["baseline_workers"] = s.baseline_workers;
+    if (!s.baseline_plan_path.empty())
+      j["baseline_plan"] = std::filesystem::path(s.baseline_plan_path).filename().string();
     cases.push_back(j);
   }
   nlohmann::json crossovers = nlohmann::json::array();

@@ -8,6 +8,8 @@
 #include <fstream>
 
 #include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "sim/analytic.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::sim {
@@ -107,6 +109,31 @@ TEST_F(StudyFiles, AStudyAtItsOwnBaselineIsExactlyOneAndAFarNumberIsOutside) {
   EXPECT_NEAR(o.cases[0].error, 10.0, 1e-9);
   EXPECT_TRUE(o.all_within());
   EXPECT_NE(study_markdown(o).find("known gap"), std::string::npos);
+}
+
+// A speedup against another plan at the same size (compression against none, say): the case's
+// throughput over the other plan's, each plan loaded at the case's workers.
+TEST_F(StudyFiles, ASpeedupIsMeasuredAgainstTheBaselinePlan) {
+  std::string other =
+      write("ps.yaml", "cluster: " + testing::source_path("topologies/v100-ib-switch.yaml") +
+                           "\nworkload: " + testing::source_path("models/resnet50.yaml") +
+                           "\nstrategy: { kind: ps, ps: { servers: 2 } }\n"
+                           "training: { workers: 16, batch_per_worker: 64 }\n");
+  StudyOutcome o = run_study(
+      load_study(one_case("    metric: speedup\n    baseline_plan: ps.yaml\n    published: 2\n")));
+  core::PlanOverrides at64;
+  at64.workers = 64;
+  double ring = predict_analytic(core::load_plan((dir_ / "plan.yaml").string(), at64))
+                    .throughput_samples_per_s;
+  double ps = predict_analytic(core::load_plan(other, at64)).throughput_samples_per_s;
+  ASSERT_EQ(o.cases.size(), 1u);
+  EXPECT_NE(ring, ps);
+  EXPECT_DOUBLE_EQ(o.cases[0].predicted, ring / ps);
+  EXPECT_EQ(o.cases[0].baseline->workers, 64);
+  EXPECT_NE(study_markdown(o).find("64 (vs ps.yaml)"), std::string::npos) << study_markdown(o);
+  std::string stray = one_case(
+      "    metric: throughput_samples_per_s\n    baseline_plan: ps.yaml\n    published: 1\n");
+  EXPECT_NE(error_of(stray).find("cases[0].baseline_plan"), std::string::npos) << error_of(stray);
 }
 
 TEST_F(StudyFiles, MalformedStudiesAreRefusedWithFileLineAndField) {
