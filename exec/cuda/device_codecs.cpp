@@ -9,21 +9,11 @@
 #include "core/compression.hpp"
 #include "exec/cuda/codec_kernels.hpp"
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/library_check.hpp"
 
 namespace scaleout::exec {
 
 namespace {
-
-void check_blas(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(std::string(what) + " failed: " + cublasGetStatusString(status));
-}
-
-void check_solver(cusolverStatus_t status, const char* what) {
-  if (status != CUSOLVER_STATUS_SUCCESS)
-    throw CudaError(std::string(what) + " failed: cuSOLVER status " +
-                    std::to_string(static_cast<int>(status)));
-}
 
 template <typename T>
 std::vector<T> download(const void* device, std::int64_t count, cudaStream_t stream) {

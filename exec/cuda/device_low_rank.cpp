@@ -8,21 +8,11 @@
 #include "exec/cuda/codec_kernels.hpp"
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/device_codecs.hpp"
+#include "exec/cuda/library_check.hpp"
 
 namespace scaleout::exec {
 
 namespace {
-
-void check_blas(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(std::string(what) + " failed: " + cublasGetStatusString(status));
-}
-
-void check_solver(cusolverStatus_t status, const char* what) {
-  if (status != CUSOLVER_STATUS_SUCCESS)
-    throw CudaError(std::string(what) + " failed: cuSOLVER status " +
-                    std::to_string(static_cast<int>(status)));
-}
 
 // C (row-major a x b) = alpha x A (a x k) B^T (B row-major b x k) + beta x C: column-major,
 // C^T (b x a) = B (b x k, i.e. B's buffer transposed) x A^T (A's buffer as it is).

@@ -5,15 +5,11 @@
 
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/kernels.hpp"
+#include "exec/cuda/library_check.hpp"
 
 namespace scaleout::exec {
 
 namespace {
-
-void check(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(std::string(what) + " failed: " + cublasGetStatusString(status));
-}
 
 // Values in [-1, 1) on a 1/64 grid: exact in bf16, varied enough to keep every bit of the
 // multipliers busy.
@@ -39,8 +35,8 @@ GemmCompute::GemmCompute(cudaStream_t stream) : stream_(stream) {
   SCALEOUT_CUDA_CHECK(cudaMalloc(&c_, n * 4));
   fill_operand(a_, n, stream);
   fill_operand(b_, n, stream);
-  check(cublasCreate(&handle_), "cublasCreate");
-  check(cublasSetStream(handle_, stream), "cublasSetStream");
+  check_blas(cublasCreate(&handle_), "cublasCreate");
+  check_blas(cublasSetStream(handle_, stream), "cublasSetStream");
   product(kTile, kTile);
   product(256, kStep);
   SCALEOUT_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -56,10 +52,10 @@ GemmCompute::~GemmCompute() {
 // C (side x side, fp32) = A (side x k) * B (k x side), bf16 operands, fp32 accumulation.
 void GemmCompute::product(int side, int k) {
   const float one = 1.0f, zero = 0.0f;
-  check(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, side, side, k, &one, a_, CUDA_R_16BF, side,
-                     b_, CUDA_R_16BF, k, &zero, c_, CUDA_R_32F, side, CUBLAS_COMPUTE_32F,
-                     CUBLAS_GEMM_DEFAULT),
-        "cublasGemmEx");
+  check_blas(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, side, side, k, &one, a_, CUDA_R_16BF,
+                          side, b_, CUDA_R_16BF, k, &zero, c_, CUDA_R_32F, side, CUBLAS_COMPUTE_32F,
+                          CUBLAS_GEMM_DEFAULT),
+             "cublasGemmEx");
 }
 
 double GemmCompute::launch(double flops) {
