@@ -120,6 +120,10 @@ int run_plan(const RunArgs& args) {
     if (!args.dry_run) {
       exec::check_executable(plan);
       if (plan.parallelism) exec::check_nccl_schedulable(plan);
+      if (plan.training.compression.on() && plan.strategy.kind == core::StrategyKind::kPs)
+        throw core::InputError(plan.file, plan.training.compression.line, "training.compression",
+                               "the GPU codecs serve the ring; a compressed parameter server "
+                               "runs on the CPU backend (Gloo) in this version");
     }
     int code = prepare_cuda(args, plan, options);
     if (code >= 0) return code;

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "core/powersgd_codec.hpp"
+#include "core/ps_codec.hpp"
+#include "core/strategy.hpp"
 
 namespace scaleout::core {
 
@@ -109,12 +111,36 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
   return s;
 }
 
+namespace {
+
+// A worker of the compressed synchronous PS (core/ps_codec.hpp): every shard pushed and pulled.
+void add_ps_bucket(const Plan& plan, std::int64_t count, CompressionStep& out) {
+  const Compression& c = plan.training.compression;
+  int n = plan.training.workers, servers = plan.strategy.ps_servers;
+  out.wire_bytes_uncompressed += 2.0 * static_cast<double>(count) * 4;
+  for (int j = 0; j < servers; ++j) {
+    std::int64_t shard = split_part(Span{0, count}, servers, j).count;
+    PsShardCodec codec(c, n, shard);
+    double pull = codec.sparse() ? static_cast<double>(shard) : codec.pull_words();
+    out.wire_bytes += (static_cast<double>(codec.push_words()) + pull) * 4;
+    PsCodecSeconds s = ps_codec_seconds(c, plan.cluster.device, shard, n);
+    out.codec_s += s.encode + s.reduce + s.decode;
+  }
+  if (c.error_feedback) out.error_feedback_bytes += static_cast<double>(count) * 4;
+}
+
+}  // namespace
+
 CompressionStep compression_step(const Plan& plan, const std::vector<std::int64_t>& bucket_counts) {
   const Compression& c = plan.training.compression;
   int n = plan.training.workers;
   CompressionStep out;
   out.kind = compression_name(c.kind);
   for (std::int64_t count : bucket_counts) {
+    if (c.on() && plan.strategy.kind == StrategyKind::kPs) {
+      add_ps_bucket(plan, count, out);
+      continue;
+    }
     double plain = ring_wire_bytes(count, plan.training.gradient_bytes_per_element, n);
     out.wire_bytes_uncompressed += c.kind == CompressionKind::kFp16 ? 2 * plain : plain;
     out.wire_bytes += c.on() ? compressed_wire_bytes(c, count, n) : plain;

@@ -64,7 +64,9 @@ struct CodecSeconds {
 CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::int64_t count,
                            int workers);
 
-// What a step's compression amounts to for one worker, summed over the step's buckets.
+// What a step's compression amounts to for one worker, summed over the step's buckets (over the
+// parameter server: every shard pushed and pulled, the uncompressed figure a dense push and pull;
+// the codec seconds include the servers' combination of the pushes).
 struct CompressionStep {
   std::string kind;
   double wire_bytes_uncompressed = 0;  // the ring all-reduce's bytes sent per worker per step

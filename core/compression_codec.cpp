@@ -20,6 +20,48 @@ std::uint32_t from_word(float w) { return std::bit_cast<std::uint32_t>(w); }
 
 }  // namespace
 
+void encode_quantized(const Compression& c, const float* x, std::int64_t count, float* slot) {
+  std::int64_t per_scale = elements_per_scale(c);
+  std::int64_t scales = (count + per_scale - 1) / per_scale;
+  bool onebit = c.kind == CompressionKind::kOnebit;
+  int per_word = elements_per_word(c.kind);
+  float* packed = slot + scales;
+  std::fill(packed, packed + (count + per_word - 1) / per_word, to_word(0));
+  for (std::int64_t s = 0; s < scales; ++s) {
+    std::int64_t begin = s * per_scale, end = std::min(count, begin + per_scale);
+    float scale = chunk_scale(x + begin, end - begin, onebit);
+    slot[s] = scale;
+    for (std::int64_t i = begin; i < end; ++i) {
+      std::uint32_t code;
+      if (onebit) {
+        code = x[i] >= 0 ? 1u : 0u;
+      } else {
+        long q = scale > 0 ? std::lround(x[i] / scale) : 0;
+        code = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(q, -127L, 127L)));
+      }
+      std::uint32_t word = from_word(packed[i / per_word]);
+      word |= code << ((i % per_word) * (32 / per_word));
+      packed[i / per_word] = to_word(word);
+    }
+  }
+}
+
+void decode_quantized(const Compression& c, const float* slot, std::int64_t count, float* out,
+                      bool add) {
+  std::int64_t per_scale = elements_per_scale(c);
+  std::int64_t scales = (count + per_scale - 1) / per_scale;
+  bool onebit = c.kind == CompressionKind::kOnebit;
+  int per_word = elements_per_word(c.kind);
+  const float* packed = slot + scales;
+  for (std::int64_t i = 0; i < count; ++i) {
+    float scale = slot[i / per_scale];
+    std::uint32_t code = from_word(packed[i / per_word]) >> ((i % per_word) * (32 / per_word));
+    float v = onebit ? ((code & 1u) ? scale : -scale)
+                     : static_cast<float>(static_cast<std::int8_t>(code & 0xFFu)) * scale;
+    out[i] = add ? out[i] + v : v;
+  }
+}
+
 BucketCodec::BucketCodec(const Compression& c, int workers, std::int64_t count)
     : c_(c),
       workers_(workers),
@@ -122,44 +164,11 @@ void BucketCodec::decode(const float* scratch, float* grad) const {
 }
 
 void BucketCodec::encode_part(const float* x, std::int64_t count, float* slot) const {
-  std::int64_t per_scale = elements_per_scale(c_);
-  std::int64_t scales = (count + per_scale - 1) / per_scale;
-  bool onebit = c_.kind == CompressionKind::kOnebit;
-  int per_word = elements_per_word(c_.kind);
-  float* packed = slot + scales;
-  std::fill(packed, packed + (count + per_word - 1) / per_word, to_word(0));
-  for (std::int64_t s = 0; s < scales; ++s) {
-    std::int64_t begin = s * per_scale, end = std::min(count, begin + per_scale);
-    float scale = chunk_scale(x + begin, end - begin, onebit);
-    slot[s] = scale;
-    for (std::int64_t i = begin; i < end; ++i) {
-      std::uint32_t code;
-      if (onebit) {
-        code = x[i] >= 0 ? 1u : 0u;
-      } else {
-        long q = scale > 0 ? std::lround(x[i] / scale) : 0;
-        code = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(q, -127L, 127L)));
-      }
-      std::uint32_t word = from_word(packed[i / per_word]);
-      word |= code << ((i % per_word) * (32 / per_word));
-      packed[i / per_word] = to_word(word);
-    }
-  }
+  encode_quantized(c_, x, count, slot);
 }
 
 void BucketCodec::decode_part(const float* slot, std::int64_t count, float* out, bool add) const {
-  std::int64_t per_scale = elements_per_scale(c_);
-  std::int64_t scales = (count + per_scale - 1) / per_scale;
-  bool onebit = c_.kind == CompressionKind::kOnebit;
-  int per_word = elements_per_word(c_.kind);
-  const float* packed = slot + scales;
-  for (std::int64_t i = 0; i < count; ++i) {
-    float scale = slot[i / per_scale];
-    std::uint32_t code = from_word(packed[i / per_word]) >> ((i % per_word) * (32 / per_word));
-    float v = onebit ? ((code & 1u) ? scale : -scale)
-                     : static_cast<float>(static_cast<std::int8_t>(code & 0xFFu)) * scale;
-    out[i] = add ? out[i] + v : v;
-  }
+  decode_quantized(c_, slot, count, out, add);
 }
 
 }  // namespace scaleout::core

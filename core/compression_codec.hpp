@@ -19,6 +19,12 @@
 
 namespace scaleout::core {
 
+// A quantized kind's encoding of `count` elements into a slot (one fp32 scale per chunk, then the
+// packed codes: core/compression.hpp), and its decoding into `out` (added to it with `add`).
+void encode_quantized(const Compression& c, const float* x, std::int64_t count, float* slot);
+void decode_quantized(const Compression& c, const float* slot, std::int64_t count, float* out,
+                      bool add);
+
 // What a worker keeps from one step to the next for one bucket.
 struct CodecState {
   std::vector<float> residual;        // error feedback: what compression dropped, added next step

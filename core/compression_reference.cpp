@@ -2,12 +2,16 @@
 
 #include <algorithm>
 
+#include "core/ps_codec.hpp"
+#include "core/strategy.hpp"
+
 namespace scaleout::core {
 
 CompressionReference::CompressionReference(const Plan& plan, const StepModel& model,
                                            const CheckValues& values)
     : compression_(plan.training.compression),
       workers_(plan.training.workers),
+      servers_(plan.strategy.kind == StrategyKind::kPs ? plan.strategy.ps_servers : 0),
       values_(values),
       expected_(model.elements) {
   for (const auto& b : model.buckets) buckets_.push_back(b.span);
@@ -63,7 +67,28 @@ void CompressionReference::low_rank_step(Span bucket) {
                  low_rank_[{r, id}]);
 }
 
+// Over the parameter server: each shard's pushes as every worker encodes them, the server's
+// combination, and the pull (dense, or decoded).
+void CompressionReference::ps_step(Span bucket) {
+  std::vector<float> grad;
+  for (int j = 0; j < servers_; ++j) {
+    Span shard = split_part(bucket, servers_, j);
+    auto id = static_cast<std::uint64_t>(shard.begin);
+    PsShardCodec codec(compression_, workers_, shard.count);
+    std::vector<float> pushes(codec.server_words(), 0.0f);
+    grad.resize(shard.count);
+    for (int r = 0; r < workers_; ++r) {
+      for (std::int64_t i = 0; i < shard.count; ++i) grad[i] = values_.value(r, shard.begin + i);
+      codec.encode(r, id, grad.data(), pushes.data() + r * codec.push_words(), states_[{r, id}]);
+    }
+    codec.reduce(pushes.data(), expected_.data() + shard.begin, server_states_[id]);
+    if (!codec.sparse())
+      codec.decode(pushes.data() + workers_ * codec.push_words(), expected_.data() + shard.begin);
+  }
+}
+
 void CompressionReference::bucket_step(Span bucket) {
+  if (servers_ > 0) return ps_step(bucket);
   if (compression_.kind == CompressionKind::kPowersgd) return low_rank_step(bucket);
   BucketCodec codec(compression_, workers_, bucket.count);
   auto id = static_cast<std::uint64_t>(bucket.begin);

@@ -3,7 +3,8 @@
 // with that worker's own carried state (error feedback, random-k's step), and the emitted blocks
 // or parts are combined as the exchange combines them (the same core/compression_codec.hpp code,
 // in the same order, so the expected values are bit for bit those of a correct exchange). A run
-// that loses a block, mixes up owners or drops the error feedback differs from it.
+// that loses a block, mixes up owners or drops the error feedback differs from it. Over the
+// synchronous parameter server the servers are the owners (core/ps_codec.hpp).
 #pragma once
 
 #include <cstdint>
@@ -30,14 +31,17 @@ class CompressionReference {
  private:
   void bucket_step(Span bucket);
   void low_rank_step(Span bucket);
+  void ps_step(Span bucket);
 
   Compression compression_;
   int workers_;
+  int servers_;  // the synchronous PS's shards; 0 over the ring
   std::vector<Span> buckets_;
   const CheckValues& values_;
   std::vector<float> expected_;
   std::map<std::pair<int, std::uint64_t>, CodecState> states_;  // (worker, bucket) -> state
   std::map<std::pair<int, std::uint64_t>, LowRankState> low_rank_;
+  std::map<std::uint64_t, CodecState> server_states_;  // shard -> its server's state
 };
 
 }  // namespace scaleout::core

@@ -137,8 +137,34 @@ void check_job_members(const Plan& plan) {
                            std::to_string(nodes - 1) + ")");
 }
 
-// Compression runs over the ring (its all-gathers and the quantized owners' exchange); the other
-// programs do not carry it in this version.
+// A compressed synchronous PS (core/strategies/compressed_ps.cpp) pushes to and pulls from
+// servers on the devices, one contribution per worker: what it does not carry is refused.
+void check_compressed_ps(const Plan& plan, const std::string& name) {
+  const Strategy& s = plan.strategy;
+  const Compression& c = plan.training.compression;
+  auto refuse = [&](int line, const std::string& field, const std::string& why) {
+    throw InputError(plan.file, line ? line : c.line, field,
+                     "compression " + name + " over the parameter server " + why);
+  };
+  if (c.kind == CompressionKind::kPowersgd)
+    refuse(c.line, "training.compression.kind",
+           "is not built (PowerSGD's two all-reduces run over the ring)");
+  if (s.ps_mode != PsMode::kSync || s.replicas_to_aggregate > 0 || s.softsync > 0 ||
+      s.staleness_bound >= 0)
+    refuse(s.line, "strategy.mode", "runs synchronous steps only (every worker's push summed)");
+  if (s.ps_local_aggregation == PsAggregation::kNode)
+    refuse(s.local_aggregation_line, "strategy.ps.local_aggregation",
+           "pushes one contribution per worker; local_aggregation: node is not carried");
+  if (s.ps_server_hosts != PsServerHosts::kGpu)
+    refuse(s.server_hosts_line, "strategy.ps.server_hosts",
+           "runs its servers at the devices' compressor rates; CPU server hosts are not carried");
+  if (plan.cluster.host.any())
+    refuse(plan.cluster.host.line, "host",
+           "does not charge host costs per message in this version; remove the topology's host:");
+}
+
+// Compression runs over the ring (its all-gathers and the quantized owners' exchange) and the
+// synchronous parameter server; the other programs do not carry it in this version.
 void check_compression(const Plan& plan) {
   const Compression& c = plan.training.compression;
   std::string name = compression_name(c.kind);
@@ -160,9 +186,11 @@ void check_compression(const Plan& plan) {
                      "compression " + name +
                          " applies to data-parallel plans; a plan with "
                          "parallelism: does not carry it in this version");
+  if (plan.strategy.kind == StrategyKind::kPs) return check_compressed_ps(plan, name);
   if (plan.strategy.kind != StrategyKind::kRing)
     throw InputError(plan.file, plan.strategy.line ? plan.strategy.line : c.line, "strategy.kind",
-                     std::string("compression ") + name + " runs over the ring strategy; " +
+                     std::string("compression ") + name +
+                         " runs over the ring and the synchronous ps; " +
                          strategy_name(plan.strategy.kind) + " cannot carry it in this version");
 }
 

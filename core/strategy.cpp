@@ -31,7 +31,8 @@ std::int64_t chunk_elements(const Plan& plan) {
 std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayout& layout) {
   switch (plan.strategy.kind) {
     case StrategyKind::kRing:
-      // Compression is validated to run over the ring only (core/plan_validation.cpp).
+      // Compression is validated to run over the ring and the synchronous PS
+      // (core/plan_validation.cpp).
       if (plan.training.compression.on()) return make_compressed_ring(plan, layout);
       return make_ring(layout);
     case StrategyKind::kTorus2d:
@@ -49,6 +50,7 @@ std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayou
       return make_hierarchical_halving_doubling(layout, chunk_elements(plan));
     case StrategyKind::kPs:
       if (plan.strategy.ps_local_aggregation == PsAggregation::kNode) return make_ps_local(layout);
+      if (plan.training.compression.on()) return make_compressed_ps(plan, layout);
       return make_ps(layout);
   }
   return nullptr;

@@ -15,6 +15,7 @@
 
 #include "core/compression.hpp"
 #include "core/compute_rate.hpp"
+#include "core/ps_codec.hpp"
 
 namespace scaleout::exec {
 
@@ -159,10 +160,14 @@ void StepObserver::phase(int, const std::string& name, const char* category, dou
 }
 
 std::int64_t compressed_scratch_words(const core::Plan& plan, const core::StepModel& model) {
+  const core::Compression& c = plan.training.compression;
+  if (!c.on()) return 0;
   std::int64_t most = 0;
   for (const auto& b : model.buckets)
-    most = std::max(
-        most, core::scratch_words(plan.training.compression, b.span.count, plan.training.workers));
+    most = std::max(most, plan.strategy.kind == core::StrategyKind::kPs
+                              ? core::ps_scratch_words(c, b.span.count, plan.training.workers,
+                                                       plan.strategy.ps_servers)
+                              : core::scratch_words(c, b.span.count, plan.training.workers));
   return most;
 }
 

@@ -13,6 +13,7 @@
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
 #include "core/powersgd_codec.hpp"
+#include "core/ps_codec.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
 #include "core/step_model.hpp"
@@ -201,8 +202,31 @@ LinkModel links_of(const Layout& L) {
           L.cross_traffic, L.host};
 }
 
+// The compressed synchronous PS (core/ps_codec.hpp): a worker encodes every shard, the servers
+// combine the pushes at once, a worker decodes every pull; the first shard (the largest) pushed
+// and pulled at its compressed sizes.
+double compressed_ps(const PsInputs& in, const Plan& plan, std::int64_t count) {
+  const core::Compression& c = plan.training.compression;
+  int servers = plan.strategy.ps_servers;
+  double codec = 0, reduce = 0;
+  for (int j = 0; j < servers; ++j) {
+    std::int64_t shard = core::split_part(core::Span{0, count}, servers, j).count;
+    core::PsCodecSeconds s = core::ps_codec_seconds(c, plan.cluster.device, shard, in.workers);
+    codec += s.encode + s.decode;
+    reduce = std::max(reduce, s.reduce);
+  }
+  std::int64_t first = core::split_part(core::Span{0, count}, servers, 0).count;
+  core::PsShardCodec shard(c, in.workers, first);
+  double pull = shard.sparse() ? static_cast<double>(first) : shard.pull_words();
+  return codec + reduce +
+         parameter_server_plain(in, plan, 4.0 * static_cast<double>(shard.push_words()),
+                                4.0 * pull);
+}
+
 double parameter_server(const Layout& L, const Plan& plan, double bytes) {
   PsInputs in{L.topo, L.workers, L.nic_bw, L.latency_factor, L.bandwidth_factor, L.cross_traffic};
+  if (plan.training.compression.on())  // validated: plain PS only (core/plan_validation.cpp)
+    return compressed_ps(in, plan, std::llround(bytes / plan.training.gradient_bytes_per_element));
   return ps_needs_extended_form(plan) ? parameter_server_extended(in, plan, bytes)
                                       : parameter_server_plain(in, plan, bytes);
 }

@@ -86,20 +86,25 @@ std::vector<FairFlow> ps_flows(const core::Topology& t, const core::Placement& p
 }  // namespace
 
 double parameter_server_plain(const PsInputs& in, const core::Plan& plan, double bytes) {
+  double shard = bytes / plan.strategy.ps_servers;
+  return parameter_server_plain(in, plan, shard, shard);
+}
+
+double parameter_server_plain(const PsInputs& in, const core::Plan& plan, double push_shard,
+                              double pull_shard) {
   const core::Topology& t = *in.topo;
   core::Placement p = core::place_ranks(plan, t);
   double alpha = 0;
   for (int w : p.worker_device)
     for (int s : p.server_device)
       alpha = std::max(alpha, t.device_cost(w, s).latency * in.latency_factor);
-  double shard = bytes / plan.strategy.ps_servers;
   // Push, then pull: each a phase of flows sharing links max-min fairly (a server's link among
   // the N workers, a node's NIC among its workers and a colocated server's traffic, an uplink
   // among its rack's flows), the way the simulator's network model shares them.
-  double push =
-      fair_share_makespan(t, ps_flows(t, p, shard, true), in.bandwidth_factor, in.cross_traffic);
-  double pull =
-      fair_share_makespan(t, ps_flows(t, p, shard, false), in.bandwidth_factor, in.cross_traffic);
+  double push = fair_share_makespan(t, ps_flows(t, p, push_shard, true), in.bandwidth_factor,
+                                    in.cross_traffic);
+  double pull = fair_share_makespan(t, ps_flows(t, p, pull_shard, false), in.bandwidth_factor,
+                                    in.cross_traffic);
   return 2 * alpha + push + pull;
 }
 

@@ -24,6 +24,9 @@ struct PsInputs {
 // Time of one exchange of `bytes` (push, then pull) without aggregation or host costs: the
 // program's flows over the plan's placement, shared max-min fairly (any placement and network).
 double parameter_server_plain(const PsInputs& in, const core::Plan& plan, double bytes);
+// The same with each shard's push and pull of their own sizes (a compressed PS).
+double parameter_server_plain(const PsInputs& in, const core::Plan& plan, double push_shard,
+                              double pull_shard);
 
 // True when the plan needs this form rather than the plain one.
 bool ps_needs_extended_form(const core::Plan& plan);

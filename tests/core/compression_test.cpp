@@ -209,6 +209,26 @@ TEST(CompressionWire, StepSumsBucketsAndCountsErrorFeedback) {
   EXPECT_GT(s.codec_s, 0);
 }
 
+// Over the parameter server each worker pushes every shard compressed and pulls the servers' sums:
+// sparse kinds pull them dense, quantized kinds encoded (core/ps_codec.hpp).
+TEST(CompressionWire, AParameterServerWorkerPushesCompressedAndPulls) {
+  Plan plan;
+  plan.training.workers = 16;
+  plan.strategy.kind = StrategyKind::kPs;
+  plan.strategy.ps_servers = 2;
+  plan.training.compression = kind(CompressionKind::kTopk, 0.001);
+  // Shards of 500,000: 500 (index, value) pairs pushed to each server, each shard pulled dense.
+  CompressionStep topk = compression_step(plan, {1000000});
+  EXPECT_DOUBLE_EQ(topk.wire_bytes, 2 * (500 * 8.0 + 500000 * 4.0));
+  EXPECT_DOUBLE_EQ(topk.wire_bytes_uncompressed, 2 * 1000000 * 4.0);
+  // 1-bit: a shard of 500,000 is 2 scales (262,144 elements each) and 15,625 words of signs,
+  // pushed and pulled.
+  plan.training.compression = kind(CompressionKind::kOnebit);
+  CompressionStep onebit = compression_step(plan, {1000000});
+  EXPECT_DOUBLE_EQ(onebit.wire_bytes, 2 * 2 * (2 + 15625) * 4.0);
+  EXPECT_DOUBLE_EQ(onebit.error_feedback_bytes, 1000000 * 4.0);  // the worker's residual
+}
+
 // The inline cluster and workload (lines 1-8), then `rest` from line 9.
 std::string plan(const std::string& rest) {
   return std::string(testing::kInlineCluster) + testing::kInlineWorkload + rest;
@@ -238,6 +258,16 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"torus_cannot_carry_topk",
                 plan("strategy: { kind: torus2d }\n" + training("{ kind: topk }")), 9,
                 "torus2d cannot carry it"},
+        Refusal{"powersgd_over_ps",
+                plan("strategy: { kind: ps }\n" + training("{ kind: powersgd }")), 12,
+                "PowerSGD's two all-reduces run over the ring"},
+        Refusal{"compressed_async_ps",
+                plan("strategy: { kind: ps, mode: async }\n" + training("{ kind: topk }")), 9,
+                "synchronous steps only"},
+        Refusal{"compressed_ps_aggregated_per_node",
+                plan("strategy: { kind: ps, ps: { local_aggregation: node } }\n" +
+                     training("{ kind: onebit }")),
+                9, "local_aggregation: node is not carried"},
         // 10M parameters: a 2,442 x 4,096 matrix at most (core/powersgd_codec.hpp).
         Refusal{"powersgd_rank_above_the_matrix",
                 plan(kRing + training("{ kind: powersgd, rank: 4000 }")), 12, "2442 x 4096"},

@@ -57,5 +57,33 @@ TEST(CompressionRun, DroppingErrorFeedbackFailsTheCheck) {
   }
 }
 
+// The synchronous parameter server carries the compressors too: 3 workers push to 2 servers
+// (the servers are the owners), every worker's pulled gradient held to the reference.
+core::Plan compressed_ps_plan(CompressionKind kind, bool overlap) {
+  core::Plan p = compressed_plan(kind, 3, overlap);
+  p.strategy.kind = core::StrategyKind::kPs;
+  p.strategy.ps_servers = 2;
+  return p;
+}
+
+TEST(CompressionRun, OverAParameterServerEveryStepMatchesTheReference) {
+  for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kRandomk,
+                               CompressionKind::kInt8, CompressionKind::kOnebit})
+    for (bool overlap : {false, true}) {
+      SCOPED_TRACE(std::string(core::compression_name(kind)) + (overlap ? " overlapped" : ""));
+      core::RunResult r = run_local(compressed_ps_plan(kind, overlap), quick());
+      EXPECT_EQ(r.wrong, 0);
+      EXPECT_EQ(r.steps.size(), 3u);
+      ASSERT_TRUE(r.compression);
+      EXPECT_LT(r.compression->wire_bytes, r.compression->wire_bytes_uncompressed);
+    }
+  for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kOnebit}) {
+    SCOPED_TRACE(std::string("without error feedback: ") + core::compression_name(kind));
+    ExecOptions o = quick();
+    o.drop_error_feedback = true;
+    EXPECT_GT(run_local(compressed_ps_plan(kind, false), o).wrong, 0);
+  }
+}
+
 }  // namespace
 }  // namespace scaleout::exec

@@ -76,6 +76,43 @@ TEST(CompressionSim, NoCompressorWinsWhenCommunicationIsFree) {
     }
 }
 
+core::Plan compressed_ps(const core::Cluster& cluster, int workers, CompressionKind kind) {
+  core::Plan plan = testing::collective_plan(cluster, core::StrategyKind::kPs, workers, 2.5e7);
+  plan.strategy.ps_servers = 2;
+  return compressed(plan, kind);
+}
+
+// Over the parameter server (one device a node, servers on nodes of their own) worker 0's NIC
+// carries its pushes and its pulls: the result's wire bytes per worker. The engines agree.
+TEST(CompressionSim, AParameterServerCarriesTheWireFormatsBytes) {
+  for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kRandomk,
+                               CompressionKind::kInt8, CompressionKind::kOnebit})
+    for (int n : {4, 8}) {
+      SCOPED_TRACE(std::string(core::compression_name(kind)) + " n=" + std::to_string(n));
+      core::Plan plan = compressed_ps(testing::switch_cluster(1, 12.5e9, 2e-6), n, kind);
+      core::RunResult r = simulate(plan);
+      ASSERT_TRUE(r.compression);
+      EXPECT_NEAR(link_bytes(r, "node0-nic"), r.compression->wire_bytes,
+                  1e-6 * r.compression->wire_bytes);
+      EXPECT_LT(r.compression->wire_bytes, r.compression->wire_bytes_uncompressed);
+      double ana = predict_analytic(plan).step_time_s;
+      EXPECT_LT(std::fabs(r.step_time_s - ana) / r.step_time_s, 0.02)
+          << "sim " << r.step_time_s << " s, analytic " << ana << " s";
+    }
+}
+
+TEST(CompressionSim, OverAFreeNetworkNoCompressedParameterServerWins) {
+  core::Cluster cluster = testing::switch_cluster(8, 12.5e15, 0, 12.5e15, 0);  // 100,000 Gb/s
+  core::Plan plain = testing::collective_plan(cluster, core::StrategyKind::kPs, 16, 2.5e7);
+  plain.strategy.ps_servers = 2;
+  double none_sim = simulate(plain).step_time_s, none_ana = predict_analytic(plain).step_time_s;
+  for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kOnebit}) {
+    core::Plan plan = compressed_ps(cluster, 16, kind);
+    EXPECT_GE(simulate(plan).step_time_s, none_sim) << core::compression_name(kind);
+    EXPECT_GE(predict_analytic(plan).step_time_s, none_ana) << core::compression_name(kind);
+  }
+}
+
 TEST(CompressionSim, OneBitPaysOnASlowNetwork) {
   // 1 Gb/s NICs: a 100 MB gradient's ring all-reduce takes seconds; 1-bit sends 1/32 of it.
   core::Cluster cluster = testing::switch_cluster(1, 1.25e8, 50e-6);

@@ -1,0 +1,114 @@
+#include "core/ps_codec.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+
+#include "core/codec_steps.hpp"
+#include "core/compression.hpp"
+#include "core/strategy.hpp"
+
+namespace scaleout::core {
+
+PsShardCodec::PsShardCodec(const Compression& c, int workers, std::int64_t count)
+    : c_(c),
+      workers_(workers),
+      count_(count),
+      sparse_(c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk) {
+  assert(c.on() && c.kind != CompressionKind::kPowersgd);
+  if (sparse_) {
+    k_ = sparse_count(c, count);
+    push_ = 2 * k_;
+  } else {
+    push_ = quantized_words(c, count);
+  }
+}
+
+void PsShardCodec::encode(int rank, std::uint64_t shard_id, const float* grad, float* push,
+                          CodecState& st) const {
+  std::vector<float> x(grad, grad + count_);
+  if (c_.error_feedback) {
+    st.residual.resize(count_, 0.0f);
+    for (std::int64_t i = 0; i < count_; ++i) x[i] += st.residual[i];
+  }
+  if (sparse_) {
+    std::vector<std::uint32_t> idx = c_.kind == CompressionKind::kTopk
+                                         ? top_k_indices(x.data(), count_, k_)
+                                         : random_k_indices(rank, st.steps, shard_id, count_, k_);
+    for (std::int64_t j = 0; j < k_; ++j) {
+      push[j] = std::bit_cast<float>(idx[j]);
+      push[k_ + j] = x[idx[j]];
+    }
+    if (c_.error_feedback) {
+      st.residual = x;
+      for (std::uint32_t i : idx) st.residual[i] = 0;
+    }
+  } else {
+    encode_quantized(c_, x.data(), count_, push);
+    if (c_.error_feedback) {
+      std::vector<float> sent(count_);
+      decode_quantized(c_, push, count_, sent.data(), false);
+      for (std::int64_t i = 0; i < count_; ++i) st.residual[i] = x[i] - sent[i];
+    }
+  }
+  ++st.steps;
+}
+
+void PsShardCodec::reduce(float* pushes, float* shard, CodecState& server) const {
+  if (sparse_) {
+    std::fill(shard, shard + count_, 0.0f);
+    for (int w = 0; w < workers_; ++w) {
+      const float* block = pushes + w * push_;
+      for (std::int64_t j = 0; j < k_; ++j)
+        shard[std::bit_cast<std::uint32_t>(block[j])] += block[k_ + j];
+    }
+    return;
+  }
+  std::vector<float> sum(count_, 0.0f);
+  for (int w = 0; w < workers_; ++w)
+    decode_quantized(c_, pushes + w * push_, count_, sum.data(), true);
+  if (c_.error_feedback) {
+    server.residual.resize(count_, 0.0f);
+    for (std::int64_t i = 0; i < count_; ++i) sum[i] += server.residual[i];
+  }
+  float* result = pushes + workers_ * push_;
+  encode_quantized(c_, sum.data(), count_, result);
+  if (c_.error_feedback) {
+    std::vector<float> sent(count_);
+    decode_quantized(c_, result, count_, sent.data(), false);
+    for (std::int64_t i = 0; i < count_; ++i) server.residual[i] = sum[i] - sent[i];
+  }
+}
+
+void PsShardCodec::decode(const float* pulled, float* grad) const {
+  decode_quantized(c_, pulled, count_, grad, false);
+}
+
+PsCodecSeconds ps_codec_seconds(const Compression& c, const DeviceSpec& device, std::int64_t count,
+                                int workers) {
+  PsCodecSeconds s;
+  auto elements = static_cast<double>(count);
+  double pass = 1.0 / device.compress_quantize;  // one element-wise pass over one element
+  if (c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk) {
+    double k = static_cast<double>(sparse_count(c, count));
+    s.encode = c.kind == CompressionKind::kTopk ? elements / device.compress_topk : elements * pass;
+    s.reduce = (elements + workers * k) * pass;  // zero the shard, add the blocks
+  } else {
+    s.encode = elements * pass;
+    s.reduce = (workers + 1) * elements * pass;  // decode and sum the pushes, re-encode
+    s.decode = elements * pass;
+  }
+  return s;
+}
+
+std::int64_t ps_scratch_words(const Compression& c, std::int64_t count, int workers, int servers) {
+  std::int64_t worker = 0, server = 0;
+  for (int j = 0; j < servers; ++j) {
+    PsShardCodec codec(c, workers, split_part(Span{0, count}, servers, j).count);
+    worker += codec.push_words();
+    server = std::max(server, codec.server_words());
+  }
+  return std::max(worker, server);
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,67 @@
+// Gradient compression over the synchronous parameter server (core/strategies/compressed_ps.cpp):
+// what a worker pushes for one shard of a bucket, what the shard's server makes of the pushes,
+// and what the workers pull.
+//  - topk, randomk: each worker pushes the shard's k = round(density x shard) largest (or drawn)
+//    elements as (index, value) pairs, indices within the shard; the server adds the workers'
+//    blocks in worker order into a zeroed shard, and the workers pull the dense sum (summed sparse
+//    vectors are not sparse).
+//  - int8, onebit: each worker pushes its encoded shard; the server decodes the workers'
+//    encodings, sums them in worker order, adds its own error feedback and encodes the sum, which
+//    the workers pull and decode (1-bit Adam's compressed all-reduce with the server as the
+//    owner).
+// Error feedback is kept per worker and shard, and at the server per shard. The encodings are
+// core/compression_codec.hpp's and core/codec_steps.hpp's.
+#pragma once
+
+#include <cstdint>
+
+#include "core/compression_codec.hpp"
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+class PsShardCodec {
+ public:
+  // REQUIRES: c.on(), c.kind is not powersgd.
+  PsShardCodec(const Compression& c, int workers, std::int64_t count);
+
+  bool sparse() const { return sparse_; }
+  // Words a worker pushes for the shard, and the words it pulls into its scratch (sparse: none,
+  // the dense sum lands in the gradient).
+  std::int64_t push_words() const { return push_; }
+  std::int64_t pull_words() const { return sparse_ ? 0 : push_; }
+  // Words a server needs beyond its shard: one push per worker, then the encoded sum.
+  std::int64_t server_words() const { return workers_ * push_ + pull_words(); }
+
+  // Worker `rank` encodes its shard `grad` (count elements) into `push`; `shard_id` seeds
+  // random-k. Updates st's residual and steps.
+  void encode(int rank, std::uint64_t shard_id, const float* grad, float* push,
+              CodecState& st) const;
+  // The server combines the pushes (`pushes`, worker w's at w x push_words()): sparse, the dense
+  // sum into `shard`; quantized, the encoded sum into `pushes + workers x push_words()`.
+  void reduce(float* pushes, float* shard, CodecState& server) const;
+  // A worker decodes the pulled encoded sum into its shard (quantized kinds).
+  void decode(const float* pulled, float* grad) const;
+
+ private:
+  Compression c_;
+  int workers_;
+  std::int64_t count_;
+  bool sparse_;
+  std::int64_t k_ = 0;
+  std::int64_t push_ = 0;
+};
+
+// Seconds the codec work of one shard of `count` elements takes at the device's compressor rates:
+// a worker's encoding, the server's combination of the pushes, a worker's decoding of the pull.
+struct PsCodecSeconds {
+  double encode = 0, reduce = 0, decode = 0;
+};
+PsCodecSeconds ps_codec_seconds(const Compression& c, const DeviceSpec& device, std::int64_t count,
+                                int workers);
+
+// Scratch words a rank of a compressed synchronous PS needs for a bucket of `count` elements:
+// the largest of a worker's pushes of every shard and a server's words.
+std::int64_t ps_scratch_words(const Compression& c, std::int64_t count, int workers, int servers);
+
+}  // namespace scaleout::core
