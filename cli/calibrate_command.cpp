@@ -95,12 +95,12 @@ void print_calibration(const exec::Calibration& c) {
   if (c.host_measured)
     std::printf("host        %10.3f us a message, copies %.3f GB/s\n",
                 c.host.message_overhead_s * 1e6, c.host.copy_Bps / 1e9);
-  if (c.codecs_measured)
-    std::printf(
-        "compressors top-k %.3f, quantize %.3f, PowerSGD step %.3f, delay compensation %.3f G "
-        "elements/s\n",
-        c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.codecs.lowrank / 1e9,
-        c.host.compensate_rate / 1e9);
+  if (c.codecs_measured) {
+    std::printf("compressors top-k %.3f, quantize %.3f, PowerSGD step %.3f", c.codecs.topk / 1e9,
+                c.codecs.quantize / 1e9, c.codecs.lowrank / 1e9);
+    if (c.host_measured) std::printf(", delay compensation %.3f", c.host.compensate_rate / 1e9);
+    std::printf(" G elements/s (%s)\n", c.codecs_where.c_str());
+  }
 }
 
 }  // namespace

@@ -178,11 +178,17 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
   if (c.codecs_measured) {
     char codecs[256];
     std::snprintf(codecs, sizeof codecs,
-                  "# compressors on one core: top-k %.4g G elements/s, quantize %.4g G/s, "
-                  "PowerSGD step (rank 4) %.4g G/s; delay compensation %.4g G/s\n",
-                  c.codecs.topk / 1e9, c.codecs.quantize / 1e9, c.codecs.lowrank / 1e9,
-                  c.host.compensate_rate / 1e9);
+                  "# compressors on %s: top-k %.4g G elements/s, quantize %.4g G/s, "
+                  "PowerSGD step (rank 4) %.4g G/s",
+                  c.codecs_where.c_str(), c.codecs.topk / 1e9, c.codecs.quantize / 1e9,
+                  c.codecs.lowrank / 1e9);
     out << codecs;
+    if (c.host_measured) {  // a GPU's calibration leaves the hosts' costs as claimed
+      std::snprintf(codecs, sizeof codecs, "; delay compensation %.4g G/s",
+                    c.host.compensate_rate / 1e9);
+      out << codecs;
+    }
+    out << "\n";
   }
   YAML::Emitter emitter;
   emitter << topo;

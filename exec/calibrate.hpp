@@ -30,7 +30,7 @@ struct HostMeasure {
 };
 
 // The rates the device runs gradient compressors at (the topology's `device.compress`),
-// elements per second, measured on one CPU core.
+// elements per second, measured on one CPU core or, with --backend cuda, by the GPU codecs.
 struct CodecMeasure {
   double topk = 0;      // top-k selection (encode)
   double quantize = 0;  // the slower of int8's and 1-bit's encode
@@ -47,8 +47,9 @@ struct Calibration {
   bool inter_measured = true;
   bool host_measured = false;  // a GPU's calibration leaves the host's costs as claimed
   HostMeasure host;
-  bool codecs_measured = false;  // a GPU's calibration leaves the compressors' rates as claimed
+  bool codecs_measured = false;
   CodecMeasure codecs;
+  std::string codecs_where = "one core";  // for the comment: "one core" or "the GPU"
   std::string device = "one CPU core, multiply-adds";  // what was measured, for the comment
   std::string device_name;  // replaces the topology's device name when set (a GPU's own)
 };

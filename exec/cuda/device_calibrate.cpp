@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/device_codecs.hpp"
 #include "exec/cuda/gemm_compute.hpp"
 #include "exec/cuda/kernels.hpp"
 #include "exec/cuda/stream_timer.hpp"
@@ -109,6 +110,9 @@ Calibration calibrate_gpus() {
   c.device = std::string(prop.name) + ", bf16 cuBLAS products";
   c.device_flops = gemm_rate(stream);
   c.reduction_Bps = add_rate(stream);
+  c.codecs = measure_device_codec_rates(stream);
+  c.codecs_measured = true;
+  c.codecs_where = "the GPU";
   cudaStreamDestroy(stream);
   c.inter_measured = false;
   c.intra_measured = devices >= 2;

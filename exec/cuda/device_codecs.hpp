@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "core/codec_backend.hpp"
+#include "exec/calibrate.hpp"
 
 namespace scaleout::exec {
 
@@ -83,5 +84,9 @@ class DeviceCodecs : public core::CodecBackend {
   DeviceFloats x_, work_, small_;  // the encoded bucket (+ error feedback); temporaries
   std::map<std::pair<int, std::uint64_t>, State> states_;
 };
+
+// The device codecs' rates on this GPU (elements per second: top-k's encoding, the slower of
+// int8's and onebit's, a whole PowerSGD step at rank 4), for calibrate --backend cuda.
+CodecMeasure measure_device_codec_rates(cudaStream_t stream);
 
 }  // namespace scaleout::exec

@@ -273,6 +273,12 @@ TEST(CalibrateCuda, WritesTheDeviceRatesIntoATopologyThatLoads) {
   EXPECT_EQ(measured.device.name, prop.name);
   // One machine: the inter-node link is never measured here, and keeps its claimed rate.
   EXPECT_EQ(measured.nic.bandwidth, claimed.nic.bandwidth);
+  // The GPU codecs' rates replace the defaults (top-k's waits on the host keep it far below the
+  // element-wise passes).
+  EXPECT_NE(measured.device.compress_topk, claimed.device.compress_topk);
+  EXPECT_GT(measured.device.compress_quantize, measured.device.compress_topk);
+  EXPECT_GT(measured.device.compress_lowrank, 0);
+  std::printf("GPU codecs: %s\n", o.text.c_str());
   std::filesystem::remove(out);
 }
 
