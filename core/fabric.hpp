@@ -54,6 +54,22 @@ class Fabric {
   virtual Handle post_send(int peer, Span span) = 0;
   virtual Handle post_recv(int peer, Span span, Combine combine) = 0;
   virtual void wait_all(const std::vector<Handle>& handles) = 0;
+  // Declares that this rank takes every transfer `peer` sends it, in order, as if a receive for
+  // each were posted before the send. A simulated fabric then starts each such transfer when it
+  // is sent (SimGrid's permanent receiver), so the program need not post receives ahead; returns
+  // whether the fabric does (the default: no, post them ahead).
+  virtual bool receive_ahead_from(int peer) {
+    (void)peer;
+    return false;
+  }
+  // Lets go of the transfers handles[first], handles[first + 1], ... that have completed, in
+  // order, up to the first that has not, without waiting (a later wait_all takes them as done);
+  // returns that first index. The simulator keeps fewer transfers pending this way (SimGrid scans
+  // a rank's pending transfers at each completion); the default lets go of none.
+  virtual std::size_t release_done(const std::vector<Handle>& handles, std::size_t first) {
+    (void)handles;
+    return first;
+  }
 
   // Runs `count` exchanges in order, all with the same two peers; step(i) describes the i-th.
   // REQUIRES: the peers run matching calls (same count, sizes mirrored), as in every ring phase.

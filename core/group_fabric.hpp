@@ -21,6 +21,9 @@ class GroupFabric : public Fabric {
   Handle post_send(int peer, Span span) override;
   Handle post_recv(int peer, Span span, Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override { base_.wait_all(handles); }
+  std::size_t release_done(const std::vector<Handle>& handles, std::size_t first) override {
+    return base_.release_done(handles, first);
+  }
   void exchange_steps(int to, int from, int count, const StepFn& step) override;
   void exchange_run(int to, int from, int count, const StepFn& step,
                     const StepTotals& totals) override;

@@ -177,6 +177,7 @@ core::Fabric::Handle SimFabric::send_bytes(int peer, double bytes, double wire) 
   rail_comms_.resize(comms_.size());
   rail_comms_.back() = std::move(rails_on);
   slots_.push_back(nullptr);
+  note_transfer(peer, true);
   post({h, peer, true, bytes / rails, data});
   return h;
 }
@@ -186,6 +187,7 @@ core::Fabric::Handle SimFabric::recv_bytes(int peer) {
   slots_.push_back(nullptr);
   comms_.emplace_back();
   rail_comms_.resize(comms_.size());
+  note_transfer(peer, false);
   post({h, peer, false, 0, nullptr});
   return h;
 }
@@ -220,9 +222,54 @@ void SimFabric::wait_all(const std::vector<Handle>& handles) {
   }
 }
 
+bool SimFabric::receive_ahead_from(int peer) {
+  if (!world_.receivers_ahead) return false;
+  if (std::find(ahead_from_.begin(), ahead_from_.end(), peer) != ahead_from_.end()) return true;
+  inbox(peer)->set_receiver(sg4::Actor::self());
+  ahead_from_.push_back(peer);
+  return true;
+}
+
+void SimFabric::stop_receiving_ahead() {
+  for (int peer : ahead_from_) inbox(peer)->set_receiver(nullptr);
+  ahead_from_.clear();
+}
+
+void SimFabric::note_transfer(int peer, bool send) {
+  std::uint64_t& n = posted_[(static_cast<std::uint64_t>(peer) << 1) | (send ? 1U : 0U)];
+  transfers_.push_back({peer, send, n++});
+}
+
+std::vector<char>& SimFabric::delivered(int from, int to) {
+  return world_
+      .delivered[(static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to)];
+}
+
+// SimGrid 3.32 keeps a transfer among its sender's pending ones until the sender waits for it, and
+// scans them at every completion: a pipeline stage that waits for its sends only at the end of
+// the iteration (hundreds of them) pays for each completion in proportion. A send its receiver has
+// already taken is waited for here at once (it costs no simulated time), leaving the list. Taken
+// means that the receive matching it completed, on every rail (the pair's n-th send meets its n-th
+// receive); relayed transfers are left to wait_all.
+std::size_t SimFabric::release_done(const std::vector<Handle>& handles, std::size_t first) {
+  for (; first < handles.size(); ++first) {
+    Handle h = handles[first];
+    bool relayed = static_cast<std::size_t>(h) < relayed_.size() && relayed_[h];
+    if (!relayed && !comms_[h]) continue;  // already waited for
+    const Transfer& t = transfers_[h];
+    if (relayed || !world_.track_delivered || !t.send) break;
+    const std::vector<char>& done = delivered(rank_, t.peer);
+    if (t.nth >= done.size() || !done[t.nth]) break;
+    finish_transfer(h);
+    --direct_in_flight_;
+  }
+  return first;
+}
+
 // Waits for a transfer and the rails it was striped over, then lets SimGrid free it (now, not at
 // the bucket's end).
 void SimFabric::finish_transfer(Handle h) {
+  const Transfer transfer = transfers_[h];  // copied: the vectors may grow while this waits
   sg4::CommPtr comm = std::move(comms_[h]);
   comms_[h] = nullptr;
   comm->wait();
@@ -237,6 +284,11 @@ void SimFabric::finish_transfer(Handle h) {
     auto* striped = static_cast<std::vector<sg4::CommPtr>*>(got);
     sg4::Comm::wait_all(*striped);
     delete striped;
+  }
+  if (world_.track_delivered && !transfer.send) {  // the matching send is done, every rail of it
+    std::vector<char>& done = delivered(transfer.peer, rank_);
+    if (done.size() <= transfer.nth) done.resize(transfer.nth + 1, 0);
+    done[transfer.nth] = 1;
   }
 }
 
@@ -321,7 +373,7 @@ void SimFabric::compute(double flops) {
   // The stream's arithmetic (compute_async) assumes it has the host to itself.
   if (!stream_done_at_.empty() && stream_done_at_.back() > now())
     throw std::logic_error("blocking compute while the rank's compute stream is busy");
-  sg4::this_actor::execute(flops);
+  sg4::this_actor::sleep_for(flops / world_.rank_host[rank_]->get_speed());
 }
 
 void SimFabric::idle(double seconds) { sg4::this_actor::sleep_for(seconds); }
@@ -335,6 +387,7 @@ void SimFabric::end_bucket() {
   rail_comms_.clear();
   sum_after_.clear();
   slots_.clear();
+  transfers_.clear();
 }
 
 // The rank's stream is the only compute on its device's host (ranks with overlap call no

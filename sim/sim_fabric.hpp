@@ -50,6 +50,13 @@ struct SimWorld {
   // bytes[step][(from << 32) | to]: bytes sent, for link loads.
   std::vector<std::unordered_map<std::uint64_t, double>> pair_bytes;
   std::uint64_t messages = 0;
+  // By (sender, receiver): which of the pair's transfers have completed, by their place in the
+  // pair's order (a receiver marks each as its receive completes; see SimFabric::release_done).
+  // Kept only where a program lets go of its sends early (model-parallel runs).
+  bool track_delivered = false;
+  // Whether a rank may ask to be its neighbours' permanent receiver (receive_ahead_from).
+  bool receivers_ahead = false;
+  std::unordered_map<std::uint64_t, std::vector<char>> delivered;
   std::unordered_map<int, MessageBox> message_boxes;  // by receiving rank, made on first use
   // Message data on its way, by sending rank: receivers prefer the data of senders not sending
   // other data at the moment, as the fastest flowing connection is the one read first.
@@ -76,6 +83,10 @@ class SimFabric : public core::Fabric {
   Handle post_send(int peer, core::Span span) override;
   Handle post_recv(int peer, core::Span span, core::Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override;
+  std::size_t release_done(const std::vector<Handle>& handles, std::size_t first) override;
+  bool receive_ahead_from(int peer) override;
+  // Gives back the mailboxes this rank received ahead from (call in the rank's actor, at its end).
+  void stop_receiving_ahead();
   void exchange_steps(int to, int from, int count, const StepFn& step) override;
   void exchange_run(int to, int from, int count, const StepFn& step,
                     const StepTotals& totals) override;
@@ -160,6 +171,18 @@ class SimFabric : public core::Fabric {
   simgrid::s4u::MutexPtr relay_mutex_;
   simgrid::s4u::ConditionVariablePtr relay_done_cv_;
   std::unordered_map<int, simgrid::s4u::Mailbox*> outboxes_, inboxes_;
+  std::vector<int> ahead_from_;  // peers whose mailbox has this rank as its permanent receiver
+  // By handle: the peer, whether it is a send, and its place in the pair's order (mailboxes match
+  // a pair's n-th send with its n-th receive).
+  struct Transfer {
+    int peer;
+    bool send;
+    std::uint64_t nth;
+  };
+  std::vector<Transfer> transfers_;
+  std::unordered_map<std::uint64_t, std::uint64_t> posted_;  // by peer and direction
+  void note_transfer(int peer, bool send);
+  std::vector<char>& delivered(int from, int to);
   // Message headers that arrived, per sender, in the order sent; the receiver takes them one at a
   // time.
   ArrivedMessages arrived_;

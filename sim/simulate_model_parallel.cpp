@@ -4,6 +4,7 @@
 // groups' exchanges share the platform's links as they would share the cluster's.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "core/input_error.hpp"
@@ -54,6 +55,7 @@ class MpRecorder : public core::ModelParallelObserver {
 
 void mp_rank(MpRun* run, MpRecorder* recorder, int rank) {
   run->training->run(*run->fabrics[rank], *recorder);
+  run->fabrics[rank]->stop_receiving_ahead();
   ++run->finished;
 }
 
@@ -71,6 +73,12 @@ void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks, const Sim
             const SimOptions& options, core::Trace* trace) {
   set_up_world(run.world, plan, ranks, platform, options.fidelity,
                plan.training.gradient_bytes_per_element, direct_transfers(plan));
+  // Sends taken by their receivers leave the sender's pending transfers at once, and stages
+  // receive from their neighbours ahead (SimFabric): the same transfers at the same times, at a
+  // fraction of SimGrid's cost. SCALEOUT_SIM_HOLD_PENDING=1 turns both off (the tests compare).
+  bool hold = std::getenv("SCALEOUT_SIM_HOLD_PENDING") != nullptr;
+  run.world.track_delivered = !hold;
+  run.world.receivers_ahead = !hold;
   std::vector<int> rank_node;
   for (int r = 0; r < ranks.ranks(); ++r) {
     run.fabrics.push_back(std::make_unique<SimFabric>(run.world, r));

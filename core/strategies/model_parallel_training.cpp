@@ -217,6 +217,16 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
                        : plan_.parallelism->schedule == PipelineScheduleKind::kGpipe
                            ? static_cast<std::size_t>(2 * microbatches_ * chunks_)
                            : static_cast<std::size_t>(2 * stages_ * chunks_ + 4);
+  std::vector<int> senders;
+  for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
+    if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
+  // A fabric that starts each neighbour's transfers as they are sent needs no receives ahead.
+  bool started_when_sent = window > 0;
+  for (int from : senders)
+    started_when_sent =
+        fabric.receive_ahead_from(rank_of(plan_, {me.tensor_index, me.data_index, from})) &&
+        started_when_sent;
+  if (started_when_sent) window = 0;
   bool stale = fabric.rank() == stale_rank_ && step == 1;
   Inbox inbox(
       fabric,
@@ -227,9 +237,6 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
         return send_slot(i);  // written over before it is sent, if it is
       },
       window);
-  std::vector<int> senders;
-  for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
-    if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
   for (int from : senders) {
     std::vector<OpKey> order;  // what `from` sends this stage, in the order it sends it
     for (const PipeOp& op : schedule_of(from, -1))
@@ -241,6 +248,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     return transfer * 1000003 + static_cast<std::uint64_t>(step);
   };
   std::vector<Fabric::Handle> outgoing;
+  std::size_t pending_from = 0;  // outgoing[pending_from..] may still be in flight
   for (std::size_t i = 0; i < mine.size(); ++i) {
     const PipeOp& op = mine[i];
     int sender = inbox.take(op);
@@ -256,6 +264,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));
     outgoing.push_back(
         fabric.post_send(rank_of(plan_, {me.tensor_index, me.data_index, to}), send_slot(i)));
+    pending_from = fabric.release_done(outgoing, pending_from);
   }
   exchange_gradient(rank, times);
   fabric.wait_all(outgoing);
