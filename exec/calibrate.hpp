@@ -49,7 +49,7 @@ struct Calibration {
   HostMeasure host;
   bool codecs_measured = false;
   CodecMeasure codecs;
-  std::string codecs_where = "one core";  // for the comment: "one core" or "the GPU"
+  std::string codecs_where = "one core";               // for the comment: "one core" or "the GPU"
   std::string device = "one CPU core, multiply-adds";  // what was measured, for the comment
   std::string device_name;  // replaces the topology's device name when set (a GPU's own)
 };
