@@ -4,8 +4,9 @@
 // beside the targets. The DGX nodes' 8 NICs are simulated as 8 rails (every transfer between
 // nodes striped over them) and, side by side, folded into one NIC of their summed bandwidth,
 // which gives the same step (striping spreads evenly) at a fraction of the simulator's time and
-// memory; the 1T model runs both ways too. The closed form runs in this process (the mean of repeated predictions); each simulation in its own
-// process (wall time, CPU time and peak memory from wait4()).
+// memory; the 1T model runs both ways too. The closed form runs in this process (the mean of
+// repeated predictions); each simulation in its own process (wall time, CPU time and peak memory
+// from wait4()).
 //
 //   build/bench/bench_model_parallel [skip_1t]   (any argument leaves the 1T simulation out)
 #include <chrono>

@@ -66,7 +66,7 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
 
 // What a step's compression amounts to for one worker, summed over the step's buckets (over the
 // parameter server: every shard pushed and pulled, the uncompressed figure a dense push and pull;
-// the codec seconds include the servers' combination of the pushes).
+// the codec seconds include the slowest server's combination of the pushes).
 struct CompressionStep {
   std::string kind;
   double wire_bytes_uncompressed = 0;  // the ring all-reduce's bytes sent per worker per step

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace scaleout::core {
@@ -55,13 +56,16 @@ class Fabric {
   virtual Handle post_recv(int peer, Span span, Combine combine) = 0;
   virtual void wait_all(const std::vector<Handle>& handles) = 0;
   // Declares that this rank takes every transfer `peer` sends it, in order, as if a receive for
-  // each were posted before the send. A simulated fabric then starts each such transfer when it
-  // is sent (SimGrid's permanent receiver), so the program need not post receives ahead; returns
-  // whether the fabric does (the default: no, post them ahead).
-  virtual bool receive_ahead_from(int peer) {
+  // each were posted before the send, until stop_receiving_ahead_from(peer). A simulated fabric
+  // then starts each such transfer when it is sent (SimGrid's permanent receiver), so the program
+  // need not post receives ahead. Returns how many transfers `peer` had already sent and this rank
+  // not yet received (the program posts their receives at once), or nothing where the fabric does
+  // not (the default: post receives ahead).
+  virtual std::optional<std::size_t> receive_ahead_from(int peer) {
     (void)peer;
-    return false;
+    return std::nullopt;
   }
+  virtual void stop_receiving_ahead_from(int peer) { (void)peer; }
   // Lets go of the transfers handles[first], handles[first + 1], ... that have completed, in
   // order, up to the first that has not, without waiting (a later wait_all takes them as done);
   // returns that first index. The simulator keeps fewer transfers pending this way (SimGrid scans

@@ -21,6 +21,7 @@ class GroupFabric : public Fabric {
   Handle post_send(int peer, Span span) override;
   Handle post_recv(int peer, Span span, Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override { base_.wait_all(handles); }
+  CodecBackend* device_codecs() override { return base_.device_codecs(); }
   std::size_t release_done(const std::vector<Handle>& handles, std::size_t first) override {
     return base_.release_done(handles, first);
   }

@@ -23,10 +23,15 @@ std::vector<float> low_rank_first_q(std::uint64_t bucket_id, std::int64_t size) 
 
 namespace {
 
-// Orthonormal columns (Gram-Schmidt, in column order) of `p`, rows x r, row-major; a column that
-// vanishes stays zero.
+// Orthonormal columns (Gram-Schmidt, in column order) of `p`, rows x r, row-major. A column that
+// (nearly) lies in the span of those before it, what is left of it after projecting them out
+// below kRankTolerance of its own norm, becomes zero: normalizing the rounding noise that is left
+// would add a direction that is not in P (a gradient of lower rank than r).
 void orthonormalize(std::vector<float>& p, std::int64_t rows, int r) {
   for (int k = 0; k < r; ++k) {
+    float before = 0;
+    for (std::int64_t i = 0; i < rows; ++i) before += p[i * r + k] * p[i * r + k];
+    before = std::sqrt(before);
     for (int l = 0; l < k; ++l) {
       float dot = 0;
       for (std::int64_t i = 0; i < rows; ++i) dot += p[i * r + k] * p[i * r + l];
@@ -35,8 +40,11 @@ void orthonormalize(std::vector<float>& p, std::int64_t rows, int r) {
     float norm = 0;
     for (std::int64_t i = 0; i < rows; ++i) norm += p[i * r + k] * p[i * r + k];
     norm = std::sqrt(norm);
-    if (norm > 0)
+    if (norm > kRankTolerance * before) {
       for (std::int64_t i = 0; i < rows; ++i) p[i * r + k] /= norm;
+    } else {
+      for (std::int64_t i = 0; i < rows; ++i) p[i * r + k] = 0;
+    }
   }
 }
 

@@ -18,6 +18,10 @@
 
 namespace scaleout::core {
 
+// Below this share of its own norm, what is left of a column of P after projecting out the columns
+// before it is taken as zero (P of lower rank than r); the GPU codec uses the same bound.
+constexpr float kRankTolerance = 1e-4f;
+
 // A bucket's matrix shape and rank (the compression's rank, at most the smaller dimension).
 struct LowRankShape {
   std::int64_t rows = 1, cols = 1;

@@ -16,6 +16,7 @@ PsShardCodec::PsShardCodec(const Compression& c, int workers, std::int64_t count
       count_(count),
       sparse_(c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk) {
   assert(c.on() && c.kind != CompressionKind::kPowersgd);
+  if (count == 0) return;  // an empty shard: nothing pushed, nothing to combine
   if (sparse_) {
     k_ = sparse_count(c, count);
     push_ = 2 * k_;
@@ -26,6 +27,8 @@ PsShardCodec::PsShardCodec(const Compression& c, int workers, std::int64_t count
 
 void PsShardCodec::encode(int rank, std::uint64_t shard_id, const float* grad, float* push,
                           CodecState& st) const {
+  std::uint64_t step = st.steps++;
+  if (count_ == 0) return;
   std::vector<float> x(grad, grad + count_);
   if (c_.error_feedback) {
     st.residual.resize(count_, 0.0f);
@@ -34,7 +37,7 @@ void PsShardCodec::encode(int rank, std::uint64_t shard_id, const float* grad, f
   if (sparse_) {
     std::vector<std::uint32_t> idx = c_.kind == CompressionKind::kTopk
                                          ? top_k_indices(x.data(), count_, k_)
-                                         : random_k_indices(rank, st.steps, shard_id, count_, k_);
+                                         : random_k_indices(rank, step, shard_id, count_, k_);
     for (std::int64_t j = 0; j < k_; ++j) {
       push[j] = std::bit_cast<float>(idx[j]);
       push[k_ + j] = x[idx[j]];
@@ -51,10 +54,10 @@ void PsShardCodec::encode(int rank, std::uint64_t shard_id, const float* grad, f
       for (std::int64_t i = 0; i < count_; ++i) st.residual[i] = x[i] - sent[i];
     }
   }
-  ++st.steps;
 }
 
 void PsShardCodec::reduce(float* pushes, float* shard, CodecState& server) const {
+  if (count_ == 0) return;
   if (sparse_) {
     std::fill(shard, shard + count_, 0.0f);
     for (int w = 0; w < workers_; ++w) {
@@ -81,6 +84,7 @@ void PsShardCodec::reduce(float* pushes, float* shard, CodecState& server) const
 }
 
 void PsShardCodec::decode(const float* pulled, float* grad) const {
+  if (count_ == 0) return;
   decode_quantized(c_, pulled, count_, grad, false);
 }
 

@@ -222,12 +222,24 @@ void SimFabric::wait_all(const std::vector<Handle>& handles) {
   }
 }
 
-bool SimFabric::receive_ahead_from(int peer) {
-  if (!world_.receivers_ahead) return false;
-  if (std::find(ahead_from_.begin(), ahead_from_.end(), peer) != ahead_from_.end()) return true;
-  inbox(peer)->set_receiver(sg4::Actor::self());
-  ahead_from_.push_back(peer);
-  return true;
+// The transfers `peer` sent before now wait in the mailbox, not started (a receiver set now does
+// not start them): their receives are posted at once, as a window of receives would have been.
+std::optional<std::size_t> SimFabric::receive_ahead_from(int peer) {
+  if (!world_.receivers_ahead) return std::nullopt;
+  sg4::Mailbox* mailbox = inbox(peer);
+  std::size_t sent = mailbox->size();
+  if (std::find(ahead_from_.begin(), ahead_from_.end(), peer) == ahead_from_.end()) {
+    mailbox->set_receiver(sg4::Actor::self());
+    ahead_from_.push_back(peer);
+  }
+  return sent;
+}
+
+void SimFabric::stop_receiving_ahead_from(int peer) {
+  auto it = std::find(ahead_from_.begin(), ahead_from_.end(), peer);
+  if (it == ahead_from_.end()) return;
+  inbox(peer)->set_receiver(nullptr);
+  ahead_from_.erase(it);
 }
 
 void SimFabric::stop_receiving_ahead() {

@@ -84,7 +84,8 @@ class SimFabric : public core::Fabric {
   Handle post_recv(int peer, core::Span span, core::Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override;
   std::size_t release_done(const std::vector<Handle>& handles, std::size_t first) override;
-  bool receive_ahead_from(int peer) override;
+  std::optional<std::size_t> receive_ahead_from(int peer) override;
+  void stop_receiving_ahead_from(int peer) override;
   // Gives back the mailboxes this rank received ahead from (call in the rank's actor, at its end).
   void stop_receiving_ahead();
   void exchange_steps(int to, int from, int count, const StepFn& step) override;

@@ -45,7 +45,8 @@ std::string tolerance_text(StudyMetric m, double t) {
 std::string size_text(const StudyCase& c) {
   std::string s = std::to_string(c.workers);
   if (!c.baseline_plan_path.empty())
-    s += " (vs " + std::filesystem::path(c.baseline_plan_path).filename().string() + ")";
+    s += " (vs " + std::filesystem::path(c.baseline_plan_path).filename().string() +
+         (c.baseline_workers != c.workers ? " at " + std::to_string(c.baseline_workers) : "") + ")";
   else if (c.baseline_workers > 0)
     s += " (vs " + std::to_string(c.baseline_workers) + ")";
   return s;

@@ -5,6 +5,7 @@
 // the pull). The codec work runs as local work: real on executed fabrics (host memory), priced at
 // the device's compressor rates on simulated ones.
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 #include "core/compression.hpp"
@@ -27,6 +28,8 @@ class CompressedPs : public StrategyProgram {
         scratch_begin_(gradient_elements(plan)) {}
 
   void run(Fabric& fabric, Span bucket) override {
+    if (fabric.device_codecs())  // its codecs run on host memory (the GPU codecs serve the ring)
+      throw std::logic_error("a compressed parameter server runs on fabrics with host memory");
     if (fabric.rank() < workers_)
       work(fabric, bucket);
     else
@@ -67,10 +70,13 @@ class CompressedPs : public StrategyProgram {
       }
     });
     std::vector<Fabric::Handle> handles;
-    for (int j = 0; j < servers_; ++j) handles.push_back(fabric.post_send(workers_ + j, areas[j]));
+    for (int j = 0; j < servers_; ++j)  // a server of an empty shard (a bucket smaller than the
+      if (shard(bucket, j).count > 0)   // servers) takes no part in the bucket
+        handles.push_back(fabric.post_send(workers_ + j, areas[j]));
     fabric.wait_all(handles);
     handles.clear();
     for (int j = 0; j < servers_; ++j) {
+      if (shard(bucket, j).count == 0) continue;
       Span into = codecs[j].sparse() ? shard(bucket, j) : areas[j];
       handles.push_back(fabric.post_recv(workers_ + j, into, Combine::kReplace));
     }
@@ -84,6 +90,7 @@ class CompressedPs : public StrategyProgram {
 
   void serve(Fabric& fabric, Span bucket, int j) {
     Span mine = shard(bucket, j);
+    if (mine.count == 0) return;
     PsShardCodec codec(c_, workers_, mine.count);
     std::int64_t push = codec.push_words();
     std::vector<Fabric::Handle> handles;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "core/group_fabric.hpp"
@@ -34,6 +35,9 @@ std::string op_name(const PipeOp& op, int chunks) {
 // sends and at most `window` ahead of what the stage has taken: transfers flow while the stage
 // computes, and a simulator does not hold a pending receive for every micro-batch at once. With
 // a window of 0 each is posted when the stage needs it (with those the neighbour sent before it).
+// A fabric that starts a neighbour's transfers as they are sent (Fabric::receive_ahead_from) needs
+// none ahead: the receives of what the neighbour already sent are posted at once, and the fabric
+// stops once the iteration's last is taken, so that the next iteration's wait as before.
 class Inbox {
  public:
   using SlotFn = std::function<Span(const OpKey&)>;  // where each op's input lands
@@ -42,8 +46,15 @@ class Inbox {
 
   void add_sender(int peer, std::vector<OpKey> order) {
     for (const OpKey& k : order) sender_of_[k] = senders_.size();
-    senders_.push_back({peer, std::move(order)});
-    for (std::size_t i = 0; i < window_; ++i) post_next(senders_.size() - 1);
+    Sender s{peer, std::move(order)};
+    std::size_t ahead = window_;
+    if (window_ > 0 && !s.order.empty())
+      if (std::optional<std::size_t> sent = fabric_.receive_ahead_from(peer)) {
+        s.started_when_sent = true;
+        ahead = *sent;
+      }
+    senders_.push_back(std::move(s));
+    for (std::size_t i = 0; i < ahead; ++i) post_next(senders_.size() - 1);
   }
 
   // Waits for `op`'s input, if a neighbour sends it one, and keeps that neighbour's window full.
@@ -57,7 +68,11 @@ class Inbox {
     fabric_.wait_all({handle});
     Sender& s = senders_[from->second];
     ++s.taken;
-    while (s.next < s.order.size() && s.next < s.taken + window_) post_next(from->second);
+    if (s.started_when_sent) {
+      if (s.taken == s.order.size()) fabric_.stop_receiving_ahead_from(s.peer);
+    } else {
+      while (s.next < s.order.size() && s.next < s.taken + window_) post_next(from->second);
+    }
     return static_cast<int>(from->second);
   }
 
@@ -67,6 +82,7 @@ class Inbox {
     std::vector<OpKey> order;
     std::size_t next = 0;   // receives posted
     std::size_t taken = 0;  // and waited for
+    bool started_when_sent = false;
   };
   void post_next(std::size_t s) {
     Sender& from = senders_[s];
@@ -220,13 +236,6 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
   std::vector<int> senders;
   for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
     if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
-  // A fabric that starts each neighbour's transfers as they are sent needs no receives ahead.
-  bool started_when_sent = window > 0;
-  for (int from : senders)
-    started_when_sent =
-        fabric.receive_ahead_from(rank_of(plan_, {me.tensor_index, me.data_index, from})) &&
-        started_when_sent;
-  if (started_when_sent) window = 0;
   bool stale = fabric.rank() == stale_rank_ && step == 1;
   Inbox inbox(
       fabric,

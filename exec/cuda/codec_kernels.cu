@@ -202,8 +202,21 @@ __global__ void fill_matrix_kernel(float* m, const float* grad, std::int64_t cou
   m[i] = __fadd_rn(i < count ? grad[i] : 0.0f, carried ? m[i] : 0.0f);
 }
 
-__global__ void signs_kernel(const float* a, std::int64_t rows, int r, float* signs) {
-  SCALEOUT_GRID_LOOP(k, r) signs[k] = a[k * rows + k] < 0.0f ? -1.0f : 1.0f;
+__global__ void column_norms_kernel(const float* a, std::int64_t rows, int r, float* norms) {
+  SCALEOUT_GRID_LOOP(k, r) {
+    float sum = 0.0f;
+    for (std::int64_t i = 0; i < rows; ++i)
+      sum = __fadd_rn(sum, __fmul_rn(a[k * rows + i], a[k * rows + i]));
+    norms[k] = sqrtf(sum);
+  }
+}
+
+__global__ void signs_kernel(const float* a, std::int64_t rows, int r, const float* norms,
+                             float tolerance, float* signs) {
+  SCALEOUT_GRID_LOOP(k, r) {
+    float d = a[k * rows + k];
+    signs[k] = fabsf(d) <= __fmul_rn(tolerance, norms[k]) ? 0.0f : (d < 0.0f ? -1.0f : 1.0f);
+  }
 }
 
 __global__ void scale_columns_kernel(float* a, std::int64_t rows, int r, const float* signs) {
@@ -315,9 +328,15 @@ void launch_fill_matrix(float* m, const float* grad, std::int64_t count, std::in
   checked();
 }
 
-void launch_diagonal_signs(const float* a, std::int64_t rows, int r, float* signs,
-                           cudaStream_t stream) {
-  signs_kernel<<<1, kThreads, 0, stream>>>(a, rows, r, signs);
+void launch_column_norms(const float* a, std::int64_t rows, int r, float* norms,
+                         cudaStream_t stream) {
+  column_norms_kernel<<<1, kThreads, 0, stream>>>(a, rows, r, norms);
+  checked();
+}
+
+void launch_diagonal_signs(const float* a, std::int64_t rows, int r, const float* norms,
+                           float tolerance, float* signs, cudaStream_t stream) {
+  signs_kernel<<<1, kThreads, 0, stream>>>(a, rows, r, norms, tolerance, signs);
   checked();
 }
 

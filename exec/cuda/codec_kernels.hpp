@@ -59,10 +59,14 @@ void launch_sum_vectors(const float* const* parts, int n, std::int64_t count, fl
 // m[i] = (i < count ? grad[i] : 0) + (carried ? m[i] : 0) for i < padded.
 void launch_fill_matrix(float* m, const float* grad, std::int64_t count, std::int64_t padded,
                         bool carried, cudaStream_t stream);
-// signs[k] = -1 where the col-major rows x r matrix `a` has a negative a[k][k] (R's diagonal
-// after a QR factorization), else 1; then column k of `a` multiplied by signs[k].
-void launch_diagonal_signs(const float* a, std::int64_t rows, int r, float* signs,
-                           cudaStream_t stream);
+// norms[k] = the norm of column k of the col-major rows x r matrix `a`.
+void launch_column_norms(const float* a, std::int64_t rows, int r, float* norms,
+                         cudaStream_t stream);
+// After a QR factorization of `a` (R in its upper triangle): signs[k] = the sign of R[k][k], or 0
+// where |R[k][k]| <= tolerance x norms[k] (the column lay in the span of those before it); then
+// column k of `a` multiplied by signs[k].
+void launch_diagonal_signs(const float* a, std::int64_t rows, int r, const float* norms,
+                           float tolerance, float* signs, cudaStream_t stream);
 void launch_scale_columns(float* a, std::int64_t rows, int r, const float* signs,
                           cudaStream_t stream);
 

@@ -9,9 +9,9 @@
 // random-k draws its indices on the host; int8 and onebit fold each chunk's scale in one block's
 // lane order and pack the codes a word per thread. PowerSGD multiplies with cuBLAS (fp32, no
 // TF32) and orthonormalizes P with cuSOLVER's QR (geqrf, orgqr; each column's sign set so that R's
-// diagonal is positive, as Gram-Schmidt gives it): its sums run in other orders than the host's,
-// so it agrees with the host codec to rounding, not bit for bit (and where a column of P vanishes
-// the QR gives a unit column where the host keeps zeros).
+// diagonal is positive, as Gram-Schmidt gives it; a column in the span of those before it zero, as
+// the host codec makes it): its sums run in other orders than the host's, so it agrees with the
+// host codec to rounding, not bit for bit.
 #pragma once
 
 #include <cublas_v2.h>

@@ -106,11 +106,13 @@ void DeviceCodecs::decode_low_rank(const core::LowRankCodec& codec, int rank, st
 }
 
 // P^ (row-major rows x r) replaced by the orthonormal columns of its QR factorization, each
-// column's sign that of Gram-Schmidt's (R's diagonal positive).
+// column's sign that of Gram-Schmidt's (R's diagonal positive), and a column that lay in the span
+// of those before it zero, as the host codec makes it.
 void DeviceCodecs::orthonormalize(float* p_hat, std::int64_t rows, int r) {
   auto n = static_cast<int>(rows);
-  float* a = work_.ensure(rows * r + 2 * r + 1);  // column-major rows x r, then tau and signs
-  float *tau = a + rows * r, *signs = tau + r;
+  // Column-major rows x r, then tau, the columns' norms and the signs.
+  float* a = work_.ensure(rows * r + 3 * r + 1);
+  float *tau = a + rows * r, *norms = tau + r, *signs = norms + r;
   auto* info = reinterpret_cast<int*>(signs + r);
   const float one = 1.0f, zero = 0.0f;
   // Each transpose's destination is zeroed first: it is also geam's B, scaled by 0 (0 x NaN is not
@@ -123,9 +125,10 @@ void DeviceCodecs::orthonormalize(float* p_hat, std::int64_t rows, int r) {
   check_solver(cusolverDnSorgqr_bufferSize(solver_, n, r, r, a, n, tau, &lwork_q),
                "orgqr_bufferSize");
   float* lwork = small_.ensure(std::max(lwork_qr, lwork_q));
+  launch_column_norms(a, rows, r, norms, stream_);
   check_solver(cusolverDnSgeqrf(solver_, n, r, a, n, tau, lwork, lwork_qr, info),
                "cusolverDnSgeqrf");
-  launch_diagonal_signs(a, rows, r, signs, stream_);
+  launch_diagonal_signs(a, rows, r, norms, core::kRankTolerance, signs, stream_);
   check_solver(cusolverDnSorgqr(solver_, n, r, r, a, n, tau, lwork, lwork_q, info),
                "cusolverDnSorgqr");
   launch_scale_columns(a, rows, r, signs, stream_);

@@ -111,9 +111,8 @@ class NcclFabric : public exec::GroupedFabric {
   bool filled_ahead_ = false;
   cudaStream_t comm_stream_ = nullptr, compute_stream_ = nullptr;
   cudaEvent_t start_event_ = nullptr;
-  std::unique_ptr<GemmCompute> gemm_;
-  std::unique_ptr<core::CodecBackend>
-      codecs_;  // made at the first compressed exchange  // the compute phases, on compute_stream_
+  std::unique_ptr<GemmCompute> gemm_;           // the compute phases, on compute_stream_
+  std::unique_ptr<core::CodecBackend> codecs_;  // made at the first compressed exchange
   std::vector<cudaEvent_t> compute_done_;
   std::set<int> waiting_on_;  // peers of the groups issued since the last synchronize
   std::chrono::steady_clock::time_point start_;

@@ -197,6 +197,27 @@ TEST(PowerSgdCodec, ARankOneGradientComesBackAndTheRestIsCarried) {
   EXPECT_TRUE(none.m.empty());
 }
 
+// A gradient of lower rank than r: P's extra columns lie in the span of the first (to rounding),
+// and normalizing what rounding leaves of them would add directions that are not in P. They are
+// zeroed, so rank 4 gives back a rank-one matrix as rank 1 does.
+TEST(PowerSgdCodec, ARankOneGradientThroughRankFourComesBack) {
+  Compression c = kind(CompressionKind::kPowersgd);
+  c.rank = 4;
+  const std::int64_t rows = 64, cols = 64, count = rows * cols;
+  LowRankCodec codec(c, 1, count);
+  ASSERT_EQ(codec.shape().rank, 4);
+  std::vector<float> grad(count), out(count), scratch(codec.scratch_words());
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) grad[i * cols + j] = (i % 7 + 1.0f) * (j % 3 - 1.5f);
+  LowRankState st;
+  codec.encode_p(7, grad.data(), scratch.data(), st);
+  codec.owner_sum(0, codec.p_slot(), scratch.data());
+  codec.encode_q(scratch.data(), st);
+  codec.owner_sum(0, codec.q_slot(), scratch.data());
+  codec.decode(scratch.data(), out.data(), st);
+  for (std::int64_t e = 0; e < count; ++e) EXPECT_NEAR(out[e], grad[e], 1e-3) << e;
+}
+
 TEST(CompressionWire, StepSumsBucketsAndCountsErrorFeedback) {
   Plan plan;
   plan.training.workers = 4;

@@ -85,5 +85,21 @@ TEST(CompressionRun, OverAParameterServerEveryStepMatchesTheReference) {
   }
 }
 
+// A bucket smaller than the servers leaves some shards empty: their servers take no part in it.
+TEST(CompressionRun, OverAParameterServerEmptyShardsTakeNoPart) {
+  for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kOnebit}) {
+    SCOPED_TRACE(core::compression_name(kind));
+    core::Plan p = testing::collective_plan(testing::switch_cluster(2, 1.25e9, 5e-6),
+                                            core::StrategyKind::kPs, 2, 3);
+    p.strategy.ps_servers = 4;
+    p.training.steps = 2;
+    p.training.compression.kind = kind;
+    p.training.compression.density = 0.5;
+    core::RunResult r = run_local(p, quick());
+    EXPECT_EQ(r.wrong, 0);
+    EXPECT_EQ(r.steps.size(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace scaleout::exec

@@ -88,11 +88,14 @@ void low_rank_exchange(core::CodecBackend& codecs, const core::LowRankCodec& cod
     codecs.decode_low_rank(codec, r, 0, words[r] + kCount, words[r]);
 }
 
-std::vector<float> gradient(int worker, int step) {
+// Normal values, or (low_rank) the executed runs' pattern, a matrix of rank about 5.
+std::vector<float> gradient(int worker, int step, bool low_rank) {
   std::mt19937 rng(1000 * step + worker);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<float> g(kCount);
-  for (float& v : g) v = normal(rng);
+  for (std::int64_t i = 0; i < kCount; ++i)
+    g[i] = low_rank ? static_cast<float>((worker + step) % 3 + 1) * static_cast<float>(i % 5 + 1)
+                    : normal(rng);
   return g;
 }
 
@@ -100,7 +103,7 @@ std::vector<float> gradient(int worker, int step) {
 struct Outcome {
   std::vector<std::vector<float>> host, device;
 };
-Outcome run_both(const core::Compression& c) {
+Outcome run_both(const core::Compression& c, bool low_rank = false) {
   std::int64_t words = kCount + core::scratch_words(c, kCount, kWorkers);
   auto host_codecs = core::make_host_codecs();
   cudaStream_t stream = nullptr;
@@ -125,7 +128,7 @@ Outcome run_both(const core::Compression& c) {
   Outcome out;
   for (int step = 0; step < 2; ++step) {
     for (int r = 0; r < kWorkers; ++r) {
-      std::vector<float> g = gradient(r, step);
+      std::vector<float> g = gradient(r, step, low_rank);
       std::copy(g.begin(), g.end(), host[r].begin());
       SCALEOUT_CUDA_CHECK(
           cudaMemcpy(device_words[r], g.data(), kCount * sizeof(float), cudaMemcpyHostToDevice));
@@ -177,7 +180,12 @@ TEST(DeviceCodecs, TopkRandomkInt8AndOnebitGiveTheHostsBits) {
 }
 
 TEST(DeviceCodecs, PowerSgdAgreesWithTheHostToRounding) {
-  Outcome o = run_both(compression(CompressionKind::kPowersgd));
+  core::Compression c = compression(CompressionKind::kPowersgd);
+  Outcome o = run_both(c);
+  c.rank = 8;  // above the gradient's rank: P's extra columns are zero on both
+  Outcome low = run_both(c, true);
+  o.host.insert(o.host.end(), low.host.begin(), low.host.end());
+  o.device.insert(o.device.end(), low.device.begin(), low.device.end());
   for (std::size_t w = 0; w < o.host.size(); ++w) {
     float largest = 0, worst = 0;
     for (std::int64_t i = 0; i < kCount; ++i) {
