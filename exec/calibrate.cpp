@@ -111,8 +111,10 @@ Calibration calibrate(const CalibrateOptions& o) {
   return c;
 }
 
-std::string calibrated_topology_yaml(const std::string& topology_path, const Calibration& c) {
-  YAML::Node topo = YAML::LoadFile(topology_path);
+namespace {
+
+// The measured values written over the topology's claimed ones.
+void write_measured(YAML::Node& topo, const Calibration& c) {
   char flops[64];
   std::snprintf(flops, sizeof flops, "%.6gGFLOPS", c.device_flops / 1e9);
   topo["device"]["flops"] = flops;
@@ -146,6 +148,10 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
     if (!topo["calibrated_from"]) topo["calibrated_from"] = topo["name"].as<std::string>();
     topo["name"] = topo["name"].as<std::string>() + "-calibrated";
   }
+}
+
+// The comment above the calibrated topology: what was measured, and how.
+std::string measured_comment(const std::string& topology_path, const Calibration& c) {
   auto link = [](const char* name, bool measured, const LinkMeasure& m) {
     char line[320];
     std::string flows = describe_link_flows(m);  // "" for a GPU pair's one-way send
@@ -190,6 +196,16 @@ std::string calibrated_topology_yaml(const std::string& topology_path, const Cal
     }
     out << "\n";
   }
+  return out.str();
+}
+
+}  // namespace
+
+std::string calibrated_topology_yaml(const std::string& topology_path, const Calibration& c) {
+  YAML::Node topo = YAML::LoadFile(topology_path);
+  write_measured(topo, c);
+  std::ostringstream out;
+  out << measured_comment(topology_path, c);
   YAML::Emitter emitter;
   emitter << topo;
   out << emitter.c_str() << "\n";

@@ -248,6 +248,7 @@ void SimFabric::stop_receiving_ahead() {
 }
 
 void SimFabric::note_transfer(int peer, bool send) {
+  if (!world_.track_delivered) return;  // only model-parallel runs read them
   std::uint64_t& n = posted_[(static_cast<std::uint64_t>(peer) << 1) | (send ? 1U : 0U)];
   transfers_.push_back({peer, send, n++});
 }
@@ -264,12 +265,13 @@ std::vector<char>& SimFabric::delivered(int from, int to) {
 // means that the receive matching it completed, on every rail (the pair's n-th send meets its n-th
 // receive); relayed transfers are left to wait_all.
 std::size_t SimFabric::release_done(const std::vector<Handle>& handles, std::size_t first) {
+  if (!world_.track_delivered) return first;
   for (; first < handles.size(); ++first) {
     Handle h = handles[first];
     bool relayed = static_cast<std::size_t>(h) < relayed_.size() && relayed_[h];
     if (!relayed && !comms_[h]) continue;  // already waited for
     const Transfer& t = transfers_[h];
-    if (relayed || !world_.track_delivered || !t.send) break;
+    if (relayed || !t.send) break;
     const std::vector<char>& done = delivered(rank_, t.peer);
     if (t.nth >= done.size() || !done[t.nth]) break;
     finish_transfer(h);
@@ -281,7 +283,8 @@ std::size_t SimFabric::release_done(const std::vector<Handle>& handles, std::siz
 // Waits for a transfer and the rails it was striped over, then lets SimGrid free it (now, not at
 // the bucket's end).
 void SimFabric::finish_transfer(Handle h) {
-  const Transfer transfer = transfers_[h];  // copied: the vectors may grow while this waits
+  // Copied: the vectors may grow while this waits.
+  const Transfer transfer = world_.track_delivered ? transfers_[h] : Transfer{};
   sg4::CommPtr comm = std::move(comms_[h]);
   comms_[h] = nullptr;
   comm->wait();

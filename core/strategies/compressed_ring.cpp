@@ -28,10 +28,8 @@ class CompressedRing : public StrategyProgram {
 
   void run(Fabric& fabric, Span bucket) override {
     if (compression_.kind == CompressionKind::kPowersgd) return run_low_rank(fabric, bucket);
-    int rank = fabric.rank();
     BucketCodec codec(compression_, workers_, bucket.count);
-    CodecSeconds cost = codec_seconds(compression_, device_, bucket.count, workers_);
-    auto id = static_cast<std::uint64_t>(bucket.begin);
+    auto [rank, id, cost] = start(fabric, bucket);
     CodecBackend& codecs = codecs_of(fabric);
     fabric.local_work(cost.encode, [&](float* words) {
       codecs.encode(codec, rank, id, words + bucket.begin, words + scratch_begin_);
@@ -53,10 +51,8 @@ class CompressedRing : public StrategyProgram {
 
   // PowerSGD: P's all-reduce, the orthogonalization and Q, Q's all-reduce, the decode.
   void run_low_rank(Fabric& fabric, Span bucket) {
-    int rank = fabric.rank();
     LowRankCodec codec(compression_, workers_, bucket.count);
-    CodecSeconds cost = codec_seconds(compression_, device_, bucket.count, workers_);
-    auto id = static_cast<std::uint64_t>(bucket.begin);
+    auto [rank, id, cost] = start(fabric, bucket);
     CodecBackend& codecs = codecs_of(fabric);
     fabric.local_work(cost.encode, [&](float* words) {
       codecs.encode_p(codec, rank, id, words + bucket.begin, words + scratch_begin_);
@@ -101,6 +97,17 @@ class CompressedRing : public StrategyProgram {
 
  private:
   Span at_scratch(Span s) const { return {scratch_begin_ + s.begin, s.count}; }
+  // What both exchanges start from: this rank, the bucket's id (its first element) and the codec
+  // work's modelled seconds.
+  struct Start {
+    int rank;
+    std::uint64_t id;
+    CodecSeconds cost;
+  };
+  Start start(Fabric& fabric, Span bucket) const {
+    return {fabric.rank(), static_cast<std::uint64_t>(bucket.begin),
+            codec_seconds(compression_, device_, bucket.count, workers_)};
+  }
   // The fabric's own codecs where its words are not in host memory (a GPU's), else the host's.
   CodecBackend& codecs_of(Fabric& fabric) {
     CodecBackend* device = fabric.device_codecs();
