@@ -29,22 +29,22 @@ class CompressedRing : public StrategyProgram {
   void run(Fabric& fabric, Span bucket) override {
     if (compression_.kind == CompressionKind::kPowersgd) return run_low_rank(fabric, bucket);
     BucketCodec codec(compression_, workers_, bucket.count);
-    auto [rank, id, cost] = start(fabric, bucket);
+    const Start at = start(fabric, bucket);
     CodecBackend& codecs = codecs_of(fabric);
-    fabric.local_work(cost.encode, [&](float* words) {
-      codecs.encode(codec, rank, id, words + bucket.begin, words + scratch_begin_);
+    fabric.local_work(at.cost.encode, [&](float* words) {
+      codecs.encode(codec, at.rank, at.id, words + bucket.begin, words + scratch_begin_);
     });
-    RingGroup ring = strided_ring(0, 1, workers_, rank);
+    RingGroup ring = strided_ring(0, 1, workers_, at.rank);
     if (!codec.sparse()) {
       to_owners(
           fabric, [&](int to) { return codec.send_slot(codec.segment_of(to)); },
           [&](int from) { return codec.recv_slot(from); });
-      fabric.local_work(cost.owner, [&](float* words) {
-        codecs.owner_reduce(codec, rank, id, words + scratch_begin_);
+      fabric.local_work(at.cost.owner, [&](float* words) {
+        codecs.owner_reduce(codec, at.rank, at.id, words + scratch_begin_);
       });
     }
     ring_allgather(fabric, ring, at_scratch(codec.gather_area()));
-    fabric.local_work(cost.decode, [&](float* words) {
+    fabric.local_work(at.cost.decode, [&](float* words) {
       codecs.decode(codec, words + scratch_begin_, words + bucket.begin);
     });
   }
@@ -52,19 +52,19 @@ class CompressedRing : public StrategyProgram {
   // PowerSGD: P's all-reduce, the orthogonalization and Q, Q's all-reduce, the decode.
   void run_low_rank(Fabric& fabric, Span bucket) {
     LowRankCodec codec(compression_, workers_, bucket.count);
-    auto [rank, id, cost] = start(fabric, bucket);
+    const Start at = start(fabric, bucket);
     CodecBackend& codecs = codecs_of(fabric);
-    fabric.local_work(cost.encode, [&](float* words) {
-      codecs.encode_p(codec, rank, id, words + bucket.begin, words + scratch_begin_);
+    fabric.local_work(at.cost.encode, [&](float* words) {
+      codecs.encode_p(codec, at.rank, at.id, words + bucket.begin, words + scratch_begin_);
     });
-    double share = cost.owner / static_cast<double>(codec.p_slot() + codec.q_slot());
+    double share = at.cost.owner / static_cast<double>(codec.p_slot() + codec.q_slot());
     sum_in_worker_order(fabric, codec, codec.p_slot(), share * codec.p_slot());
-    fabric.local_work(cost.between, [&](float* words) {
-      codecs.encode_q(codec, rank, id, words + scratch_begin_);
+    fabric.local_work(at.cost.between, [&](float* words) {
+      codecs.encode_q(codec, at.rank, at.id, words + scratch_begin_);
     });
     sum_in_worker_order(fabric, codec, codec.q_slot(), share * codec.q_slot());
-    fabric.local_work(cost.decode, [&](float* words) {
-      codecs.decode_low_rank(codec, rank, id, words + scratch_begin_, words + bucket.begin);
+    fabric.local_work(at.cost.decode, [&](float* words) {
+      codecs.decode_low_rank(codec, at.rank, at.id, words + scratch_begin_, words + bucket.begin);
     });
   }
 
