@@ -19,9 +19,8 @@ std::string gigabytes(double bytes) {
 
 }  // namespace
 
-double stage_parameters(const Plan& plan, int stage) {
+double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
   const TransformerShape& t = *plan.workload.transformer;
-  ModelSplit s = model_split(plan);
   double tp = s.tensor;
   double words = static_cast<double>(t.vocabulary) * t.hidden / tp;  // vocabulary-parallel
   double params = t.layers / s.pipeline * layer_parameters(t) / tp;
@@ -31,9 +30,12 @@ double stage_parameters(const Plan& plan, int stage) {
 }
 
 MemoryBreakdown stage_memory(const Plan& plan, int stage) {
+  return stage_memory(plan, model_split(plan), stage);
+}
+
+MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   const Parallelism par = parallelism_of(plan);
-  ModelSplit s = model_split(plan);
-  double params = stage_parameters(plan, stage);
+  double params = stage_parameters(plan, s, stage);
   double d = s.data;
   MemoryBreakdown m;
   m.stage = stage;
@@ -50,11 +52,14 @@ MemoryBreakdown stage_memory(const Plan& plan, int stage) {
 }
 
 MemoryBreakdown worst_stage_memory(const Plan& plan) {
-  ModelSplit s = model_split(plan);
-  MemoryBreakdown worst = stage_memory(plan, 0);
+  return worst_stage_memory(plan, model_split(plan));
+}
+
+MemoryBreakdown worst_stage_memory(const Plan& plan, const ModelSplit& s) {
+  MemoryBreakdown worst = stage_memory(plan, s, 0);
   // Stage 0 holds the most micro-batches; only the last stage's output layer can outweigh that.
   if (s.pipeline > 1) {
-    MemoryBreakdown last = stage_memory(plan, s.pipeline - 1);
+    MemoryBreakdown last = stage_memory(plan, s, s.pipeline - 1);
     if (last.total > worst.total) worst = last;
   }
   return worst;

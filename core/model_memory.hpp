@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/model_split.hpp"
 #include "core/plan.hpp"
 
 namespace scaleout::core {
@@ -26,12 +27,15 @@ struct MemoryBreakdown {
 
 // Parameters one device of `stage` holds (before ZeRO-3 shards them): its layers split over the
 // tensor group, and on the first stage the embeddings, on the last the output layer (which shares
-// the word embedding, so Megatron keeps a copy there). REQUIRES: a validated transformer plan.
-double stage_parameters(const Plan& plan, int stage);
+// the word embedding, so Megatron keeps a copy there). REQUIRES: a validated transformer plan;
+// `s` is its model_split(plan) (the overloads below without one work it out).
+double stage_parameters(const Plan& plan, const ModelSplit& s, int stage);
 
 MemoryBreakdown stage_memory(const Plan& plan, int stage);
+MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage);
 // The stage needing the most memory (the first of equals).
 MemoryBreakdown worst_stage_memory(const Plan& plan);
+MemoryBreakdown worst_stage_memory(const Plan& plan, const ModelSplit& s);
 
 // Empty when the worst stage fits the device's memory (or no memory is given), else a sentence
 // naming the stage and each term against the capacity.

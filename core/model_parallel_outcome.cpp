@@ -15,9 +15,8 @@ namespace {
 
 constexpr int kListedSteps = 1000;  // as the data-parallel closed form lists them
 
-ModelParallelOutcome outcome(const Plan& plan, const ModelParallelPhases& ph) {
+ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelParallelPhases& ph) {
   const Parallelism& par = *plan.parallelism;
-  ModelSplit s = model_split(plan);
   ModelParallelOutcome mp;
   mp.tensor = s.tensor, mp.pipeline = s.pipeline, mp.data = s.data;
   mp.microbatch = s.microbatch, mp.microbatches = s.microbatches, mp.virtual_stages = s.chunks;
@@ -36,7 +35,7 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelParallelPhases& ph) {
   mp.mfu = mp.model_flops_per_s_per_device / plan.cluster.device.flops;
   mp.megatron_flops_per_s_per_device =
       megatron_flops_per_sequence(tf) * sequences_per_s / plan.training.workers;
-  mp.memory = worst_stage_memory(plan);
+  mp.memory = worst_stage_memory(plan, s);
   return mp;
 }
 
@@ -66,7 +65,8 @@ ModelParallelPhases phases_from_records(
 
 RunResult model_parallel_result(const Plan& plan, const std::string& engine,
                                 const ModelParallelPhases& ph) {
-  ModelParallelOutcome mp = outcome(plan, ph);
+  ModelSplit s = model_split(plan);
+  ModelParallelOutcome mp = outcome(plan, s, ph);
   int servers = plan.strategy.kind == StrategyKind::kPs ? plan.strategy.ps_servers : 0;
   RunResult r = result_header(plan, engine, plan.cluster.network_model, servers);
   r.bytes = ph.data_bytes;
@@ -76,7 +76,7 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
   r.phases.exposed_comm_s =
       std::min(r.phases.comm_s, std::max(0.0, ph.step - ph.compute - ph.bubble));
   r.phases.idle_s = ph.bubble;
-  r.throughput_samples_per_s = model_split(plan).global_batch / ph.step;
+  r.throughput_samples_per_s = s.global_batch / ph.step;
   // The share of the step a device spends on model FLOPs at its achieved rate.
   r.scaling_efficiency = mp.mfu / compute_efficiency(plan);
   if (ph.data > 0) {

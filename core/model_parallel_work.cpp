@@ -22,9 +22,12 @@ bool by_shape(const Plan& plan) {
 }  // namespace
 
 ModelParallelWork model_parallel_work(const Plan& plan) {
+  return model_parallel_work(plan, model_split(plan));
+}
+
+ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   const TransformerShape& tf = *plan.workload.transformer;
   const Parallelism& par = *plan.parallelism;
-  ModelSplit s = model_split(plan);
   ModelParallelWork w;
   if (by_shape(plan)) {
     const Workload& wl = plan.workload;
@@ -48,7 +51,7 @@ ModelParallelWork model_parallel_work(const Plan& plan) {
   }
   w.activation_bytes =
       static_cast<double>(s.microbatch) * tf.sequence * tf.hidden * kActivationBytes;
-  double worst = std::max(stage_parameters(plan, 0), stage_parameters(plan, s.pipeline - 1));
+  double worst = std::max(stage_parameters(plan, s, 0), stage_parameters(plan, s, s.pipeline - 1));
   w.gradient_bytes = worst * plan.training.gradient_bytes_per_element;
   w.data_volume = par.zero >= 3 ? 1.5 : 1.0;
   return w;
@@ -64,32 +67,6 @@ Plan group_plan(const Plan& plan, int workers, StrategyKind kind) {
   g.stragglers = {};
   g.resilience = {};
   return g;
-}
-
-ModelParallelRank model_parallel_rank(const Plan& plan, int rank) {
-  ModelSplit s = model_split(plan);
-  return {rank % s.tensor, rank / s.tensor % s.data, rank / (s.tensor * s.data)};
-}
-
-int rank_of(const Plan& plan, const ModelParallelRank& r) {
-  ModelSplit s = model_split(plan);
-  return r.tensor_index + s.tensor * (r.data_index + s.data * r.stage);
-}
-
-std::vector<int> tensor_group(const Plan& plan, int rank) {
-  ModelParallelRank me = model_parallel_rank(plan, rank);
-  std::vector<int> group;
-  for (int t = 0; t < model_split(plan).tensor; ++t)
-    group.push_back(rank_of(plan, {t, me.data_index, me.stage}));
-  return group;
-}
-
-std::vector<int> data_group(const Plan& plan, int rank) {
-  ModelParallelRank me = model_parallel_rank(plan, rank);
-  std::vector<int> group;
-  for (int d = 0; d < model_split(plan).data; ++d)
-    group.push_back(rank_of(plan, {me.tensor_index, d, me.stage}));
-  return group;
 }
 
 }  // namespace scaleout::core

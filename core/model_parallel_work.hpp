@@ -4,9 +4,7 @@
 // compute() takes them); sizes are bytes.
 #pragma once
 
-#include <string>
-#include <vector>
-
+#include "core/model_split.hpp"
 #include "core/plan.hpp"
 
 namespace scaleout::core {
@@ -24,22 +22,13 @@ struct ModelParallelWork {
   double data_volume = 1;     // ZeRO-3 gathers parameters again: 1.5 x the exchange
 };
 
-// REQUIRES: a validated plan with `parallelism:`.
+// REQUIRES: a validated plan with `parallelism:`; `s` is its model_split(plan) (the overload
+// without one works it out).
 ModelParallelWork model_parallel_work(const Plan& plan);
+ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s);
 
 // The plan as `workers` ranks that only exchange a gradient with `kind`: what a tensor or data
 // group's collective runs as (no parallelism, stragglers or failures; a torus grid chosen anew).
 Plan group_plan(const Plan& plan, int workers, StrategyKind kind);
-
-// Where the ranks of a model-parallel plan sit: rank = t + T (d + D s) for tensor index t, data
-// index d and stage s (Megatron's order: tensor fastest, then data, then pipeline).
-struct ModelParallelRank {
-  int tensor_index = 0, data_index = 0, stage = 0;
-};
-ModelParallelRank model_parallel_rank(const Plan& plan, int rank);
-int rank_of(const Plan& plan, const ModelParallelRank& r);
-// The ranks of `rank`'s tensor group and of its data group, in index order.
-std::vector<int> tensor_group(const Plan& plan, int rank);
-std::vector<int> data_group(const Plan& plan, int rank);
 
 }  // namespace scaleout::core

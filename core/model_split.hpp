@@ -19,7 +19,9 @@ struct ModelSplit {
   int global_batch = 0;  // sequences per iteration
 };
 
-// REQUIRES: plan.parallelism and plan.workload.transformer, the plan validated.
+// ParallelState::of(plan).split() (core/parallel_state.hpp), for a caller that needs only these
+// numbers once; a caller that needs them again, or the ranks' groups, keeps a ParallelState.
+// REQUIRES: a validated plan (layers_per_chunk is 0 without a transformer).
 ModelSplit model_split(const Plan& plan);
 
 // The plan's parallelism, or the trivial one (everything 1) for a data-parallel plan.

@@ -7,7 +7,7 @@
 #include "core/model_memory.hpp"
 #include "core/model_parallel_outcome.hpp"
 #include "core/model_parallel_work.hpp"
-#include "core/model_split.hpp"
+#include "core/parallel_state.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/rank_plan.hpp"
 #include "core/topology.hpp"
@@ -41,37 +41,25 @@ double data_exchange(const Plan& plan, const core::ModelSplit& s, double bytes) 
   return AnalyticModel(g.cluster, core::devices_needed(g)).exchange_time(g, bytes);
 }
 
-// Whether a transfer across the boundary after `stage` leaves a node: ranks of consecutive stages
-// are tensor x data apart, and the last stage's go round to the first's.
-bool boundary_crosses_nodes(const Plan& plan, const core::ModelSplit& s, int stage) {
-  if (plan.cluster.network.kind == core::NetworkKind::kExplicit) return true;
-  int dpn = std::max(1, plan.cluster.devices_per_node);
-  long long stage_ranks = static_cast<long long>(s.tensor) * s.data;
-  long long first = stage * stage_ranks;
-  long long hop = stage == s.pipeline - 1 ? -first : stage_ranks;
-  for (long long r = first; r < first + stage_ranks; ++r)
-    if (r / dpn != (r + hop) / dpn) return true;
-  return false;
-}
-
 // Activations of one micro-batch across the boundary after `stage`. Between nodes, a node's share
 // of the stage's tensor groups send at once through its NICs; inside a node each rank sends its
 // 1/t share over its own link.
-double stage_transfer(const Plan& plan, const core::ModelSplit& s, int stage, double bytes) {
+double stage_transfer(const Plan& plan, const core::ParallelState& state, int stage, double bytes) {
   const core::Cluster& c = plan.cluster;
-  if (!boundary_crosses_nodes(plan, s, stage))
+  const core::ModelSplit& s = state.split();
+  if (!state.boundary_crosses_nodes(stage))
     return c.intra_node.latency + bytes / s.tensor / c.intra_node.bandwidth;
-  int dpn = std::max(1, c.devices_per_node);
-  long long stage_ranks = static_cast<long long>(s.tensor) * s.data;
-  double node_bytes = bytes * std::min<long long>(dpn, stage_ranks) / s.tensor;
+  double node_bytes =
+      bytes * std::min<long long>(state.devices_per_node(), state.ranks_per_stage()) / s.tensor;
   return c.nic.latency + node_bytes / (c.nic.bandwidth * c.nics_per_node);
 }
 
 }  // namespace
 
-ModelParallelCosts model_parallel_costs(const Plan& plan, GroupTimes* cache) {
-  core::ModelSplit s = core::model_split(plan);
-  core::ModelParallelWork w = core::model_parallel_work(plan);
+ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelState& state,
+                                        GroupTimes* cache) {
+  const core::ModelSplit& s = state.split();
+  core::ModelParallelWork w = core::model_parallel_work(plan, s);
   double peak = plan.cluster.device.flops;
   auto tensor_time = [&] {
     if (!cache) return tensor_allreduce(plan, s.tensor, w.activation_bytes);
@@ -93,14 +81,15 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, GroupTimes* cache) {
   c.layer_tensor_backward = w.tensor_allreduces_backward * allreduce;
   c.logit_forward = w.logit_forward_flops / peak;
   for (int stage = 0; stage < s.pipeline; ++stage)
-    c.transfer.push_back(s.pipeline > 1 ? stage_transfer(plan, s, stage, w.activation_bytes) : 0);
+    c.transfer.push_back(s.pipeline > 1 ? stage_transfer(plan, state, stage, w.activation_bytes)
+                                        : 0);
   c.data_bytes = w.gradient_bytes;
   c.data_exchange = data_time() * w.data_volume;
   return c;
 }
 
-PipeCosts pipe_costs(const Plan& plan, const ModelParallelCosts& c) {
-  core::ModelSplit s = core::model_split(plan);
+PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts& c) {
+  const core::ModelSplit& s = state.split();
   double layers = s.layers_per_chunk;
   PipeCosts p = uniform_costs(s.pipeline, s.chunks,
                               layers * (c.layer_forward_compute + c.layer_tensor_forward),
@@ -112,14 +101,15 @@ PipeCosts pipe_costs(const Plan& plan, const ModelParallelCosts& c) {
   return p;
 }
 
-PipeTiming time_plan_pipeline(const Plan& plan, const ModelParallelCosts& c) {
-  core::ModelSplit s = core::model_split(plan);
+PipeTiming time_plan_pipeline(const Plan& plan, const core::ParallelState& state,
+                              const ModelParallelCosts& c) {
+  const core::ModelSplit& s = state.split();
   return time_pipeline(plan.parallelism->schedule, s.pipeline, s.microbatches, s.chunks,
-                       pipe_costs(plan, c));
+                       pipe_costs(state, c));
 }
 
-double pipeline_transfers(const Plan& plan, const ModelParallelCosts& c) {
-  core::ModelSplit s = core::model_split(plan);
+double pipeline_transfers(const core::ParallelState& state, const ModelParallelCosts& c) {
+  const core::ModelSplit& s = state.split();
   if (s.pipeline < 2) return 0;
   // The boundary after the last stage carries the interleaved schedule's wrap only.
   double boundaries = 0;
@@ -130,9 +120,10 @@ double pipeline_transfers(const Plan& plan, const ModelParallelCosts& c) {
 core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   auto wall0 = std::chrono::steady_clock::now();
   core::check_memory_fits(plan);
-  core::ModelSplit s = core::model_split(plan);
-  ModelParallelCosts c = model_parallel_costs(plan, cache);
-  PipeTiming timing = time_plan_pipeline(plan, c);
+  const core::ParallelState state = core::ParallelState::of(plan);
+  const core::ModelSplit& s = state.split();
+  ModelParallelCosts c = model_parallel_costs(plan, state, cache);
+  PipeTiming timing = time_plan_pipeline(plan, state, c);
   int busiest = static_cast<int>(std::max_element(timing.busy.begin(), timing.busy.end()) -
                                  timing.busy.begin());
   double runs = static_cast<double>(s.microbatches) * s.chunks * s.layers_per_chunk;
@@ -140,7 +131,7 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
   ph.compute = timing.busy[busiest] - ph.tensor;
   ph.bubble = timing.iteration - timing.busy[busiest];
-  ph.pipeline = pipeline_transfers(plan, c);
+  ph.pipeline = pipeline_transfers(state, c);
   ph.data = c.data_exchange;
   ph.data_bytes = c.data_bytes;
   ph.step = timing.iteration + c.data_exchange;

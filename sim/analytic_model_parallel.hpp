@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/parallel_state.hpp"
 #include "core/plan.hpp"
 #include "core/result.hpp"
 #include "sim/pipeline_timing.hpp"
@@ -35,18 +36,21 @@ struct GroupTimes {
   std::map<std::tuple<int, int, double>, double> data;  // (data, tensor, bytes)
 };
 
-// REQUIRES: a validated plan with `parallelism:`. `cache`: may be null.
-ModelParallelCosts model_parallel_costs(const core::Plan& plan, GroupTimes* cache = nullptr);
+// REQUIRES: a validated plan with `parallelism:`; `state` is ParallelState::of(plan) (each
+// function below takes the same one). `cache`: may be null.
+ModelParallelCosts model_parallel_costs(const core::Plan& plan, const core::ParallelState& state,
+                                        GroupTimes* cache = nullptr);
 
 // The pipeline's costs by stage and chunk from those of one layer.
-PipeCosts pipe_costs(const core::Plan& plan, const ModelParallelCosts& c);
+PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts& c);
 
 // The plan's pipeline schedule timed with those costs: each stage's ops with their start and end.
-PipeTiming time_plan_pipeline(const core::Plan& plan, const ModelParallelCosts& c);
+PipeTiming time_plan_pipeline(const core::Plan& plan, const core::ParallelState& state,
+                              const ModelParallelCosts& c);
 
 // Seconds of stage transfers in flight per iteration on a stage: every forward and backward
 // sends one, at the mean of the boundaries' transfer times.
-double pipeline_transfers(const core::Plan& plan, const ModelParallelCosts& c);
+double pipeline_transfers(const core::ParallelState& state, const ModelParallelCosts& c);
 
 // Predicts a model-parallel plan. Throws core::InputError naming the stage and each memory term
 // when the plan does not fit the device's memory.

@@ -3,13 +3,15 @@
 #include <string>
 
 #include "core/model_split.hpp"
+#include "core/parallel_state.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "sim/analytic_model_parallel.hpp"
 
 namespace scaleout::sim {
 
 core::Trace pipeline_trace(const core::Plan& plan) {
-  PipeTiming timing = time_plan_pipeline(plan, model_parallel_costs(plan));
+  const core::ParallelState state = core::ParallelState::of(plan);
+  PipeTiming timing = time_plan_pipeline(plan, state, model_parallel_costs(plan, state));
   core::Trace trace;
   for (std::size_t s = 0; s < timing.stages.size(); ++s) {
     int track = trace.add_track("stage " + std::to_string(s));

@@ -10,7 +10,7 @@
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_parallel_outcome.hpp"
-#include "core/model_split.hpp"
+#include "core/parallel_state.hpp"
 #include "core/rank_plan.hpp"
 #include "core/strategies/model_parallel_training.hpp"
 #include "core/trace.hpp"
@@ -63,16 +63,16 @@ void mp_rank(MpRun* run, MpRecorder* recorder, int rank) {
 // neighbours, its sends, a collective's run), so that no relay actors are needed. Relays post a
 // rank's transfers one batch after another; receives from one neighbour posted in a row would
 // each start a relay of their own.
-int direct_transfers(const Plan& plan) {
-  core::ModelSplit s = core::model_split(plan);
+int direct_transfers(const core::ModelSplit& s) {
   std::int64_t in_flight = 4LL * s.microbatches * s.chunks + 64;
   return static_cast<int>(std::max<std::int64_t>(direct_comms(), in_flight));
 }
 
-void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks, const SimPlatform& platform,
-            const SimOptions& options, core::Trace* trace) {
+void set_up(MpRun& run, const Plan& plan, const core::ParallelState& state,
+            const core::RankPlan& ranks, const SimPlatform& platform, const SimOptions& options,
+            core::Trace* trace) {
   set_up_world(run.world, plan, ranks, platform, options.fidelity,
-               plan.training.gradient_bytes_per_element, direct_transfers(plan));
+               plan.training.gradient_bytes_per_element, direct_transfers(state.split()));
   // Sends taken by their receivers leave the sender's pending transfers at once, and stages
   // receive from their neighbours ahead (SimFabric): the same transfers at the same times, at a
   // fraction of SimGrid's cost. SCALEOUT_SIM_HOLD_PENDING=1 turns both off (the tests compare).
@@ -89,30 +89,31 @@ void set_up(MpRun& run, const Plan& plan, const core::RankPlan& ranks, const Sim
   run.trace = trace;
   if (trace)
     for (int r = 0; r < ranks.ranks(); ++r) {
-      core::ModelParallelRank at = core::model_parallel_rank(plan, r);
+      int stage = state.coordinates(r).stage;
       run.tracks.push_back(
-          trace->add_track("stage " + std::to_string(at.stage) + ", rank " + std::to_string(r)));
+          trace->add_track("stage " + std::to_string(stage) + ", rank " + std::to_string(r)));
     }
 }
 
 // The step's parts on its busiest rank (the most compute and tensor time), averaged over steps.
-core::ModelParallelPhases phases_of(const MpRun& run, const Plan& plan, double step) {
+core::ModelParallelPhases phases_of(const MpRun& run, const Plan& plan,
+                                    const core::ParallelState& state, double step) {
   core::ModelParallelPhases ph = core::phases_from_records(run.records, step);
-  ModelParallelCosts costs = model_parallel_costs(plan);
-  ph.pipeline = pipeline_transfers(plan, costs);
+  ModelParallelCosts costs = model_parallel_costs(plan, state);
+  ph.pipeline = pipeline_transfers(state, costs);
   ph.data_bytes = costs.data_bytes;
   return ph;
 }
 
-core::RunResult assemble(MpRun& run, const Plan& plan, const core::RankPlan& ranks,
-                         const SimOptions& options) {
+core::RunResult assemble(MpRun& run, const Plan& plan, const core::ParallelState& state,
+                         const core::RankPlan& ranks, const SimOptions& options) {
   int steps = plan.training.steps;
   std::vector<double> step_end(steps, 0.0), step_start(steps, 0.0);
   for (const auto& rank : run.records)
     for (int s = 0; s < steps; ++s) step_end[s] = std::max(step_end[s], rank[s].end);
   for (int s = 1; s < steps; ++s) step_start[s] = step_end[s - 1];
-  core::RunResult r =
-      core::model_parallel_result(plan, "sim", phases_of(run, plan, step_end.back() / steps));
+  core::RunResult r = core::model_parallel_result(
+      plan, "sim", phases_of(run, plan, state, step_end.back() / steps));
   r.fidelity = fidelity_name(fidelity_for(plan, options.fidelity));
   r.steps.clear();
   for (int s = 0; s < steps; ++s) r.steps.push_back({s, step_end[s] - step_start[s]});
@@ -138,7 +139,8 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
   SimPlatform platform = build_platform(ranks.topology);
   MpRun run;
   core::Trace trace;
-  set_up(run, plan, ranks, platform, options, options.trace_path.empty() ? nullptr : &trace);
+  const core::ParallelState state = core::ParallelState::of(plan);
+  set_up(run, plan, state, ranks, platform, options, options.trace_path.empty() ? nullptr : &trace);
   MpRecorder recorder(run);
   for (int r = 0; r < ranks.ranks(); ++r)
     sg4::Actor::create("rank" + std::to_string(r), run.world.rank_host[r], mp_rank, &run, &recorder,
@@ -148,7 +150,7 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
     throw std::runtime_error("the simulation stopped with " +
                              std::to_string(ranks.ranks() - run.finished) +
                              " ranks still waiting (a deadlock in the model-parallel program)");
-  core::RunResult result = assemble(run, plan, ranks, options);
+  core::RunResult result = assemble(run, plan, state, ranks, options);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,

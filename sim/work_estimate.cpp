@@ -59,7 +59,7 @@ std::string count(double x) {
 // and runs its tensor all-reduces as one run of ring steps; the data group exchanges once.
 WorkEstimate model_parallel_work(const core::Plan& plan, Fidelity fidelity) {
   core::ModelSplit s = core::model_split(plan);
-  core::ModelParallelWork work = core::model_parallel_work(plan);
+  core::ModelParallelWork work = core::model_parallel_work(plan, s);
   double ops = 2.0 * s.microbatches * s.chunks;  // per rank and step
   double transfers = s.pipeline > 1 ? ops * (s.pipeline - 1) / s.pipeline : 0;
   double allreduces =

@@ -8,7 +8,6 @@
 #include <tuple>
 
 #include "core/group_fabric.hpp"
-#include "core/model_split.hpp"
 #include "core/strategies/ring_phases.hpp"
 #include "core/strategy.hpp"
 
@@ -106,8 +105,9 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
     : plan_(plan),
       rank_node_(std::move(rank_node)),
       receive_ahead_(receive_ahead),
-      work_(model_parallel_work(plan)) {
-  ModelSplit s = model_split(plan);
+      state_(ParallelState::of(plan)),
+      work_(model_parallel_work(plan, state_.split())) {
+  const ModelSplit& s = state_.split();
   stages_ = s.pipeline;
   microbatches_ = s.microbatches;
   chunks_ = s.chunks;
@@ -129,6 +129,13 @@ int ModelParallelTraining::destination(int stage, const PipeOp& op) const {
   }
   if (stage > 0) return stage - 1;
   return op.chunk > 0 ? stages_ - 1 : -1;
+}
+
+// The rank on `stage` with `me`'s other coordinates: its peer there.
+int ModelParallelTraining::rank_on_stage(const RankCoords& me, int stage) const {
+  RankCoords peer = me;
+  peer.stage = stage;
+  return state_.rank_of(peer);
 }
 
 namespace {
@@ -159,7 +166,7 @@ struct ModelParallelTraining::Rank {
   StrategyProgram* data_program;
   ModelParallelObserver& observer;
   ModelParallelChecks* checks;
-  ModelParallelRank at;
+  RankCoords at;
   std::vector<int> data_members;
 };
 
@@ -221,7 +228,7 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op,
 
 ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int step) const {
   Fabric& fabric = rank.fabric;
-  const ModelParallelRank& me = rank.at;
+  const RankCoords& me = rank.at;
   ModelParallelStepTimes times;
   times.step = step;
   times.start = fabric.now();
@@ -250,7 +257,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     std::vector<OpKey> order;  // what `from` sends this stage, in the order it sends it
     for (const PipeOp& op : schedule_of(from, -1))
       if (destination(from, op) == me.stage) order.push_back(key(fed_op(op, from, stages_)));
-    inbox.add_sender(rank_of(plan_, {me.tensor_index, me.data_index, from}), std::move(order));
+    inbox.add_sender(rank_on_stage(me, from), std::move(order));
   }
   // A transfer's label also names the step: a receive that never landed leaves last step's data.
   auto label = [step](std::uint64_t transfer) {
@@ -271,8 +278,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     int to = destination(me.stage, op);
     if (to < 0) continue;
     if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));
-    outgoing.push_back(
-        fabric.post_send(rank_of(plan_, {me.tensor_index, me.data_index, to}), send_slot(i)));
+    outgoing.push_back(fabric.post_send(rank_on_stage(me, to), send_slot(i)));
     pending_from = fabric.release_done(outgoing, pending_from);
   }
   exchange_gradient(rank, times);
@@ -298,8 +304,8 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank,
 
 void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
                                 ModelParallelChecks* checks) const {
-  GroupFabric tensor(fabric, tensor_group(plan_, fabric.rank()));
-  std::vector<int> members = data_group(plan_, fabric.rank());
+  GroupFabric tensor(fabric, state_.group(fabric.rank(), {ParallelDim::kTensor}));
+  std::vector<int> members = state_.group(fabric.rank(), {ParallelDim::kData});
   GroupFabric data(fabric, members);
   // The data group's exchange: the plan's strategy over the group's ranks, placed by node.
   std::unique_ptr<StrategyProgram> data_program;
@@ -309,14 +315,9 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
     for (int r : members) layout.worker_node.push_back(rank_node_[r]);
     data_program = make_strategy(group_plan(plan_, layout.workers, plan_.strategy.kind), layout);
   }
-  Rank rank{fabric,
-            tensor,
-            data,
-            data_program.get(),
-            observer,
-            checks,
-            model_parallel_rank(plan_, fabric.rank()),
-            members};
+  Rank rank{
+      fabric, tensor, data, data_program.get(), observer, checks, state_.coordinates(fabric.rank()),
+      members};
   for (int step = 0; step < plan_.training.steps; ++step) {
     fabric.mark_step(step);
     observer.step_done(fabric.rank(), iteration(rank, step));

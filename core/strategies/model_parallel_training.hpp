@@ -13,6 +13,7 @@
 
 #include "core/fabric.hpp"
 #include "core/model_parallel_work.hpp"
+#include "core/parallel_state.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/plan.hpp"
 #include "core/strategy.hpp"
@@ -94,10 +95,12 @@ class ModelParallelTraining {
   Span send_slot(std::size_t op_index) const;
   Span receive_slot(std::size_t op_index) const;
   int destination(int stage, const PipeOp& op) const;
+  int rank_on_stage(const RankCoords& me, int stage) const;
 
   Plan plan_;
   std::vector<int> rank_node_;
   bool receive_ahead_ = true;
+  ParallelState state_;  // the plan's split and its ranks' groups
   ModelParallelWork work_;
   int stages_ = 1, microbatches_ = 1, chunks_ = 1, layers_per_chunk_ = 1;
   std::int64_t activation_elements_ = 1, gradient_elements_ = 1;
