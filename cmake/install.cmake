@@ -1,7 +1,13 @@
 # `cmake --install build [--prefix P]`: the programs, the bundled plans (P/share/scaleout, found by
 # core/bundled_data.hpp relative to P/bin), the docs and the man page. `cpack -G DEB` (run in the
-# build directory) packs the same files as a Debian package.
+# build directory) packs the same files as Debian packages: scaleout (the CPU tool, component
+# `tool`) and, in a CUDA build, scaleout-cuda (the GPU backend's plugin, component `cuda`).
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME tool)
 install(TARGETS scaleout RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(SCALEOUT_CUDA)
+  # lib/scaleout beside bin/: where exec/cuda_plugin.hpp's loader looks from the program.
+  install(TARGETS scaleout_cuda_plugin LIBRARY DESTINATION lib/scaleout COMPONENT cuda)
+endif()
 if(SCALEOUT_GUI)
   install(TARGETS scaleout-gui RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
@@ -30,5 +36,15 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # package: dpkg-shlibdeps skips them, and docs/install.md says the toolkit must be on the machine.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "iproute2")
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_TOOL_PACKAGE_NAME scaleout)
+set(CPACK_COMPONENTS_ALL tool)
+if(SCALEOUT_CUDA)
+  list(APPEND CPACK_COMPONENTS_ALL cuda)
+  set(CPACK_DEBIAN_CUDA_PACKAGE_NAME scaleout-cuda)
+  set(CPACK_COMPONENT_CUDA_DESCRIPTION
+      "GPU backend of scaleout: run and calibrate on CUDA GPUs over NCCL")
+  set(CPACK_DEBIAN_CUDA_PACKAGE_DEPENDS "scaleout (= ${PROJECT_VERSION})")
+endif()
 set(CPACK_GENERATOR DEB)
 include(CPack)

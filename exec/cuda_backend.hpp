@@ -1,5 +1,6 @@
-// The GPU backend as the rest of exec sees it: built from exec/cuda/ when the build has CUDA and
-// NCCL, from cuda_backend_none.cpp otherwise, so that nothing outside exec/cuda needs nvcc.
+// The GPU backend as the rest of exec sees it. Its code (exec/cuda/) is a plugin opened at the
+// first call here (exec/cuda_backend_loader.cpp), so that nothing outside exec/cuda needs nvcc and
+// no program maps CUDA or NCCL before a command asks for a GPU.
 #pragma once
 
 #include <functional>
@@ -15,10 +16,12 @@
 
 namespace scaleout::exec {
 
-// Whether this build has the CUDA + NCCL fabric.
+// Whether the CUDA + NCCL backend could be loaded: the build has it, its plugin is installed
+// beside the program and the libraries it needs (CUDA's, NCCL's) are found.
 bool cuda_built();
 
 // Why `ranks` ranks cannot run on this machine's GPUs ("" when they can): no CUDA in the build,
+// the plugin missing or not loadable (the message names the library the loader could not find),
 // no driver or device (any cudaGetDeviceCount error), or fewer devices than ranks.
 std::string cuda_unavailable(int ranks);
 

@@ -19,6 +19,17 @@ unset SCALEOUT_DATA_DIR
 rows=$(($(wc -l < sweep.csv) - 1))
 [ "$rows" -eq 4 ] || { echo "FAIL: the installed sweep wrote $rows rows, expected 4"; exit 1; }
 
+# A CUDA build installs its GPU plugin where the installed program looks for it: a run on GPUs
+# gets past loading it (and stops at the device probe: 64 GPUs are not on this machine).
+if [ -f "$build/lib/scaleout/libscaleout-cuda.so" ]; then
+  [ -f "$prefix/lib/scaleout/libscaleout-cuda.so" ] || { echo "FAIL: GPU plugin not installed"; exit 1; }
+  "$prefix/bin/scaleout" run experiments/quickstart.yaml --workers 64 --backend cuda \
+    --no-baselines > gpu.out 2>&1 || true
+  if ! grep -q "no usable GPU\|needs 64 GPUs" gpu.out; then
+    cat gpu.out; echo "FAIL: the installed program does not load its GPU plugin"; exit 1
+  fi
+fi
+
 if [ -x "$prefix/bin/scaleout-gui" ]; then
   QT_QPA_PLATFORM=offscreen "$prefix/bin/scaleout-gui" --render sweep.csv -o scaling.png
   [ -s scaling.png ] || { echo "FAIL: scaleout-gui --render wrote no chart"; exit 1; }

@@ -12,9 +12,9 @@
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/device_codecs.hpp"
 #include "exec/cuda/gemm_compute.hpp"
+#include "exec/cuda/gpu_backend.hpp"
 #include "exec/cuda/kernels.hpp"
 #include "exec/cuda/stream_timer.hpp"
-#include "exec/cuda_backend.hpp"
 
 namespace scaleout::exec {
 
@@ -97,7 +97,7 @@ LinkMeasure measure_pair() {
 
 }  // namespace
 
-Calibration calibrate_gpus() {
+Calibration gpu::calibrate() {
   int devices = 0;
   SCALEOUT_CUDA_CHECK(cudaGetDeviceCount(&devices));
   SCALEOUT_CUDA_CHECK(cudaSetDevice(0));

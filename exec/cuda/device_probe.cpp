@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "exec/cuda_backend.hpp"
+#include "exec/cuda/gpu_backend.hpp"
 
 namespace scaleout::exec {
 
@@ -26,9 +26,7 @@ std::string count_devices(int& devices) {
 
 }  // namespace
 
-bool cuda_built() { return true; }
-
-std::string cuda_unavailable(int ranks) {
+std::string gpu::unavailable(int ranks) {
   int fds[2];
   if (::pipe(fds) != 0) return "no usable GPU: cannot start the device probe (pipe failed)";
   pid_t pid = ::fork();

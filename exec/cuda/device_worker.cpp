@@ -8,7 +8,7 @@
 
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/gemm_compute.hpp"
-#include "exec/cuda_backend.hpp"
+#include "exec/cuda/gpu_backend.hpp"
 
 namespace scaleout::exec {
 
@@ -45,7 +45,7 @@ struct DeviceState {
 
 }  // namespace
 
-DeviceWorker make_device_worker(int rank, std::int64_t gradient_bytes) {
+DeviceWorker gpu::make_device_worker(int rank, std::int64_t gradient_bytes) {
   int devices = 0;
   SCALEOUT_CUDA_CHECK(cudaGetDeviceCount(&devices));
   if (devices == 0) throw CudaError("rank " + std::to_string(rank) + ": no GPU");

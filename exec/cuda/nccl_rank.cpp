@@ -19,10 +19,10 @@
 #include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/gpu_backend.hpp"
 #include "exec/cuda/nccl_baselines.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
 #include "exec/cuda/nccl_model_parallel.hpp"
-#include "exec/cuda_backend.hpp"
 #include "exec/rank_steps.hpp"
 #include "exec/schedule_fabric.hpp"
 
@@ -115,7 +115,7 @@ nlohmann::json train(const core::Plan& plan, const ExecOptions& options, const R
 
 }  // namespace
 
-void run_cuda_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
+void gpu::run_rank(const core::Plan& plan, const ExecOptions& options, const RankSetup& setup,
                    const std::function<void(const nlohmann::json&)>& finish) {
   exec::check_nccl_schedulable(plan);
   int devices = 0;

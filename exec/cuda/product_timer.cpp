@@ -11,8 +11,8 @@
 
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/device_array.hpp"
+#include "exec/cuda/gpu_backend.hpp"
 #include "exec/cuda/stream_timer.hpp"
-#include "exec/cuda_backend.hpp"
 
 namespace scaleout::exec {
 
@@ -90,7 +90,7 @@ class CublasProductTimer : public core::ProductTimer {
 
 }  // namespace
 
-std::unique_ptr<core::ProductTimer> make_gpu_product_timer() {
+std::unique_ptr<core::ProductTimer> gpu::make_product_timer() {
   return std::make_unique<CublasProductTimer>();
 }
 
