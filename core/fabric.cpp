@@ -1,8 +1,12 @@
 #include "core/fabric.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace scaleout::core {
 
-void Fabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
+void Fabric::run_exchange(int to, int from, int count, const StepFn& step_at,
+                          const StepTotals* /*totals*/) {
   for (int i = 0; i < count; ++i) {
     ExchangeStep step = step_at(i);
     std::vector<Handle> handles;
@@ -12,14 +16,10 @@ void Fabric::exchange_steps(int to, int from, int count, const StepFn& step_at) 
   }
 }
 
-Fabric::ComputeTicket Fabric::compute_async(double flops) {
-  compute(flops);
-  done_at_.push_back(now());
-  return static_cast<ComputeTicket>(done_at_.size() - 1);
-}
-
-double Fabric::wait_compute(ComputeTicket ticket) {
-  return done_at_.at(static_cast<std::size_t>(ticket));
+Mailbox& Fabric::mailbox() {
+  if (Mailbox* m = mailbox_if_any()) return *m;
+  throw std::logic_error("rank " + std::to_string(rank()) +
+                         ": this fabric carries no parameter-server messages");
 }
 
 }  // namespace scaleout::core

@@ -30,7 +30,8 @@ GlooFabric::GlooFabric(std::shared_ptr<gloo::Context> context, GradientBuffer& d
       timeout_(timeout),
       chunk_elements_(chunk_elements) {}
 
-void GlooFabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
+void GlooFabric::run_exchange(int to, int from, int count, const StepFn& step_at,
+                              const StepTotals* /*totals*/) {
   std::vector<core::ExchangeStep> steps;
   for (int i = 0; i < count; ++i) steps.push_back(step_at(i));
   auto chunks_of = [&](core::Span span) {
@@ -272,7 +273,7 @@ void GlooFabric::compute(double flops) {
   }
 }
 
-core::Fabric::ComputeTicket GlooFabric::compute_async(double flops) {
+core::Device::ComputeTicket GlooFabric::compute_async(double flops) {
   if (!stream_)
     stream_ =
         std::make_unique<ComputeStream>([this](double f) { compute(f); }, [this] { return now(); });

@@ -27,7 +27,8 @@ class PeerError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class GlooFabric : public core::Fabric {
+// The transport, its rank's device (the CPU, or a GPU worker's) and mailbox, in one.
+class GlooFabric : public core::Fabric, public core::Device, public core::Mailbox {
  public:
   // `data` is this rank's gradient buffer and `values` the known values workers produce; both must
   // outlive the fabric. `chunk_elements`: pipeline granularity of exchange_steps (0: none).
@@ -44,8 +45,11 @@ class GlooFabric : public core::Fabric {
   // Ring phases, pipelined: each step's segment travels in chunks, and chunk c of the next step
   // leaves as soon as chunk c of this step arrived and was combined, so the link never waits for a
   // whole segment. Used when every step sends what the step before received (all ring phases);
-  // other patterns go step by step.
-  void exchange_steps(int to, int from, int count, const StepFn& step) override;
+  // other patterns go step by step. The totals are not needed.
+  void run_exchange(int to, int from, int count, const StepFn& step,
+                    const StepTotals* totals) override;
+  core::Device& device() override { return *this; }
+  core::Mailbox* mailbox_if_any() override { return this; }
   void send_message(int peer, const core::Message& m) override;
   core::Message receive_message() override;
   void accept_data(core::Combine combine) override;

@@ -23,7 +23,8 @@ void GroupedFabric::wait_all(const std::vector<Handle>&) {
   wait_issued();
 }
 
-void GroupedFabric::exchange_steps(int to, int from, int count, const StepFn& step_at) {
+void GroupedFabric::run_exchange(int to, int from, int count, const StepFn& step_at,
+                                 const StepTotals* /*totals*/) {
   for (int i = 0; i < count; ++i) {
     ExchangeStep step = step_at(i);
     if (step.send.count > 0) post_send(to, step.send);

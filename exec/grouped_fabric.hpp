@@ -17,7 +17,9 @@ class GroupedFabric : public core::Fabric {
   Handle post_send(int peer, core::Span span) override;
   Handle post_recv(int peer, core::Span span, core::Combine combine) override;
   void wait_all(const std::vector<Handle>& handles) override;
-  void exchange_steps(int to, int from, int count, const StepFn& step) override;
+  // Each step one group, issued without waiting; one wait at the end. The totals are not needed.
+  void run_exchange(int to, int from, int count, const StepFn& step,
+                    const StepTotals* totals) override;
   void end_bucket() override { planner_.clear(); }
 
  protected:

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <exception>
 #include <sstream>
-#include <stdexcept>
 #include <thread>
 
 #include "core/input_error.hpp"
@@ -17,14 +16,6 @@
 namespace scaleout::exec {
 
 using namespace scaleout::core;
-
-void ScheduleFabric::send_message(int, const Message&) {
-  throw std::logic_error("parameter-server messages have no NCCL schedule");
-}
-
-Message ScheduleFabric::receive_message() {
-  throw std::logic_error("parameter-server messages have no NCCL schedule");
-}
 
 namespace {
 

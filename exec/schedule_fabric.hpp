@@ -14,16 +14,17 @@ namespace scaleout::exec {
 
 using OpGroup = std::vector<PointOp>;
 
-class ScheduleFabric : public GroupedFabric {
+// Its own device, which takes no time (the clock stays at 0).
+class ScheduleFabric : public GroupedFabric, public core::Device {
  public:
   ScheduleFabric(int rank, int size) : rank_(rank), size_(size) {}
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  // Parameter-server messages have no NCCL counterpart: a program that sends them is refused.
-  void send_message(int peer, const core::Message& m) override;
-  core::Message receive_message() override;
-  void accept_data(core::Combine) override {}
+  core::Device& device() override { return *this; }
+  // Parameter-server messages have no NCCL counterpart: none (a program that sends them is
+  // refused, Fabric::mailbox()).
+  core::Mailbox* mailbox_if_any() override { return nullptr; }
   void idle(double) override {}
   void compute(double) override {}
   double now() override { return 0; }

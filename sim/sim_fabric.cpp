@@ -311,28 +311,24 @@ double SimFabric::route_latency(int from, int to) const {
   return world_.topology->device_path(world_.rank_device[from], world_.rank_device[to]).latency;
 }
 
-void SimFabric::exchange_steps(int to, int from, int count, const StepFn& step) {
+void SimFabric::run_exchange(int to, int from, int count, const StepFn& step,
+                             const StepTotals* totals) {
   if (!world_.coalesce || count < 2) {
-    core::Fabric::exchange_steps(to, from, count, step);
+    core::Fabric::run_exchange(to, from, count, step, nullptr);  // step by step
     return;
   }
-  StepTotals totals;
+  if (totals) {
+    coalesced_run(to, from, count, *totals);
+    return;
+  }
+  StepTotals sums;
   for (int i = 0; i < count; ++i) {
     core::ExchangeStep s = step(i);
-    totals.send += s.send.count;
-    totals.recv += s.recv.count;
-    if (s.combine == core::Combine::kAdd) totals.added += s.recv.count;
+    sums.send += s.send.count;
+    sums.recv += s.recv.count;
+    if (s.combine == core::Combine::kAdd) sums.added += s.recv.count;
   }
-  coalesced_run(to, from, count, totals);
-}
-
-void SimFabric::exchange_run(int to, int from, int count, const StepFn& step,
-                             const StepTotals& totals) {
-  if (!world_.coalesce || count < 2) {
-    core::Fabric::exchange_steps(to, from, count, step);
-    return;
-  }
-  coalesced_run(to, from, count, totals);
+  coalesced_run(to, from, count, sums);
 }
 
 // The run as one message per direction, then the latencies of the steps it stands for.
@@ -410,7 +406,7 @@ void SimFabric::end_bucket() {
 // max(t, end of the job before) + flops / speed, the clock an actor running the jobs in turn
 // would reach. Computed here, it needs no second actor per rank: at 16,384 ranks half the
 // contexts SimGrid switches among, and no semaphores.
-core::Fabric::ComputeTicket SimFabric::compute_async(double flops) {
+core::Device::ComputeTicket SimFabric::compute_async(double flops) {
   double start = stream_done_at_.empty() ? now() : std::max(now(), stream_done_at_.back());
   stream_done_at_.push_back(start + flops / world_.rank_host[rank_]->get_speed());
   return static_cast<ComputeTicket>(stream_done_at_.size() - 1);

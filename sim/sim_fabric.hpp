@@ -15,6 +15,7 @@
 
 #include "core/fabric.hpp"
 #include "core/plan.hpp"
+#include "core/receive_ahead.hpp"
 #include "core/topology.hpp"
 #include "sim/arrived_messages.hpp"
 #include "sim/network_factors.hpp"
@@ -74,7 +75,11 @@ struct SimWorld {
 // Creates a mutex and a condition variable once, for whichever actor gets there first.
 void make_sync(simgrid::s4u::MutexPtr& mutex, simgrid::s4u::ConditionVariablePtr& cv);
 
-class SimFabric : public core::Fabric {
+// The transport, its rank's device and mailbox in one, with SimGrid's receive-ahead hints.
+class SimFabric : public core::Fabric,
+                  public core::Device,
+                  public core::Mailbox,
+                  public core::ReceiveAhead {
  public:
   SimFabric(SimWorld& world, int rank) : world_(world), rank_(rank) {}
 
@@ -88,13 +93,18 @@ class SimFabric : public core::Fabric {
   void stop_receiving_ahead_from(int peer) override;
   // Gives back the mailboxes this rank received ahead from (call in the rank's actor, at its end).
   void stop_receiving_ahead();
-  void exchange_steps(int to, int from, int count, const StepFn& step) override;
-  void exchange_run(int to, int from, int count, const StepFn& step,
-                    const StepTotals& totals) override;
+  // With fast fidelity a run of two steps or more travels in aggregate (SimWorld::coalesce), by
+  // `totals` where given, else by the steps' sums.
+  void run_exchange(int to, int from, int count, const StepFn& step,
+                    const StepTotals* totals) override;
+  core::Device& device() override { return *this; }
+  core::Mailbox* mailbox_if_any() override { return this; }
   void send_message(int peer, const core::Message& m) override;
   core::Message receive_message() override;
   // No data in a simulation; an addition costs the host's summation time.
   void accept_data(core::Combine combine) override;
+  // No data: the update's modelled cost passes.
+  void accept_update(double seconds, const UpdateFn&) override { idle(seconds); }
   void mark_step(int step) override { step_ = step; }
   void end_bucket() override;
   void compute(double flops) override;

@@ -42,12 +42,13 @@ StepTimes CollectiveTraining::worker_step(Fabric& fabric, CollectiveObserver& ob
   if (overlap_) {
     forward_end = overlapped_step(fabric, observer, f, t);
   } else {
-    fabric.compute(model_.forward_flops * f);
+    Device& device = fabric.device();
+    device.compute(model_.forward_flops * f);
     forward_end = fabric.now();
-    fabric.compute(model_.backward_flops * f);
+    device.compute(model_.backward_flops * f);
     t.compute_end = fabric.now();
     for (std::size_t b = 0; b < model_.buckets.size(); ++b) {
-      fabric.produce_gradient(model_.buckets[b].span);
+      device.produce_gradient(model_.buckets[b].span);
       t.comm_s += exchange(fabric, observer, b);
     }
   }
@@ -62,25 +63,26 @@ StepTimes CollectiveTraining::worker_step(Fabric& fabric, CollectiveObserver& ob
 // Returns when forward ended; sets t.compute_end and t.comm_s.
 double CollectiveTraining::overlapped_step(Fabric& fabric, CollectiveObserver& observer, double f,
                                            StepTimes& t) const {
-  Fabric::ComputeTicket forward = fabric.compute_async(model_.forward_flops * f), last = forward;
-  std::vector<Fabric::ComputeTicket> ready;  // per bucket: the slice after which it is ready
+  Device& device = fabric.device();
+  Device::ComputeTicket forward = device.compute_async(model_.forward_flops * f), last = forward;
+  std::vector<Device::ComputeTicket> ready;  // per bucket: the slice after which it is ready
   double done = 0;
   for (const auto& bucket : model_.buckets) {
     double slice = (bucket.ready_fraction - done) * model_.backward_flops * f;
-    if (slice > 0) last = fabric.compute_async(slice);
+    if (slice > 0) last = device.compute_async(slice);
     done = bucket.ready_fraction;
     ready.push_back(last);
   }
-  if (done < 1) last = fabric.compute_async((1 - done) * model_.backward_flops * f);
-  double forward_end = fabric.wait_compute(forward), waited_at = forward_end;
-  Fabric::ComputeTicket waited = forward;
+  if (done < 1) last = device.compute_async((1 - done) * model_.backward_flops * f);
+  double forward_end = device.wait_compute(forward), waited_at = forward_end;
+  Device::ComputeTicket waited = forward;
   for (std::size_t b = 0; b < model_.buckets.size(); ++b) {
-    if (ready[b] != waited) waited_at = fabric.wait_compute(waited = ready[b]);
+    if (ready[b] != waited) waited_at = device.wait_compute(waited = ready[b]);
     if (model_.cycle_s > 0) wait_for_cycle(fabric, forward_end, waited_at);
-    fabric.produce_gradient(model_.buckets[b].span);
+    device.produce_gradient(model_.buckets[b].span);
     t.comm_s += exchange(fabric, observer, b);
   }
-  t.compute_end = last != waited ? fabric.wait_compute(last) : waited_at;
+  t.compute_end = last != waited ? device.wait_compute(last) : waited_at;
   return forward_end;
 }
 
@@ -89,7 +91,7 @@ double CollectiveTraining::overlapped_step(Fabric& fabric, CollectiveObserver& o
 void CollectiveTraining::wait_for_cycle(Fabric& fabric, double backward_start, double ready) const {
   double boundary = backward_start + model_.leaves_at(ready - backward_start);
   double now = fabric.now();
-  if (boundary > now) fabric.idle(boundary - now);
+  if (boundary > now) fabric.device().idle(boundary - now);
 }
 
 double CollectiveTraining::exchange(Fabric& fabric, CollectiveObserver& observer,

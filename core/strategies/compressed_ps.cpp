@@ -28,7 +28,8 @@ class CompressedPs : public StrategyProgram {
         scratch_begin_(gradient_elements(plan)) {}
 
   void run(Fabric& fabric, Span bucket) override {
-    if (fabric.device_codecs())  // its codecs run on host memory (the GPU codecs serve the ring)
+    if (fabric.device()
+            .device_codecs())  // its codecs run on host memory (the GPU codecs serve the ring)
       throw std::logic_error("a compressed parameter server runs on fabrics with host memory");
     if (fabric.rank() < workers_)
       work(fabric, bucket);
@@ -62,7 +63,7 @@ class CompressedPs : public StrategyProgram {
       encode += cost.encode;
       decode += cost.decode;
     }
-    fabric.local_work(encode, [&](float* words) {
+    fabric.device().local_work(encode, [&](float* words) {
       for (int j = 0; j < servers_; ++j) {
         Span s = shard(bucket, j);
         codecs[j].encode(rank, id_of(s), words + s.begin, words + areas[j].begin,
@@ -82,7 +83,7 @@ class CompressedPs : public StrategyProgram {
     }
     fabric.wait_all(handles);
     if (codecs[0].sparse()) return;
-    fabric.local_work(decode, [&](float* words) {
+    fabric.device().local_work(decode, [&](float* words) {
       for (int j = 0; j < servers_; ++j)
         codecs[j].decode(words + areas[j].begin, words + shard(bucket, j).begin);
     });
@@ -98,11 +99,11 @@ class CompressedPs : public StrategyProgram {
       handles.push_back(
           fabric.post_recv(w, Span{scratch_begin_ + w * push, push}, Combine::kReplace));
     fabric.wait_all(handles);
-    fabric.local_work(ps_codec_seconds(c_, device_, mine.count, workers_).reduce,
-                      [&](float* words) {
-                        codec.reduce(words + scratch_begin_, words + mine.begin,
-                                     states_[{fabric.rank(), id_of(mine)}]);
-                      });
+    fabric.device().local_work(ps_codec_seconds(c_, device_, mine.count, workers_).reduce,
+                               [&](float* words) {
+                                 codec.reduce(words + scratch_begin_, words + mine.begin,
+                                              states_[{fabric.rank(), id_of(mine)}]);
+                               });
     Span out = codec.sparse() ? mine : Span{scratch_begin_ + workers_ * push, push};
     handles.clear();
     for (int w = 0; w < workers_; ++w) handles.push_back(fabric.post_send(w, out));

@@ -31,7 +31,7 @@ class CompressedRing : public StrategyProgram {
     BucketCodec codec(compression_, workers_, bucket.count);
     const Start at = start(fabric, bucket);
     CodecBackend& codecs = codecs_of(fabric);
-    fabric.local_work(at.cost.encode, [&](float* words) {
+    fabric.device().local_work(at.cost.encode, [&](float* words) {
       codecs.encode(codec, at.rank, at.id, words + bucket.begin, words + scratch_begin_);
     });
     RingGroup ring = strided_ring(0, 1, workers_, at.rank);
@@ -39,12 +39,12 @@ class CompressedRing : public StrategyProgram {
       to_owners(
           fabric, [&](int to) { return codec.send_slot(codec.segment_of(to)); },
           [&](int from) { return codec.recv_slot(from); });
-      fabric.local_work(at.cost.owner, [&](float* words) {
+      fabric.device().local_work(at.cost.owner, [&](float* words) {
         codecs.owner_reduce(codec, at.rank, at.id, words + scratch_begin_);
       });
     }
     ring_allgather(fabric, ring, at_scratch(codec.gather_area()));
-    fabric.local_work(at.cost.decode, [&](float* words) {
+    fabric.device().local_work(at.cost.decode, [&](float* words) {
       codecs.decode(codec, words + scratch_begin_, words + bucket.begin);
     });
   }
@@ -54,16 +54,16 @@ class CompressedRing : public StrategyProgram {
     LowRankCodec codec(compression_, workers_, bucket.count);
     const Start at = start(fabric, bucket);
     CodecBackend& codecs = codecs_of(fabric);
-    fabric.local_work(at.cost.encode, [&](float* words) {
+    fabric.device().local_work(at.cost.encode, [&](float* words) {
       codecs.encode_p(codec, at.rank, at.id, words + bucket.begin, words + scratch_begin_);
     });
     double share = at.cost.owner / static_cast<double>(codec.p_slot() + codec.q_slot());
     sum_in_worker_order(fabric, codec, codec.p_slot(), share * codec.p_slot());
-    fabric.local_work(at.cost.between, [&](float* words) {
+    fabric.device().local_work(at.cost.between, [&](float* words) {
       codecs.encode_q(codec, at.rank, at.id, words + scratch_begin_);
     });
     sum_in_worker_order(fabric, codec, codec.q_slot(), share * codec.q_slot());
-    fabric.local_work(at.cost.decode, [&](float* words) {
+    fabric.device().local_work(at.cost.decode, [&](float* words) {
       codecs.decode_low_rank(codec, at.rank, at.id, words + scratch_begin_, words + bucket.begin);
     });
   }
@@ -77,7 +77,7 @@ class CompressedRing : public StrategyProgram {
         fabric, [&](int to) { return codec.own_part(slot, codec.segment_of(to)); },
         [&](int from) { return codec.recv_slot(slot, from); });
     CodecBackend& codecs = codecs_of(fabric);
-    fabric.local_work(owner_seconds, [&](float* words) {
+    fabric.device().local_work(owner_seconds, [&](float* words) {
       codecs.owner_sum(codec, rank, slot, words + scratch_begin_);
     });
     ring_allgather(fabric, strided_ring(0, 1, workers_, rank), at_scratch(codec.sum_area(slot)));
@@ -110,7 +110,7 @@ class CompressedRing : public StrategyProgram {
   }
   // The fabric's own codecs where its words are not in host memory (a GPU's), else the host's.
   CodecBackend& codecs_of(Fabric& fabric) {
-    CodecBackend* device = fabric.device_codecs();
+    CodecBackend* device = fabric.device().device_codecs();
     return device ? *device : *host_codecs_;
   }
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/group_fabric.hpp"
+#include "core/receive_ahead.hpp"
 #include "core/strategies/ring_phases.hpp"
 #include "core/strategy.hpp"
 
@@ -34,21 +35,22 @@ std::string op_name(const PipeOp& op, int chunks) {
 // sends and at most `window` ahead of what the stage has taken: transfers flow while the stage
 // computes, and a simulator does not hold a pending receive for every micro-batch at once. With
 // a window of 0 each is posted when the stage needs it (with those the neighbour sent before it).
-// A fabric that starts a neighbour's transfers as they are sent (Fabric::receive_ahead_from) needs
-// none ahead: the receives of what the neighbour already sent are posted at once, and the fabric
-// stops once the iteration's last is taken, so that the next iteration's wait as before.
+// A fabric that starts a neighbour's transfers as they are sent (ReceiveAhead::receive_ahead_from,
+// `ahead`; null where the fabric offers none) needs none ahead: the receives of what the
+// neighbour already sent are posted at once, and the fabric stops once the iteration's last is
+// taken, so that the next iteration's wait as before.
 class Inbox {
  public:
   using SlotFn = std::function<Span(const OpKey&)>;  // where each op's input lands
-  Inbox(Fabric& fabric, SlotFn slot, std::size_t window)
-      : fabric_(fabric), slot_(std::move(slot)), window_(window) {}
+  Inbox(Fabric& fabric, ReceiveAhead* ahead, SlotFn slot, std::size_t window)
+      : fabric_(fabric), ahead_(ahead), slot_(std::move(slot)), window_(window) {}
 
   void add_sender(int peer, std::vector<OpKey> order) {
     for (const OpKey& k : order) sender_of_[k] = senders_.size();
     Sender s{peer, std::move(order)};
     std::size_t ahead = window_;
-    if (window_ > 0 && !s.order.empty())
-      if (std::optional<std::size_t> sent = fabric_.receive_ahead_from(peer)) {
+    if (window_ > 0 && !s.order.empty() && ahead_)
+      if (std::optional<std::size_t> sent = ahead_->receive_ahead_from(peer)) {
         s.started_when_sent = true;
         ahead = *sent;
       }
@@ -68,7 +70,7 @@ class Inbox {
     Sender& s = senders_[from->second];
     ++s.taken;
     if (s.started_when_sent) {
-      if (s.taken == s.order.size()) fabric_.stop_receiving_ahead_from(s.peer);
+      if (s.taken == s.order.size()) ahead_->stop_receiving_ahead_from(s.peer);
     } else {
       while (s.next < s.order.size() && s.next < s.taken + window_) post_next(from->second);
     }
@@ -91,6 +93,7 @@ class Inbox {
   }
 
   Fabric& fabric_;
+  ReceiveAhead* ahead_;
   SlotFn slot_;
   std::size_t window_;
   std::vector<Sender> senders_;
@@ -210,7 +213,7 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op,
       layers_per_chunk_ * (forward ? work_.layer_forward_flops : work_.layer_backward_flops);
   if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
   double t0 = rank.fabric.now();
-  rank.fabric.compute(flops * compute_scale_);
+  rank.fabric.device().compute(flops * compute_scale_);
   double t1 = rank.fabric.now();
   int allreduces = layers_per_chunk_ *
                    (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward);
@@ -244,8 +247,11 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
   for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
     if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
   bool stale = fabric.rank() == stale_rank_ && step == 1;
+  // SimGrid's hints, where the fabric offers them; else receives posted ahead, sends waited for
+  // at the end.
+  auto* ahead = dynamic_cast<ReceiveAhead*>(&fabric);
   Inbox inbox(
-      fabric,
+      fabric, ahead,
       [&](const OpKey& k) {
         std::size_t i = index.at(k);
         if (!stale) return receive_slot(i);
@@ -279,7 +285,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     if (to < 0) continue;
     if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));
     outgoing.push_back(fabric.post_send(rank_on_stage(me, to), send_slot(i)));
-    pending_from = fabric.release_done(outgoing, pending_from);
+    if (ahead) pending_from = ahead->release_done(outgoing, pending_from);
   }
   exchange_gradient(rank, times);
   fabric.wait_all(outgoing);
@@ -294,7 +300,7 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank,
   Span gradient{0, gradient_elements_};
   double start = fabric.now();
   if (rank.data_program) {
-    if (rank.checks) fabric.produce_gradient(gradient);
+    if (rank.checks) fabric.device().produce_gradient(gradient);
     rank.data_program->run(rank.data, gradient);
     if (rank.checks) times.wrong += rank.checks->differs_from_sum(gradient, rank.data_members);
   }

@@ -54,7 +54,7 @@ void ServerShard::compensate(const CompensationCost& cost, std::int64_t elements
 // DC-ASGD: the parameters a worker pulls are the ones its next gradient is compensated against.
 // (The copy's time is in the update's: host.compensate_rate covers both.)
 void ServerShard::keep_pulled_copy(int w) {
-  fabric_.local_work(0, [this, w](float* words) {
+  fabric_.device().local_work(0, [this, w](float* words) {
     std::copy(words + range_.begin, words + range_.end(),
               words + pulled_copy_offset(copies_at_, copy_slot_, w));
   });
@@ -62,20 +62,21 @@ void ServerShard::keep_pulled_copy(int w) {
 
 void ServerShard::apply_gradient(int w) {
   if (!compensation_) {
-    fabric_.accept_data(Combine::kAdd);
+    fabric_.mailbox().accept_data(Combine::kAdd);
     return;
   }
-  fabric_.accept_update(compensation_->update_s, [this, w](float* words, const float* gradient) {
-    compensated_update(words + range_.begin, gradient,
-                       words + pulled_copy_offset(copies_at_, copy_slot_, w), range_.count,
-                       static_cast<float>(compensation_->lambda),
-                       static_cast<float>(compensation_->learning_rate));
-  });
+  fabric_.mailbox().accept_update(
+      compensation_->update_s, [this, w](float* words, const float* gradient) {
+        compensated_update(words + range_.begin, gradient,
+                           words + pulled_copy_offset(copies_at_, copy_slot_, w), range_.count,
+                           static_cast<float>(compensation_->lambda),
+                           static_cast<float>(compensation_->learning_rate));
+      });
 }
 
 void ServerShard::serve(int w) {
   if (compensation_) keep_pulled_copy(w);
-  fabric_.send_message(w, ps::params(fabric_.rank(), version_, range_));
+  fabric_.mailbox().send_message(w, ps::params(fabric_.rank(), version_, range_));
   last_pulled_[w] = version_;
   in_flight_[w] = version_;
   in_flight_versions_.insert(version_);
@@ -99,7 +100,8 @@ void ServerShard::mark_stopped(int w) {
 
 void ServerShard::stop_deferred() {
   for (const auto& d : deferred_) {
-    if (!is_stopped_[d.first]) fabric_.send_message(d.first, ps::stop(fabric_.rank(), version_));
+    if (!is_stopped_[d.first])
+      fabric_.mailbox().send_message(d.first, ps::stop(fabric_.rank(), version_));
     mark_stopped(d.first);
   }
   deferred_.clear();
@@ -134,7 +136,7 @@ void ServerShard::unblock() {
 
 void ServerShard::on_pull(int w, long step) {
   if (version_ >= last_version_) {
-    if (!is_stopped_[w]) fabric_.send_message(w, ps::stop(fabric_.rank(), version_));
+    if (!is_stopped_[w]) fabric_.mailbox().send_message(w, ps::stop(fabric_.rank(), version_));
     mark_stopped(w);
     return;
   }
@@ -170,7 +172,7 @@ void ServerShard::run() {
   while (!finished()) {
     unblock();
     if (finished()) break;
-    Message m = fabric_.receive_message();
+    Message m = fabric_.mailbox().receive_message();
     switch (ps::kind_of(m)) {
       case ps::Kind::kPull:
         on_pull(m.from, ps::pull_step(m));

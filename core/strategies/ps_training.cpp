@@ -76,17 +76,19 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
   std::vector<bool> stopped_by(servers_, false);
   // Asynchronous workers start one after another, spread over one step's compute, as workers of a
   // real job do. Identical workers started at the same instant would stay in lockstep forever.
-  if (!rules_.blocking_pulls) fabric.idle(start_offset_ * w / workers_);
+  Device& device = fabric.device();
+  if (!rules_.blocking_pulls) device.idle(start_offset_ * w / workers_);
+  Mailbox& mailbox = fabric.mailbox();
   // Synchronous modes run until the servers applied their last version, however many local steps
   // that takes a worker (a straggler may do fewer); asynchronous workers each do `steps`.
   int local_steps = rules_.blocking_pulls ? std::numeric_limits<int>::max() : steps_;
   // The first pull is a message of its own; every later one rides on the previous push.
   if (leave_step_[w] == 0) {
-    for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, ps::leave(w, steps_));
+    for (int j = 0; j < servers_; ++j) mailbox.send_message(workers_ + j, ps::leave(w, steps_));
     observer.left(w, 0, fabric.now());
     return;
   }
-  for (int j = 0; j < servers_; ++j) fabric.send_message(workers_ + j, ps::pull(w, 0));
+  for (int j = 0; j < servers_; ++j) mailbox.send_message(workers_ + j, ps::pull(w, 0));
   int asked = servers_;
   for (int step = 0; step < local_steps; ++step) {
     double start = fabric.now();
@@ -94,18 +96,18 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     // A shard that reached its last version answers STOP and is left out from then on; the worker
     // goes on for the others, so that every shard gets the gradients its versions need.
     for (int i = 0; i < asked; ++i) {
-      Message m = fabric.receive_message();
+      Message m = mailbox.receive_message();
       if (ps::kind_of(m) == ps::Kind::kStop) {
         stopped_by[m.from - workers_] = true;
         continue;
       }
-      fabric.accept_data(Combine::kReplace);
+      mailbox.accept_data(Combine::kReplace);
       pulled[m.from - workers_] = ps::version_of(m);
     }
     if (std::all_of(stopped_by.begin(), stopped_by.end(), [](bool b) { return b; })) return;
     double pull_end = fabric.now();
-    fabric.compute(model_.compute_flops() * slowdown_.factor(w, step));
-    fabric.produce_gradient(Span{0, model_.elements});
+    device.compute(model_.compute_flops() * slowdown_.factor(w, step));
+    device.produce_gradient(Span{0, model_.elements});
     double compute_end = fabric.now();
     // Whether this worker goes on is known before it pushes (its node may fail before the next
     // step).
@@ -115,13 +117,13 @@ void PsTraining::worker(Fabric& fabric, TrainingObserver& observer) const {
     asked = 0;
     for (int j = 0; j < servers_; ++j)
       if (!stopped_by[j]) {
-        fabric.send_message(workers_ + j, ps::push(w, pulled[j], step, shard(j), more));
+        mailbox.send_message(workers_ + j, ps::push(w, pulled[j], step, shard(j), more));
         asked += more;
       }
     observer.worker_step(w, step, start, pull_end, compute_end, fabric.now());
     if (leaving && step + 1 < local_steps) {
       for (int j = 0; j < servers_; ++j)
-        fabric.send_message(workers_ + j, ps::leave(w, steps_ - step - 1));
+        mailbox.send_message(workers_ + j, ps::leave(w, steps_ - step - 1));
       observer.left(w, step + 1, fabric.now());
       return;
     }

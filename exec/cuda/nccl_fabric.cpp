@@ -136,18 +136,6 @@ void NcclFabric::synchronize() {
   waiting_on_.clear();
 }
 
-void NcclFabric::send_message(int, const core::Message&) {
-  throw std::logic_error("the NCCL fabric carries no parameter-server messages");
-}
-
-core::Message NcclFabric::receive_message() {
-  throw std::logic_error("the NCCL fabric carries no parameter-server messages");
-}
-
-void NcclFabric::accept_data(core::Combine) {
-  throw std::logic_error("the NCCL fabric carries no parameter-server messages");
-}
-
 void NcclFabric::produce_gradient(core::Span span) {
   if (filled_ahead_ || span.count <= 0) return;
   if (!produced_) {
@@ -172,7 +160,7 @@ void NcclFabric::fill_gradient_ahead() {
 
 void NcclFabric::compute(double flops) { wait_compute(compute_async(flops)); }
 
-core::Fabric::ComputeTicket NcclFabric::compute_async(double flops) {
+core::Device::ComputeTicket NcclFabric::compute_async(double flops) {
   gemm_->launch(flops);
   cudaEvent_t done = nullptr;
   SCALEOUT_CUDA_CHECK(cudaEventCreate(&done));

@@ -36,7 +36,8 @@ std::vector<float> download_floats(ElementType type, const void* data, std::int6
 void upload_floats(ElementType type, const std::vector<float>& values, void* data,
                    cudaStream_t stream);
 
-class NcclFabric : public exec::GroupedFabric {
+// The transport and its rank's device (the GPU) in one; no mailbox.
+class NcclFabric : public exec::GroupedFabric, public core::Device {
  public:
   // `comm` is this rank's communicator: the fabric does not own it, but on a timeout or an NCCL
   // error it aborts it and sets it to null. The current device must be the communicator's.
@@ -54,11 +55,11 @@ class NcclFabric : public exec::GroupedFabric {
   // Sends, receives and exchanges are GroupedFabric's: an exchange's steps are enqueued without
   // the host waiting in between, stream order running step i+1's send after step i's add. (NCCL
   // pipelines within a step; chunks of one step are not overlapped with the next step's.)
-  // Parameter-server messages need a control channel NCCL does not give; plans that use them are
-  // refused before a GPU rank starts, so these throw.
-  void send_message(int peer, const core::Message& m) override;
-  core::Message receive_message() override;
-  void accept_data(core::Combine combine) override;
+  core::Device& device() override { return *this; }
+  // Parameter-server messages need a control channel NCCL does not give: none (plans that use
+  // them are refused before a GPU rank starts; a program that asks is refused by
+  // Fabric::mailbox()).
+  core::Mailbox* mailbox_if_any() override { return nullptr; }
   // Copies this rank's known values (made on the device once) into the span, unless
   // fill_gradient_ahead() already wrote the whole gradient for this step.
   void produce_gradient(core::Span span) override;

@@ -16,16 +16,15 @@ namespace {
 
 // One rank on a clock: a FLOP of compute and an element exchanged each take a second. Compute
 // queued with compute_async runs on its own stream, beside the exchanges.
-class ClockFabric : public Fabric {
+class ClockFabric : public Fabric, public Device {
  public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
   Handle post_send(int, Span) override { return 0; }
   Handle post_recv(int, Span, Combine) override { return 0; }
   void wait_all(const std::vector<Handle>&) override {}
-  void send_message(int, const Message&) override {}
-  Message receive_message() override { return {}; }
-  void accept_data(Combine) override {}
+  Device& device() override { return *this; }
+  Mailbox* mailbox_if_any() override { return nullptr; }
   void idle(double seconds) override { clock += seconds; }
   void compute(double flops) override { clock += flops; }
   ComputeTicket compute_async(double flops) override {
@@ -55,7 +54,7 @@ class TimedExchange : public StrategyProgram {
  public:
   void run(Fabric& fabric, Span bucket) override {
     static_cast<ClockFabric&>(fabric).calls.push_back("exchange " + std::to_string(bucket.begin));
-    fabric.idle(static_cast<double>(bucket.count));
+    fabric.device().idle(static_cast<double>(bucket.count));
   }
   std::string describe() const override { return "timed"; }
 };

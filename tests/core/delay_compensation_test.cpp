@@ -19,7 +19,7 @@ namespace {
 
 // A fabric holding one float per element, fed a script of messages (each with the gradient value
 // it carries); it records the parameters the server sends.
-class ScriptedFabric : public Fabric {
+class ScriptedFabric : public Fabric, public Device, public Mailbox {
  public:
   ScriptedFabric(int rank, std::size_t words) : rank_(rank), words_(words, 0.0f) {}
   void add(const Message& m, float gradient) { script_.push_back({m, gradient}); }
@@ -29,6 +29,8 @@ class ScriptedFabric : public Fabric {
   Handle post_send(int, Span) override { return 0; }
   Handle post_recv(int, Span, Combine) override { return 0; }
   void wait_all(const std::vector<Handle>&) override {}
+  Device& device() override { return *this; }
+  Mailbox* mailbox_if_any() override { return this; }
   void send_message(int peer, const Message& m) override {
     sent.push_back({peer, m.a, words_[static_cast<std::size_t>(m.data.begin)]});
   }

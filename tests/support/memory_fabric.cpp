@@ -21,7 +21,8 @@ struct Post {
   std::map<int, std::deque<std::pair<core::Message, std::vector<float>>>> inboxes;
 };
 
-class MemoryFabric : public core::Fabric {
+// The transport, its rank's device and mailbox in one.
+class MemoryFabric : public core::Fabric, public core::Device, public core::Mailbox {
  public:
   MemoryFabric(Post& post, int rank, int size, std::vector<float>& data,
                std::vector<exec::PointOp>* record)
@@ -29,6 +30,8 @@ class MemoryFabric : public core::Fabric {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  core::Device& device() override { return *this; }
+  core::Mailbox* mailbox_if_any() override { return this; }
 
   Handle post_send(int peer, core::Span span) override {
     if (record_) record_->push_back({true, peer, span, core::Combine::kReplace});
@@ -104,6 +107,9 @@ class MemoryFabric : public core::Fabric {
       dst = combine == core::Combine::kAdd ? dst + held_[i] : held_[i];
     }
   }
+
+  // Lets the update's modelled time pass (none here) and does not apply it, as the simulator's.
+  void accept_update(double seconds, const UpdateFn&) override { idle(seconds); }
 
   // A worker's backward writes its known values, as the executed fabrics' workers do.
   void produce_gradient(core::Span span) override {
