@@ -15,8 +15,6 @@ bool sparse(CompressionKind k) {
   return k == CompressionKind::kTopk || k == CompressionKind::kRandomk;
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 const std::vector<const char*>& compression_names() {

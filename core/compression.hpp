@@ -26,6 +26,9 @@
 
 namespace scaleout::core {
 
+// a / b rounded up. REQUIRES: a >= 0, b > 0.
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
 const char* compression_name(CompressionKind kind);
 std::optional<CompressionKind> parse_compression_kind(const std::string& name);
 const std::vector<const char*>& compression_names();

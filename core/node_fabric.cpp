@@ -6,12 +6,9 @@
 
 #include "core/input_error.hpp"
 #include "core/topology.hpp"
+#include "core/units.hpp"
 
 namespace scaleout::core {
-
-namespace {
-constexpr double kInfinite = std::numeric_limits<double>::infinity();
-}  // namespace
 
 void Topology::add_node(int devices, const Cluster& c, const std::string& name) {
   if (c.intra_fabric.kind == IntraNodeKind::kPcieTree) {

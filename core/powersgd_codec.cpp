@@ -3,13 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/compression.hpp"
+
 namespace scaleout::core {
-
-namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 std::vector<float> low_rank_first_q(std::uint64_t bucket_id, std::int64_t size) {
   std::vector<float> q(static_cast<std::size_t>(size));

@@ -8,12 +8,11 @@
 #include <map>
 
 #include "core/input_error.hpp"
+#include "core/units.hpp"
 
 namespace scaleout::core {
 
 namespace {
-constexpr double kInfinite = std::numeric_limits<double>::infinity();
-
 std::string node_name(int n) { return "node" + std::to_string(n); }
 }  // namespace
 

@@ -2,11 +2,15 @@
 // Everything is converted to SI base units: seconds, bytes, bytes/s, FLOP, FLOP/s.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace scaleout::core {
+
+// No limit: a bandwidth, latency or time without bound.
+inline constexpr double kInfinite = std::numeric_limits<double>::infinity();
 
 enum class Quantity {
   kBandwidth,  // "100Gbps" (bits), "25GB/s" or "25GBps" (bytes) -> bytes/s

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/units.hpp"
+
 namespace scaleout::sim {
 
-namespace {
+using core::kInfinite;
 
-constexpr double kInfinite = std::numeric_limits<double>::infinity();
+namespace {
 
 struct Use {
   int constraint;  // a link direction, numbered densely
