@@ -57,6 +57,38 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   return w;
 }
 
+namespace {
+
+// Activations of one micro-batch across the boundary after `stage`.
+double stage_transfer(const Plan& plan, const ParallelState& state, int stage, double bytes) {
+  const Cluster& c = plan.cluster;
+  const ModelSplit& s = state.split();
+  if (!state.boundary_crosses_nodes(stage))
+    return c.intra_node.latency + bytes / s.tensor / c.intra_node.bandwidth;
+  double node_bytes =
+      bytes * std::min<long long>(state.devices_per_node(), state.ranks_per_stage()) / s.tensor;
+  return c.nic.latency + node_bytes / (c.nic.bandwidth * c.nics_per_node);
+}
+
+}  // namespace
+
+std::vector<double> stage_transfers(const Plan& plan, const ParallelState& state, double bytes) {
+  const ModelSplit& s = state.split();
+  std::vector<double> transfer;
+  for (int stage = 0; stage < s.pipeline; ++stage)
+    transfer.push_back(s.pipeline > 1 ? stage_transfer(plan, state, stage, bytes) : 0);
+  return transfer;
+}
+
+double pipeline_transfers(const ParallelState& state, const std::vector<double>& transfer) {
+  const ModelSplit& s = state.split();
+  if (s.pipeline < 2) return 0;
+  // The boundary after the last stage carries the interleaved schedule's wrap only.
+  double boundaries = 0;
+  for (int b = 0; b < s.pipeline - (s.chunks > 1 ? 0 : 1); ++b) boundaries += transfer[b];
+  return 2.0 * s.microbatches * s.chunks * boundaries / s.pipeline;
+}
+
 Plan group_plan(const Plan& plan, int workers, StrategyKind kind) {
   Plan g = plan;
   g.parallelism.reset();

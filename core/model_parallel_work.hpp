@@ -4,7 +4,10 @@
 // compute() takes them); sizes are bytes.
 #pragma once
 
+#include <vector>
+
 #include "core/model_split.hpp"
+#include "core/parallel_state.hpp"
 #include "core/plan.hpp"
 
 namespace scaleout::core {
@@ -26,6 +29,17 @@ struct ModelParallelWork {
 // without one works it out).
 ModelParallelWork model_parallel_work(const Plan& plan);
 ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s);
+
+// Seconds from the end of an op to its micro-batch's activations (`bytes`: activation_bytes)
+// arriving across the boundary after each stage, by stage (all 0 with one stage). Between nodes, a
+// node's share of the stage's tensor groups send at once through its NICs; inside a node each
+// rank sends its 1/t share over its own link. `state` is ParallelState::of(plan).
+std::vector<double> stage_transfers(const Plan& plan, const ParallelState& state, double bytes);
+
+// Seconds of stage transfers in flight per iteration on a stage (a result's pipeline_comm_s):
+// every forward and backward sends one, at the mean of the boundaries' transfer times
+// (`transfer`: stage_transfers).
+double pipeline_transfers(const ParallelState& state, const std::vector<double>& transfer);
 
 // The plan as `workers` ranks that only exchange a gradient with `kind`: what a tensor or data
 // group's collective runs as (no parallelism, stragglers or failures; a torus grid chosen anew).

@@ -12,6 +12,7 @@
 #include "core/failure_model.hpp"
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
+#include "core/network_factors.hpp"
 #include "core/powersgd_codec.hpp"
 #include "core/ps_codec.hpp"
 #include "core/rank_plan.hpp"
@@ -23,7 +24,6 @@
 #include "sim/analytic_node_fabric.hpp"
 #include "sim/analytic_ps.hpp"
 #include "sim/analytic_tree.hpp"
-#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
@@ -46,9 +46,10 @@ struct Layout {
   int workers;
   double nic_bw;  // each node's NIC (0 when the cluster has no uniform NIC)
   double latency_factor, bandwidth_factor, cross_traffic;
-  bool intra_shared = false;              // nodes are PCIe trees: count flows on their links too
-  const NetworkFactors* sized = nullptr;  // factors by message size (ib): replace the two above
-  core::HostCosts host;                   // software costs of messages between nodes
+  bool intra_shared = false;  // nodes are PCIe trees: count flows on their links too
+  // Factors by message size (ib): replace the two above.
+  const core::NetworkFactors* sized = nullptr;
+  core::HostCosts host;  // software costs of messages between nodes
 };
 
 // Whether a step adds what it receives (reduce-scatter, halving) or overwrites (all-gather).
@@ -241,7 +242,7 @@ AnalyticModel::AnalyticModel(const core::Cluster& cluster, int max_devices)
     cross_traffic_ = kLv08CrossTraffic;
   }
   if (cluster.network_model == "ib") {
-    sized_ = network_factors("ib");
+    sized_ = core::network_factors("ib");
     cross_traffic_ = sized_.cross_traffic;
   }
   if (cluster.latency_factor) latency_factor_ = *cluster.latency_factor;  // the plan's own

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "core/network_factors.hpp"
 #include "core/plan.hpp"
 #include "core/result.hpp"
 #include "core/step_model.hpp"
 #include "core/topology.hpp"
-#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
@@ -42,7 +42,7 @@ class AnalyticModel {
   double latency_factor_ = 1;
   double bandwidth_factor_ = 1;
   double cross_traffic_ = 1;
-  NetworkFactors sized_;  // ib: factors by message size
+  core::NetworkFactors sized_;  // ib: factors by message size
 };
 
 // The plan's features that the closed forms do not cover as tested (empty when none).

@@ -41,19 +41,6 @@ double data_exchange(const Plan& plan, const core::ModelSplit& s, double bytes) 
   return AnalyticModel(g.cluster, core::devices_needed(g)).exchange_time(g, bytes);
 }
 
-// Activations of one micro-batch across the boundary after `stage`. Between nodes, a node's share
-// of the stage's tensor groups send at once through its NICs; inside a node each rank sends its
-// 1/t share over its own link.
-double stage_transfer(const Plan& plan, const core::ParallelState& state, int stage, double bytes) {
-  const core::Cluster& c = plan.cluster;
-  const core::ModelSplit& s = state.split();
-  if (!state.boundary_crosses_nodes(stage))
-    return c.intra_node.latency + bytes / s.tensor / c.intra_node.bandwidth;
-  double node_bytes =
-      bytes * std::min<long long>(state.devices_per_node(), state.ranks_per_stage()) / s.tensor;
-  return c.nic.latency + node_bytes / (c.nic.bandwidth * c.nics_per_node);
-}
-
 }  // namespace
 
 ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelState& state,
@@ -80,9 +67,7 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   c.layer_tensor_forward = w.tensor_allreduces_forward * allreduce;
   c.layer_tensor_backward = w.tensor_allreduces_backward * allreduce;
   c.logit_forward = w.logit_forward_flops / peak;
-  for (int stage = 0; stage < s.pipeline; ++stage)
-    c.transfer.push_back(s.pipeline > 1 ? stage_transfer(plan, state, stage, w.activation_bytes)
-                                        : 0);
+  c.transfer = core::stage_transfers(plan, state, w.activation_bytes);
   c.data_bytes = w.gradient_bytes;
   c.data_exchange = data_time() * w.data_volume;
   return c;
@@ -108,15 +93,6 @@ PipeTiming time_plan_pipeline(const Plan& plan, const core::ParallelState& state
                        pipe_costs(state, c));
 }
 
-double pipeline_transfers(const core::ParallelState& state, const ModelParallelCosts& c) {
-  const core::ModelSplit& s = state.split();
-  if (s.pipeline < 2) return 0;
-  // The boundary after the last stage carries the interleaved schedule's wrap only.
-  double boundaries = 0;
-  for (int b = 0; b < s.pipeline - (s.chunks > 1 ? 0 : 1); ++b) boundaries += c.transfer[b];
-  return 2.0 * s.microbatches * s.chunks * boundaries / s.pipeline;
-}
-
 core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   auto wall0 = std::chrono::steady_clock::now();
   core::check_memory_fits(plan);
@@ -131,7 +107,7 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
   ph.compute = timing.busy[busiest] - ph.tensor;
   ph.bubble = timing.iteration - timing.busy[busiest];
-  ph.pipeline = pipeline_transfers(state, c);
+  ph.pipeline = core::pipeline_transfers(state, c.transfer);
   ph.data = c.data_exchange;
   ph.data_bytes = c.data_bytes;
   ph.step = timing.iteration + c.data_exchange;

@@ -48,10 +48,6 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
 PipeTiming time_plan_pipeline(const core::Plan& plan, const core::ParallelState& state,
                               const ModelParallelCosts& c);
 
-// Seconds of stage transfers in flight per iteration on a stage: every forward and backward
-// sends one, at the mean of the boundaries' transfer times.
-double pipeline_transfers(const core::ParallelState& state, const ModelParallelCosts& c);
-
 // Predicts a model-parallel plan. Throws core::InputError naming the stage and each memory term
 // when the plan does not fit the device's memory.
 core::RunResult predict_model_parallel(const core::Plan& plan, GroupTimes* cache = nullptr);

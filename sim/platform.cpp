@@ -39,10 +39,10 @@ double model_latency_factor() {
   return simgrid::config::get_value<double>("network/latency-factor");
 }
 
-NetworkFactors configured_size_factors() {
-  NetworkFactors f;
-  f.latency = parse_size_steps(simgrid::config::get_value<std::string>("smpi/lat-factor"));
-  f.bandwidth = parse_size_steps(simgrid::config::get_value<std::string>("smpi/bw-factor"));
+core::NetworkFactors configured_size_factors() {
+  core::NetworkFactors f;
+  f.latency = core::parse_size_steps(simgrid::config::get_value<std::string>("smpi/lat-factor"));
+  f.bandwidth = core::parse_size_steps(simgrid::config::get_value<std::string>("smpi/bw-factor"));
   f.cross_traffic = 1.05;
   f.by_size = true;
   return f;

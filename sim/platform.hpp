@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/network_factors.hpp"
 #include "core/topology.hpp"
-#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
@@ -37,6 +37,6 @@ double model_latency_factor();
 
 // The factors by message size that SimGrid's IB model applies (its smpi/lat-factor and
 // smpi/bw-factor settings), with LV08's cross-traffic.
-NetworkFactors configured_size_factors();
+core::NetworkFactors configured_size_factors();
 
 }  // namespace scaleout::sim

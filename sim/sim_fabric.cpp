@@ -366,7 +366,7 @@ double SimFabric::latency_factor(double bytes) const {
 double SimFabric::run_wire(int peer, double bytes, int count) const {
   if (!world_.sized || bytes <= 0) return bytes;
   double rails = stripes(peer);
-  const SizeSteps& bw = world_.sized->bandwidth;
+  const core::SizeSteps& bw = world_.sized->bandwidth;
   return bytes * bw.at(bytes / rails) / bw.at(bytes / count / rails);
 }
 

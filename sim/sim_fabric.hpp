@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "core/fabric.hpp"
+#include "core/network_factors.hpp"
 #include "core/plan.hpp"
 #include "core/receive_ahead.hpp"
 #include "core/topology.hpp"
 #include "sim/arrived_messages.hpp"
-#include "sim/network_factors.hpp"
 
 namespace scaleout::sim {
 
@@ -47,7 +47,7 @@ struct SimWorld {
   // The IB model's factors by message size (SimGrid's smpi tables); nullopt for other models.
   // Fast fidelity then sizes a run's one message and its added latencies so that the run costs
   // what its steps would, each at its own size's factors.
-  std::optional<NetworkFactors> sized;
+  std::optional<core::NetworkFactors> sized;
   // bytes[step][(from << 32) | to]: bytes sent, for link loads.
   std::vector<std::unordered_map<std::uint64_t, double>> pair_bytes;
   std::uint64_t messages = 0;

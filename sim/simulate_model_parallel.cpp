@@ -10,11 +10,11 @@
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_parallel_outcome.hpp"
+#include "core/model_parallel_work.hpp"
 #include "core/parallel_state.hpp"
 #include "core/rank_plan.hpp"
 #include "core/strategies/model_parallel_training.hpp"
 #include "core/trace.hpp"
-#include "sim/analytic_model_parallel.hpp"
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"
 #include "sim/sim_engine.hpp"
@@ -99,9 +99,10 @@ void set_up(MpRun& run, const Plan& plan, const core::ParallelState& state,
 core::ModelParallelPhases phases_of(const MpRun& run, const Plan& plan,
                                     const core::ParallelState& state, double step) {
   core::ModelParallelPhases ph = core::phases_from_records(run.records, step);
-  ModelParallelCosts costs = model_parallel_costs(plan, state);
-  ph.pipeline = pipeline_transfers(state, costs);
-  ph.data_bytes = costs.data_bytes;
+  core::ModelParallelWork w = core::model_parallel_work(plan, state.split());
+  ph.pipeline =
+      core::pipeline_transfers(state, core::stage_transfers(plan, state, w.activation_bytes));
+  ph.data_bytes = w.gradient_bytes;
   return ph;
 }
 

@@ -81,15 +81,13 @@ TEST(Layering, OnlyExecCudaIncludesCudaOrNccl) {
 }
 
 TEST(Layering, TheAnalyticModelIncludesCoreOnly) {
-  // Core and the analytic library's own files: analytic.cpp, its topic files (analytic_<topic>)
-  // and the network models' factors; never the simulator.
-  std::regex not_core(
-      R"(^(sim/(?!analytic(_\w+)?\.hpp|network_factors\.hpp)|exec/|cli/)|simgrid|xbt)");
+  // Core and the analytic library's own files: analytic.cpp and its topic files
+  // (analytic_<topic>); never the simulator.
+  std::regex not_core(R"(^(sim/(?!analytic(_\w+)?\.hpp)|exec/|cli/)|simgrid|xbt)");
   for (const char* file :
        {"analytic.cpp", "analytic.hpp", "analytic_fair_share.cpp", "analytic_fair_share.hpp",
         "analytic_node_fabric.cpp", "analytic_node_fabric.hpp", "analytic_ps.cpp",
-        "analytic_ps.hpp", "analytic_tree.cpp", "analytic_tree.hpp", "analytic_warnings.cpp",
-        "network_factors.cpp", "network_factors.hpp"})
+        "analytic_ps.hpp", "analytic_tree.cpp", "analytic_tree.hpp", "analytic_warnings.cpp"})
     EXPECT_EQ(includes_matching("sim", not_core, file), std::vector<std::string>{}) << file;
 }
 

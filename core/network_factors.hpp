@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace scaleout::sim {
+namespace scaleout::core {
 
 // Piecewise constant in the message size: the value of the largest threshold <= bytes.
 struct SizeSteps {
@@ -33,4 +33,4 @@ NetworkFactors network_factors(const std::string& model);
 extern const char* const kSmpiLatencyFactors;
 extern const char* const kSmpiBandwidthFactors;
 
-}  // namespace scaleout::sim
+}  // namespace scaleout::core

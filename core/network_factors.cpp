@@ -1,9 +1,9 @@
-#include "sim/network_factors.hpp"
+#include "core/network_factors.hpp"
 
 #include <cstdlib>
 #include <sstream>
 
-namespace scaleout::sim {
+namespace scaleout::core {
 
 const char* const kSmpiLatencyFactors =
     "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;1426:1.61075;732:1.9503;"
@@ -49,4 +49,4 @@ NetworkFactors network_factors(const std::string& model) {
   return f;
 }
 
-}  // namespace scaleout::sim
+}  // namespace scaleout::core
