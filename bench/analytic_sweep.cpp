@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/plan_loader.hpp"
-#include "sim/sweep.hpp"
+#include "explore/sweep.hpp"
 
 using namespace scaleout;
 

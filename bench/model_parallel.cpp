@@ -12,9 +12,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "analytic/analytic.hpp"
 #include "bench/measure_child.hpp"
 #include "core/plan_loader.hpp"
-#include "sim/analytic.hpp"
 
 using namespace scaleout;
 

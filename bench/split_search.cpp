@@ -4,7 +4,7 @@
 // all sizes).
 //
 //   build/bench/bench_split_search
-#include "sim/split_search.hpp"
+#include "explore/split_search.hpp"
 
 #include <cstdio>
 

@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
-#include "sim/sweep_merge.hpp"
+#include "explore/sweep_merge.hpp"
 
 namespace scaleout::cli {
 

@@ -12,7 +12,7 @@
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/units.hpp"
-#include "sim/planner.hpp"
+#include "explore/planner.hpp"
 
 namespace scaleout::cli {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/sim_progress_line.hpp"
-#include "sim/split_plan_confirm.hpp"
+#include "explore/split_plan_confirm.hpp"
 
 namespace scaleout::cli {
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "core/plan.hpp"
-#include "sim/split_plan.hpp"
-#include "sim/split_refine.hpp"
-#include "sim/split_search.hpp"
+#include "explore/split_plan.hpp"
+#include "explore/split_refine.hpp"
+#include "explore/split_search.hpp"
 
 namespace scaleout::cli {
 

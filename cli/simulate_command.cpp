@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "analytic/analytic.hpp"
+#include "analytic/pipeline_trace.hpp"
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "cli/report.hpp"
@@ -11,8 +13,6 @@
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
-#include "sim/analytic.hpp"
-#include "sim/pipeline_trace.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::cli {

@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "core/atomic_file.hpp"
-#include "sim/study.hpp"
+#include "explore/study.hpp"
 
 namespace scaleout::cli {
 

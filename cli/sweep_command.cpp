@@ -18,8 +18,8 @@
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/plan_variation.hpp"
-#include "sim/sweep.hpp"
-#include "sim/sweep_csv.hpp"
+#include "explore/sweep.hpp"
+#include "explore/sweep_csv.hpp"
 
 namespace scaleout::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/sweep.hpp"
+#include "explore/sweep.hpp"
 
 namespace scaleout::cli {
 

@@ -7,10 +7,10 @@
 #include <functional>
 #include <optional>
 
+#include "explore/planner.hpp"
+#include "explore/split_plan.hpp"
 #include "gui/curves.hpp"
 #include "gui/plan_fields.hpp"
-#include "sim/planner.hpp"
-#include "sim/split_plan.hpp"
 
 class QComboBox;
 class QLabel;
@@ -32,7 +32,7 @@ class AnswerPanel : public QWidget {
 
   QComboBox* target_kind() const { return kind_; }
   // Transformer plans: the best split at each worker count the curves show and the smallest
-  // cluster whose best split reaches the target (sim/split_plan.hpp), searched on request (a
+  // cluster whose best split reaches the target (explore/split_plan.hpp), searched on request (a
   // search takes up to seconds, too long for every keystroke). Returns what it says.
   QString search_splits();
   QPushButton* splits_button() const { return splits_button_; }

@@ -3,11 +3,11 @@
 
 #include <vector>
 
+#include "explore/split_plan.hpp"
+#include "explore/study.hpp"
 #include "gui/chart.hpp"
 #include "gui/curves.hpp"
 #include "gui/measured.hpp"
-#include "sim/split_plan.hpp"
-#include "sim/study.hpp"
 
 namespace scaleout::gui {
 

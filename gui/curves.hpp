@@ -1,8 +1,8 @@
-// The GUI's names for the scaling curves, which live in sim/curves.hpp (the crossover study uses
-// them too).
+// The GUI's names for the scaling curves, which live in explore/curves.hpp (the crossover study
+// uses them too).
 #pragma once
 
-#include "sim/curves.hpp"
+#include "explore/curves.hpp"
 
 namespace scaleout::gui {
 

@@ -7,11 +7,11 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
+#include "explore/study.hpp"
 #include "gui/bundled_data.hpp"
 #include "gui/main_window.hpp"
 #include "gui/render.hpp"
 #include "gui/sweep_csv.hpp"
-#include "sim/study.hpp"
 
 namespace {
 

@@ -2,10 +2,10 @@
 
 #include <fstream>
 
+#include "analytic/analytic.hpp"
 #include "core/compare.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
-#include "sim/analytic.hpp"
 
 namespace scaleout::gui {
 

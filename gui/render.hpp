@@ -5,8 +5,8 @@
 #include <QImage>
 #include <QString>
 
+#include "explore/study.hpp"
 #include "gui/curves.hpp"
-#include "sim/study.hpp"
 
 namespace scaleout::gui {
 

@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <exception>
 
+#include "analytic/pipeline_trace.hpp"
 #include "core/temp_files.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/point_timeline.hpp"
 #include "gui/svg_export.hpp"
 #include "gui/topology_view.hpp"
-#include "sim/pipeline_trace.hpp"
 
 namespace scaleout::gui {
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Checks that docs/plan-format.md names every YAML key the loaders read.
 #
-# The keys are the string literals passed to the YamlMap getters and child()/has() in core/, sim/
-# and exec/ (get_string("name"), child("device"), has("stragglers"), ...), the keys read through
-# the loaders' helpers (read_link(m, "nic"), read_kind(m, "better"), check_agrees(w, "parameters"),
-# resolve_part(m, "cluster"), node()["key"]), the strategy settings of the knob table in
-# core/strategy_settings.cpp (read through a variable) and the strategy kinds, which are also the
-# names of a strategy's sections. Each must appear in the doc as `key` (in backquotes).
+# The keys are the string literals passed to the YamlMap getters and child()/has() in core/, the
+# engines (sim/, analytic/, exec/) and explore/ (get_string("name"), child("device"),
+# has("stragglers"), ...), the keys read through the loaders' helpers (read_link(m, "nic"),
+# read_kind(m, "better"), check_agrees(w, "parameters"), resolve_part(m, "cluster"),
+# node()["key"]), the strategy settings of the knob table in core/strategy_settings.cpp (read
+# through a variable) and the strategy kinds, which are also the names of a strategy's sections.
+# Each must appear in the doc as `key` (in backquotes).
 # Exits 1 and prints each key missing from the doc; prints "N fields, all documented" otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ doc=docs/plan-format.md
 excluded=(
 )
 
-sources=$(find core sim exec \( -name '*.cpp' -o -name '*.hpp' \) -print | sort)
+sources=$(find core sim analytic exec explore \( -name '*.cpp' -o -name '*.hpp' \) -print | sort)
 
 keys() {
   # shellcheck disable=SC2086  # the source list is word-split on purpose (no spaces in names)

@@ -17,16 +17,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "analytic/analytic.hpp"
 #include "core/plan_loader.hpp"
 #include "core/plan_writer.hpp"
+#include "explore/planner.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/curves.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/refine_bar.hpp"
 #include "gui/sweep_csv.hpp"
-#include "sim/analytic.hpp"
-#include "sim/planner.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -17,8 +17,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "analytic/analytic.hpp"
 #include "core/plan_loader.hpp"
 #include "core/plan_writer.hpp"
+#include "explore/planner.hpp"
+#include "explore/study.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/curves.hpp"
@@ -27,9 +30,6 @@
 #include "gui/refine_bar.hpp"
 #include "gui/render.hpp"
 #include "gui/sweep_csv.hpp"
-#include "sim/analytic.hpp"
-#include "sim/planner.hpp"
-#include "sim/study.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"
 

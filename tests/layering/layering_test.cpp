@@ -1,7 +1,8 @@
-// The libraries' dependencies flow one way (DESIGN.md, "Layout"): core knows no engine, sim and
-// exec never include each other, the analytic model needs no SimGrid, and nothing below cli/ and
-// gui/ includes Qt. This binary links scaleout_analytic without SimGrid: if the model used the
-// simulator, it would not link.
+// The libraries' dependencies flow one way (DESIGN.md, "Layout"): core knows no engine; the
+// engines (sim/ on SimGrid, analytic/ in closed form, exec/ for real) use core and never each
+// other; the drivers (explore/) use the engines and nothing above them; the closed forms need no
+// SimGrid; nothing below cli/ and gui/ includes Qt. This binary links scaleout_analytic without
+// SimGrid: if the closed forms used the simulator, it would not link.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/analytic.hpp"
+#include "analytic/analytic.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout {
@@ -38,7 +39,8 @@ std::vector<std::string> includes_matching(const std::string& dir, const std::re
 
 TEST(Layering, CoreKnowsNoEngine) {
   EXPECT_EQ(
-      includes_matching("core", std::regex(R"(^(sim|exec|cli|gui)/|simgrid|gloo|cuda|nccl|^Q)")),
+      includes_matching(
+          "core", std::regex(R"(^(sim|analytic|explore|exec|cli|gui)/|simgrid|gloo|cuda|nccl|^Q)")),
       std::vector<std::string>{});
 }
 
@@ -59,10 +61,21 @@ TEST(Layering, CoreHoldsNoNcclScheduling) {
   EXPECT_EQ(found, std::vector<std::string>{});
 }
 
-TEST(Layering, SimAndExecNeverIncludeEachOther) {
-  EXPECT_EQ(includes_matching("sim", std::regex(R"(^(exec|cli|gui)/|gloo|cuda|nccl|^Q)")),
+// No engine includes another engine's files, the drivers' or the programs'.
+TEST(Layering, EnginesNeverIncludeEachOther) {
+  EXPECT_EQ(includes_matching("sim",
+                              std::regex(R"(^(analytic|explore|exec|cli|gui)/|gloo|cuda|nccl|^Q)")),
             std::vector<std::string>{});
-  EXPECT_EQ(includes_matching("exec", std::regex(R"(^(sim|cli|gui)/|simgrid|^Q)")),
+  EXPECT_EQ(includes_matching("exec", std::regex(R"(^(sim|analytic|explore|cli|gui)/|simgrid|^Q)")),
+            std::vector<std::string>{});
+  EXPECT_EQ(includes_matching("analytic",
+                              std::regex(R"(^(sim|explore|exec|cli|gui)/|gloo|cuda|nccl|^Q)")),
+            std::vector<std::string>{});
+}
+
+// The drivers run the engines; they never include the programs or the real runs.
+TEST(Layering, DriversIncludeNoProgram) {
+  EXPECT_EQ(includes_matching("explore", std::regex(R"(^(exec|cli|gui)/|gloo|cuda|nccl|^Q)")),
             std::vector<std::string>{});
 }
 
@@ -70,7 +83,7 @@ TEST(Layering, OnlyExecCudaIncludesCudaOrNccl) {
   // Everything else builds without nvcc and without the toolkit's headers.
   const std::regex device(R"(^(cuda_|cuda\.h|nccl\.h|exec/cuda/))");
   std::vector<std::string> found;
-  for (const char* dir : {"core", "sim", "cli"})
+  for (const char* dir : {"core", "sim", "analytic", "explore", "cli"})
     for (const auto& f : includes_matching(dir, device)) found.push_back(f);
   // exec/'s own files (names differ from those under exec/cuda/).
   for (const auto& entry : fs::directory_iterator(fs::path(SCALEOUT_SOURCE_DIR) / "exec"))
@@ -81,14 +94,10 @@ TEST(Layering, OnlyExecCudaIncludesCudaOrNccl) {
 }
 
 TEST(Layering, TheAnalyticModelIncludesCoreOnly) {
-  // Core and the analytic library's own files: analytic.cpp and its topic files
-  // (analytic_<topic>); never the simulator.
-  std::regex not_core(R"(^(sim/(?!analytic(_\w+)?\.hpp)|exec/|cli/)|simgrid|xbt)");
-  for (const char* file :
-       {"analytic.cpp", "analytic.hpp", "analytic_fair_share.cpp", "analytic_fair_share.hpp",
-        "analytic_node_fabric.cpp", "analytic_node_fabric.hpp", "analytic_ps.cpp",
-        "analytic_ps.hpp", "analytic_tree.cpp", "analytic_tree.hpp", "analytic_warnings.cpp"})
-    EXPECT_EQ(includes_matching("sim", not_core, file), std::vector<std::string>{}) << file;
+  // Core and the closed forms' own files; never the simulator.
+  EXPECT_EQ(
+      includes_matching("analytic", std::regex(R"(^(sim|explore|exec|cli|gui)/|simgrid|xbt)")),
+      std::vector<std::string>{});
 }
 
 TEST(Layering, TheAnalyticModelRunsWithoutTheSimulator) {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analytic/analytic.hpp"
 #include "core/plan_loader.hpp"
-#include "sim/analytic.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "analytic/analytic.hpp"
 #include "core/compression.hpp"
-#include "sim/analytic.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

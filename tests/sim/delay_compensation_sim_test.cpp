@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "sim/analytic.hpp"
+#include "analytic/analytic.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "analytic/analytic.hpp"
 #include "core/step_model.hpp"
-#include "sim/analytic.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

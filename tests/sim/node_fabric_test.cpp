@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
+#include "analytic/analytic.hpp"
 #include "core/topology.hpp"
-#include "sim/analytic.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

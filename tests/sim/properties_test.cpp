@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/analytic.hpp"
+#include "analytic/analytic.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "sim/analytic.hpp"
+#include "analytic/analytic.hpp"
 #include "sim/simulator.hpp"
 #include "sim/work_estimate.hpp"
 #include "tests/core/plan_text.hpp"

@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "analytic/analytic.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
-#include "sim/analytic.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::sim {

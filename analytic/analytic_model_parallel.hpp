@@ -1,0 +1,55 @@
+// The analytic engine for model-parallel plans: the pipeline schedule timed in closed form
+// (analytic/pipeline_timing.hpp) with each chunk's compute and its tensor group's all-reduces, the
+// transfers between stages, then the data group's gradient exchange with the plan's strategy
+// (after the pipeline has drained, as Megatron-LM does by default; ZeRO-3's parameter gathers
+// add half as much again).
+#pragma once
+
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "analytic/pipeline_timing.hpp"
+#include "core/parallel_state.hpp"
+#include "core/plan.hpp"
+#include "core/result.hpp"
+
+namespace scaleout::sim {
+
+// The costs the closed form uses, each in seconds, for one micro-batch.
+struct ModelParallelCosts {
+  double layer_forward_compute = 0;   // one layer's forward on one device
+  double layer_backward_compute = 0;  // its backward (with any recomputation)
+  double layer_tensor_forward = 0;    // the layer's tensor-group collectives in its forward
+  double layer_tensor_backward = 0;   // and in its backward (with a recomputed forward's)
+  double logit_forward = 0;           // the output layer, last stage
+  std::vector<double> transfer;       // activations (or their gradient) across each boundary
+  double data_exchange = 0;           // the data group's gradient exchange, once per iteration
+  double data_bytes = 0;              // the gradient bytes one device exchanges in it
+};
+
+// The groups' collective times by size, for many predictions of one cluster and strategy (a
+// search over splits): each is computed once.
+struct GroupTimes {
+  std::map<std::pair<int, double>, double> tensor;      // (tensor, bytes)
+  std::map<std::tuple<int, int, double>, double> data;  // (data, tensor, bytes)
+};
+
+// REQUIRES: a validated plan with `parallelism:`; `state` is ParallelState::of(plan) (each
+// function below takes the same one). `cache`: may be null.
+ModelParallelCosts model_parallel_costs(const core::Plan& plan, const core::ParallelState& state,
+                                        GroupTimes* cache = nullptr);
+
+// The pipeline's costs by stage and chunk from those of one layer.
+PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts& c);
+
+// The plan's pipeline schedule timed with those costs: each stage's ops with their start and end.
+PipeTiming time_plan_pipeline(const core::Plan& plan, const core::ParallelState& state,
+                              const ModelParallelCosts& c);
+
+// Predicts a model-parallel plan. Throws core::InputError naming the stage and each memory term
+// when the plan does not fit the device's memory.
+core::RunResult predict_model_parallel(const core::Plan& plan, GroupTimes* cache = nullptr);
+
+}  // namespace scaleout::sim

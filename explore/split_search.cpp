@@ -1,0 +1,154 @@
+#include "explore/split_search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "analytic/analytic_model_parallel.hpp"
+#include "core/input_error.hpp"
+#include "core/model_memory.hpp"
+#include "core/plan_loader.hpp"
+#include "core/transformer_products.hpp"
+
+namespace scaleout::sim {
+
+namespace {
+
+std::vector<int> divisors(int n, int at_most) {
+  std::vector<int> out;
+  for (int d = 1; d <= std::min(n, at_most); ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+// Tensor degrees: divisors of the heads (and key-value heads) that fit a node, or span whole
+// nodes when asked.
+std::vector<int> tensor_degrees(const core::Plan& plan, const SplitSearchOptions& o) {
+  return core::tensor_degrees(*plan.workload.transformer, plan.cluster.devices_per_node,
+                              o.tensor_across_nodes);
+}
+
+struct Search {
+  const core::Plan& base;
+  SplitSearchOptions options;
+  SplitSearch out;
+  GroupTimes cache;
+
+  void consider(const core::Parallelism& p) {
+    core::Plan plan = base;
+    plan.parallelism = p;
+    try {
+      core::validate_plan(plan);
+    } catch (const core::InputError&) {
+      ++out.dropped["not a valid split (schedule or batch)"];
+      return;
+    }
+    if (!core::does_not_fit(plan).empty()) {
+      ++out.dropped["does not fit in the device's memory"];
+      return;
+    }
+    ++out.evaluated;
+    core::RunResult r = predict_model_parallel(plan, &cache);
+    // Faster first; of equal steps, the one needing less memory.
+    auto slower = [](const SplitCandidate& a, const SplitCandidate& b) {
+      double x = a.result.step_time_s, y = b.result.step_time_s;
+      if (std::abs(x - y) > 1e-9 * std::max(x, y)) return x < y;
+      return a.result.model_parallel->memory.total < b.result.model_parallel->memory.total;
+    };
+    SplitCandidate c{plan, std::move(r), ""};
+    if (static_cast<int>(out.best.size()) < options.top || slower(c, out.best.back())) {
+      out.best.insert(std::upper_bound(out.best.begin(), out.best.end(), c, slower), c);
+      if (static_cast<int>(out.best.size()) > options.top) out.best.pop_back();
+    }
+  }
+
+  // Schedules, recomputation, ZeRO and sequence parallelism for one (t, p, micro-batch).
+  void knobs(core::Parallelism p, int data, int microbatches) {
+    const core::TransformerShape& t = *base.workload.transformer;
+    std::vector<std::pair<core::PipelineScheduleKind, int>> schedules = {
+        {core::PipelineScheduleKind::kOneFOneB, 1}};
+    if (p.pipeline > 1 && microbatches % p.pipeline == 0)
+      for (int v : divisors(t.layers / p.pipeline, t.layers))
+        if (v > 1) schedules.push_back({core::PipelineScheduleKind::kInterleaved, v});
+    bool ps = base.strategy.kind == core::StrategyKind::kPs;
+    for (auto [kind, v] : schedules)
+      for (auto recompute :
+           {core::Recompute::kNone, core::Recompute::kSelective, core::Recompute::kFull})
+        for (int zero = 0; zero <= (data > 1 ? (ps ? 2 : 3) : 0); ++zero)
+          for (bool sp : {false, true}) {
+            if (sp && p.tensor == 1) continue;
+            p.schedule = kind, p.virtual_stages = v, p.recompute = recompute, p.zero = zero;
+            p.sequence_parallel = sp;
+            consider(p);
+          }
+  }
+
+  void run() {
+    const core::TransformerShape& t = *base.workload.transformer;
+    int workers = base.training.workers;
+    long global = base.training.global_batch > 0
+                      ? base.training.global_batch
+                      : static_cast<long>(base.training.batch_per_worker) * workers;
+    for (int tensor : tensor_degrees(base, options))
+      for (int pipeline : divisors(t.layers, t.layers)) {
+        if (workers % (static_cast<long>(tensor) * pipeline) != 0) continue;
+        int data = workers / (tensor * pipeline);
+        if (global % data != 0) continue;
+        long replica_batch = global / data;
+        for (long mb = 1; mb <= replica_batch; mb *= 2) {
+          if (replica_batch % mb != 0) continue;
+          core::Parallelism p;
+          p.tensor = tensor, p.pipeline = pipeline, p.microbatch = static_cast<int>(mb);
+          knobs(p, data, static_cast<int>(replica_batch / mb));
+        }
+      }
+  }
+};
+
+}  // namespace
+
+SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& options) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (!plan.workload.transformer)
+    throw core::InputError(plan.workload.file, 0, "transformer",
+                           "the search splits a transformer: give the workload's dimensions "
+                           "(`transformer:` with layers, hidden, heads, sequence, vocabulary)");
+  core::Plan base = plan;
+  if (base.training.global_batch <= 0) {
+    int replicas = plan.parallelism ? plan.training.workers /
+                                          (plan.parallelism->tensor * plan.parallelism->pipeline)
+                                    : plan.training.workers;
+    base.training.global_batch = plan.training.batch_per_worker * replicas;
+  }
+  Search search{base, options, {}, {}};
+  search.run();
+  for (auto& c : search.out.best) c.bottleneck = bottleneck_of(c.plan, c.result);
+  search.out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return search.out;
+}
+
+std::string bottleneck_of(const core::Plan& plan, const core::RunResult& r) {
+  const core::ModelParallelOutcome& m = *r.model_parallel;
+  auto share = [&r](double s) { return static_cast<int>(100 * s / r.step_time_s + 0.5); };
+  char buf[128];
+  double largest = std::max({m.bubble_s, m.tensor_comm_s, m.data_comm_s});
+  if (largest < 0.05 * r.step_time_s) {
+    std::snprintf(buf, sizeof buf, "compute: %d%% of the step", share(r.phases.compute_s));
+  } else if (largest == m.bubble_s) {
+    std::snprintf(buf, sizeof buf, "pipeline bubble %d%% of the step", share(m.bubble_s));
+  } else if (largest == m.tensor_comm_s) {
+    bool across = m.tensor > plan.cluster.devices_per_node;
+    std::snprintf(buf, sizeof buf, "tensor all-reduces %d%% of the step%s", share(m.tensor_comm_s),
+                  across ? ", crossing nodes" : "");
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  m.zero >= 3 ? "ZeRO-3 gathers and data-parallel exchange "
+                                "exposed, %d%% of the step"
+                              : "data-parallel exchange exposed, %d%% of the step",
+                  share(m.data_comm_s));
+  }
+  return buf;
+}
+
+}  // namespace scaleout::sim

@@ -1,0 +1,241 @@
+// A study's report: markdown for people, JSON for scripts.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "explore/study.hpp"
+
+namespace scaleout::sim {
+
+namespace {
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string metric_value_text(StudyMetric m, double v) {
+  switch (m) {
+    case StudyMetric::kScalingEfficiency:
+      return format("%.1f %%", 100 * v);
+    case StudyMetric::kSpeedup:
+      return format("%.2fx", v);
+    case StudyMetric::kEpochTime:
+      return format("%.0f s", v);
+    case StudyMetric::kThroughput:
+      return format("%.0f samples/s", v);
+    case StudyMetric::kMegatronTflops:
+      return format("%.0f TFLOP/s", v);
+  }
+  return "";
+}
+
+std::string error_text(StudyMetric m, double e) {
+  return m == StudyMetric::kScalingEfficiency ? format("%+.1f points", e) : format("%+.1f %%", e);
+}
+
+std::string tolerance_text(StudyMetric m, double t) {
+  return m == StudyMetric::kScalingEfficiency ? format("%g points", t) : format("%g %%", t);
+}
+
+std::string size_text(const StudyCase& c) {
+  std::string s = std::to_string(c.workers);
+  if (!c.baseline_plan_path.empty())
+    s += " (vs " + std::filesystem::path(c.baseline_plan_path).filename().string() +
+         (c.baseline_workers != c.workers ? " at " + std::to_string(c.baseline_workers) : "") + ")";
+  else if (c.baseline_workers > 0)
+    s += " (vs " + std::to_string(c.baseline_workers) + ")";
+  return s;
+}
+
+void table(std::ostringstream& md, const StudyOutcome& o) {
+  md << "| case | workers | strategy | metric | published | predicted | error | tolerance | "
+        "within |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : o.cases) {
+    const StudyCase& s = c.study_case;
+    md << "| " << s.name << " | " << size_text(s) << " | " << c.result.strategy << " | "
+       << metric_name(s.metric) << " | " << metric_value_text(s.metric, s.published) << " | "
+       << metric_value_text(s.metric, c.predicted) << " | " << error_text(s.metric, c.error)
+       << " | " << (s.held ? tolerance_text(s.metric, s.tolerance) : std::string("not held"))
+       << " | "
+       << (!s.held    ? "known gap"
+           : c.within ? "yes"
+                      : "**no**")
+       << " |\n";
+  }
+}
+
+// Step time and its parts, so a reader sees why a number is what it is.
+void details(std::ostringstream& md, const StudyOutcome& o) {
+  md << "\n## The runs behind each number\n\n"
+        "| case | workers | step time | compute | exposed communication | throughput |\n"
+        "|---|---|---|---|---|---|\n";
+  auto row = [&md](const std::string& name, const core::RunResult& r) {
+    md << "| " << name << " | " << r.workers << " | " << format("%.2f ms", r.step_time_s * 1e3)
+       << " | " << format("%.2f ms", r.phases.compute_s * 1e3) << " | "
+       << format("%.2f ms", r.phases.exposed_comm_s * 1e3) << " | "
+       << format("%.0f samples/s", r.throughput_samples_per_s) << " |\n";
+  };
+  for (const auto& c : o.cases) {
+    row(c.study_case.name, c.result);
+    if (c.baseline) row(c.study_case.name + " (baseline)", *c.baseline);
+  }
+}
+
+double median_abs_error(const StudyOutcome& o, bool efficiency) {
+  std::vector<double> e;
+  for (const auto& c : o.cases)
+    if ((c.study_case.metric == StudyMetric::kScalingEfficiency) == efficiency)
+      e.push_back(std::fabs(c.error));
+  if (e.empty()) return -1;
+  std::sort(e.begin(), e.end());
+  return e.size() % 2 ? e[e.size() / 2] : (e[e.size() / 2 - 1] + e[e.size() / 2]) / 2;
+}
+
+void summary(std::ostringstream& md, const StudyOutcome& o) {
+  long outside = std::count_if(o.cases.begin(), o.cases.end(), [](auto& c) { return !c.within; });
+  long gaps =
+      std::count_if(o.cases.begin(), o.cases.end(), [](auto& c) { return !c.study_case.held; });
+  long held = static_cast<long>(o.cases.size()) - gaps;
+  md << "\n";
+  if (held == 0)
+    md << "No published number here is held to a tolerance.";
+  else if (outside == 0)
+    md << "All " << held << " published numbers held to a tolerance are within it.";
+  else
+    md << "**" << outside << " of " << held
+       << " published numbers held to a tolerance are outside it.**";
+  if (gaps > 0) md << " " << gaps << " more are known gaps (see the notes).";
+  double eff = median_abs_error(o, true), rel = median_abs_error(o, false);
+  if (eff >= 0) md << " Median error on scaling efficiency: " << format("%.1f points.", eff);
+  if (rel >= 0) md << " Median error on the other numbers: " << format("%.1f %%.", rel);
+  md << "\n";
+}
+
+void efficiency_table(std::ostringstream& md, const Curves& curves) {
+  md << "| workers |";
+  for (const auto& c : curves.curves) md << " " << c.strategy << " |";
+  md << "\n|---|";
+  for (std::size_t i = 0; i < curves.curves.size(); ++i) md << "---|";
+  md << "\n";
+  for (int n : curves.workers) {
+    md << "| " << n << " |";
+    for (const auto& c : curves.curves) {
+      const core::RunResult* r = find_point(curves, c.strategy, n);
+      md << " " << (r ? format("%.1f %%", 100 * r->scaling_efficiency) : std::string("-")) << " |";
+    }
+    md << "\n";
+  }
+}
+
+void crossover_section(std::ostringstream& md, const CrossoverOutcome& x) {
+  md << "\n## Crossovers: " << x.sweep.name << "\n\nPlan `" << x.sweep.plan_path
+     << "`, scaling efficiency (analytic engine):\n\n";
+  efficiency_table(md, x.curves);
+  md << "\n";
+  if (x.crossings.empty()) md << "No two strategies change order over these sizes.\n";
+  for (const auto& c : x.crossings)
+    md << "- **" << c.crossing.first << " -> " << c.crossing.second << "** near "
+       << format("%.0f", c.crossing.workers) << " workers ("
+       << format("%.1f %%", 100 * c.crossing.efficiency) << "): " << c.reason << "\n";
+  if (!x.claims.empty()) md << "\nPublished claims:\n\n";
+  for (const auto& c : x.claims) {
+    md << "- " << core::strategy_name(c.claim.better) << " scales better than "
+       << core::strategy_name(c.claim.than) << " from " << c.claim.from << " workers";
+    if (c.claim.until > 0) md << " to " << c.claim.until;
+    md << " (" << c.claim.source << "): " << (c.holds ? "holds, " : "**does not hold**, ")
+       << c.detail << "\n";
+  }
+}
+
+}  // namespace
+
+std::string study_markdown(const StudyOutcome& o) {
+  std::ostringstream md;
+  md << "# " << o.study.title << "\n\n"
+     << "Source: " << o.study.source << "\n\n"
+     << "Predicted by scaleout's " << engine_name(o.engine) << " engine: `scaleout study "
+     << o.study.file << "`.\n";
+  if (!o.study.assumptions.empty()) md << "\n## Assumptions\n\n" << o.study.assumptions << "\n";
+  if (!o.cases.empty()) {
+    md << "\n## Predicted against published\n\n";
+    table(md, o);
+    summary(md, o);
+    if (!o.study.chart.empty())
+      md << "\n![Each case's prediction over the published number (1 is exact)](" << o.study.chart
+         << ")\n";
+  }
+  if (o.cases.empty() && !o.crossovers.empty() && !o.study.chart.empty())
+    md << "\n![Each sweep's scaling efficiency by strategy, its crossovers numbered]("
+       << o.study.chart << ")\n";
+  for (const auto& x : o.crossovers) crossover_section(md, x);
+  bool notes = std::any_of(o.cases.begin(), o.cases.end(),
+                           [](const auto& c) { return !c.study_case.note.empty(); });
+  if (notes) {
+    md << "\n## Notes\n\n";
+    for (const auto& c : o.cases)
+      if (!c.study_case.note.empty())
+        md << "- **" << c.study_case.name << "**: " << c.study_case.note << "\n";
+  }
+  if (!o.cases.empty()) details(md, o);
+  std::vector<std::string> warnings;
+  for (const auto& c : o.cases)
+    for (const auto& w : c.warnings)
+      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+  if (!warnings.empty()) {
+    md << "\n## Warnings from the engine\n\n";
+    for (const auto& w : warnings) md << "- " << w << "\n";
+  }
+  return md.str();
+}
+
+std::string study_json(const StudyOutcome& o) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : o.cases) {
+    const StudyCase& s = c.study_case;
+    nlohmann::json j = {{"name", s.name},
+                        {"workers", s.workers},
+                        {"strategy", c.result.strategy},
+                        {"metric", metric_name(s.metric)},
+                        {"published", s.published},
+                        {"predicted", c.predicted},
+                        {"error", c.error},
+                        {"tolerance", s.tolerance},
+                        {"within", c.within},
+                        {"held", s.held},
+                        {"step_time_s", c.result.step_time_s},
+                        {"warnings", c.warnings}};
+    if (s.baseline_workers > 0) j["baseline_workers"] = s.baseline_workers;
+    if (!s.baseline_plan_path.empty())
+      j["baseline_plan"] = std::filesystem::path(s.baseline_plan_path).filename().string();
+    cases.push_back(j);
+  }
+  nlohmann::json crossovers = nlohmann::json::array();
+  for (const auto& x : o.crossovers) {
+    nlohmann::json j = {{"name", x.sweep.name},
+                        {"crossings", nlohmann::json::array()},
+                        {"claims", nlohmann::json::array()}};
+    for (const auto& c : x.crossings)
+      j["crossings"].push_back({{"first", c.crossing.first},
+                                {"second", c.crossing.second},
+                                {"workers", c.crossing.workers},
+                                {"efficiency", c.crossing.efficiency},
+                                {"reason", c.reason}});
+    for (const auto& c : x.claims)
+      j["claims"].push_back({{"better", core::strategy_name(c.claim.better)},
+                             {"than", core::strategy_name(c.claim.than)},
+                             {"holds", c.holds},
+                             {"detail", c.detail}});
+    crossovers.push_back(j);
+  }
+  nlohmann::json out = {
+      {"study", o.study.name},        {"source", o.study.source}, {"engine", engine_name(o.engine)},
+      {"all_within", o.all_within()}, {"cases", cases},           {"crossovers", crossovers}};
+  return out.dump(2);
+}
+
+}  // namespace scaleout::sim

@@ -1,0 +1,89 @@
+// The smallest cluster for a target with its best split: held to searching every whole-node count.
+#include "explore/split_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "analytic/analytic.hpp"
+#include "core/input_error.hpp"
+#include "tests/core/plan_text.hpp"
+
+namespace scaleout::sim {
+namespace {
+
+// 192 sequences a step: data degrees with a factor 3 divide it, so counts between the doublings
+// (24, 48, 96, ... workers) have splits too.
+core::Plan small_plan() {
+  core::Plan plan = testing::small_transformer_plan("split-plan", "16GB");
+  plan.training.global_batch = 192;
+  return plan;
+}
+
+// The best split's sequences/s at `workers`, searched directly (0: no split there).
+double best_at(const core::Plan& plan, int workers) {
+  core::Plan at = plan;
+  at.training.workers = workers;
+  at.parallelism.reset();
+  SplitSearchOptions one;
+  one.top = 1;
+  SplitSearch s = search_splits(at, one);
+  return s.best.empty() ? 0 : s.best.front().result.throughput_samples_per_s;
+}
+
+TEST(SplitPlan, TheAnswerIsTheSmallestWholeNodeCountThatReachesTheTarget) {
+  core::Plan plan = small_plan();  // 8 devices a node
+  std::map<int, double> best;
+  for (int n = 8; n <= 256; n += 8) best[n] = best_at(plan, n);
+  // A target first reached between two doublings: the best of the first count that is not a
+  // doubling and beats every smaller count.
+  double target = 0, faster_than = 0;
+  for (auto [n, t] : best) {
+    bool doubling = (n & (n - 1)) == 0;
+    if (!doubling && t > faster_than) {
+      target = t;
+      break;
+    }
+    faster_than = std::max(faster_than, t);
+  }
+  ASSERT_GT(target, 0);
+  int smallest = 0;
+  for (auto [n, t] : best)
+    if (t >= target) {
+      smallest = n;
+      break;
+    }
+  SplitPlanRequest request;
+  request.sequences_per_s = target;
+  request.max_workers = 256;
+  request.price_per_device_hour = 2.0;
+  SplitPlanAnswer a = smallest_split_cluster(plan, request);
+  ASSERT_TRUE(a.reachable) << a.message;
+  EXPECT_EQ(a.workers, smallest) << a.message;
+  EXPECT_NE(smallest & (smallest - 1), 0) << "not a doubling";
+  ASSERT_FALSE(a.search.best.empty());
+  const SplitCandidate& c = a.search.best.front();
+  EXPECT_EQ(c.plan.training.workers, smallest);
+  EXPECT_GE(c.result.throughput_samples_per_s, target);
+  // The closed form, run on that split directly, gives the same step.
+  EXPECT_DOUBLE_EQ(predict_analytic(c.plan).step_time_s, c.result.step_time_s);
+  EXPECT_DOUBLE_EQ(*a.cost_per_hour, 2.0 * smallest);
+  EXPECT_EQ(a.message.rfind("reachable: " + std::to_string(smallest) + " workers", 0), 0u)
+      << a.message;
+}
+
+TEST(SplitPlan, AnUnreachableTargetSaysHowFarItTried) {
+  SplitPlanRequest request;
+  request.sequences_per_s = 1e12;
+  request.max_workers = 100;  // doublings to 64, then 12 whole nodes
+  SplitPlanAnswer a = smallest_split_cluster(small_plan(), request);
+  EXPECT_FALSE(a.reachable);
+  EXPECT_EQ(a.tried, (std::vector<int>{8, 16, 32, 64, 96}));
+  EXPECT_EQ(a.message.rfind("not reachable with at most 96 workers (tried 8..96)", 0), 0u)
+      << a.message;
+  request.sequences_per_s = 0;
+  EXPECT_THROW(smallest_split_cluster(small_plan(), request), core::InputError);
+}
+
+}  // namespace
+}  // namespace scaleout::sim

@@ -1,0 +1,197 @@
+// Studies: the metrics they compare, the files they are written in, and the verdicts they give.
+#include "explore/study.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analytic/analytic.hpp"
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+core::RunResult run_at(int workers, double throughput) {
+  core::RunResult r;
+  r.workers = workers;
+  r.throughput_samples_per_s = throughput;
+  r.scaling_efficiency = 0.5;
+  return r;
+}
+
+TEST(StudyMetrics, EfficiencyAgainstABaselineIsPerWorkerThroughputOverTheBaselines) {
+  StudyCase c;
+  c.metric = StudyMetric::kScalingEfficiency;
+  c.baseline_workers = 8;
+  // 1,000 samples/s on 8 workers is 125 each; 28,000 on 256 is 109.375 each: 87.5%.
+  EXPECT_DOUBLE_EQ(metric_value(c, run_at(256, 28000), run_at(8, 1000)), 0.875);
+  // Without a baseline: the result's own efficiency (against one worker).
+  EXPECT_DOUBLE_EQ(metric_value(c, run_at(256, 28000), std::nullopt), 0.5);
+}
+
+TEST(StudyMetrics, SpeedupEpochTimeAndThroughput) {
+  StudyCase c;
+  c.metric = StudyMetric::kSpeedup;
+  EXPECT_DOUBLE_EQ(metric_value(c, run_at(4, 3000), run_at(1, 800)), 3.75);
+  c.metric = StudyMetric::kEpochTime;
+  c.samples_per_epoch = 50000;
+  c.epochs = 5;
+  EXPECT_DOUBLE_EQ(metric_value(c, run_at(2, 500), std::nullopt), 500.0);  // 250,000 samples
+  c.metric = StudyMetric::kThroughput;
+  EXPECT_DOUBLE_EQ(metric_value(c, run_at(2, 500), std::nullopt), 500.0);
+}
+
+class StudyFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("scaleout-study-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    write("plan.yaml", "cluster: " + testing::source_path("topologies/v100-ib-switch.yaml") +
+                           "\nworkload: " + testing::source_path("models/resnet50.yaml") +
+                           "\nstrategy: { kind: ring }\n"
+                           "training: { workers: 16, batch_per_worker: 64 }\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+
+  // A study of one case; `extra` lines go into the case.
+  std::string one_case(const std::string& extra, const std::string& head = "tolerance: 3\n") {
+    return write("study.yaml", "study: t\ntitle: T\nsource: S\n" + head +
+                                   "cases:\n  - name: c\n    plan: plan.yaml\n    workers: 64\n" +
+                                   extra);
+  }
+
+  std::string error_of(const std::string& path) {
+    try {
+      load_study(path);
+    } catch (const core::InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(StudyFiles, AStudyAtItsOwnBaselineIsExactlyOneAndAFarNumberIsOutside) {
+  // 64 workers against a baseline of 64: efficiency 1 whatever the engine predicts.
+  std::string path =
+      one_case("    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.99\n");
+  StudyOutcome o = run_study(load_study(path));
+  ASSERT_EQ(o.cases.size(), 1u);
+  EXPECT_DOUBLE_EQ(o.cases[0].predicted, 1.0);
+  EXPECT_NEAR(o.cases[0].error, 1.0, 1e-9);  // points
+  EXPECT_TRUE(o.all_within());
+  path =
+      one_case("    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.90\n");
+  o = run_study(load_study(path));
+  EXPECT_NEAR(o.cases[0].error, 10.0, 1e-9);
+  EXPECT_FALSE(o.all_within());
+  EXPECT_NE(study_markdown(o).find("**1 of 1 published numbers held to a tolerance are outside"),
+            std::string::npos);
+  // The same number as a known gap: reported with its error, not held.
+  path = one_case(
+      "    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.90\n"
+      "    held: false\n    note: why\n");
+  o = run_study(load_study(path));
+  EXPECT_NEAR(o.cases[0].error, 10.0, 1e-9);
+  EXPECT_TRUE(o.all_within());
+  EXPECT_NE(study_markdown(o).find("known gap"), std::string::npos);
+}
+
+// A speedup against another plan at the same size (compression against none, say): the case's
+// throughput over the other plan's, each plan loaded at the case's workers.
+TEST_F(StudyFiles, ASpeedupIsMeasuredAgainstTheBaselinePlan) {
+  std::string other =
+      write("ps.yaml", "cluster: " + testing::source_path("topologies/v100-ib-switch.yaml") +
+                           "\nworkload: " + testing::source_path("models/resnet50.yaml") +
+                           "\nstrategy: { kind: ps, ps: { servers: 2 } }\n"
+                           "training: { workers: 16, batch_per_worker: 64 }\n");
+  StudyOutcome o = run_study(
+      load_study(one_case("    metric: speedup\n    baseline_plan: ps.yaml\n    published: 2\n")));
+  core::PlanOverrides at64;
+  at64.workers = 64;
+  double ring = predict_analytic(core::load_plan((dir_ / "plan.yaml").string(), at64))
+                    .throughput_samples_per_s;
+  double ps = predict_analytic(core::load_plan(other, at64)).throughput_samples_per_s;
+  ASSERT_EQ(o.cases.size(), 1u);
+  EXPECT_NE(ring, ps);
+  EXPECT_DOUBLE_EQ(o.cases[0].predicted, ring / ps);
+  EXPECT_EQ(o.cases[0].baseline->workers, 64);
+  EXPECT_NE(study_markdown(o).find("64 (vs ps.yaml)"), std::string::npos) << study_markdown(o);
+  std::string stray = one_case(
+      "    metric: throughput_samples_per_s\n    baseline_plan: ps.yaml\n    published: 1\n");
+  EXPECT_NE(error_of(stray).find("cases[0].baseline_plan"), std::string::npos) << error_of(stray);
+}
+
+TEST_F(StudyFiles, MalformedStudiesAreRefusedWithFileLineAndField) {
+  std::string no_tolerance =
+      one_case("    metric: throughput_samples_per_s\n    published: 1\n", "");
+  EXPECT_NE(error_of(no_tolerance).find("tolerance"), std::string::npos);
+  std::string bad_metric = one_case("    metric: speed\n    published: 1\n");
+  EXPECT_NE(error_of(bad_metric).find("study.yaml:9"), std::string::npos) << error_of(bad_metric);
+  EXPECT_NE(error_of(bad_metric).find("cases[0].metric"), std::string::npos);
+  std::string stray_baseline =
+      one_case("    metric: throughput_samples_per_s\n    baseline_workers: 8\n    published: 1\n");
+  EXPECT_NE(error_of(stray_baseline).find("baseline_workers"), std::string::npos);
+  std::string silent_gap =
+      one_case("    metric: throughput_samples_per_s\n    published: 1\n    held: false\n");
+  EXPECT_NE(error_of(silent_gap).find("needs a note"), std::string::npos) << error_of(silent_gap);
+  std::string no_epoch = one_case("    metric: epoch_time_s\n    published: 30\n");
+  EXPECT_NE(error_of(no_epoch).find("samples_per_epoch"), std::string::npos);
+  std::string bad_plan =
+      one_case("    metric: speedup\n    baseline_workers: 8\n    published: 2\n");
+  write("plan.yaml", "cluster: nowhere.yaml\n");
+  EXPECT_NE(error_of(bad_plan).find("nowhere.yaml"), std::string::npos) << error_of(bad_plan);
+}
+
+TEST_F(StudyFiles, CrossoverClaimsAreCheckedAtEverySizeInTheirRange) {
+  std::string sweep =
+      "crossovers:\n  - name: x\n    plan: plan.yaml\n    workers: \"8:256:x2\"\n"
+      "    strategies: [ps, ring]\n    claims:\n";
+  std::string holds = write("holds.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
+                                              "      - { better: ring, than: ps, from: 16, "
+                                              "source: s }\n");
+  StudyOutcome o = run_study(load_study(holds));
+  ASSERT_EQ(o.crossovers.size(), 1u);
+  ASSERT_EQ(o.crossovers[0].claims.size(), 1u);
+  EXPECT_TRUE(o.crossovers[0].claims[0].holds) << o.crossovers[0].claims[0].detail;
+  EXPECT_TRUE(o.all_within());
+  std::string fails = write("fails.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
+                                              "      - { better: ps, than: ring, source: s }\n");
+  o = run_study(load_study(fails));
+  EXPECT_FALSE(o.crossovers[0].claims[0].holds);
+  EXPECT_NE(o.crossovers[0].claims[0].detail.find("fails at 8 workers"), std::string::npos)
+      << o.crossovers[0].claims[0].detail;
+  EXPECT_FALSE(o.all_within());
+  std::string foreign =
+      write("foreign.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
+                                "      - { better: tree, than: ps, source: s }\n");
+  EXPECT_NE(error_of(foreign).find("not among the sweep's strategies"), std::string::npos);
+  // A crossover study's chart is embedded above its sweeps; without `chart:` there is none.
+  std::string charted =
+      write("charted.yaml", "study: t\ntitle: T\nsource: S\nchart: x.png\n" + sweep +
+                                "      - { better: ring, than: ps, "
+                                "source: s }\n");
+  std::string md = study_markdown(run_study(load_study(charted)));
+  EXPECT_NE(md.find("scaling efficiency by strategy, its crossovers numbered](x.png)"),
+            std::string::npos)
+      << md;
+  EXPECT_LT(md.find("(x.png)"), md.find("## Crossovers: x"));
+  EXPECT_EQ(study_markdown(run_study(load_study(holds))).find(".png"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace scaleout::sim
