@@ -157,7 +157,9 @@ Action add_plan_command(CLI::App& app) {
       // The splits refined are listed too.
       auto& top = args->search_args.search.top;
       top = std::max(top, args->search_args.refine);
-      return plan_search(core::load_plan(args->plan), args->search_args);
+      core::PlanOverrides searched;  // the search replaces the written split
+      searched.split_searched = true;
+      return plan_search(core::load_plan(args->plan, searched), args->search_args);
     }
     sim::PlanRequest request = make_request(*args);
     core::Plan plan = core::load_plan(args->plan);

@@ -99,8 +99,30 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   return p;
 }
 
-void apply_global_batch(Plan& plan) {
+namespace {
+
+// Whether the written split divides the workers and, when given, the global batch.
+bool written_split_fits(const Plan& plan) {
+  const Parallelism& p = *plan.parallelism;
+  long long replica = static_cast<long long>(p.tensor) * p.pipeline;
+  if (plan.training.workers % replica != 0) return false;
+  long long data = plan.training.workers / replica;
+  return plan.training.global_batch <= 0 || plan.training.global_batch % (data * p.microbatch) == 0;
+}
+
+}  // namespace
+
+void apply_global_batch(Plan& plan, bool split_searched) {
   Training& t = plan.training;
+  if (split_searched && plan.parallelism && !written_split_fits(plan)) {
+    if (t.global_batch <= 0)
+      throw InputError(plan.file, t.workers_line, "training.workers",
+                       std::to_string(t.workers) + " workers do not divide into replicas of " +
+                           std::to_string(plan.parallelism->tensor * plan.parallelism->pipeline) +
+                           " devices, so batch_per_worker sets no batch for the search: give "
+                           "training.global_batch (sequences per iteration)");
+    return;  // the search divides the global batch by each split's own data degree
+  }
   if (t.global_batch <= 0) return;
   // A data-parallel plan's batch grows with its workers (batch_per_worker); a global batch that
   // stayed fixed while a sweep changed the workers would need every engine to follow it.

@@ -18,11 +18,13 @@ bool read_transformer(YamlMap& workload, Workload& w);
 std::optional<Parallelism> read_parallelism(YamlMap& plan);
 
 // Sets batch_per_worker from training.global_batch (over the data-parallel degree), once the
-// command line's worker count is known; throws InputError when it does not divide.
-void apply_global_batch(Plan& plan);
+// command line's worker count is known; throws InputError when it does not divide. With
+// `split_searched` (PlanOverrides) a written split that does not divide the workers leaves the
+// batch to training.global_batch, and without one throws InputError.
+void apply_global_batch(Plan& plan, bool split_searched = false);
 
 // The checks of a model-parallel plan (see the function's comments); nothing without
-// `parallelism:`.
-void validate_model_parallel(const Plan& plan);
+// `parallelism:`. With `split_searched` only those that hold for any split of the plan.
+void validate_model_parallel(const Plan& plan, bool split_searched = false);
 
 }  // namespace scaleout::core

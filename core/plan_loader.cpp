@@ -406,8 +406,8 @@ Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
   // The knobs of every kind are fields of their own (see strategy_settings.hpp): choosing another
   // kind uses the ones its section or the flat form gave.
   if (overrides.strategy) plan.strategy.kind = *overrides.strategy;
-  apply_global_batch(plan);
-  validate_plan(plan);
+  apply_global_batch(plan, overrides.split_searched);
+  validate_plan(plan, overrides.split_searched);
   if (std::string w = data_parallel_memory_warning(plan); !w.empty()) plan.warnings.push_back(w);
   return plan;
 }

@@ -18,6 +18,11 @@ struct PlanOverrides {
   // Kinds a sweep will run (--strategies). They replace nothing; a flat strategy knob that applies
   // to one of them (and not to the plan's own kind) loads as deprecated instead of being refused.
   std::vector<StrategyKind> strategies;
+  // The split is what a search chooses (`plan --search`): the written `parallelism:` is a starting
+  // point only, so its degrees need not divide the workers nor the batch, and its tensor and
+  // pipeline degrees need not fit the model; with such a split the batch comes from
+  // training.global_batch, which is then required.
+  bool split_searched = false;
 };
 
 // Bounds on what a plan may describe: far beyond any real cluster or model, and low enough that
@@ -37,7 +42,8 @@ Workload load_workload(const std::string& path);
 
 // Checks what spans the parts of a plan (a grid that multiplies to the workers, enough devices,
 // servers that fit, stragglers and failures inside the job, samples per step in range). Called
-// by load_plan and again after any override changes the plan.
-void validate_plan(const Plan& plan);
+// by load_plan and again after any override changes the plan. `split_searched`: as in
+// PlanOverrides, the written split's own checks are left out.
+void validate_plan(const Plan& plan, bool split_searched = false);
 
 }  // namespace scaleout::core

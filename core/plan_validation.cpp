@@ -196,7 +196,7 @@ void check_compression(const Plan& plan) {
 
 }  // namespace
 
-void validate_plan(const Plan& plan) {
+void validate_plan(const Plan& plan, bool split_searched) {
   const auto& t = plan.training;
   const auto& s = plan.strategy;
   if (t.workers < 1)
@@ -216,7 +216,7 @@ void validate_plan(const Plan& plan) {
   check_parameter_server(plan);
   check_job_members(plan);
   check_compression(plan);
-  validate_model_parallel(plan);
+  validate_model_parallel(plan, split_searched);
   if (std::string why = data_parallel_does_not_fit(plan); !why.empty())
     throw InputError(plan.cluster.file.empty() ? plan.file : plan.cluster.file,
                      plan.cluster.device.memory_line, "device.memory", why);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -164,6 +165,48 @@ TEST(ModelParallelCli, SearchListsTheBestSplitsWithTheirBottleneck) {
   auto table = shell(bin() + " plan " + kGpt3 + " --search --top 2");
   EXPECT_EQ(table.code, 0);
   EXPECT_NE(table.text.find("splits evaluated in"), std::string::npos) << table.text;
+}
+
+// The search replaces the written split: 192 workers are refused for tensor 8 x pipeline 16 (128
+// devices a replica) when the plan is run, and searched when it is only a starting point.
+TEST(ModelParallelCli, SearchIgnoresAWrittenSplitThatDoesNotDivideTheWorkers) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-mp-searched-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string text;
+  {
+    std::ifstream in(kGpt3);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string models = source_path("models"), topologies = source_path("topologies");
+  auto write = [&](const std::string& name, const std::string& training) {
+    std::string plan = text;
+    plan.replace(plan.find("../../topologies"), 16, topologies);
+    plan.replace(plan.find("../../models"), 12, models);
+    plan.replace(plan.find("training:"), std::string::npos, training);
+    std::ofstream(dir / name) << plan;
+    return (dir / name).string();
+  };
+  std::string global = write("global.yaml", "training: { workers: 192, global_batch: 1536 }\n");
+  auto run = shell(bin() + " simulate " + global + " --engine analytic");
+  EXPECT_EQ(run.code, 2) << run.text;
+  EXPECT_NE(run.text.find("do not divide into replicas of 128"), std::string::npos) << run.text;
+  auto o = shell(bin() + " plan " + global + " --search --top 3 --json 2>/dev/null");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(o.text);
+  ASSERT_FALSE(j["best"].empty());
+  for (const auto& c : j["best"]) {
+    const auto& p = c["parallelism"];
+    EXPECT_EQ(p["tensor"].get<int>() * p["pipeline"].get<int>() * p["data"].get<int>(), 192);
+    EXPECT_EQ(1536 % p["data"].get<int>(), 0);
+  }
+  // Without a global batch, batch_per_worker over a split that does not fit gives none.
+  std::string per_worker =
+      write("per-worker.yaml", "training: { workers: 192, batch_per_worker: 8 }\n");
+  auto refused = shell(bin() + " plan " + per_worker + " --search --top 3");
+  EXPECT_EQ(refused.code, 2) << refused.text;
+  EXPECT_NE(refused.text.find("per-worker.yaml:"), std::string::npos) << refused.text;
+  EXPECT_NE(refused.text.find("give training.global_batch"), std::string::npos) << refused.text;
+  fs::remove_all(dir);
 }
 
 TEST(ModelParallelCli, RefineSimulatesTheBestSplitsAndRanksThemAgain) {
