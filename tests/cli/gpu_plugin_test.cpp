@@ -83,4 +83,18 @@ TEST(GpuPlugin, APluginThatCannotBeLoadedSaysWhatTheLoaderSaid) {
       << o.text;
 }
 
+#ifdef SCALEOUT_FOREIGN_PLUGIN
+TEST(GpuPlugin, APluginFromAnotherBuildIsRefused) {
+  LoneProgram lone;
+  fs::path plugin = lone.root / "lib/scaleout/libscaleout-cuda.so";
+  fs::create_directories(plugin.parent_path());
+  fs::copy_file(SCALEOUT_FOREIGN_PLUGIN, plugin);
+  Output o = lone.run_on_gpus();
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find(plugin.string() + " comes from another build of scaleout"),
+            std::string::npos)
+      << o.text;
+}
+#endif
+
 }  // namespace
