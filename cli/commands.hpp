@@ -19,5 +19,6 @@ Action add_calibrate_command(CLI::App& app);
 Action add_plan_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_study_command(CLI::App& app);
+Action add_devices_command(CLI::App& app);
 
 }  // namespace scaleout::cli

@@ -12,7 +12,7 @@ if(SCALEOUT_GUI)
   install(TARGETS scaleout-gui RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/models ${PROJECT_SOURCE_DIR}/topologies
-                  ${PROJECT_SOURCE_DIR}/experiments
+                  ${PROJECT_SOURCE_DIR}/experiments ${PROJECT_SOURCE_DIR}/devices
         DESTINATION ${CMAKE_INSTALL_DATADIR}/scaleout
         USE_SOURCE_PERMISSIONS)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md

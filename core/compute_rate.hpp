@@ -2,7 +2,9 @@
 // 1. the model's measured throughput for the plan's device (workload.measured_throughput, keyed by
 //    the topology's device.name, exact match): time per sample = 1 / throughput;
 // 2. the plan's efficiency override (training.efficiency): FLOPs / (efficiency x device peak);
-// 3. the model's efficiency (workload.efficiency, 0.4 when absent): the same with it.
+// 3. the model's efficiency (workload.efficiency) when written: the same with it;
+// 4. for a transformer on a device with its figures (a preset), the device's compute model
+//    (core/device_compute.hpp); else workload.efficiency's default, 0.4.
 // A measured entry for another device is never used for this one (no name guessing): the result
 // says so in a warning. Every engine charges compute as effective FLOPs (time = FLOPs / peak), so
 // a measurement is turned into the efficiency it implies.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/compute_rate.hpp"
+#include "core/device_compute.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_split.hpp"
 #include "core/shape_efficiency.hpp"
@@ -19,6 +20,21 @@ bool by_shape(const Plan& plan) {
          !measured_throughput(plan);
 }
 
+// The device's compute model, its seconds as effective FLOPs (seconds x peak), as every engine
+// charges them. The engines charge the output layer's backward as twice its forward: a third of
+// its forward and backward together stands for its forward, so that the two add up.
+void device_work(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
+  const DeviceSpec& d = plan.cluster.device;
+  const TransformerShape& tf = *plan.workload.transformer;
+  LayerSeconds layer = layer_seconds(d, tf, s.microbatch, s.tensor);
+  w.layer_forward_flops = layer.forward * d.flops;
+  w.layer_backward_flops = layer.backward * d.flops;
+  if (plan.parallelism->recompute == Recompute::kSelective)
+    w.layer_backward_flops += layer.attention_forward * d.flops;
+  LayerSeconds logits = logit_seconds(d, tf, s.microbatch, s.tensor);
+  w.logit_forward_flops = (logits.forward + logits.backward) / 3 * d.flops;
+}
+
 }  // namespace
 
 ModelParallelWork model_parallel_work(const Plan& plan) {
@@ -29,7 +45,9 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   const TransformerShape& tf = *plan.workload.transformer;
   const Parallelism& par = *plan.parallelism;
   ModelParallelWork w;
-  if (by_shape(plan)) {
+  if (compute_from_device(plan)) {
+    device_work(plan, s, w);
+  } else if (by_shape(plan)) {
     const Workload& wl = plan.workload;
     w.layer_forward_flops = layer_forward_effective_flops(wl, s.microbatch, s.tensor);
     w.layer_backward_flops = 2 * w.layer_forward_flops;

@@ -53,9 +53,26 @@ struct IntraNodeFabric {
   int line = 0;
 };
 
+// A device's peak FLOP/s for one data type of its matrix units ("bf16", "fp8", ...).
+struct PeakRate {
+  std::string type;
+  double flops = 0;
+};
+
 struct DeviceSpec {
   std::string name = "device";
-  double flops = 0;   // peak FLOP/s
+  std::string preset;  // the bundled preset it started from (devices/presets.yaml); empty: none
+  double flops = 0;    // peak FLOP/s of the data type the plan computes in
+  int flops_line = 0;  // where `flops` was written (0: from the preset's peaks)
+  std::vector<PeakRate> peaks;  // by data type, from a preset or `peaks:`; empty: `flops` only
+  // The figures of the compute model (core/device_compute.hpp); 0: not given, and compute runs
+  // at the workload's efficiency instead.
+  double memory_bandwidth = 0;  // bytes/s of device memory
+  int multiprocessors = 0;      // SMs or compute units
+  int tile_rows = 128, tile_cols = 128;  // output tile of the BLAS's large matrix kernels
+  double matmul_ceiling = 0;    // the best measured matrix-product rate over the peak; 0: none
+  double kernel_gap = 2e-6;     // seconds between two kernels on a stream (launch, tail)
+  int element_bytes = 2;        // of the products' inputs in the plan's precision
   double memory = 0;  // bytes of device memory; 0: not given (nothing is refused for memory)
   int memory_line = 0;
   // Elements per second at which the device runs gradient compressors (`compress:`): top-k
@@ -146,6 +163,7 @@ struct Workload {
   double parameters = 0;        // count
   double flops_per_sample = 0;  // forward + backward
   double efficiency = 0.4;      // achieved share of device peak
+  int efficiency_line = 0;      // where it was written (0: the default)
   // Transformers: the achieved share by matrix-product size, (FLOPs of one product on one device,
   // efficiency) ascending; empty: every product at `efficiency` (core/shape_efficiency.hpp).
   std::vector<std::pair<double, double>> efficiency_by_size;
@@ -243,6 +261,10 @@ struct Training {
   int steps = 1;
   int gradient_bytes_per_element = 4;  // fp32: 4, fp16/bf16: 2
   std::string gradient_precision = "fp32";
+  // The data type of the matrix products (`precision:` bf16, fp16, fp8, tf32, fp32): it picks the
+  // device's peak from its preset's peaks. Empty: bf16 (fp16 where the device has no bf16).
+  std::string precision;
+  int precision_line = 0;
   bool overlap = false;
   double fusion_buffer = 64.0 * 1024 * 1024;  // bytes
   int workers_line = 0;

@@ -11,6 +11,7 @@
 #include "core/model_parallel_loader.hpp"
 #include "core/network_model.hpp"
 #include "core/node_fabric_loader.hpp"
+#include "core/device_presets.hpp"
 #include "core/plan_loader_extras.hpp"
 #include "core/strategy_settings.hpp"
 #include "core/yaml_reader.hpp"
@@ -120,12 +121,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   read_network_model(m, c);
   {
     YamlMap d(m.child("device"), file, m.field("device"));
-    c.device.name = d.get_string("name", "device");
-    c.device.flops = d.get_quantity("flops", Quantity::kFlops);
-    if (d.has("memory")) {
-      c.device.memory = d.get_quantity("memory", Quantity::kBytes);
-      c.device.memory_line = line_of(d.node()["memory"]);
-    }
+    c.device = read_device(d);
     read_compress_rates(d, c.device);
     d.finish();
   }
@@ -201,6 +197,7 @@ Workload read_workload(const YAML::Node& node, const std::string& file,
   if (w.flops_per_sample > kMaxFlopPerSample)
     m.fail("flops_per_sample", too_large("FLOP per sample", kMaxFlopPerSample));
   w.efficiency = m.get_double("efficiency", 1e-6, 1.0, 0.4);
+  w.efficiency_line = line_of(m.node()["efficiency"]);
   YAML::Node layers = m.child("layers", false);
   if (layers.IsDefined()) {
     if (!layers.IsSequence()) m.fail("layers", "expected a list of layers");
@@ -259,6 +256,10 @@ Training read_training(YamlMap& parent) {
   t.steps_line = line_of(m.node()["steps"]);
   t.gradient_precision = m.get_choice("gradient_precision", {"fp32", "fp16", "bf16"}, "fp32");
   t.gradient_bytes_per_element = t.gradient_precision == "fp32" ? 4 : 2;
+  if (m.has("precision")) {
+    t.precision = m.get_choice("precision", peak_types());
+    t.precision_line = line_of(m.node()["precision"]);
+  }
   t.overlap = m.get_bool("overlap", false);
   t.fusion_buffer = m.get_quantity("fusion_buffer", Quantity::kBytes, t.fusion_buffer);
   t.fusion_line = line_of(m.node()["fusion_buffer"]);
@@ -406,6 +407,7 @@ Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
   // The knobs of every kind are fields of their own (see strategy_settings.hpp): choosing another
   // kind uses the ones its section or the flat form gave.
   if (overrides.strategy) plan.strategy.kind = *overrides.strategy;
+  choose_peak(plan);
   apply_global_batch(plan, overrides.split_searched);
   validate_plan(plan, overrides.split_searched);
   if (std::string w = data_parallel_memory_warning(plan); !w.empty()) plan.warnings.push_back(w);

@@ -83,6 +83,18 @@ void explicit_parts(YAML::Emitter& out, const Cluster& c) {
   out << YAML::EndSeq;
 }
 
+// The compute model's figures (a preset's, written out: the plan stands on its own).
+void compute_figures(YAML::Emitter& out, const DeviceSpec& d) {
+  if (d.memory_bandwidth <= 0) return;
+  out << YAML::Key << "memory_bandwidth" << YAML::Value << exact(d.memory_bandwidth, "B/s");
+  out << YAML::Key << "multiprocessors" << YAML::Value << d.multiprocessors;
+  out << YAML::Key << "matmul_tile" << YAML::Value << YAML::Flow << YAML::BeginSeq << d.tile_rows
+      << d.tile_cols << YAML::EndSeq;
+  if (d.matmul_ceiling > 0)
+    out << YAML::Key << "matmul_ceiling" << YAML::Value << exact(d.matmul_ceiling);
+  out << YAML::Key << "kernel_gap" << YAML::Value << exact(d.kernel_gap, "s");
+}
+
 void cluster(YAML::Emitter& out, const Cluster& c) {
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << c.name;
@@ -93,6 +105,7 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
       << exact(c.device.flops, "FLOPS");
   if (c.device.memory > 0)
     out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
+  compute_figures(out, c.device);
   const DeviceSpec defaults;
   if (c.device.compress_topk != defaults.compress_topk ||
       c.device.compress_quantize != defaults.compress_quantize ||
@@ -185,7 +198,10 @@ void workload(YAML::Emitter& out, const Workload& w) {
     out << YAML::Key << "parameters" << YAML::Value << exact(w.parameters);
     out << YAML::Key << "flops_per_sample" << YAML::Value << exact(w.flops_per_sample, "FLOP");
   }
-  out << YAML::Key << "efficiency" << YAML::Value << exact(w.efficiency);
+  // Written only when given: without it a transformer on a device with its figures takes the
+  // device's compute model (core/device_compute.hpp).
+  if (w.efficiency_line != 0 || w.efficiency != Workload{}.efficiency)
+    out << YAML::Key << "efficiency" << YAML::Value << exact(w.efficiency);
   if (!w.efficiency_by_size.empty()) {
     out << YAML::Key << "efficiency_by_size" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const auto& [size, efficiency] : w.efficiency_by_size)
@@ -306,6 +322,7 @@ void training(YAML::Emitter& out, const Training& t) {
     out << YAML::Key << "batch_per_worker" << YAML::Value << t.batch_per_worker;
   out << YAML::Key << "steps" << YAML::Value << t.steps;
   out << YAML::Key << "gradient_precision" << YAML::Value << t.gradient_precision;
+  if (!t.precision.empty()) out << YAML::Key << "precision" << YAML::Value << t.precision;
   out << YAML::Key << "overlap" << YAML::Value << t.overlap;
   if (t.fusion.kind == Training::Fusion::Kind::kLegacy)
     out << YAML::Key << "fusion_buffer" << YAML::Value << exact(t.fusion_buffer);

@@ -76,6 +76,39 @@ TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
   }
 }
 
+// The same plans on the A100 preset with no efficiency: compute from the device's figures
+// (core/device_compute.hpp) reaches both engines the same way.
+std::string on_a100_preset(std::string text) {
+  auto swap = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  swap("device: { name: X, flops: 100TFLOPS, memory: 80GB }", "device: { preset: a100-sxm4-80gb }");
+  swap("  efficiency: 0.5\n", "");
+  return text;
+}
+
+TEST(SimulateModelParallel, DeviceFiguresWithoutEfficiencyAgreeWithTheClosedForm) {
+  const Case cases[] = {
+      {"1f1b", "tensor: 2, pipeline: 4", 16},
+      {"zero3-full-recompute", "tensor: 4, pipeline: 2, recompute: full, zero: 3", 16},
+      {"selective", "tensor: 8, recompute: selective", 16},
+  };
+  for (const Case& c : cases) {
+    core::Plan plan = testing::load_text(std::string("sim-mp-preset-") + c.name,
+                                         on_a100_preset(plan_text(c.parallelism, c.workers, 16)));
+    core::RunResult sim = simulate(plan), closed = predict_analytic(plan);
+    ASSERT_TRUE(sim.model_parallel) << c.name;
+    EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02) << c.name;
+    EXPECT_LT(closed.model_parallel->mfu, 0.859) << c.name;  // under the matmul ceiling
+  }
+  // Without parallelism: the data-parallel engines take the model's share of the peak.
+  std::string dp = on_a100_preset(plan_text("tensor: 1", 16, 16));
+  dp.replace(dp.find("parallelism: { tensor: 1 }\n"), 27, "");
+  dp.replace(dp.find(", global_batch: 16"), 18, ", batch_per_worker: 1");
+  core::Plan plan = testing::load_text("sim-dp-preset", dp);
+  EXPECT_NEAR(simulate(plan).step_time_s / predict_analytic(plan).step_time_s, 1.0, 0.02);
+}
+
 // The simulator lets go of sends their receivers took and makes each stage its neighbours'
 // permanent receiver instead of posting receives ahead (sim/sim_fabric.hpp): the answer must be
 // the one with every transfer held until waited for, to the last bit of time and byte, where

@@ -30,7 +30,8 @@ core::Cluster switch_cluster(int devices_per_node, double nic_Bps, double nic_la
   core::Cluster c;
   c.name = "test-switch";
   c.devices_per_node = devices_per_node;
-  c.device = {"test-device", 100e12};
+  c.device.name = "test-device";
+  c.device.flops = 100e12;
   c.intra_node = {intra_Bps, intra_latency_s};
   c.nic = {nic_Bps, nic_latency_s};
   c.network.kind = core::NetworkKind::kSwitch;

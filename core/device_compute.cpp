@@ -1,0 +1,118 @@
+#include "core/device_compute.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/compute_rate.hpp"
+#include "core/transformer.hpp"
+
+namespace scaleout::core {
+
+double matmul_seconds(const DeviceSpec& d, const MatrixProduct& p) {
+  double tiles = std::ceil(p.batch) * std::ceil(p.m / d.tile_rows) * std::ceil(p.n / d.tile_cols);
+  double waves = std::ceil(tiles / d.multiprocessors);
+  double ceiling = d.matmul_ceiling > 0 ? d.matmul_ceiling : 1.0;  // none measured: the peak
+  double tile_rate = ceiling * d.flops / d.multiprocessors;
+  double compute = waves * 2.0 * d.tile_rows * d.tile_cols * p.k / tile_rate;
+  double bytes = d.element_bytes * p.batch * (p.m * p.k + p.k * p.n + p.m * p.n);
+  return std::max(compute, bytes / d.memory_bandwidth) + d.kernel_gap;
+}
+
+double streaming_seconds(const DeviceSpec& d, double bytes, int kernels) {
+  return bytes / d.memory_bandwidth + kernels * d.kernel_gap;
+}
+
+namespace {
+
+// Activations stay 16-bit under fp8 matrix products; fp32 and tf32 keep them in 32 bits.
+double activation_bytes(const DeviceSpec& d) { return d.element_bytes > 2 ? 4.0 : 2.0; }
+
+// The gradients of a product's two inputs: dA = dC B^T (m x k over n) and dB = A^T dC (k x n
+// over m).
+double matmul_backward_seconds(const DeviceSpec& d, const MatrixProduct& p) {
+  MatrixProduct input{p.name, p.batch, p.m, p.k, p.n};
+  MatrixProduct weight{p.name, p.batch, p.k, p.n, p.m};
+  return matmul_seconds(d, input) + matmul_seconds(d, weight);
+}
+
+bool is_attention(const MatrixProduct& p) { return p.name == "scores" || p.name == "context"; }
+
+// Bytes of the forward's element-wise kernels. E: the residual stream (tokens x hidden, whole on
+// every device of the group), F: the MLP's inner activations (split), A: the attention's scores
+// (split by heads). Two layer norms (read, write), two bias-dropout-residual adds (read two,
+// write one, write a one-byte mask), bias-GeLU (read, write), scale-mask-softmax (read, write),
+// the attention's dropout (read, write, mask).
+struct StreamingBytes {
+  double residual = 0, attention = 0;
+};
+StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape& t,
+                                     int microbatch, int tensor) {
+  double b = activation_bytes(d);
+  double tokens = static_cast<double>(t.sequence) * microbatch;
+  double e = tokens * t.hidden, f = tokens * t.ffn_hidden / tensor;
+  double a = static_cast<double>(microbatch) * t.heads / tensor * t.sequence * t.sequence;
+  return {2 * (2 * e * b) + 2 * (3 * e * b + e) + 2 * f * b, 2 * a * b + (2 * a * b + a)};
+}
+
+constexpr int kStreamingKernels = 7;  // forward; backward runs twice as many
+constexpr int kAttentionKernels = 2;  // softmax, dropout
+constexpr int kWeightsPerLayer = 4;   // QKV, projection, the MLP's two
+
+// Each micro-batch's weight gradients are added into 32-bit gradient buffers (Megatron-LM's
+// main_grad, DeepSpeed's fp32 gradient accumulation): read the 16-bit gradient, read and write
+// the 32-bit sum.
+double accumulation_bytes(double parameters) { return parameters * (2 + 4 + 4); }
+
+}  // namespace
+
+LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor) {
+  LayerSeconds out;
+  for (const MatrixProduct& p : layer_products(t, microbatch, tensor)) {
+    double forward = matmul_seconds(d, p);
+    out.forward += forward;
+    out.backward += matmul_backward_seconds(d, p);
+    if (is_attention(p)) out.attention_forward += forward;
+  }
+  StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor);
+  double streaming = streaming_seconds(d, bytes.residual + bytes.attention, kStreamingKernels);
+  out.forward += streaming;
+  out.backward += 2 * streaming;  // each kernel's gradient reads what it saved and the gradient
+  out.backward += streaming_seconds(d, accumulation_bytes(layer_parameters(t) / tensor),
+                                    kWeightsPerLayer);
+  out.attention_forward += streaming_seconds(d, bytes.attention, kAttentionKernels);
+  return out;
+}
+
+LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor) {
+  MatrixProduct p = logit_product(t, microbatch, tensor);
+  // Megatron's vocabulary-parallel cross-entropy in fp32: the 16-bit logits read, then about
+  // three 4-byte passes (max, exponentials and their sum, the loss); backward writes the
+  // softmax's gradient back as 16-bit.
+  double logits = p.m * p.n;
+  LayerSeconds out;
+  out.forward = matmul_seconds(d, p) + streaming_seconds(d, logits * (2 + 3 * 4), 3);
+  out.backward = matmul_backward_seconds(d, p) + streaming_seconds(d, logits * (4 + 2), 1) +
+                 streaming_seconds(d, accumulation_bytes(p.n * p.k), 1);
+  return out;
+}
+
+bool compute_from_device(const Plan& plan) {
+  const Workload& w = plan.workload;
+  const DeviceSpec& d = plan.cluster.device;
+  return w.transformer && d.memory_bandwidth > 0 && d.multiprocessors > 0 &&
+         w.efficiency_line == 0 && w.efficiency_by_size.empty() && !plan.training.efficiency &&
+         !measured_throughput(plan);
+}
+
+double device_efficiency(const Plan& plan, int microbatch) {
+  const DeviceSpec& d = plan.cluster.device;
+  const TransformerShape& t = *plan.workload.transformer;
+  LayerSeconds layer = layer_seconds(d, t, microbatch, 1);
+  LayerSeconds logits = logit_seconds(d, t, microbatch, 1);
+  double seconds = t.layers * (layer.forward + layer.backward) + logits.forward + logits.backward;
+  return microbatch * plan.workload.flops_per_sample / (seconds * d.flops);
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,54 @@
+// Compute from the device's own figures (docs/compute-model.md): every kernel of a transformer
+// layer timed on the device's peak, multiprocessors and memory bandwidth, so that the share of
+// peak a model reaches comes out of its shapes instead of one `efficiency`.
+//
+// A matrix product runs as output tiles (the BLAS's tile, matmul_tile) spread over the
+// multiprocessors in waves; each tile takes its 2 x rows x cols x k FLOPs at the device's measured
+// matrix-product ceiling (matmul_ceiling x peak / multiprocessors), so a product whose tiles fill
+// the last wave partly, or whose edges fill a tile partly, pays for the whole tile (tile and wave
+// quantization). A product that moves more bytes than it can compute on (a thin k) runs at the
+// memory's bandwidth instead. The element-wise kernels (layer norms, bias-dropout-residual,
+// GeLU, the attention's softmax and dropout, the loss, the addition of each micro-batch's weight
+// gradients into 32-bit buffers) run at the memory's bandwidth. Every kernel adds the device's
+// kernel_gap.
+//
+// The kernels are those of Megatron-LM's GPT layer with its fused kernels (bias-GeLU, scale-mask-
+// softmax, bias-dropout-add) and dropout, without sequence parallelism: the layer norms and the
+// residual path run on every device of a tensor group over the whole hidden width.
+#pragma once
+
+#include "core/plan.hpp"
+#include "core/transformer_products.hpp"
+
+namespace scaleout::core {
+
+// Seconds of one matrix product (tiles, waves, ceiling, or bandwidth) plus one kernel gap.
+double matmul_seconds(const DeviceSpec& d, const MatrixProduct& p);
+
+// Seconds of `kernels` element-wise kernels moving `bytes` in all.
+double streaming_seconds(const DeviceSpec& d, double bytes, int kernels);
+
+// One transformer layer on one device of a tensor group of `tensor`, for a micro-batch of
+// `microbatch` sequences.
+struct LayerSeconds {
+  double forward = 0;
+  double backward = 0;  // the gradients of inputs and weights (accumulated), no recomputation
+  double attention_forward = 0;  // the s x s part of forward (selective recomputation redoes)
+};
+LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor);
+
+// The output layer and the loss (vocabulary split over the tensor group): forward and backward.
+LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor);
+
+// Whether a plan's compute comes from this model: a transformer workload on a device with its
+// bandwidth and multiprocessors given, where no efficiency (workload.efficiency, its table,
+// training.efficiency) or measured throughput sets it.
+bool compute_from_device(const Plan& plan);
+
+// The share of peak the model reaches on a whole sequence's forward and backward, micro-batch
+// `microbatch`, no tensor split: what data-parallel engines divide FLOPs by.
+double device_efficiency(const Plan& plan, int microbatch);
+
+}  // namespace scaleout::core

@@ -1,0 +1,114 @@
+// The compute model from the device's figures (core/device_compute.hpp), held to times worked out
+// here by hand from tile counts, waves and bytes.
+#include "core/device_compute.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/device_presets.hpp"
+
+namespace scaleout::core {
+namespace {
+
+// 4 multiprocessors of 1 TFLOP/s each, 128 x 128 tiles, no ceiling, no kernel gap, memory that
+// never limits.
+DeviceSpec four_unit_device() {
+  DeviceSpec d;
+  d.flops = 4e12;
+  d.multiprocessors = 4;
+  d.memory_bandwidth = 1e18;
+  d.kernel_gap = 0;
+  return d;
+}
+
+// One 128 x 128 tile with k = 1024: 2 x 128 x 128 x 1024 = 33,554,432 FLOP at 1 TFLOP/s.
+constexpr double kTileSeconds = 33.554432e-6;
+
+TEST(DeviceCompute, FullTilesInOneWaveRunAtThePeak) {
+  DeviceSpec d = four_unit_device();
+  // 2 x 2 tiles on 4 units: one wave, the whole product at 4 TFLOP/s.
+  EXPECT_NEAR(matmul_seconds(d, {"p", 1, 256, 256, 1024}), kTileSeconds, 1e-12);
+}
+
+TEST(DeviceCompute, APartTileAndAPartWavePayInFull) {
+  DeviceSpec d = four_unit_device();
+  // 257 rows: 3 x 2 = 6 tiles, two waves on 4 units, though the FLOPs grew by 0.4%.
+  EXPECT_NEAR(matmul_seconds(d, {"p", 1, 257, 256, 1024}), 2 * kTileSeconds, 1e-12);
+  // A batch of 5 products of one tile each: 5 tiles, two waves.
+  EXPECT_NEAR(matmul_seconds(d, {"p", 5, 128, 128, 1024}), 2 * kTileSeconds, 1e-12);
+}
+
+TEST(DeviceCompute, TheCeilingScalesTheTileRate) {
+  DeviceSpec d = four_unit_device();
+  d.matmul_ceiling = 0.8;
+  EXPECT_NEAR(matmul_seconds(d, {"p", 1, 256, 256, 1024}), kTileSeconds / 0.8, 1e-12);
+}
+
+TEST(DeviceCompute, AThinProductRunsAtTheMemorysBandwidth) {
+  DeviceSpec d = four_unit_device();
+  d.multiprocessors = 1024;  // 1 TFLOP/s each: 32 x 32 tiles in one wave, 0.26 us
+  d.flops = 1024e12;
+  d.memory_bandwidth = 1e12;
+  // k = 8: A 4096 x 8, B 8 x 4096, C 4096 x 4096 of 2 bytes: 33,685,504 bytes at 1 TB/s.
+  EXPECT_NEAR(matmul_seconds(d, {"p", 1, 4096, 4096, 8}), 33.685504e-6, 1e-12);
+}
+
+TEST(DeviceCompute, EachKernelAddsTheGap) {
+  DeviceSpec d = four_unit_device();
+  d.kernel_gap = 5e-6;
+  EXPECT_NEAR(matmul_seconds(d, {"p", 1, 256, 256, 1024}), kTileSeconds + 5e-6, 1e-12);
+  EXPECT_NEAR(streaming_seconds(d, 0, 3), 15e-6, 1e-12);
+}
+
+TEST(DeviceCompute, ElementWiseKernelsMoveTheLayersActivations) {
+  // h 64, s 32, 2 heads, MLP 256, one sequence, no tensor split, 2-byte activations:
+  // E = 2048, F = 8192, A = 2 x 32 x 32 = 2048 elements.
+  //   layer norms 2 x (2 E x 2)              = 16,384 bytes
+  //   bias-dropout-residual 2 x (3 E x 2 + E) = 28,672
+  //   bias-GeLU 2 F x 2                       = 32,768
+  //   softmax 2 A x 2, dropout 2 A x 2 + A    = 18,432
+  // 96,256 bytes at 1 GB/s.
+  DeviceSpec d = four_unit_device();
+  d.memory_bandwidth = 1e9;
+  TransformerShape t{1, 64, 2, 32, 10, 256, 2, 0};
+  double products = 0;
+  for (const MatrixProduct& p : layer_products(t, 1, 1)) products += matmul_seconds(d, p);
+  LayerSeconds layer = layer_seconds(d, t, 1, 1);
+  EXPECT_NEAR(layer.forward - products, 96.256e-6, 1e-9);
+  // The attention's share (what selective recomputation redoes): 18,432 bytes and its products.
+  double attention = 0;
+  for (const MatrixProduct& p : layer_products(t, 1, 1))
+    if (p.name == "scores" || p.name == "context") attention += matmul_seconds(d, p);
+  EXPECT_NEAR(layer.attention_forward - attention, 18.432e-6, 1e-9);
+}
+
+TEST(DeviceCompute, BackwardRunsTwoProductsPerForwardProduct) {
+  // Square products in whole tiles: each gradient product has the forward's FLOPs and tiles.
+  DeviceSpec d = four_unit_device();
+  d.memory_bandwidth = 1e30;
+  TransformerShape t{1, 1024, 8, 1024, 10, 4096, 8, 0};
+  LayerSeconds layer = layer_seconds(d, t, 1, 1);
+  EXPECT_NEAR(layer.backward / layer.forward, 2.0, 0.01);
+}
+
+// The share of peak grows with the model on a real device, stays under its matmul ceiling, and a
+// narrow model loses most to the element-wise kernels and the attention's s x s work.
+TEST(DeviceCompute, EfficiencyGrowsWithTheHiddenSizeAndStaysUnderTheCeiling) {
+  DeviceSpec d;
+  for (const DevicePreset& p : bundled_device_presets())
+    if (p.id == "a100-sxm4-80gb") d = p.device;
+  ASSERT_GT(d.multiprocessors, 0);
+  double last = 0;
+  for (int hidden : {1024, 2048, 4096, 8192, 16384}) {
+    TransformerShape t{1, hidden, hidden / 128, 2048, 51200, 4 * hidden, hidden / 128, 0};
+    LayerSeconds layer = layer_seconds(d, t, 4, 1);  // 4 sequences: the gradients' sum amortized
+    double flops = 4 * 3 * (24.0 * 2048 * hidden * hidden + 4.0 * 2048 * 2048 * hidden);
+    double share = flops / ((layer.forward + layer.backward) * d.flops);
+    EXPECT_GT(share, last) << hidden;
+    EXPECT_LT(share, d.matmul_ceiling) << hidden;
+    last = share;
+  }
+  EXPECT_GT(last, 0.9 * d.matmul_ceiling);  // hidden 16384: products dominate
+}
+
+}  // namespace
+}  // namespace scaleout::core
