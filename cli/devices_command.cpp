@@ -23,8 +23,8 @@ std::string peak_column(const core::DeviceSpec& d, const std::string& type) {
 void print_table(const std::vector<core::DevicePreset>& presets) {
   std::printf("%-16s %-22s %6s %6s %6s %6s %6s %8s %4s %7s %-9s %s\n", "preset", "name", "fp32",
               "tf32", "bf16", "fp16", "fp8", "memory", "SMs", "matmul", "link", "GB/s");
-  std::printf("%-16s %-22s %34s %8s %4s %7s %-9s %s\n", "", "", "peak TFLOP/s (dense)", "GB",
-              "", "ceiling", "", "");
+  std::printf("%-16s %-22s %34s %8s %4s %7s %-9s %s\n", "", "", "peak TFLOP/s (dense)", "GB", "",
+              "ceiling", "", "");
   for (const core::DevicePreset& p : presets) {
     const core::DeviceSpec& d = p.device;
     std::string ceiling = "-";
@@ -32,8 +32,8 @@ void print_table(const std::vector<core::DevicePreset>& presets) {
     std::printf("%-16s %-22s %6s %6s %6s %6s %6s %8.0f %4d %7s %-9s %.0f\n", p.id.c_str(),
                 d.name.c_str(), peak_column(d, "fp32").c_str(), peak_column(d, "tf32").c_str(),
                 peak_column(d, "bf16").c_str(), peak_column(d, "fp16").c_str(),
-                peak_column(d, "fp8").c_str(), d.memory / 1e9, d.multiprocessors,
-                ceiling.c_str(), p.interconnect.c_str(), p.interconnect_bandwidth / 1e9);
+                peak_column(d, "fp8").c_str(), d.memory / 1e9, d.multiprocessors, ceiling.c_str(),
+                p.interconnect.c_str(), p.interconnect_bandwidth / 1e9);
   }
   std::printf("memory bandwidth, tiles and sources: scaleout devices --details\n");
 }
@@ -41,10 +41,11 @@ void print_table(const std::vector<core::DevicePreset>& presets) {
 void print_details(const std::vector<core::DevicePreset>& presets) {
   for (const core::DevicePreset& p : presets) {
     const core::DeviceSpec& d = p.device;
-    std::printf("%s (%s): %.0f GB at %.0f GB/s, %d multiprocessors, tile %dx%d, matmul ceiling "
-                "%.3f\n",
-                p.id.c_str(), d.name.c_str(), d.memory / 1e9, d.memory_bandwidth / 1e9,
-                d.multiprocessors, d.tile_rows, d.tile_cols, d.matmul_ceiling);
+    std::printf(
+        "%s (%s): %.0f GB at %.0f GB/s, %d multiprocessors, tile %dx%d, matmul ceiling "
+        "%.3f\n",
+        p.id.c_str(), d.name.c_str(), d.memory / 1e9, d.memory_bandwidth / 1e9, d.multiprocessors,
+        d.tile_rows, d.tile_cols, d.matmul_ceiling);
     for (const std::string& s : p.sources) std::printf("  source: %s\n", s.c_str());
   }
 }

@@ -45,8 +45,8 @@ bool is_attention(const MatrixProduct& p) { return p.name == "scores" || p.name 
 struct StreamingBytes {
   double residual = 0, attention = 0;
 };
-StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape& t,
-                                     int microbatch, int tensor) {
+StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                                     int tensor) {
   double b = activation_bytes(d);
   double tokens = static_cast<double>(t.sequence) * microbatch;
   double e = tokens * t.hidden, f = tokens * t.ffn_hidden / tensor;
@@ -78,8 +78,8 @@ LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int m
   double streaming = streaming_seconds(d, bytes.residual + bytes.attention, kStreamingKernels);
   out.forward += streaming;
   out.backward += 2 * streaming;  // each kernel's gradient reads what it saved and the gradient
-  out.backward += streaming_seconds(d, accumulation_bytes(layer_parameters(t) / tensor),
-                                    kWeightsPerLayer);
+  out.backward +=
+      streaming_seconds(d, accumulation_bytes(layer_parameters(t) / tensor), kWeightsPerLayer);
   out.attention_forward += streaming_seconds(d, bytes.attention, kAttentionKernels);
   return out;
 }

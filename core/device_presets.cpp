@@ -132,7 +132,10 @@ const std::vector<DevicePreset>& bundled_device_presets() {
 
 DeviceSpec read_device(YamlMap& d) {
   DeviceSpec device;
-  if (d.has("preset")) device = find_preset(d).device;
+  if (d.has("preset")) {
+    device = find_preset(d).device;
+    device.memory_line = line_of(d.node()["preset"]);  // the preset's memory: refusals point here
+  }
   read_figures(d, device);
   if (d.has("flops") || device.peaks.empty()) {
     device.flops = d.get_quantity("flops", Quantity::kFlops);
@@ -148,13 +151,16 @@ void choose_peak(Plan& plan) {
   DeviceSpec& d = plan.cluster.device;
   std::string type = t.precision.empty() ? "bf16" : t.precision;
   if (t.precision.empty() && !d.peaks.empty()) type = default_type(d);
-  d.element_bytes = type == "fp8" ? 1 : type == "fp64" ? 8 : type == "bf16" || type == "fp16" ? 2 : 4;
+  d.element_bytes = type == "fp8"                      ? 1
+                    : type == "fp64"                   ? 8
+                    : type == "bf16" || type == "fp16" ? 2
+                                                       : 4;
   if (d.flops_line != 0 || d.peaks.empty()) return;  // the topology's own flops stands
   const PeakRate* peak = peak_of(d, type);
   if (!peak)
-    throw InputError(plan.file, t.precision_line, "training.precision",
-                     "the device " + d.name + " has no " + type + " peak (it lists " +
-                         peak_list(d) + ")");
+    throw InputError(
+        plan.file, t.precision_line, "training.precision",
+        "the device " + d.name + " has no " + type + " peak (it lists " + peak_list(d) + ")");
   d.flops = peak->flops;
 }
 

@@ -15,8 +15,8 @@ namespace scaleout::core {
 struct DevicePreset {
   std::string id;  // "a100-sxm4-80gb"
   DeviceSpec device;
-  std::string interconnect;            // "nvswitch", "nvlink", "pcie", "xgmi"
-  double interconnect_bandwidth = 0;   // bytes/s per device, each direction
+  std::string interconnect;           // "nvswitch", "nvlink", "pcie", "xgmi"
+  double interconnect_bandwidth = 0;  // bytes/s per device, each direction
   std::vector<std::string> sources;
 };
 

@@ -67,12 +67,12 @@ struct DeviceSpec {
   std::vector<PeakRate> peaks;  // by data type, from a preset or `peaks:`; empty: `flops` only
   // The figures of the compute model (core/device_compute.hpp); 0: not given, and compute runs
   // at the workload's efficiency instead.
-  double memory_bandwidth = 0;  // bytes/s of device memory
-  int multiprocessors = 0;      // SMs or compute units
+  double memory_bandwidth = 0;           // bytes/s of device memory
+  int multiprocessors = 0;               // SMs or compute units
   int tile_rows = 128, tile_cols = 128;  // output tile of the BLAS's large matrix kernels
-  double matmul_ceiling = 0;    // the best measured matrix-product rate over the peak; 0: none
-  double kernel_gap = 2e-6;     // seconds between two kernels on a stream (launch, tail)
-  int element_bytes = 2;        // of the products' inputs in the plan's precision
+  double matmul_ceiling = 0;  // the best measured matrix-product rate over the peak; 0: none
+  double kernel_gap = 2e-6;   // seconds between two kernels on a stream (launch, tail)
+  int element_bytes = 2;      // of the products' inputs in the plan's precision
   double memory = 0;  // bytes of device memory; 0: not given (nothing is refused for memory)
   int memory_line = 0;
   // Elements per second at which the device runs gradient compressors (`compress:`): top-k

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/device_presets.hpp"
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_parallel_loader.hpp"
 #include "core/network_model.hpp"
 #include "core/node_fabric_loader.hpp"
-#include "core/device_presets.hpp"
 #include "core/plan_loader_extras.hpp"
 #include "core/strategy_settings.hpp"
 #include "core/yaml_reader.hpp"

@@ -68,7 +68,8 @@ TEST(DevicePresets, ThePlansPrecisionPicksThePeak) {
   EXPECT_EQ(p.cluster.device.element_bytes, 1);
   // An explicit flops is the user's: the precision does not replace it.
   Plan q = testing::load_text(
-      "preset-flops", preset_plan("{ preset: h100-sxm5-80gb, flops: 500TFLOPS }", ", precision: fp8"));
+      "preset-flops",
+      preset_plan("{ preset: h100-sxm5-80gb, flops: 500TFLOPS }", ", precision: fp8"));
   EXPECT_DOUBLE_EQ(q.cluster.device.flops, 500e12);
 }
 
@@ -93,7 +94,8 @@ TEST(DevicePresets, RefusalsNameTheFieldAndTheChoices) {
 // efficiency out, so the compute model answers for it as for the plan it came from.
 TEST(DevicePresets, SavedPlansKeepTheFiguresAndTheComputeModel) {
   Plan p = testing::load_text(
-      "preset-save", preset_plan("{ preset: h100-sxm5-80gb, kernel_gap: 3us }", ", precision: fp8"));
+      "preset-save",
+      preset_plan("{ preset: h100-sxm5-80gb, kernel_gap: 3us }", ", precision: fp8"));
   ASSERT_TRUE(compute_from_device(p));
   Plan q = testing::load_text("preset-saved", plan_to_yaml(p));
   EXPECT_TRUE(compute_from_device(q));
