@@ -111,6 +111,12 @@ double unit_factor(std::string_view unit, Quantity q) {
         factor = 1e-6;
       else if (unit == "ns")
         factor = 1e-9;
+      else if (unit == "min")
+        factor = 60;
+      else if (unit == "h")
+        factor = 3600;
+      else if (unit == "d")
+        factor = 86400;
       break;
     case Quantity::kBytes:
       factor = unit.empty() ? 1 : match_prefixed(unit, {{"B", 1}}, true);
@@ -124,6 +130,8 @@ double unit_factor(std::string_view unit, Quantity q) {
     case Quantity::kCount:
       if (unit.empty())
         factor = 1;
+      else if (unit == "B")  // billions, as model sizes are written ("70B"); T is already 1e12
+        factor = 1e9;
       else if (unit.size() == 1)
         factor = decimal_prefix(unit[0]);
       break;
@@ -138,7 +146,7 @@ std::string quantity_example(Quantity q) {
     case Quantity::kBandwidth:
       return "a bandwidth such as 100Gbps or 25GB/s";
     case Quantity::kTime:
-      return "a time such as 1.5us, 2ms or 1s";
+      return "a time such as 1.5us, 2ms, 1s, 90min, 1.5h or 2d";
     case Quantity::kBytes:
       return "a size such as 4MiB or 64MB";
     case Quantity::kFlops:
@@ -146,7 +154,7 @@ std::string quantity_example(Quantity q) {
     case Quantity::kFlop:
       return "an amount of work such as 12.3GFLOP";
     case Quantity::kCount:
-      return "a number such as 25.6M or 1200";
+      return "a number such as 25.6M, 70B or 1200";
   }
   return "a quantity";
 }

@@ -14,11 +14,11 @@ inline constexpr double kInfinite = std::numeric_limits<double>::infinity();
 
 enum class Quantity {
   kBandwidth,  // "100Gbps" (bits), "25GB/s" or "25GBps" (bytes) -> bytes/s
-  kTime,       // "1.5us", "2ms", "3s", "10ns" -> seconds
+  kTime,       // "1.5us", "2ms", "3s", "10ns", "90min", "1.5h", "2d" -> seconds
   kBytes,      // "4MiB", "64MB", "100B", "1GiB" -> bytes
   kFlops,      // "125TFLOPS" -> FLOP/s
   kFlop,       // "12.3GFLOP" -> FLOP
-  kCount,      // "25.6M", "2.05M", "1200", "1.5K" -> plain number
+  kCount,      // "25.6M", "2.05M", "1200", "1.5K", "70B", "1.5T" -> plain number
 };
 
 // Name used in error messages ("a bandwidth such as 100Gbps or 25GB/s").

@@ -26,6 +26,28 @@ TEST(Units, TimesSizesRatesAndCounts) {
   EXPECT_DOUBLE_EQ(*parse_quantity("1200", Quantity::kCount), 1200);
 }
 
+TEST(Units, CountsTakeBillionsAndTrillions) {
+  EXPECT_DOUBLE_EQ(*parse_quantity("70B", Quantity::kCount), 70e9);
+  EXPECT_DOUBLE_EQ(*parse_quantity("1.5T", Quantity::kCount), 1.5e12);
+  EXPECT_DOUBLE_EQ(*parse_quantity("175G", Quantity::kCount), 175e9);
+  EXPECT_DOUBLE_EQ(*parse_quantity("100B", Quantity::kBytes), 100) << "B stays bytes for sizes";
+  EXPECT_FALSE(parse_quantity("70b", Quantity::kCount));
+  EXPECT_FALSE(parse_quantity("70GB", Quantity::kCount));
+}
+
+TEST(Units, TimesTakeMinutesHoursAndDays) {
+  EXPECT_DOUBLE_EQ(*parse_quantity("90min", Quantity::kTime), 5400);
+  EXPECT_DOUBLE_EQ(*parse_quantity("1.5h", Quantity::kTime), 5400);
+  EXPECT_DOUBLE_EQ(*parse_quantity("2d", Quantity::kTime), 172800);
+  EXPECT_DOUBLE_EQ(*parse_quantity("90 min", Quantity::kTime), 5400);
+  EXPECT_DOUBLE_EQ(*parse_quantity("2ms", Quantity::kTime), 2e-3) << "ms stays milliseconds";
+  EXPECT_FALSE(parse_quantity("2m", Quantity::kTime)) << "neither minutes nor a prefix";
+  EXPECT_FALSE(parse_quantity("2mins", Quantity::kTime));
+  EXPECT_FALSE(parse_quantity("2mh", Quantity::kTime));
+  EXPECT_FALSE(parse_quantity("2kd", Quantity::kTime));
+  EXPECT_FALSE(parse_quantity("2H", Quantity::kTime));
+}
+
 TEST(Units, RejectsWrongKindsAndGarbage) {
   EXPECT_FALSE(parse_quantity("100", Quantity::kBandwidth));
   EXPECT_FALSE(parse_quantity("10GB", Quantity::kBandwidth));
