@@ -1,6 +1,7 @@
 // `scaleout plan`: the smallest cluster and strategy that reach a throughput or a time-to-train.
 // Exit 0 when a size reaches the target, 1 when none does (the message says why), 2 on bad input.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -33,10 +34,15 @@ struct PlanCommandArgs {
   PlanSearchArgs search_args;
 };
 
-// A count with an optional suffix ("1.28M"), or a time ("86400", "3600s").
+// A count with an optional suffix ("1.28M"), or a time: a bare number of seconds ("86400") or a
+// number with a time unit ("3600s", "1.5h", "2d"). A time takes no count suffix: "2M" is refused,
+// not two million seconds.
 double parse_value(const std::string& text, core::Quantity q, const char* field) {
-  auto v = core::parse_quantity(text, core::Quantity::kCount);
-  if (!v && q != core::Quantity::kCount) v = core::parse_quantity(text, q);
+  auto v = core::parse_quantity(text, q);
+  bool bare_number = !text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) ||
+                                       text.back() == '.');
+  if (!v && q == core::Quantity::kTime && bare_number)
+    v = core::parse_quantity(text, core::Quantity::kCount);
   if (!v)
     throw core::InputError("", 0, field, "'" + text + "' is not " + core::quantity_example(q));
   return *v;
@@ -127,7 +133,7 @@ Action add_plan_command(CLI::App& app) {
       "--samples-per-epoch 1.28M --epochs 90 --min-efficiency 0.8");
   cmd->add_option("plan", args->plan, "plan YAML file")->required()->transform(bundled_input());
   cmd->add_option("--target-throughput", args->target_throughput, "samples/s to reach");
-  cmd->add_option("--time-to-train", args->time_to_train, "deadline in seconds (or 3600s, 90ms)");
+  cmd->add_option("--time-to-train", args->time_to_train, "deadline in seconds (or 3600s, 90min, 1.5h, 2d)");
   cmd->add_option("--samples-per-epoch", args->samples_per_epoch, "e.g. 1281167 or 1.28M");
   cmd->add_option("--epochs", args->epochs, "epochs to train");
   cmd->add_option("--min-efficiency", args->min_efficiency, "scaling efficiency to keep (0..1)");
