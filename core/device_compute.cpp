@@ -40,8 +40,9 @@ bool is_attention(const MatrixProduct& p) { return p.name == "scores" || p.name 
 // Bytes of the forward's element-wise kernels. E: the residual stream (tokens x hidden, whole on
 // every device of the group), F: the MLP's inner activations (split), A: the attention's scores
 // (split by heads). Two layer norms (read, write), two bias-dropout-residual adds (read two,
-// write one, write a one-byte mask), bias-GeLU (read, write), scale-mask-softmax (read, write),
-// the attention's dropout (read, write, mask).
+// write one, write a one-byte mask), the MLP's activation, scale-mask-softmax (read, write), the
+// attention's dropout (read, write, mask). The activation is bias-GeLU (read F, write F) or, for
+// swiglu, SiLU(gate) x up (read the gate's and the up projection's F each, write F).
 struct StreamingBytes {
   double residual = 0, attention = 0;
 };
@@ -51,12 +52,13 @@ StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape
   double tokens = static_cast<double>(t.sequence) * microbatch;
   double e = tokens * t.hidden, f = tokens * t.ffn_hidden / tensor;
   double a = static_cast<double>(microbatch) * t.heads / tensor * t.sequence * t.sequence;
-  return {2 * (2 * e * b) + 2 * (3 * e * b + e) + 2 * f * b, 2 * a * b + (2 * a * b + a)};
+  double mlp_activation = (t.mlp == MlpKind::kSwiglu ? 3 : 2) * f * b;
+  return {2 * (2 * e * b) + 2 * (3 * e * b + e) + mlp_activation, 2 * a * b + (2 * a * b + a)};
 }
 
 constexpr int kStreamingKernels = 7;  // forward; backward runs twice as many
 constexpr int kAttentionKernels = 2;  // softmax, dropout
-constexpr int kWeightsPerLayer = 4;   // QKV, projection, the MLP's two
+constexpr int kWeightsPerLayer = 4;   // QKV, projection, the MLP's two (swiglu: gate+up fused)
 
 // Each micro-batch's weight gradients are added into 32-bit gradient buffers (Megatron-LM's
 // main_grad, DeepSpeed's fp32 gradient accumulation): read the 16-bit gradient, read and write

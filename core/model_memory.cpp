@@ -24,8 +24,12 @@ double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
   double tp = s.tensor;
   double words = static_cast<double>(t.vocabulary) * t.hidden / tp;  // vocabulary-parallel
   double params = t.layers / s.pipeline * layer_parameters(t) / tp;
-  if (stage == 0) params += words + static_cast<double>(t.sequence) * t.hidden;
-  if (stage == s.pipeline - 1 && s.pipeline > 1) params += words;
+  double positions =
+      t.positions == PositionKind::kLearned ? static_cast<double>(t.sequence) * t.hidden : 0;
+  if (stage == 0) params += words + positions;
+  // The output layer: its own weights when untied; tied, the last of several stages keeps a copy
+  // of the word embedding (Megatron-LM), and a single stage shares it.
+  if (stage == s.pipeline - 1 && (s.pipeline > 1 || !t.tied_embeddings)) params += words;
   return params;
 }
 

@@ -49,6 +49,12 @@ bool read_transformer(YamlMap& workload, Workload& w) {
   t.vocabulary = m.get_int("vocabulary", 1, 1 << 30);
   t.ffn_hidden = m.get_int_or("ffn_hidden", 1, 4 * t.hidden, kMaxDimension);
   t.kv_heads = m.get_int_or("kv_heads", 1, t.heads, kMaxDimension);
+  t.mlp = m.get_choice("mlp", {"gelu", "swiglu"}, "gelu") == "swiglu" ? MlpKind::kSwiglu
+                                                                     : MlpKind::kGelu;
+  t.positions = m.get_choice("positions", {"learned", "rotary"}, "learned") == "rotary"
+                    ? PositionKind::kRotary
+                    : PositionKind::kLearned;
+  t.tied_embeddings = m.get_bool("tied_embeddings", true);
   if (t.hidden % t.heads != 0)
     m.fail("heads", std::to_string(t.heads) + " heads do not divide the hidden size " +
                         std::to_string(t.hidden));

@@ -146,6 +146,13 @@ struct Layer {
 
 // A transformer's dimensions (`transformer:` in a workload): parameters and FLOPs are derived
 // from them (core/transformer.hpp).
+// The MLP of a transformer layer: gelu (GPT, Megatron) has two matrices, hidden -> ffn_hidden ->
+// hidden, with biases; swiglu (Llama, Mistral, Qwen) has three without biases: a gate and an up
+// projection whose SiLU(gate) x up product feeds the down projection.
+enum class MlpKind { kGelu, kSwiglu };
+// Positions: learned (GPT) is an embedding of sequence x hidden; rotary (RoPE) has no parameters.
+enum class PositionKind { kLearned, kRotary };
+
 struct TransformerShape {
   int layers = 0;
   int hidden = 0;
@@ -155,6 +162,9 @@ struct TransformerShape {
   int ffn_hidden = 0;  // the MLP's inner width (default 4 x hidden)
   int kv_heads = 0;    // heads of keys and values (default heads; fewer: grouped-query attention)
   int line = 0;
+  MlpKind mlp = MlpKind::kGelu;
+  PositionKind positions = PositionKind::kLearned;
+  bool tied_embeddings = true;  // the output layer shares the word embedding (else its own V x h)
 };
 
 struct Workload {

@@ -193,6 +193,10 @@ void workload(YAML::Emitter& out, const Workload& w) {
                               {"ffn_hidden", t.ffn_hidden},
                               {"kv_heads", t.kv_heads}})
       out << YAML::Key << key << YAML::Value << value;
+    if (t.mlp == MlpKind::kSwiglu) out << YAML::Key << "mlp" << YAML::Value << "swiglu";
+    if (t.positions == PositionKind::kRotary)
+      out << YAML::Key << "positions" << YAML::Value << "rotary";
+    if (!t.tied_embeddings) out << YAML::Key << "tied_embeddings" << YAML::Value << false;
     out << YAML::EndMap;
   } else {
     out << YAML::Key << "parameters" << YAML::Value << exact(w.parameters);

@@ -8,23 +8,31 @@ double kv_width(const TransformerShape& t) {
   return static_cast<double>(t.hidden) * t.kv_heads / t.heads;
 }
 
-// Weights of a layer's matrices (no biases or norms): QKV, output projection, the MLP's two.
+int mlp_matrices(const TransformerShape& t) { return t.mlp == MlpKind::kSwiglu ? 3 : 2; }
+
+// Weights of a layer's matrices (no biases or norms): QKV, output projection, the MLP's two
+// (gelu) or three (swiglu).
 double layer_matrix_parameters(const TransformerShape& t) {
   double h = t.hidden, f = t.ffn_hidden;
-  return h * (h + 2 * kv_width(t)) + h * h + 2 * h * f;
+  return h * (h + 2 * kv_width(t)) + h * h + mlp_matrices(t) * h * f;
 }
 
 }  // namespace
 
 double layer_parameters(const TransformerShape& t) {
   double h = t.hidden, f = t.ffn_hidden;
-  double biases = (h + 2 * kv_width(t)) + h + f + h;
+  double attention_biases = (h + 2 * kv_width(t)) + h;
+  double mlp_biases = t.mlp == MlpKind::kSwiglu ? 0 : f + h;
   double norms = 4 * h;
-  return layer_matrix_parameters(t) + biases + norms;
+  return layer_matrix_parameters(t) + attention_biases + mlp_biases + norms;
 }
 
 double embedding_parameters(const TransformerShape& t) {
-  return (static_cast<double>(t.vocabulary) + t.sequence) * t.hidden;
+  double words = static_cast<double>(t.vocabulary) * t.hidden;
+  double positions =
+      t.positions == PositionKind::kLearned ? static_cast<double>(t.sequence) * t.hidden : 0;
+  double output = t.tied_embeddings ? 0 : words;
+  return words + positions + output;
 }
 
 double transformer_parameters(const TransformerShape& t) {

@@ -7,9 +7,14 @@
 namespace scaleout::core {
 
 // Parameters of one transformer layer: the attention's QKV and output projections, the MLP's two
-// matrices, their biases and two layer norms (12h^2 + 13h for the default FFN and heads).
+// matrices, their biases and two layer norms (12h^2 + 13h for the default FFN and heads). A
+// swiglu MLP has three matrices (3hf) and no biases. The attention's biases and the norms' 4h
+// (LayerNorm's weight and bias) are counted for every MLP; Llama has no biases and RMSNorm's h, so
+// Llama 2 70B counts 34,816 parameters a layer too many (0.004% of the model). The final norm is
+// not counted, as Narayanan et al. do not count it.
 double layer_parameters(const TransformerShape& t);
-// Word and position embeddings, (V + s) h. The output layer shares the word embedding.
+// Word embeddings V h, learned position embeddings s h (none for rotary positions), and an output
+// layer of its own V h when the embeddings are not tied (tied: it shares the word embedding).
 double embedding_parameters(const TransformerShape& t);
 // The whole model: 12lh^2 (1 + 13/12h + (V+s)/12lh) for the default FFN.
 double transformer_parameters(const TransformerShape& t);

@@ -10,10 +10,11 @@ std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microba
   double head = h / t.heads;
   double kv = head * t.kv_heads;  // keys' (and values') width
   double heads_here = static_cast<double>(t.heads) / tensor * microbatch;
+  double up = t.mlp == MlpKind::kSwiglu ? 2 * f : f;  // swiglu: gate and up as one product
   return {
       {"qkv", 1, tokens, (h + 2 * kv) / tensor, h}, {"scores", heads_here, s, s, head},
       {"context", heads_here, s, head, s},          {"projection", 1, tokens, h, h / tensor},
-      {"mlp_up", 1, tokens, f / tensor, h},         {"mlp_down", 1, tokens, h, f / tensor},
+      {"mlp_up", 1, tokens, up / tensor, h},        {"mlp_down", 1, tokens, h, f / tensor},
   };
 }
 

@@ -19,7 +19,8 @@ struct MatrixProduct {
 };
 
 // One layer's six forward products for `microbatch` sequences on one device of a tensor group of
-// `tensor` (scores: Q K^T per head; context: the scores times V).
+// `tensor` (scores: Q K^T per head; context: the scores times V). A swiglu MLP's gate and up
+// projections are one product of twice the width (mlp_up), as Megatron-LM fuses them.
 std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor);
 
 // The output layer's forward product (hidden x vocabulary, the vocabulary split over the group).

@@ -81,6 +81,18 @@ TEST(DeviceCompute, ElementWiseKernelsMoveTheLayersActivations) {
   EXPECT_NEAR(layer.attention_forward - attention, 18.432e-6, 1e-9);
 }
 
+TEST(DeviceCompute, SwigluReadsTheGateAndTheUpProjection) {
+  // The shape above with a swiglu MLP: SiLU(gate) x up reads 2 F and writes F, 3 F x 2 = 49,152
+  // bytes where bias-GeLU moved 32,768: 112,640 bytes at 1 GB/s.
+  DeviceSpec d = four_unit_device();
+  d.memory_bandwidth = 1e9;
+  TransformerShape t{1, 64, 2, 32, 10, 256, 2, 0};
+  t.mlp = MlpKind::kSwiglu;
+  double products = 0;
+  for (const MatrixProduct& p : layer_products(t, 1, 1)) products += matmul_seconds(d, p);
+  EXPECT_NEAR(layer_seconds(d, t, 1, 1).forward - products, 112.64e-6, 1e-9);
+}
+
 TEST(DeviceCompute, BackwardRunsTwoProductsPerForwardProduct) {
   // Square products in whole tiles: each gradient product has the forward's FLOPs and tiles.
   DeviceSpec d = four_unit_device();

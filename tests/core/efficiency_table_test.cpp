@@ -13,6 +13,7 @@
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/shape_efficiency.hpp"
+#include "core/transformer.hpp"
 
 namespace scaleout::core {
 namespace {
@@ -48,6 +49,13 @@ TEST(TransformerProducts, ALayersProductsAreItsForwardFlops) {
     EXPECT_DOUBLE_EQ(sum, (24 * b * s * h * h + 4 * b * s * s * h) / tensor) << tensor;
   }
   EXPECT_DOUBLE_EQ(logit_product(t, 2, 4).flops(), 2 * b * s * h * 1000 / 4);
+  t.mlp = MlpKind::kSwiglu;  // gate and up fused: the MLP's 16 b s h^2 becomes 24
+  for (int tensor : {1, 2, 4}) {
+    double sum = 0;
+    for (const MatrixProduct& p : layer_products(t, 2, tensor)) sum += p.flops();
+    EXPECT_DOUBLE_EQ(sum, (32 * b * s * h * h + 4 * b * s * s * h) / tensor) << tensor;
+    EXPECT_DOUBLE_EQ(sum, b * layer_forward_flops(t) / tensor) << tensor;
+  }
 }
 
 TEST(TransformerProducts, TensorDegreesDivideHeadsAndTheNode) {

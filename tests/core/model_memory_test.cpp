@@ -6,6 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "core/plan_writer.hpp"
+#include "core/transformer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {
@@ -121,6 +122,33 @@ TEST(ModelMemory, AWrittenPlanLoadsToTheSameSplit) {
   EXPECT_DOUBLE_EQ(back.cluster.device.memory, 80e9);
   EXPECT_DOUBLE_EQ(worst_stage_memory(back).total, worst_stage_memory(p).total);
   EXPECT_DOUBLE_EQ(back.workload.parameters, p.workload.parameters);
+}
+
+TEST(ModelMemory, ALlamaStyleModelKeepsItsOutputLayerAndNoPositions) {
+  Plan p = testing::load_text(
+      "mem-llama",
+      plan_text("{ layers: 4, hidden: 1024, heads: 16, sequence: 2048, vocabulary: 32000, "
+                "mlp: swiglu, positions: rotary, tied_embeddings: false }",
+                "parallelism: { tensor: 2, pipeline: 2 }\n"
+                "strategy: { kind: ring }\n"
+                "training: { workers: 8, global_batch: 16 }\n"));
+  const TransformerShape& t = *p.workload.transformer;
+  ASSERT_EQ(t.mlp, MlpKind::kSwiglu);
+  // Two layers a stage and the vocabulary, each over the tensor group of 2.
+  double layers = 2 * layer_parameters(t) / 2, words = 32000.0 * 1024 / 2;
+  // Stage 0: its layers and the word embedding, no position embedding; the last stage: its layers
+  // and the untied output layer.
+  EXPECT_DOUBLE_EQ(stage_parameters(p, model_split(p), 0), layers + words);
+  EXPECT_DOUBLE_EQ(stage_parameters(p, model_split(p), 1), layers + words);
+  EXPECT_DOUBLE_EQ(p.workload.parameters, 4 * layer_parameters(t) + 2 * 32000.0 * 1024);
+
+  Plan back = testing::load_text("mem-llama-back", plan_to_yaml(p));
+  ASSERT_TRUE(back.workload.transformer);
+  EXPECT_EQ(back.workload.transformer->mlp, MlpKind::kSwiglu);
+  EXPECT_EQ(back.workload.transformer->positions, PositionKind::kRotary);
+  EXPECT_FALSE(back.workload.transformer->tied_embeddings);
+  EXPECT_DOUBLE_EQ(back.workload.parameters, p.workload.parameters);
+  EXPECT_DOUBLE_EQ(worst_stage_memory(back).total, worst_stage_memory(p).total);
 }
 
 }  // namespace

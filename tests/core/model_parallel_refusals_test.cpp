@@ -98,6 +98,11 @@ INSTANTIATE_TEST_SUITE_P(
                     "vocabulary: 50000 }\n" +
                     kRing + "parallelism: { tensor: 2 }\ntraining: { workers: 8 }\n",
                 2, "heterogeneous devices and links are not modelled"},
+        Refusal{"unknown_mlp", plan(kRing + "training: { workers: 8 }\n", ", mlp: relu"), 10,
+                "'relu' is not one of: gelu | swiglu"},
+        Refusal{"unknown_positions",
+                plan(kRing + "training: { workers: 8 }\n", ", positions: alibi"), 10,
+                "'alibi' is not one of: learned | rotary"},
         Refusal{"unknown_parallelism_key",
                 plan(kRing + "parallelism: { tensor: 2, pipelines: 2 }\n"
                              "training: { workers: 8 }\n"),

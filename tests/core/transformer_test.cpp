@@ -54,6 +54,61 @@ TEST(Transformer, GroupedQueryAttentionHasFewerParameters) {
   EXPECT_DOUBLE_EQ(layer_parameters(full) - layer_parameters(grouped), 1.5 * h * h + 1.5 * h);
 }
 
+TransformerShape llama2_70b() {
+  TransformerShape t;
+  t.layers = 80;
+  t.hidden = 8192;
+  t.heads = 64;
+  t.kv_heads = 8;
+  t.ffn_hidden = 28672;
+  t.vocabulary = 32000;
+  t.sequence = 4096;
+  t.mlp = MlpKind::kSwiglu;
+  t.positions = PositionKind::kRotary;
+  t.tied_embeddings = false;
+  return t;
+}
+
+TEST(Transformer, Llama2With70BParameters) {
+  // Llama 2 70B (Touvron et al. 2023) as released: 68,976,648,192 parameters. By hand, a layer:
+  // attention 8192 x (8192 + 2 x 1024) + 8192 x 8192 = 150,994,944, MLP 3 x 8192 x 28672 =
+  // 704,643,072, two RMSNorms 2 x 8192; 80 layers, then the input embedding and the untied output
+  // layer 2 x 32000 x 8192 and the final norm 8192.
+  const double published = 68'976'648'192.0;
+  double by_hand = 80 * (8192.0 * (8192 + 2 * 1024) + 8192.0 * 8192 + 3 * 8192.0 * 28672 +
+                         2 * 8192) +
+                   2 * 32000.0 * 8192 + 8192;
+  EXPECT_DOUBLE_EQ(by_hand, published);
+  // The count keeps the attention's biases and LayerNorm's 4h and leaves out the final norm:
+  // 80 x (18432 + 16384) - 8192 = 2,777,088 more (0.004%).
+  EXPECT_DOUBLE_EQ(transformer_parameters(llama2_70b()), published + 2'777'088);
+  EXPECT_NEAR(transformer_parameters(llama2_70b()) / published, 1.0, 1e-4);
+}
+
+TEST(Transformer, SwigluLayerHasThreeMlpMatricesWithoutBiases) {
+  TransformerShape gelu = llama2_70b(), swiglu = gelu;
+  gelu.mlp = MlpKind::kGelu;
+  double h = 8192, f = 28672;
+  EXPECT_DOUBLE_EQ(layer_parameters(swiglu) - layer_parameters(gelu), h * f - (f + h));
+}
+
+TEST(Transformer, SwigluForwardFlopsByHand) {
+  TransformerShape t = llama2_70b();
+  double s = 4096, h = 8192, kv = 1024, f = 28672;
+  double matrices = h * (h + 2 * kv) + h * h + 3 * h * f;
+  EXPECT_DOUBLE_EQ(layer_forward_flops(t), 2 * s * matrices + 4 * s * s * h);
+}
+
+TEST(Transformer, RotaryPositionsAndUntiedEmbeddings) {
+  TransformerShape t = gpt(24, 1024, 16);
+  double V = 51200, s = 2048, h = 1024;
+  EXPECT_DOUBLE_EQ(embedding_parameters(t), (V + s) * h);
+  t.positions = PositionKind::kRotary;
+  EXPECT_DOUBLE_EQ(embedding_parameters(t), V * h);
+  t.tied_embeddings = false;
+  EXPECT_DOUBLE_EQ(embedding_parameters(t), 2 * V * h);
+}
+
 TEST(Transformer, ActivationsFollowKorthikantiTable2) {
   TransformerShape t = gpt(96, 12288, 96);
   double sbh = 2048.0 * 2 * 12288, as_h = 5.0 * 96 * 2048 / 12288;  // micro-batch of 2
