@@ -56,6 +56,20 @@ double megatron_flops_per_sequence(const TransformerShape& t) {
   return 4 * t.layers * layer_forward_flops(t) + 3 * logit_forward_flops(t);
 }
 
+namespace {
+
+// Korthikanti et al.'s 34 s b h, in units of s b h: 10 kept whole on every device of a tensor
+// group (the two norms' inputs 4, the QKV and first MLP inputs 2 + 2, two dropout masks 2) and 24
+// split over it, of which 8 are the attention's Q, K, V and projection input, and 16 the MLP's
+// inner activations: GeLU's input and output, 2 x 2 s b f bytes with f = 4h. A swiglu MLP keeps
+// its fused gate-and-up output (2 x 2 s b f) and the down projection's input (2 s b f).
+double split_activations_per_sbh(const TransformerShape& t) {
+  double mlp_bytes_per_f = t.mlp == MlpKind::kSwiglu ? 6.0 : 4.0;
+  return 8 + mlp_bytes_per_f * t.ffn_hidden / t.hidden;
+}
+
+}  // namespace
+
 double layer_activation_bytes(const TransformerShape& t, int microbatch, int tensor,
                               bool sequence_parallel, Recompute recompute) {
   double sbh = static_cast<double>(t.sequence) * microbatch * t.hidden;
@@ -64,8 +78,9 @@ double layer_activation_bytes(const TransformerShape& t, int microbatch, int ten
   double attention = recompute == Recompute::kSelective
                          ? 0
                          : 5.0 * t.heads * t.sequence / t.hidden;  // the s x s scores
-  if (sequence_parallel) return sbh * (34 + attention) / tp;
-  return sbh * (10 + 24 / tp + attention / tp);
+  double split = split_activations_per_sbh(t);
+  if (sequence_parallel) return sbh * (10 + split + attention) / tp;
+  return sbh * (10 + split / tp + attention / tp);
 }
 
 }  // namespace scaleout::core

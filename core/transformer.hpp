@@ -35,8 +35,8 @@ double megatron_flops_per_sequence(const TransformerShape& t);
 // on one device of a tensor group of `tensor` (Korthikanti et al. 2022, Table 2): without
 // recomputation s b h (10 + 24/t + 5 a s / (h t)); sequence parallelism divides all of it by t;
 // selective recomputation drops the 5 a s / h term; full recomputation keeps the layer's input,
-// 2 s b h (divided by t under sequence parallelism). The constants assume 16-bit activations and
-// the default FFN (4h).
+// 2 s b h (divided by t under sequence parallelism). The constants assume 16-bit activations; the
+// MLP's share of the 24 follows ffn_hidden (16 of it at 4h: 4 f / h, swiglu 6 f / h).
 double layer_activation_bytes(const TransformerShape& t, int microbatch, int tensor,
                               bool sequence_parallel, Recompute recompute);
 

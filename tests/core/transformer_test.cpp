@@ -122,5 +122,21 @@ TEST(Transformer, ActivationsFollowKorthikantiTable2) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 8, false, Recompute::kFull), 2 * sbh);
 }
 
+TEST(Transformer, ActivationsFollowTheMlpWidth) {
+  // The MLP's inner activations are 2 x 2 s b f bytes (GeLU's input and output) of Korthikanti et
+  // al.'s 24 split s b h; swiglu keeps the fused gate and up (2 x 2 s b f) and the down
+  // projection's input (2 s b f).
+  TransformerShape wide = gpt(96, 12288, 96);
+  wide.ffn_hidden = 8 * 12288;
+  double sbh = 2048.0 * 2 * 12288;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(wide, 2, 8, false, Recompute::kSelective),
+                   sbh * (10 + (8 + 4 * 8.0) / 8));
+  TransformerShape llama = llama2_70b();
+  double s = 4096, h = 8192, f = 28672;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(llama, 1, 8, true, Recompute::kSelective),
+                   (s * h * (10 + 8) + 6 * s * f) / 8);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(llama, 1, 8, true, Recompute::kFull), 2 * s * h / 8);
+}
+
 }  // namespace
 }  // namespace scaleout::core
