@@ -1,7 +1,6 @@
 // `scaleout plan`: the smallest cluster and strategy that reach a throughput or a time-to-train.
 // Exit 0 when a size reaches the target, 1 when none does (the message says why), 2 on bad input.
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -34,15 +33,10 @@ struct PlanCommandArgs {
   PlanSearchArgs search_args;
 };
 
-// A count with an optional suffix ("1.28M"), or a time: a bare number of seconds ("86400") or a
-// number with a time unit ("3600s", "1.5h", "2d"). A time takes no count suffix: "2M" is refused,
-// not two million seconds.
+// A count with an optional suffix ("1.28M"), or a time: bare seconds ("86400") or a number with a
+// time unit ("3600s", "1.5h", "2d").
 double parse_value(const std::string& text, core::Quantity q, const char* field) {
-  auto v = core::parse_quantity(text, q);
-  bool bare_number = !text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) ||
-                                       text.back() == '.');
-  if (!v && q == core::Quantity::kTime && bare_number)
-    v = core::parse_quantity(text, core::Quantity::kCount);
+  auto v = q == core::Quantity::kTime ? core::parse_seconds(text) : core::parse_quantity(text, q);
   if (!v)
     throw core::InputError("", 0, field, "'" + text + "' is not " + core::quantity_example(q));
   return *v;

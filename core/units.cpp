@@ -180,6 +180,14 @@ std::optional<double> parse_quantity(std::string_view text, Quantity q, std::str
   return value * factor;
 }
 
+std::optional<double> parse_seconds(std::string_view text) {
+  if (auto time = parse_quantity(text, Quantity::kTime)) return time;
+  double value = 0;
+  std::string_view unit;
+  if (split_number(text, value, unit) != Split::kOk || !unit.empty()) return std::nullopt;
+  return value;
+}
+
 std::string format_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int i = 0;

@@ -31,6 +31,10 @@ std::string quantity_example(Quantity q);
 // only. When `why` is given, it receives the reason on failure ("not finite" or "not a unit").
 std::optional<double> parse_quantity(std::string_view text, Quantity q, std::string* why = nullptr);
 
+// A time typed on a command line or in a form: a bare number of seconds ("86400") or a number
+// with a time unit ("3600s", "1.5h"). Count suffixes are refused ("6M" is not six million seconds).
+std::optional<double> parse_seconds(std::string_view text);
+
 // Human-readable rendering, e.g. format_bytes(104857600) == "100MiB".
 std::string format_bytes(double bytes);
 

@@ -32,11 +32,10 @@ const Input kInputs[] = {
     {"price", "price / device-hour", "", "empty: the topology's price_per_device_hour"},
 };
 
-// A number with an optional count suffix (50K, 1.28M); a time also in units (3600s).
+// A number with an optional count suffix (50K, 1.28M); a time in seconds or in units (3600s, 6h).
 double read_number(const QLineEdit* e, const char* name, core::Quantity q) {
   std::string text = e->text().toStdString();
-  auto v = core::parse_quantity(text, core::Quantity::kCount);
-  if (!v && q != core::Quantity::kCount) v = core::parse_quantity(text, q);
+  auto v = q == core::Quantity::kTime ? core::parse_seconds(text) : core::parse_quantity(text, q);
   if (!v) throw core::InputError("", 0, name, "'" + text + "' is not " + core::quantity_example(q));
   return *v;
 }

@@ -48,6 +48,16 @@ TEST(Units, TimesTakeMinutesHoursAndDays) {
   EXPECT_FALSE(parse_quantity("2H", Quantity::kTime));
 }
 
+TEST(Units, SecondsAreABareNumberOrATime) {
+  EXPECT_DOUBLE_EQ(*parse_seconds("86400"), 86400);
+  EXPECT_DOUBLE_EQ(*parse_seconds("1.5h"), 5400);
+  EXPECT_DOUBLE_EQ(*parse_seconds("90ms"), 0.09);
+  EXPECT_FALSE(parse_seconds("6M")) << "a count suffix is not a time";
+  EXPECT_FALSE(parse_seconds("1B"));
+  EXPECT_FALSE(parse_seconds("1e400"));
+  EXPECT_FALSE(parse_seconds(""));
+}
+
 TEST(Units, RejectsWrongKindsAndGarbage) {
   EXPECT_FALSE(parse_quantity("100", Quantity::kBandwidth));
   EXPECT_FALSE(parse_quantity("10GB", Quantity::kBandwidth));
