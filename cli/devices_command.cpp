@@ -27,12 +27,12 @@ void print_table(const std::vector<core::DevicePreset>& presets) {
               "ceiling", "", "");
   for (const core::DevicePreset& p : presets) {
     const core::DeviceSpec& d = p.device;
-    std::string ceiling = "-";
-    if (d.matmul_ceiling > 0) ceiling = std::to_string(d.matmul_ceiling).substr(0, 4);
+    char ceiling[16] = "-";
+    if (d.matmul_ceiling > 0) std::snprintf(ceiling, sizeof ceiling, "%.3f", d.matmul_ceiling);
     std::printf("%-16s %-22s %6s %6s %6s %6s %6s %8.0f %4d %7s %-9s %.0f\n", p.id.c_str(),
                 d.name.c_str(), peak_column(d, "fp32").c_str(), peak_column(d, "tf32").c_str(),
                 peak_column(d, "bf16").c_str(), peak_column(d, "fp16").c_str(),
-                peak_column(d, "fp8").c_str(), d.memory / 1e9, d.multiprocessors, ceiling.c_str(),
+                peak_column(d, "fp8").c_str(), d.memory / 1e9, d.multiprocessors, ceiling,
                 p.interconnect.c_str(), p.interconnect_bandwidth / 1e9);
   }
   std::printf("memory bandwidth, tiles and sources: scaleout devices --details\n");

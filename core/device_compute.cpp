@@ -47,10 +47,10 @@ struct StreamingBytes {
   double residual = 0, attention = 0;
 };
 StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                                     int tensor) {
+                                     int tensor, int sequence_split) {
   double b = activation_bytes(d);
   double tokens = static_cast<double>(t.sequence) * microbatch;
-  double e = tokens * t.hidden, f = tokens * t.ffn_hidden / tensor;
+  double e = tokens * t.hidden / sequence_split, f = tokens * t.ffn_hidden / tensor;
   double a = static_cast<double>(microbatch) * t.heads / tensor * t.sequence * t.sequence;
   double mlp_activation = (t.mlp == MlpKind::kSwiglu ? 3 : 2) * f * b;
   return {2 * (2 * e * b) + 2 * (3 * e * b + e) + mlp_activation, 2 * a * b + (2 * a * b + a)};
@@ -68,7 +68,7 @@ double accumulation_bytes(double parameters) { return parameters * (2 + 4 + 4); 
 }  // namespace
 
 LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                           int tensor) {
+                           int tensor, int sequence_split) {
   LayerSeconds out;
   for (const MatrixProduct& p : layer_products(t, microbatch, tensor)) {
     double forward = matmul_seconds(d, p);
@@ -76,7 +76,7 @@ LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int m
     out.backward += matmul_backward_seconds(d, p);
     if (is_attention(p)) out.attention_forward += forward;
   }
-  StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor);
+  StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor, sequence_split);
   double streaming = streaming_seconds(d, bytes.residual + bytes.attention, kStreamingKernels);
   out.forward += streaming;
   out.backward += 2 * streaming;  // each kernel's gradient reads what it saved and the gradient

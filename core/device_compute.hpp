@@ -13,8 +13,9 @@
 // adds the device's kernel_gap.
 //
 // The kernels are those of Megatron-LM's GPT layer with its fused kernels (bias-GeLU, scale-mask-
-// softmax, bias-dropout-add) and dropout, without sequence parallelism: the layer norms and the
-// residual path run on every device of a tensor group over the whole hidden width.
+// softmax, bias-dropout-add) and dropout: the layer norms and the residual path run on every
+// device of a tensor group over the whole hidden width, unless the plan splits the sequence
+// (sequence_parallel).
 #pragma once
 
 #include "core/plan.hpp"
@@ -29,14 +30,15 @@ double matmul_seconds(const DeviceSpec& d, const MatrixProduct& p);
 double streaming_seconds(const DeviceSpec& d, double bytes, int kernels);
 
 // One transformer layer on one device of a tensor group of `tensor`, for a micro-batch of
-// `microbatch` sequences.
+// `microbatch` sequences; `sequence_split` (the tensor degree under sequence parallelism) splits
+// the residual stream's kernels (layer norms, dropout, residual adds) over the group.
 struct LayerSeconds {
   double forward = 0;
   double backward = 0;  // the gradients of inputs and weights (accumulated), no recomputation
   double attention_forward = 0;  // the s x s part of forward (selective recomputation redoes)
 };
 LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                           int tensor);
+                           int tensor, int sequence_split = 1);
 
 // The output layer and the loss (vocabulary split over the tensor group): forward and backward.
 LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,

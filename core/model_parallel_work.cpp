@@ -26,7 +26,8 @@ bool by_shape(const Plan& plan) {
 void device_work(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
   const DeviceSpec& d = plan.cluster.device;
   const TransformerShape& tf = *plan.workload.transformer;
-  LayerSeconds layer = layer_seconds(d, tf, s.microbatch, s.tensor);
+  int sequence_split = plan.parallelism->sequence_parallel ? s.tensor : 1;
+  LayerSeconds layer = layer_seconds(d, tf, s.microbatch, s.tensor, sequence_split);
   w.layer_forward_flops = layer.forward * d.flops;
   w.layer_backward_flops = layer.backward * d.flops;
   if (plan.parallelism->recompute == Recompute::kSelective)

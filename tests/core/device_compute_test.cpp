@@ -93,6 +93,18 @@ TEST(DeviceCompute, SwigluReadsTheGateAndTheUpProjection) {
   EXPECT_NEAR(layer_seconds(d, t, 1, 1).forward - products, 112.64e-6, 1e-9);
 }
 
+TEST(DeviceCompute, SequenceParallelismSplitsTheResidualStreamsKernels) {
+  // The shape above, tensor 2: the residual stream's kernels (layer norms, bias-dropout-residual:
+  // 45,056 bytes whole) are split over the two devices with the sequence, the MLP's and the
+  // attention's are split by the tensor degree either way.
+  DeviceSpec d = four_unit_device();
+  d.memory_bandwidth = 1e9;
+  TransformerShape t{1, 64, 2, 32, 10, 256, 2, 0};
+  double whole = layer_seconds(d, t, 1, 2, 1).forward;
+  double split = layer_seconds(d, t, 1, 2, 2).forward;
+  EXPECT_NEAR(whole - split, 22.528e-6, 1e-9);
+}
+
 TEST(DeviceCompute, BackwardRunsTwoProductsPerForwardProduct) {
   // Square products in whole tiles: each gradient product has the forward's FLOPs and tiles.
   DeviceSpec d = four_unit_device();
