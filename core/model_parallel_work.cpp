@@ -64,6 +64,8 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
       w.layer_backward_flops += per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
     w.logit_forward_flops = per_device * logit_forward_flops(tf);
   }
+  if (plan.compute_left_out)
+    w.layer_forward_flops = w.layer_backward_flops = w.logit_forward_flops = 0;
   if (par.recompute == Recompute::kFull) {
     w.layer_backward_flops += w.layer_forward_flops;
     w.tensor_allreduces_backward = 4;

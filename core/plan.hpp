@@ -364,6 +364,8 @@ struct Plan {
   // Deprecated forms the loader accepted, each a "file:line: field '...': deprecated: ..." line
   // for the user (the CLI prints them on stderr).
   std::vector<std::string> warnings;
+  // Set by `validate` on CPUs: both engines time communication only, as the executed ranks do.
+  bool compute_left_out = false;
 
   // Gradient size in bytes exchanged each step.
   double gradient_bytes() const {

@@ -40,6 +40,52 @@ TEST(ModelParallelCli, AnalyticGpt3ReportsTheSplitTokensMfuAndMemory) {
   EXPECT_LT(j["memory_bytes"]["total"].get<double>(), 80e9);
 }
 
+// On CPUs validate times communication only: a model-parallel plan's prediction must leave the
+// compute its shapes give out too, as the executed ranks do (it once kept it: +1488%).
+TEST(ModelParallelCli, ValidateOnCpusLeavesComputeOutOfBothSides) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-mp-validate-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "plan.yaml")
+      << "cluster:\n  name: c\n  devices_per_node: 2\n  device: { flops: 1TFLOPS }\n"
+         "  intra_node: { bandwidth: 10GB/s, latency: 1us }\n"
+         "  nic: { bandwidth: 10Gbps, latency: 2us }\n"
+         "workload:\n  name: gpt-tiny\n"
+         "  transformer: { layers: 4, hidden: 64, heads: 4, sequence: 32, vocabulary: 100 }\n"
+         "parallelism: { tensor: 2, pipeline: 2 }\n"
+         "strategy: { kind: ring }\n"
+         "training: { workers: 4, global_batch: 4, steps: 3 }\n";
+  fs::path json = dir / "validate.json";
+  auto o = shell(bin() + " validate " + (dir / "plan.yaml").string() + " --tolerance 10 -o " +
+                 json.string() + " 2>&1");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("compute left out of both sides"), std::string::npos) << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(json));
+  EXPECT_EQ(j["predicted"]["phases"]["compute_s"].get<double>(), 0) << j["predicted"]["phases"];
+  EXPECT_GT(j["predicted"]["phases"]["tensor_comm_s"].get<double>(), 0);
+  fs::remove_all(dir);
+}
+
+// The search ranks splits by memory: a device without any is refused, naming the field.
+TEST(ModelParallelCli, SearchRefusesADeviceWithoutMemory) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-mp-nomem-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "plan.yaml")
+      << "cluster:\n  name: c\n  devices_per_node: 8\n  device: { flops: 100TFLOPS }\n"
+         "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
+         "  nic: { bandwidth: 100Gbps, latency: 2us }\n"
+         "workload: { name: gpt, transformer: { layers: 8, hidden: 1024, heads: 16, "
+         "sequence: 1024, vocabulary: 32000 } }\n"
+         "strategy: { kind: ring }\n"
+         "training: { workers: 16, batch_per_worker: 2 }\n";
+  auto o = shell(bin() + " plan " + (dir / "plan.yaml").string() + " --search 2>&1");
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_NE(o.text.find("field 'device.memory': plan --search ranks splits"), std::string::npos)
+      << o.text;
+  auto margin = shell(bin() + " plan " + kGpt3 + " --search --memory-margin 95 2>&1");
+  EXPECT_EQ(margin.code, 2) << margin.text;
+  fs::remove_all(dir);
+}
+
 // A data-parallel plan keeps the whole model on every device: 175B parameters are 1.4 TB of fp32
 // weights and gradients against an 80 GB A100 (refused); 7.5B fit as bf16 weights and gradients
 // (30 GB) but not with Adam's 16 bytes a parameter (120 GB: a warning); ResNet-50 says nothing.
