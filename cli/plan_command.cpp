@@ -101,6 +101,9 @@ void add_search_options(CLI::App* cmd, PlanSearchArgs& a) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--tensor-across-nodes", a.search.tensor_across_nodes,
                 "--search: also tensor groups larger than a node");
+  cmd->add_option("--memory-margin", a.memory_margin_percent,
+                  "--search: percent of the device's memory a split leaves free (default 10)")
+      ->check(CLI::Range(0.0, 90.0));
   cmd->add_option("--refine", a.refine,
                   "--search: simulate the first K splits on SimGrid and rank them again")
       ->check(positive_int());
@@ -127,7 +130,8 @@ Action add_plan_command(CLI::App& app) {
       "--samples-per-epoch 1.28M --epochs 90 --min-efficiency 0.8");
   cmd->add_option("plan", args->plan, "plan YAML file")->required()->transform(bundled_input());
   cmd->add_option("--target-throughput", args->target_throughput, "samples/s to reach");
-  cmd->add_option("--time-to-train", args->time_to_train, "deadline in seconds (or 3600s, 90min, 1.5h, 2d)");
+  cmd->add_option("--time-to-train", args->time_to_train,
+                  "deadline in seconds (or 3600s, 90min, 1.5h, 2d)");
   cmd->add_option("--samples-per-epoch", args->samples_per_epoch, "e.g. 1281167 or 1.28M");
   cmd->add_option("--epochs", args->epochs, "epochs to train");
   cmd->add_option("--min-efficiency", args->min_efficiency, "scaling efficiency to keep (0..1)");
@@ -148,6 +152,7 @@ Action add_plan_command(CLI::App& app) {
       throw core::InputError("", 0, "--refine", "ranks the splits of --search: give --search");
     if (args->search) {
       args->search_args.json = args->json;
+      args->search_args.search.memory_margin = args->search_args.memory_margin_percent / 100;
       if (args->target_throughput > 0 || !args->time_to_train.empty()) {
         sim::PlanRequest target = make_request(*args);  // a sample is a sequence
         args->search_args.target = sim::plan_cluster_target(target);

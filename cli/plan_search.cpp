@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/sim_progress_line.hpp"
+#include "core/input_error.hpp"
 #include "explore/split_plan_confirm.hpp"
 
 namespace scaleout::cli {
@@ -43,7 +44,11 @@ void print_table(const sim::SplitSearch& s) {
                 100 * m.mfu, m.memory.total / 1e9, m.memory.capacity / 1e9, c.bottleneck.c_str());
   }
   std::printf("%ld splits evaluated in %.2f s", s.evaluated, s.wall_s);
-  for (const auto& [why, count] : s.dropped) std::printf("; %ld left out: %s", count, why.c_str());
+  for (const auto& [why, count] : s.dropped) {
+    std::printf("; %ld left out: %s", count, why.c_str());
+    if (why.find("memory") != std::string::npos && s.memory_margin > 0)
+      std::printf(" (less a %g%% margin)", 100 * s.memory_margin);
+  }
   std::printf("\n");
 }
 
@@ -146,6 +151,10 @@ sim::RefineOptions refine_options(const PlanSearchArgs& args) {
 }
 
 int plan_search(const core::Plan& plan, const PlanSearchArgs& args) {
+  if (plan.cluster.device.memory <= 0)
+    throw core::InputError(plan.cluster.file, 0, "device.memory",
+                           "plan --search ranks splits by the memory each needs: give the "
+                           "device's memory (or a device preset, `scaleout devices`)");
   std::optional<sim::SplitPlanAnswer> cluster = smallest_cluster(plan, args);
   std::optional<sim::SplitRefinement> refined;
   std::string confirmation;  // with a target and --refine: what simulation said of the answer

@@ -14,7 +14,8 @@ namespace scaleout::cli {
 
 struct PlanSearchArgs {
   sim::SplitSearchOptions search;
-  int refine = 0;  // splits to simulate (0: none)
+  double memory_margin_percent = 10;  // --memory-margin: sets search.memory_margin
+  int refine = 0;                     // splits to simulate (0: none)
   int jobs = 1;
   double max_events = sim::kDefaultMaxEvents;
   std::string progress = "auto";

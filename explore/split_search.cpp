@@ -44,7 +44,7 @@ struct Search {
       ++out.dropped["not a valid split (schedule or batch)"];
       return;
     }
-    if (!core::does_not_fit(plan).empty()) {
+    if (!fits_with_margin(plan)) {
       ++out.dropped["does not fit in the device's memory"];
       return;
     }
@@ -61,6 +61,12 @@ struct Search {
       out.best.insert(std::upper_bound(out.best.begin(), out.best.end(), c, slower), c);
       if (static_cast<int>(out.best.size()) > options.top) out.best.pop_back();
     }
+  }
+
+  bool fits_with_margin(const core::Plan& plan) const {
+    core::Plan tighter = plan;
+    tighter.cluster.device.memory *= 1 - options.memory_margin;
+    return core::does_not_fit(tighter).empty();
   }
 
   // Schedules, recomputation, ZeRO and sequence parallelism for one (t, p, micro-batch).
@@ -122,6 +128,7 @@ SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& opti
     base.training.global_batch = plan.training.batch_per_worker * replicas;
   }
   Search search{base, options, {}, {}};
+  search.out.memory_margin = options.memory_margin;
   search.run();
   for (auto& c : search.out.best) c.bottleneck = bottleneck_of(c.plan, c.result);
   search.out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

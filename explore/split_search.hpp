@@ -16,6 +16,9 @@ namespace scaleout::sim {
 struct SplitSearchOptions {
   int top = 10;                      // candidates kept, fastest first
   bool tensor_across_nodes = false;  // also tensor groups larger than a node
+  // Share of the device's memory a split leaves free (fragmentation, the framework's buffers):
+  // splits needing more than (1 - margin) x memory are left out.
+  double memory_margin = 0.10;
 };
 
 struct SplitCandidate {
@@ -28,6 +31,7 @@ struct SplitSearch {
   std::vector<SplitCandidate> best;     // at most `top`, fastest first
   long evaluated = 0;                   // combinations predicted
   std::map<std::string, long> dropped;  // combinations left out, by reason
+  double memory_margin = 0;             // the options' margin the memory reason counts with
   double wall_s = 0;
 };
 

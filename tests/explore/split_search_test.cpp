@@ -57,6 +57,26 @@ TEST(SplitSearch, CountsWhatDoesNotFit) {
   EXPECT_TRUE(none.best.empty());
 }
 
+// The margin leaves a share of the memory free: every split listed needs at most (1 - margin) of
+// it, and a wider margin leaves more out.
+TEST(SplitSearch, TheMemoryMarginLeavesItsShareFree) {
+  core::Plan plan = small_plan("4GB");
+  SplitSearchOptions options;
+  options.top = 1000000;
+  for (double margin : {0.0, 0.1, 0.5}) {
+    options.memory_margin = margin;
+    SplitSearch s = search_splits(plan, options);
+    ASSERT_FALSE(s.best.empty()) << margin;
+    for (const auto& c : s.best)
+      EXPECT_LE(c.result.model_parallel->memory.total, (1 - margin) * 4e9) << margin;
+  }
+  options.memory_margin = 0;
+  long none = search_splits(plan, options).dropped["does not fit in the device's memory"];
+  options.memory_margin = 0.5;
+  long half = search_splits(plan, options).dropped["does not fit in the device's memory"];
+  EXPECT_GT(half, none);
+}
+
 // A model small enough for data parallelism alone: on a fast network nothing beats it; with the
 // NIC 100x slower the data-parallel exchange dominates and the best split moves to tensor or
 // pipeline groups, which shrink it; and back when the network is fast again.
