@@ -50,7 +50,7 @@ bool read_transformer(YamlMap& workload, Workload& w) {
   t.ffn_hidden = m.get_int_or("ffn_hidden", 1, 4 * t.hidden, kMaxDimension);
   t.kv_heads = m.get_int_or("kv_heads", 1, t.heads, kMaxDimension);
   t.mlp = m.get_choice("mlp", {"gelu", "swiglu"}, "gelu") == "swiglu" ? MlpKind::kSwiglu
-                                                                     : MlpKind::kGelu;
+                                                                      : MlpKind::kGelu;
   t.positions = m.get_choice("positions", {"learned", "rotary"}, "learned") == "rotary"
                     ? PositionKind::kRotary
                     : PositionKind::kLearned;

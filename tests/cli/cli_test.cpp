@@ -556,9 +556,9 @@ TEST(Cli, PlanAnswersLikeTheLibraryAndExitsOneWhenUnreachable) {
                      " --time-to-train 6h --samples-per-epoch 1.28M --epochs 90 --price 2 --json");
   ASSERT_EQ(hours.code, 0) << hours.text;
   EXPECT_EQ(nlohmann::json::parse(hours.text)["best"], t["best"]) << "6h is 21600 s";
-  EXPECT_EQ(run("plan " + kQuickstart + " --time-to-train 6M --samples-per-epoch 1.28M --epochs 90")
-                .code,
-            2)
+  EXPECT_EQ(
+      run("plan " + kQuickstart + " --time-to-train 6M --samples-per-epoch 1.28M --epochs 90").code,
+      2)
       << "a time takes no count suffix";
 
   EXPECT_EQ(run("plan " + kQuickstart).code, 2);  // no target

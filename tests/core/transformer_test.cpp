@@ -75,9 +75,9 @@ TEST(Transformer, Llama2With70BParameters) {
   // 704,643,072, two RMSNorms 2 x 8192; 80 layers, then the input embedding and the untied output
   // layer 2 x 32000 x 8192 and the final norm 8192.
   const double published = 68'976'648'192.0;
-  double by_hand = 80 * (8192.0 * (8192 + 2 * 1024) + 8192.0 * 8192 + 3 * 8192.0 * 28672 +
-                         2 * 8192) +
-                   2 * 32000.0 * 8192 + 8192;
+  double by_hand =
+      80 * (8192.0 * (8192 + 2 * 1024) + 8192.0 * 8192 + 3 * 8192.0 * 28672 + 2 * 8192) +
+      2 * 32000.0 * 8192 + 8192;
   EXPECT_DOUBLE_EQ(by_hand, published);
   // The count keeps the attention's biases and LayerNorm's 4h and leaves out the final norm:
   // 80 x (18432 + 16384) - 8192 = 2,777,088 more (0.004%).
