@@ -197,7 +197,9 @@ TEST(GuiWindow, EveryBundledPlanOpensWithCurves) {
     EXPECT_TRUE(status.startsWith("opened")) << status.toStdString();
     std::size_t points = 0;
     for (const auto& c : w.curves().curves) points += c.points.size();
-    EXPECT_GE(points, 4u);  // a fixed-size cluster gets the sizes it holds
+    // A fixed-size cluster gets the sizes it holds; a fixed global batch (MPT-30B's 504
+    // sequences in micro-batches of 3) the sizes it divides into: 3 at least.
+    EXPECT_GE(points, 3u);
     ++opened;
   }
   EXPECT_GE(opened, 5);
