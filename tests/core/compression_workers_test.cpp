@@ -1,14 +1,15 @@
 // Compression across several workers, against numbers worked out by hand: the decoded sum of
-// top-k blocks that share an index, the residuals each worker keeps, and the owner's re-encoding
-// of a quantized part with its own error feedback. The expected values are literals (the
-// arithmetic is in the comments), never the output of core/compression_reference.hpp, which runs
-// the same codec code.
+// top-k blocks that share an index, the residuals each worker keeps, the owner's re-encoding of
+// a quantized part with its own error feedback, and PowerSGD's sums. The expected values are
+// literals (the arithmetic is in the comments), never the output of
+// core/compression_reference.hpp, which runs the same codec code.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "core/compression_codec.hpp"
+#include "core/powersgd_codec.hpp"
 
 namespace scaleout::core {
 namespace {
@@ -155,6 +156,56 @@ TEST(CompressionWorkers, Int8OwnerRoundsTheSumToItsScaleAndKeepsTheRoundingError
   EXPECT_EQ(st[1].residual, (Floats{0, -0.5f, 0, 0}));
   EXPECT_EQ(st[1].owner_residual, (Floats{0, -1}));
   EXPECT_EQ(st[0].owner_residual, (Floats{0, 0}));
+}
+
+// PowerSGD, rank 1, two workers, 4 elements as a 2 x 2 matrix (row-major). The workers' matrices
+// are of rank 2, their sum S of rank 1:
+//   M0 = [3 1; 0 2], M1 = [0 -1; 4 -2], S = [3 0; 4 0] = (3, 4) (1, 0)^T
+// Whatever the start Q (q), the summed P = S q is along (3, 4): P^ = +-(0.6, 0.8), the summed
+// Q = S^T P^ = +-(5, 0), and P^ Q^T = S. Each worker keeps what its own Q_w = M_w^T P^ missed,
+// M_w - P^ P^T M_w:
+//   P^T M0 = 0.6 (3, 1) + 0.8 (0, 2) = (1.8, 2.2); P^ (1.8, 2.2) = [1.08 1.32; 1.44 1.76]
+//   M0 - that = [1.92 -0.32; -1.44 0.24]
+//   P^T M1 = 0.6 (0, -1) + 0.8 (4, -2) = (3.2, -2.2); P^ (3.2, -2.2) = [1.92 -1.32; 2.56 -1.76]
+//   M1 - that = [-1.92 0.32; 1.44 -0.24]
+TEST(CompressionWorkers, PowerSgdSumsBothWorkersFactorsAndEachKeepsItsOwnRemainder) {
+  Compression c = kind(CompressionKind::kPowersgd);
+  c.rank = 1;
+  LowRankCodec codec(c, 2, 4);
+  ASSERT_EQ(codec.shape().rows, 2);
+  ASSERT_EQ(codec.shape().cols, 2);
+  std::vector<Floats> grads{{3, 1, 0, 2}, {0, -1, 4, -2}};
+  std::vector<Floats> scratch(2, Floats(codec.scratch_words(), 0.0f));
+  std::vector<LowRankState> st(2);
+  // Each part to its owner, the owner's sum, the sums to the other worker.
+  auto all_reduce = [&](std::int64_t slot) {
+    for (int owner = 0; owner < 2; ++owner) {
+      int other = 1 - owner;
+      Span from = codec.own_part(slot, codec.segment_of(owner)), to = codec.recv_slot(slot, other);
+      for (std::int64_t i = 0; i < slot; ++i)
+        scratch[owner][to.begin + i] = scratch[other][from.begin + i];
+      codec.owner_sum(owner, slot, scratch[owner].data());
+    }
+    for (int owner = 0; owner < 2; ++owner) {
+      std::int64_t at = codec.sum_area(slot).begin + codec.segment_of(owner) * slot;
+      for (std::int64_t i = 0; i < slot; ++i) scratch[1 - owner][at + i] = scratch[owner][at + i];
+    }
+  };
+  for (int w = 0; w < 2; ++w) codec.encode_p(7, grads[w].data(), scratch[w].data(), st[w]);
+  all_reduce(codec.p_slot());
+  for (int w = 0; w < 2; ++w) codec.encode_q(scratch[w].data(), st[w]);
+  all_reduce(codec.q_slot());
+  Floats out0(4), out1(4);
+  codec.decode(scratch[0].data(), out0.data(), st[0]);
+  codec.decode(scratch[1].data(), out1.data(), st[1]);
+  Floats sum{3, 0, 4, 0};
+  Floats kept0{1.92f, -0.32f, -1.44f, 0.24f}, kept1{-1.92f, 0.32f, 1.44f, -0.24f};
+  for (int e = 0; e < 4; ++e) {
+    EXPECT_NEAR(out0[e], sum[e], 1e-5) << e;
+    EXPECT_NEAR(out1[e], sum[e], 1e-5) << e;
+    EXPECT_NEAR(st[0].m[e], kept0[e], 1e-5) << e;
+    EXPECT_NEAR(st[1].m[e], kept1[e], 1e-5) << e;
+  }
 }
 
 }  // namespace
