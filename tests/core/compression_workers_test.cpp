@@ -1,15 +1,17 @@
 // Compression across several workers, against numbers worked out by hand: the decoded sum of
 // top-k blocks that share an index, the residuals each worker keeps, the owner's re-encoding of
-// a quantized part with its own error feedback, and PowerSGD's sums. The expected values are
-// literals (the arithmetic is in the comments), never the output of
-// core/compression_reference.hpp, which runs the same codec code.
+// a quantized part with its own error feedback, PowerSGD's sums, and a parameter server shard's
+// combination of the pushes. The expected values are literals (the arithmetic is in the comments),
+// never the output of core/compression_reference.hpp, which runs the same codec code.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
 #include "core/compression_codec.hpp"
 #include "core/powersgd_codec.hpp"
+#include "core/ps_codec.hpp"
 
 namespace scaleout::core {
 namespace {
@@ -206,6 +208,69 @@ TEST(CompressionWorkers, PowerSgdSumsBothWorkersFactorsAndEachKeepsItsOwnRemaind
     EXPECT_NEAR(st[0].m[e], kept0[e], 1e-5) << e;
     EXPECT_NEAR(st[1].m[e], kept1[e], 1e-5) << e;
   }
+}
+
+// A parameter server shard of 4 elements, top-k with k = 2, three workers:
+//   worker 0 {4, -1, 0.5, 3}  pushes (0, 4), (3, 3)
+//   worker 1 {-2, 0.25, 5, 1} pushes (0, -2), (2, 5)
+//   worker 2 {1, 6, 0, -7}    pushes (1, 6), (3, -7)
+//   the shard: index 0 4 - 2 = 2, index 1 6, index 2 5, index 3 3 - 7 = -4, pulled dense.
+TEST(CompressionWorkers, PsShardAddsEveryWorkersTopKPush) {
+  PsShardCodec codec(kind(CompressionKind::kTopk, 0.5), 3, 4);
+  ASSERT_EQ(codec.push_words(), 4);
+  std::vector<Floats> grads{{4, -1, 0.5f, 3}, {-2, 0.25f, 5, 1}, {1, 6, 0, -7}};
+  std::vector<CodecState> st(3);
+  Floats pushes(codec.server_words(), 0.0f);
+  for (int w = 0; w < 3; ++w) codec.encode(w, 0, grads[w].data(), pushes.data() + w * 4, st[w]);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(pushes[8]), 1u);  // worker 2's first index
+  EXPECT_EQ(pushes[8 + 2], 6);                             // and its value
+  CodecState server;
+  Floats shard(4, 99.0f);  // the reduce overwrites it
+  codec.reduce(pushes.data(), shard.data(), server);
+  EXPECT_EQ(shard, (Floats{2, 6, 5, -4}));
+  EXPECT_EQ(st[0].residual, (Floats{0, -1, 0.5f, 0}));
+  EXPECT_EQ(st[1].residual, (Floats{0, 0.25f, 0, 1}));
+  EXPECT_EQ(st[2].residual, (Floats{1, 0, 0, 0}));
+}
+
+// A parameter server shard of 4 elements, 1-bit with a scale per 2 elements, three workers; the
+// server re-encodes the sum with its own residual and every worker pulls and decodes the result.
+// Step 1:
+//   worker 0 {3, -1, 2, 2}:   {2, -2, 2, 2},  residual {1, 1, 0, 0}
+//   worker 1 {1, 1, -4, 0}:   {1, 1, -2, 2},  residual {0, 0, -2, -2}
+//   worker 2 {-2, -2, 1, -3}: {-2, -2, 2, -2}, residual {0, 0, -1, -1}
+//   server sum {2 + 1 - 2, -2 + 1 - 2, 2 - 2 + 2, 2 + 2 - 2} = {1, -3, 2, 2}
+//   encoded: scales 2 and 2 -> {2, -2, 2, 2}, server residual {-1, -1, 0, 0}
+// Step 2, zero gradients (the workers push their residuals):
+//   worker 0 {1, 1, 0, 0} -> {1, 1, 0, 0}; worker 1 {0, 0, -2, -2} -> {0, 0, -2, -2};
+//   worker 2 {0, 0, -1, -1} -> {0, 0, -1, -1}; all residuals 0
+//   server: {1, 1, -3, -3} + {-1, -1, 0, 0} = {0, 0, -3, -3}, scales 0 and 3 -> {0, 0, -3, -3},
+//   server residual 0. (Without the server's residual: {1, 1, -3, -3}.)
+TEST(CompressionWorkers, PsShardOneBitSumsThePushesAndCarriesTheServerResidual) {
+  PsShardCodec codec(kind(CompressionKind::kOnebit, 0, 8), 3, 4);
+  ASSERT_EQ(codec.push_words(), 3);  // 2 scales, 1 word of signs
+  std::vector<CodecState> st(3);
+  CodecState server;
+  auto step = [&](const std::vector<Floats>& grads) {
+    Floats pushes(codec.server_words(), 0.0f);
+    std::int64_t words = codec.push_words();
+    for (int w = 0; w < 3; ++w)
+      codec.encode(w, 0, grads[w].data(), pushes.data() + w * words, st[w]);
+    Floats shard(4);
+    codec.reduce(pushes.data(), shard.data(), server);
+    Floats pulled(pushes.begin() + 3 * words, pushes.end());
+    Floats out(4, 99.0f);
+    codec.decode(pulled.data(), out.data());
+    return out;
+  };
+  EXPECT_EQ(step({{3, -1, 2, 2}, {1, 1, -4, 0}, {-2, -2, 1, -3}}), (Floats{2, -2, 2, 2}));
+  EXPECT_EQ(st[0].residual, (Floats{1, 1, 0, 0}));
+  EXPECT_EQ(st[1].residual, (Floats{0, 0, -2, -2}));
+  EXPECT_EQ(st[2].residual, (Floats{0, 0, -1, -1}));
+  EXPECT_EQ(server.residual, (Floats{-1, -1, 0, 0}));
+  EXPECT_EQ(step({{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}), (Floats{0, 0, -3, -3}));
+  EXPECT_EQ(server.residual, (Floats{0, 0, 0, 0}));
+  EXPECT_EQ(st[2].residual, (Floats{0, 0, 0, 0}));
 }
 
 }  // namespace
