@@ -8,14 +8,22 @@
 
 namespace scaleout::core {
 
-double matmul_seconds(const DeviceSpec& d, const MatrixProduct& p) {
+namespace {
+
+// The product's tiles in waves over the multiprocessors, each at the matmul ceiling.
+double tile_seconds(const DeviceSpec& d, const MatrixProduct& p) {
   double tiles = std::ceil(p.batch) * std::ceil(p.m / d.tile_rows) * std::ceil(p.n / d.tile_cols);
   double waves = std::ceil(tiles / d.multiprocessors);
   double ceiling = d.matmul_ceiling > 0 ? d.matmul_ceiling : 1.0;  // none measured: the peak
   double tile_rate = ceiling * d.flops / d.multiprocessors;
-  double compute = waves * 2.0 * d.tile_rows * d.tile_cols * p.k / tile_rate;
+  return waves * 2.0 * d.tile_rows * d.tile_cols * p.k / tile_rate;
+}
+
+}  // namespace
+
+double matmul_seconds(const DeviceSpec& d, const MatrixProduct& p) {
   double bytes = d.element_bytes * p.batch * (p.m * p.k + p.k * p.n + p.m * p.n);
-  return std::max(compute, bytes / d.memory_bandwidth) + d.kernel_gap;
+  return std::max(tile_seconds(d, p), bytes / d.memory_bandwidth) + d.kernel_gap;
 }
 
 double streaming_seconds(const DeviceSpec& d, double bytes, int kernels) {
@@ -53,7 +61,26 @@ StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape
   double e = tokens * t.hidden / sequence_split, f = tokens * t.ffn_hidden / tensor;
   double a = static_cast<double>(microbatch) * t.heads / tensor * t.sequence * t.sequence;
   double mlp_activation = (t.mlp == MlpKind::kSwiglu ? 3 : 2) * f * b;
-  return {2 * (2 * e * b) + 2 * (3 * e * b + e) + mlp_activation, 2 * a * b + (2 * a * b + a)};
+  double attention = t.attention == AttentionKind::kFlash ? 0 : 2 * a * b + (2 * a * b + a);
+  return {2 * (2 * e * b) + 2 * (3 * e * b + e) + mlp_activation, attention};
+}
+
+// FlashAttention (Dao et al. 2022): the scores' and the context's products in one kernel that
+// keeps the scores on chip: their tiles' work at the matmul ceiling, or Q, K, V and the output
+// read and written once, whichever takes longer. Backward recomputes the scores: five products'
+// work for forward's two.
+struct FlashSeconds {
+  double forward = 0, backward = 0;
+};
+FlashSeconds flash_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor) {
+  double products = 0;
+  for (const MatrixProduct& p : layer_products(t, microbatch, tensor))
+    if (is_attention(p)) products += tile_seconds(d, p);
+  double tokens = static_cast<double>(t.sequence) * microbatch;
+  double width = static_cast<double>(t.hidden) / tensor * (2 + 2.0 * t.kv_heads / t.heads);
+  double io = activation_bytes(d) * tokens * width / d.memory_bandwidth;
+  return {std::max(products, io) + d.kernel_gap, std::max(2.5 * products, 2 * io) + d.kernel_gap};
 }
 
 constexpr int kStreamingKernels = 7;  // forward; backward runs twice as many
@@ -70,19 +97,28 @@ double accumulation_bytes(double parameters) { return parameters * (2 + 4 + 4); 
 LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
                            int tensor, int sequence_split) {
   LayerSeconds out;
+  bool flash = t.attention == AttentionKind::kFlash;
+  if (flash) {
+    FlashSeconds attention = flash_seconds(d, t, microbatch, tensor);
+    out.forward += attention.forward;
+    out.backward += attention.backward;
+    out.attention_forward += attention.forward;
+  }
   for (const MatrixProduct& p : layer_products(t, microbatch, tensor)) {
+    if (flash && is_attention(p)) continue;
     double forward = matmul_seconds(d, p);
     out.forward += forward;
     out.backward += matmul_backward_seconds(d, p);
     if (is_attention(p)) out.attention_forward += forward;
   }
   StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor, sequence_split);
-  double streaming = streaming_seconds(d, bytes.residual + bytes.attention, kStreamingKernels);
+  int kernels = flash ? kStreamingKernels - kAttentionKernels : kStreamingKernels;
+  double streaming = streaming_seconds(d, bytes.residual + bytes.attention, kernels);
   out.forward += streaming;
   out.backward += 2 * streaming;  // each kernel's gradient reads what it saved and the gradient
   out.backward +=
       streaming_seconds(d, accumulation_bytes(layer_parameters(t) / tensor), kWeightsPerLayer);
-  out.attention_forward += streaming_seconds(d, bytes.attention, kAttentionKernels);
+  if (!flash) out.attention_forward += streaming_seconds(d, bytes.attention, kAttentionKernels);
   return out;
 }
 

@@ -55,6 +55,9 @@ bool read_transformer(YamlMap& workload, Workload& w) {
                     ? PositionKind::kRotary
                     : PositionKind::kLearned;
   t.tied_embeddings = m.get_bool("tied_embeddings", true);
+  t.attention = m.get_choice("attention", {"standard", "flash"}, "standard") == "flash"
+                    ? AttentionKind::kFlash
+                    : AttentionKind::kStandard;
   if (t.hidden % t.heads != 0)
     m.fail("heads", std::to_string(t.heads) + " heads do not divide the hidden size " +
                         std::to_string(t.hidden));

@@ -152,6 +152,9 @@ struct Layer {
 enum class MlpKind { kGelu, kSwiglu };
 // Positions: learned (GPT) is an embedding of sequence x hidden; rotary (RoPE) has no parameters.
 enum class PositionKind { kLearned, kRotary };
+// How the attention runs: standard (the scores written to memory, softmax and dropout over them,
+// as Megatron-LM's fused kernels) or flash (FlashAttention: one kernel, the scores never stored).
+enum class AttentionKind { kStandard, kFlash };
 
 struct TransformerShape {
   int layers = 0;
@@ -165,6 +168,7 @@ struct TransformerShape {
   MlpKind mlp = MlpKind::kGelu;
   PositionKind positions = PositionKind::kLearned;
   bool tied_embeddings = true;  // the output layer shares the word embedding (else its own V x h)
+  AttentionKind attention = AttentionKind::kStandard;
 };
 
 struct Workload {

@@ -194,6 +194,8 @@ void workload(YAML::Emitter& out, const Workload& w) {
                               {"kv_heads", t.kv_heads}})
       out << YAML::Key << key << YAML::Value << value;
     if (t.mlp == MlpKind::kSwiglu) out << YAML::Key << "mlp" << YAML::Value << "swiglu";
+    if (t.attention == AttentionKind::kFlash)
+      out << YAML::Key << "attention" << YAML::Value << "flash";
     if (t.positions == PositionKind::kRotary)
       out << YAML::Key << "positions" << YAML::Value << "rotary";
     if (!t.tied_embeddings) out << YAML::Key << "tied_embeddings" << YAML::Value << false;

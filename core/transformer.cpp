@@ -75,9 +75,8 @@ double layer_activation_bytes(const TransformerShape& t, int microbatch, int ten
   double sbh = static_cast<double>(t.sequence) * microbatch * t.hidden;
   double tp = tensor;
   if (recompute == Recompute::kFull) return sequence_parallel ? 2 * sbh / tp : 2 * sbh;
-  double attention = recompute == Recompute::kSelective
-                         ? 0
-                         : 5.0 * t.heads * t.sequence / t.hidden;  // the s x s scores
+  bool scores_kept = recompute != Recompute::kSelective && t.attention != AttentionKind::kFlash;
+  double attention = scores_kept ? 5.0 * t.heads * t.sequence / t.hidden : 0;  // the s x s scores
   double split = split_activations_per_sbh(t);
   if (sequence_parallel) return sbh * (10 + split + attention) / tp;
   return sbh * (10 + split / tp + attention / tp);

@@ -105,6 +105,30 @@ TEST(DeviceCompute, SequenceParallelismSplitsTheResidualStreamsKernels) {
   EXPECT_NEAR(whole - split, 22.528e-6, 1e-9);
 }
 
+// FlashAttention: with memory that never limits, the same products' tiles forward, and backward
+// recomputes the scores (five products' work for two: 2.5x instead of the unfused 2x).
+// h 256, 2 heads of 128, s 256, one sequence: scores 2 x (256 x 256 over k 128): 8 tiles, 2 waves
+// of 4.194304 us; context 2 x (256 x 128 over k 256): 4 tiles, 1 wave of 8.388608 us. Forward
+// 16.777216 us; flash backward 41.94304 us, unfused 33.554432 us (each gradient product again
+// whole tiles: 8.388608 us each): 8.388608 us more.
+TEST(DeviceCompute, FlashAttentionRecomputesTheScoresInBackward) {
+  DeviceSpec d = four_unit_device();
+  TransformerShape standard{1, 256, 2, 256, 10, 1024, 2, 0};
+  TransformerShape flash = standard;
+  flash.attention = AttentionKind::kFlash;
+  LayerSeconds a = layer_seconds(d, standard, 1, 1), b = layer_seconds(d, flash, 1, 1);
+  EXPECT_NEAR(a.attention_forward, 16.777216e-6,
+              1e-10);  // the element-wise kernels' 1e-12 s at 1e18 B/s aside
+  EXPECT_NEAR(b.attention_forward, 16.777216e-6,
+              1e-10);                        // the element-wise kernels' 1e-12 s at 1e18 B/s aside
+  EXPECT_NEAR(b.forward, a.forward, 1e-10);  // the element-wise kernels' 1e-12 s at 1e18 B/s aside
+  EXPECT_NEAR(b.backward - a.backward, 8.388608e-6,
+              1e-10);  // the element-wise kernels' 1e-12 s at 1e18 B/s aside
+  // With a real memory, flash moves none of the scores' bytes: it can only be faster forward.
+  d.memory_bandwidth = 1e12;
+  EXPECT_LT(layer_seconds(d, flash, 1, 1).forward, layer_seconds(d, standard, 1, 1).forward);
+}
+
 TEST(DeviceCompute, BackwardRunsTwoProductsPerForwardProduct) {
   // Square products in whole tiles: each gradient product has the forward's FLOPs and tiles.
   DeviceSpec d = four_unit_device();

@@ -60,6 +60,19 @@ TEST(ModelMemory, Gpt3OnTwelveStagesByHand) {
   EXPECT_EQ(does_not_fit(gpt3("selective")), "");
 }
 
+// FlashAttention never stores the s x s scores: without recomputation a stage keeps what
+// selective recomputation keeps, s b h (10 + 24/8) a layer (62.1 GB, as above).
+TEST(ModelMemory, FlashAttentionKeepsNoScores) {
+  Plan flash = testing::load_text(
+      "mem-gpt3-flash",
+      plan_text("{ layers: 96, hidden: 12288, heads: 96, sequence: 2048, vocabulary: 51200, "
+                "attention: flash }",
+                "parallelism: { tensor: 8, pipeline: 12, recompute: none }\n"
+                "strategy: { kind: ring }\n"
+                "training: { workers: 768, global_batch: 1536 }\n"));
+  EXPECT_DOUBLE_EQ(worst_stage_memory(flash).total, 62061477888.0);
+}
+
 TEST(ModelMemory, RefusalNamesTheStageAndEachTerm) {
   try {
     check_memory_fits(gpt3("none"));
