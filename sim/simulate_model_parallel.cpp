@@ -119,9 +119,10 @@ core::RunResult assemble(MpRun& run, const Plan& plan, const core::ParallelState
   r.steps.clear();
   for (int s = 0; s < steps; ++s) r.steps.push_back({s, step_end[s] - step_start[s]});
   r.links = link_loads(ranks.topology, run.world, step_start, step_end, run.trace);
-  r.warnings.push_back(
-      "pipeline_comm_s is the closed form's (the simulation times the stages' transfers on the "
-      "links, inside the step and the bubble, not one by one)");
+  if (state.split().pipeline > 1)  // one stage has no transfers to time
+    r.warnings.push_back(
+        "pipeline_comm_s is the closed form's (the simulation times the stages' transfers on the "
+        "links, inside the step and the bubble, not one by one)");
   return r;
 }
 

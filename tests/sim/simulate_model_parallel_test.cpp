@@ -76,6 +76,20 @@ TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
   }
 }
 
+// The note that pipeline_comm_s is the closed form's belongs to plans with stage transfers only.
+TEST(SimulateModelParallel, OnlyPipelinesSayTheirTransfersAreTheClosedForms) {
+  auto says_so = [](const core::RunResult& r) {
+    for (const auto& w : r.warnings)
+      if (w.find("pipeline_comm_s is the closed form's") != std::string::npos) return true;
+    return false;
+  };
+  core::Plan pipeline =
+      testing::load_text("sim-mp-note-pp", plan_text("tensor: 2, pipeline: 4", 16, 16));
+  core::Plan tensor = testing::load_text("sim-mp-note-tp", plan_text("tensor: 8", 16, 16));
+  EXPECT_TRUE(says_so(simulate(pipeline)));
+  EXPECT_FALSE(says_so(simulate(tensor)));
+}
+
 // The same plans on the A100 preset with no efficiency: compute from the device's figures
 // (core/device_compute.hpp) reaches both engines the same way.
 std::string on_a100_preset(std::string text) {
