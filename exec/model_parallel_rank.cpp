@@ -9,6 +9,7 @@
 #include "core/check_values.hpp"
 #include "core/compute_rate.hpp"
 #include "core/model_parallel_outcome.hpp"
+#include "core/model_parallel_work.hpp"
 #include "core/rank_plan.hpp"
 #include "core/strategies/model_parallel_training.hpp"
 #include "exec/element_type.hpp"
@@ -95,6 +96,7 @@ core::RunResult aggregate_model_parallel(const core::Plan& plan,
   double step = 0;
   for (int s = 0; s < steps; ++s) step += (end[s] - start[s]) / steps;
   core::ModelParallelPhases ph = core::phases_from_records(records, step);
+  ph.data_bytes = core::model_parallel_work(plan).gradient_bytes;  // as the engines report it
   core::RunResult r =
       core::model_parallel_result(plan, options.backend == Backend::kCuda ? "cuda" : "cpu", ph);
   r.network_model = "measured";

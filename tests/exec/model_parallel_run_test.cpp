@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 
+#include "core/model_parallel_work.hpp"
 #include "exec/local_run.hpp"
 #include "exec/rank_steps.hpp"
 #include "tests/core/plan_text.hpp"
@@ -45,6 +46,10 @@ TEST(ModelParallelRun, EveryScheduleMovesWhatItShouldWithExactSums) {
     EXPECT_GT(r.step_time_s, 0);
     EXPECT_GT(r.model_parallel->tensor_comm_s, 0);
     EXPECT_GT(r.model_parallel->data_comm_s, 0);
+    // The gradient a data group exchanges, as simulate reports it (run printed 0.0 MB).
+    core::Plan plan = two_by_two_by_two("mp-run-bytes", extra);
+    EXPECT_GT(r.bytes, 0);
+    EXPECT_DOUBLE_EQ(r.bytes, core::model_parallel_work(plan).gradient_bytes);
   }
 }
 
