@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -83,6 +84,21 @@ void explicit_parts(YAML::Emitter& out, const Cluster& c) {
   out << YAML::EndSeq;
 }
 
+// The device's peak: its peaks by data type when it has them (training.precision then picks
+// one again), and `flops` as well when it is not one of them picked by the plan's precision
+// (written in the topology, or changed since, as the GUI does).
+void peak_figures(YAML::Emitter& out, const DeviceSpec& d) {
+  bool picked =
+      d.flops_line == 0 && std::any_of(d.peaks.begin(), d.peaks.end(),
+                                       [&](const PeakRate& p) { return p.flops == d.flops; });
+  if (!picked) out << YAML::Key << "flops" << YAML::Value << exact(d.flops, "FLOPS");
+  if (d.peaks.empty()) return;
+  out << YAML::Key << "peak" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (const PeakRate& p : d.peaks)
+    out << YAML::Key << p.type << YAML::Value << exact(p.flops, "FLOPS");
+  out << YAML::EndMap;
+}
+
 // The compute model's figures (a preset's, written out: the plan stands on its own).
 void compute_figures(YAML::Emitter& out, const DeviceSpec& d) {
   if (d.memory_bandwidth <= 0) return;
@@ -101,8 +117,8 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
   if (!c.calibrated_from.empty())
     out << YAML::Key << "calibrated_from" << YAML::Value << c.calibrated_from;
   out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
-      << YAML::Value << c.device.name << YAML::Key << "flops" << YAML::Value
-      << exact(c.device.flops, "FLOPS");
+      << YAML::Value << c.device.name;
+  peak_figures(out, c.device);
   if (c.device.memory > 0)
     out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
   compute_figures(out, c.device);

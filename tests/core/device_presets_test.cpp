@@ -109,6 +109,14 @@ TEST(DevicePresets, SavedPlansKeepTheFiguresAndTheComputeModel) {
   EXPECT_DOUBLE_EQ(b.kernel_gap, 3e-6);
   EXPECT_EQ(b.element_bytes, 1);
   EXPECT_DOUBLE_EQ(compute_efficiency(p), compute_efficiency(q));
+  // The saved plan keeps the peaks: its precision, edited, picks another one.
+  std::string text = plan_to_yaml(p);
+  text.replace(text.find("precision: fp8"), 14, "precision: bf16");
+  EXPECT_NEAR(testing::load_text("preset-saved-bf16", text).cluster.device.flops, 989.4e12, 1e9);
+  // A peak changed after loading (as the GUI's field does) is written and stands.
+  p.cluster.device.flops = 500e12;
+  EXPECT_DOUBLE_EQ(testing::load_text("preset-saved-500", plan_to_yaml(p)).cluster.device.flops,
+                   500e12);
 }
 
 TEST(DevicePresets, AFileWithARepeatedPresetIsRefusedWithItsLine) {
