@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -109,11 +110,20 @@ std::string rank_failure(const fs::path& dir, int rank, int status) {
          std::to_string(WEXITSTATUS(status));
 }
 
+// A rank killed by SIGPIPE wrote to a peer that had already gone: an echo of another failure.
+bool is_echo(int status) { return WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE; }
+
+// How long an echo waits for the failure it echoes to be reaped.
+constexpr auto kEchoGrace = std::chrono::seconds(1);
+
 // Waits for every rank (only this run's processes: a caller's other children are left alone);
-// returns the first failure, or "" when all succeeded. Every transfer has its own deadline, so a
-// rank that waits on a dead peer fails by itself; the overall deadline is a guard.
+// returns the first failure, or "" when all succeeded. A failure that only echoes another (a
+// broken pipe) is reported when no cause shows up within kEchoGrace. Every transfer has its own
+// deadline, so a rank that waits on a dead peer fails by itself; the overall deadline is a guard.
 std::string wait_for_ranks(std::map<pid_t, int>& running, const fs::path& dir,
                            std::chrono::steady_clock::time_point deadline) {
+  std::string echo;
+  std::chrono::steady_clock::time_point echo_until;
   while (!running.empty()) {
     bool reaped = false;
     for (auto it = running.begin(); it != running.end();) {
@@ -127,15 +137,21 @@ std::string wait_for_ranks(std::map<pid_t, int>& running, const fs::path& dir,
       if (pid > 0) core::untrack_child(pid);
       it = running.erase(it);
       reaped = true;
-      if (pid > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-        return rank_failure(dir, rank, status);
+      if (pid <= 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) continue;
+      if (!is_echo(status)) return rank_failure(dir, rank, status);
+      if (echo.empty()) {
+        echo = rank_failure(dir, rank, status);
+        echo_until = std::chrono::steady_clock::now() + kEchoGrace;
+      }
     }
     if (reaped) continue;
-    if (std::chrono::steady_clock::now() > deadline)
+    auto now = std::chrono::steady_clock::now();
+    if (!echo.empty() && now > echo_until) return echo;
+    if (now > deadline)
       return "the run passed its deadline; ranks still running: " + std::to_string(running.size());
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  return "";
+  return echo;
 }
 
 // Other ranks' own errors help tell the cause from its echoes.
