@@ -13,6 +13,7 @@
 #include "core/plan_stamp.hpp"
 #include "core/plan_writer.hpp"
 #include "core/powersgd_codec.hpp"
+#include "tests/core/compression_kind.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {
@@ -21,13 +22,7 @@ namespace {
 using testing::expect_refused;
 using testing::Refusal;
 
-Compression kind(CompressionKind k, double density = 0.01, double chunk = 1 << 20) {
-  Compression c;
-  c.kind = k;
-  c.density = density;
-  c.chunk = chunk;
-  return c;
-}
+using testing::kind;
 
 std::uint32_t bits(float w) {
   std::uint32_t b;

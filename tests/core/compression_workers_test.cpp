@@ -12,19 +12,14 @@
 #include "core/compression_codec.hpp"
 #include "core/powersgd_codec.hpp"
 #include "core/ps_codec.hpp"
+#include "tests/core/compression_kind.hpp"
 
 namespace scaleout::core {
 namespace {
 
 using Floats = std::vector<float>;
 
-Compression kind(CompressionKind k, double density = 0.01, double chunk = 1 << 20) {
-  Compression c;
-  c.kind = k;
-  c.density = density;
-  c.chunk = chunk;
-  return c;
-}
+using testing::kind;
 
 // One step of the ring exchange among codec.workers() workers, the words moved by hand as the
 // fabric moves them: each worker encodes its gradient into its own scratch; quantized kinds send
