@@ -75,6 +75,11 @@ StudyCase read_case(const YAML::Node& node, const std::string& file, double defa
   c.held = m.get_bool("held", true);
   if (!c.held && c.note.empty())
     m.fail("held", "a number not held to the tolerance needs a note saying why");
+  c.calibration = m.get_bool("calibration", false);
+  if (c.calibration && c.note.empty())
+    m.fail("calibration", "a calibration row needs a note saying what it calibrates");
+  if (c.calibration && !c.held)
+    m.fail("held", "a calibration row is no prediction: it is neither held nor a known gap");
   m.finish();
   case_plan(c, c.workers);
   if (c.baseline_workers > 0) case_plan(c, c.baseline_workers, true);
@@ -114,6 +119,8 @@ Study load_study(const std::string& path) {
            "a study with cases states its tolerance (points of efficiency, percent "
            "for the other metrics)");
   double tolerance = m.get_double("tolerance", 0, 1e6, 0);
+  s.goal = m.get_double("goal", 0, 1e6, 0);
+  if (s.goal > tolerance) m.fail("goal", "a goal is tighter than the tolerance, or absent");
   if (!cases.IsDefined() && !crossovers.IsDefined())
     m.fail("cases", "a study needs published numbers (cases) or crossover sweeps (crossovers)");
   for (const auto& [key, list] : {std::pair{"cases", cases}, std::pair{"crossovers", crossovers}})
@@ -123,6 +130,10 @@ Study load_study(const std::string& path) {
   std::filesystem::path folder = std::filesystem::path(path).parent_path();
   for (std::size_t i = 0; cases.IsDefined() && i < cases.size(); ++i)
     s.cases.push_back(read_case(cases[i], path, tolerance, folder, i));
+  auto in_points = [](const StudyCase& c) { return c.metric == StudyMetric::kScalingEfficiency; };
+  if (s.goal > 0 && std::any_of(s.cases.begin(), s.cases.end(), in_points) &&
+      !std::all_of(s.cases.begin(), s.cases.end(), in_points))
+    m.fail("goal", "the cases mix points of efficiency with percents: one goal cannot hold both");
   for (std::size_t i = 0; crossovers.IsDefined() && i < crossovers.size(); ++i)
     s.crossovers.push_back(read_crossover_sweep(crossovers[i], path, folder.string(), i));
   return s;
@@ -147,11 +158,28 @@ double metric_value(const StudyCase& c, const core::RunResult& run,
   return 0;
 }
 
-bool StudyOutcome::all_within() const {
+bool StudyOutcome::passes() const {
   bool claims = std::all_of(crossovers.begin(), crossovers.end(), [](const auto& x) {
     return std::all_of(x.claims.begin(), x.claims.end(), [](const auto& c) { return c.holds; });
   });
-  return claims && std::all_of(cases.begin(), cases.end(), [](const auto& c) { return c.within; });
+  return claims &&
+         std::none_of(cases.begin(), cases.end(), [](const auto& c) { return c.fails(); });
+}
+
+StudyCounts count_cases(const StudyOutcome& outcome) {
+  StudyCounts n;
+  for (const CaseOutcome& c : outcome.cases) {
+    if (!c.predicts()) {
+      ++n.calibration;
+      continue;
+    }
+    ++n.predictions;
+    if (c.within) ++n.within;
+    if (outcome.study.goal > 0 && std::fabs(c.error) <= outcome.study.goal) ++n.within_goal;
+    if (!c.study_case.held) ++n.known_gaps;
+    if (c.fails()) ++n.held_outside;
+  }
+  return n;
 }
 
 StudyOutcome run_study(const Study& study, std::optional<Engine> engine,
@@ -172,7 +200,7 @@ StudyOutcome run_study(const Study& study, std::optional<Engine> engine,
     o.error = c.metric == StudyMetric::kScalingEfficiency
                   ? 100 * (o.predicted - c.published)
                   : 100 * (o.predicted - c.published) / c.published;
-    o.within = !c.held || (std::isfinite(o.error) && std::fabs(o.error) <= c.tolerance);
+    o.within = std::isfinite(o.error) && std::fabs(o.error) <= c.tolerance;
     out.cases.push_back(std::move(o));
     if (on_case) on_case(out.cases.size(), study.cases.size() + study.crossovers.size());
   }

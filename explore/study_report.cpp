@@ -52,6 +52,13 @@ std::string size_text(const StudyCase& c) {
   return s;
 }
 
+std::string verdict_text(const CaseOutcome& c) {
+  if (!c.predicts()) return "calibration (an input)";
+  std::string within = c.within ? "yes" : "no";
+  if (!c.study_case.held) return within + " (known gap)";
+  return c.within ? within : "**" + within + "**";
+}
+
 void table(std::ostringstream& md, const StudyOutcome& o) {
   md << "| case | workers | strategy | metric | published | predicted | error | tolerance | "
         "within |\n|---|---|---|---|---|---|---|---|---|\n";
@@ -60,12 +67,7 @@ void table(std::ostringstream& md, const StudyOutcome& o) {
     md << "| " << s.name << " | " << size_text(s) << " | " << c.result.strategy << " | "
        << metric_name(s.metric) << " | " << metric_value_text(s.metric, s.published) << " | "
        << metric_value_text(s.metric, c.predicted) << " | " << error_text(s.metric, c.error)
-       << " | " << (s.held ? tolerance_text(s.metric, s.tolerance) : std::string("not held"))
-       << " | "
-       << (!s.held    ? "known gap"
-           : c.within ? "yes"
-                      : "**no**")
-       << " |\n";
+       << " | " << tolerance_text(s.metric, s.tolerance) << " | " << verdict_text(c) << " |\n";
   }
 }
 
@@ -86,30 +88,39 @@ void details(std::ostringstream& md, const StudyOutcome& o) {
   }
 }
 
+// Over the predictions only: calibration rows are inputs.
 double median_abs_error(const StudyOutcome& o, bool efficiency) {
   std::vector<double> e;
   for (const auto& c : o.cases)
-    if ((c.study_case.metric == StudyMetric::kScalingEfficiency) == efficiency)
+    if (c.predicts() && (c.study_case.metric == StudyMetric::kScalingEfficiency) == efficiency)
       e.push_back(std::fabs(c.error));
   if (e.empty()) return -1;
   std::sort(e.begin(), e.end());
   return e.size() % 2 ? e[e.size() / 2] : (e[e.size() / 2 - 1] + e[e.size() / 2]) / 2;
 }
 
+// Raw counts: every prediction against its tolerance, held or not; calibration rows apart.
 void summary(std::ostringstream& md, const StudyOutcome& o) {
-  long outside = std::count_if(o.cases.begin(), o.cases.end(), [](auto& c) { return !c.within; });
-  long gaps =
-      std::count_if(o.cases.begin(), o.cases.end(), [](auto& c) { return !c.study_case.held; });
-  long held = static_cast<long>(o.cases.size()) - gaps;
+  StudyCounts n = count_cases(o);
   md << "\n";
-  if (held == 0)
-    md << "No published number here is held to a tolerance.";
-  else if (outside == 0)
-    md << "All " << held << " published numbers held to a tolerance are within it.";
+  if (n.predictions == 0)
+    md << "No row here is a prediction.";
   else
-    md << "**" << outside << " of " << held
-       << " published numbers held to a tolerance are outside it.**";
-  if (gaps > 0) md << " " << gaps << " more are known gaps (see the notes).";
+    md << n.within << " of " << n.predictions << " predictions are within their tolerance.";
+  if (n.predictions > 0 && o.study.goal > 0)
+    md << " " << n.within_goal << " of " << n.predictions << " are within the goal of "
+       << tolerance_text(o.study.cases.front().metric, o.study.goal) << ".";
+  long gaps_outside = n.predictions - n.within - n.held_outside;
+  if (n.known_gaps > 0)
+    md << " " << n.known_gaps << (n.known_gaps == 1 ? " is a known gap" : " are known gaps")
+       << " (not held: reported, not failing the study; " << gaps_outside
+       << " of them outside, see the notes).";
+  if (n.held_outside > 0)
+    md << " **" << n.held_outside << " held prediction" << (n.held_outside == 1 ? " is" : "s are")
+       << " outside the tolerance: the study fails.**";
+  if (n.calibration > 0)
+    md << " " << n.calibration << " calibration row" << (n.calibration == 1 ? " is an" : "s are")
+       << " input, counted nowhere.";
   double eff = median_abs_error(o, true), rel = median_abs_error(o, false);
   if (eff >= 0) md << " Median error on scaling efficiency: " << format("%.1f points.", eff);
   if (rel >= 0) md << " Median error on the other numbers: " << format("%.1f %%.", rel);
@@ -207,6 +218,7 @@ std::string study_json(const StudyOutcome& o) {
                         {"tolerance", s.tolerance},
                         {"within", c.within},
                         {"held", s.held},
+                        {"calibration", s.calibration},
                         {"step_time_s", c.result.step_time_s},
                         {"warnings", c.warnings}};
     if (s.baseline_workers > 0) j["baseline_workers"] = s.baseline_workers;
@@ -232,9 +244,14 @@ std::string study_json(const StudyOutcome& o) {
                              {"detail", c.detail}});
     crossovers.push_back(j);
   }
+  StudyCounts n = count_cases(o);
+  nlohmann::json counts = {{"predictions", n.predictions},   {"within", n.within},
+                           {"within_goal", n.within_goal},   {"known_gaps", n.known_gaps},
+                           {"held_outside", n.held_outside}, {"calibration", n.calibration}};
   nlohmann::json out = {
-      {"study", o.study.name},        {"source", o.study.source}, {"engine", engine_name(o.engine)},
-      {"all_within", o.all_within()}, {"cases", cases},           {"crossovers", crossovers}};
+      {"study", o.study.name},   {"source", o.study.source}, {"engine", engine_name(o.engine)},
+      {"passes", o.passes()},    {"counts", counts},         {"cases", cases},
+      {"crossovers", crossovers}};
   return out.dump(2);
 }
 

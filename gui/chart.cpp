@@ -32,6 +32,7 @@ QColor series_color(const QString& name) {
       {"best split", QColor(0x21, 0x21, 0x21)},
       {"held to a tolerance", QColor(0x4c, 0x72, 0xb0)},
       {"known gap", QColor(0xbb, 0xbb, 0xbb)},
+      {"calibration (an input)", QColor(0xdd, 0x84, 0x52)},
       {"best split MFU", QColor(0x21, 0x21, 0x21)},
       // memory per device
       {"parameters", QColor(0x4c, 0x72, 0xb0)},

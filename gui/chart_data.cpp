@@ -170,7 +170,9 @@ BarChartData study_data(const sim::StudyOutcome& o) {
   BarChartData d;
   d.title = q(o.study.title);
   d.y_title = "predicted / published";
-  SeriesData held{"held to a tolerance", {}, {}}, gap{"known gap", {}, {}};
+  // One stack per kind of row, each row's bar in exactly one of them (zero in the others).
+  std::vector<SeriesData> kinds = {
+      {"held to a tolerance", {}, {}}, {"known gap", {}, {}}, {"calibration (an input)", {}, {}}};
   for (const auto& c : o.cases) {
     const sim::StudyCase& s = c.study_case;
     int i = static_cast<int>(d.categories.size());
@@ -180,13 +182,19 @@ BarChartData study_data(const sim::StudyOutcome& o) {
                       .arg(q(s.name), q(sim::metric_name(s.metric)))
                       .arg(c.predicted, 0, 'g', 4)
                       .arg(s.published, 0, 'g', 4)
-                      .arg(c.within ? "within" : "outside");
-    (s.held ? held : gap).points.append(QPointF(i, ratio));
-    (s.held ? held : gap).tips.append(tip);
-    (s.held ? gap : held).points.append(QPointF(i, 0));
-    (s.held ? gap : held).tips.append(tip);
+                      .arg(!c.predicts() ? "calibration"
+                           : c.within    ? "within"
+                                         : "outside");
+    std::size_t kind = !c.predicts() ? 2 : s.held ? 0 : 1;
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      kinds[k].points.append(QPointF(i, k == kind ? ratio : 0));
+      kinds[k].tips.append(tip);
+    }
   }
-  d.stacks = {held, gap};
+  // A kind no row has is left out of the legend.
+  for (auto& k : kinds)
+    if (std::any_of(k.points.begin(), k.points.end(), [](QPointF p) { return p.y() != 0; }))
+      d.stacks.push_back(k);
   d.limit = 1;
   d.limit_name = "published";
   return d;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "analytic/analytic.hpp"
 #include "core/input_error.hpp"
@@ -93,22 +94,72 @@ TEST_F(StudyFiles, AStudyAtItsOwnBaselineIsExactlyOneAndAFarNumberIsOutside) {
   ASSERT_EQ(o.cases.size(), 1u);
   EXPECT_DOUBLE_EQ(o.cases[0].predicted, 1.0);
   EXPECT_NEAR(o.cases[0].error, 1.0, 1e-9);  // points
-  EXPECT_TRUE(o.all_within());
+  EXPECT_TRUE(o.passes());
   path =
       one_case("    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.90\n");
   o = run_study(load_study(path));
   EXPECT_NEAR(o.cases[0].error, 10.0, 1e-9);
-  EXPECT_FALSE(o.all_within());
-  EXPECT_NE(study_markdown(o).find("**1 of 1 published numbers held to a tolerance are outside"),
-            std::string::npos);
-  // The same number as a known gap: reported with its error, not held.
+  EXPECT_FALSE(o.passes());
+  EXPECT_NE(study_markdown(o).find("0 of 1 predictions are within their tolerance. **1 held "
+                                   "prediction is outside the tolerance: the study fails.**"),
+            std::string::npos)
+      << study_markdown(o);
+  // The same number as a known gap: reported with its error, counted as outside, not failing.
   path = one_case(
       "    metric: scaling_efficiency\n    baseline_workers: 64\n    published: 0.90\n"
       "    held: false\n    note: why\n");
   o = run_study(load_study(path));
   EXPECT_NEAR(o.cases[0].error, 10.0, 1e-9);
-  EXPECT_TRUE(o.all_within());
-  EXPECT_NE(study_markdown(o).find("known gap"), std::string::npos);
+  EXPECT_FALSE(o.cases[0].within);
+  EXPECT_TRUE(o.passes());
+  EXPECT_NE(study_markdown(o).find("| no (known gap) |"), std::string::npos) << study_markdown(o);
+  EXPECT_NE(study_markdown(o).find("0 of 1 predictions are within their tolerance. 1 is a known "
+                                   "gap (not held: reported, not failing the study; 1 of them "
+                                   "outside"),
+            std::string::npos)
+      << study_markdown(o);
+}
+
+// Counts are of predictions only: a held row, a known gap and a calibration row, each at its own
+// baseline (efficiency exactly 1 whatever the engine): errors 1, 10 and 50 points. The
+// calibration row is in the table but in no count and not in the median: (1 + 10) / 2 = 5.5.
+TEST_F(StudyFiles, CalibrationRowsAreInputsCountedNowhere) {
+  std::string row =
+      "  - name: %s\n    plan: plan.yaml\n    workers: 64\n"
+      "    metric: scaling_efficiency\n    baseline_workers: 64\n";
+  auto named = [&row](const std::string& name) {
+    std::string r = row;
+    return r.replace(r.find("%s"), 2, name);
+  };
+  std::string path = write(
+      "three.yaml", "study: t\ntitle: T\nsource: S\ntolerance: 3\ngoal: 2\ncases:\n" +
+                        named("held") + "    published: 0.99\n" + named("gap") +
+                        "    published: 0.90\n    held: false\n    note: why\n" + named("input") +
+                        "    published: 0.50\n    calibration: true\n"
+                        "    note: the compute rate comes from this row\n");
+  StudyOutcome o = run_study(load_study(path));
+  ASSERT_EQ(o.cases.size(), 3u);
+  StudyCounts n = count_cases(o);
+  EXPECT_EQ(n.predictions, 2);
+  EXPECT_EQ(n.within, 1);
+  EXPECT_EQ(n.within_goal, 1);  // the held row's 1 point; not the gap's 10
+  EXPECT_EQ(n.known_gaps, 1);
+  EXPECT_EQ(n.held_outside, 0);
+  EXPECT_EQ(n.calibration, 1);
+  EXPECT_TRUE(o.passes());  // the calibration row's 50 points fail nothing
+  std::string md = study_markdown(o);
+  EXPECT_NE(md.find("| calibration (an input) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 of 2 predictions are within their tolerance. 1 of 2 are within the goal of "
+                    "2 points."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("1 calibration row is an input, counted nowhere."), std::string::npos) << md;
+  EXPECT_NE(md.find("Median error on scaling efficiency: 5.5 points."), std::string::npos) << md;
+  auto j = nlohmann::json::parse(study_json(o));
+  EXPECT_EQ(j["counts"]["predictions"], 2);
+  EXPECT_EQ(j["counts"]["calibration"], 1);
+  EXPECT_EQ(j["cases"][2]["calibration"], true);
+  EXPECT_EQ(j["passes"], true);
 }
 
 // A speedup against another plan at the same size (compression against none, say): the case's
@@ -149,6 +200,18 @@ TEST_F(StudyFiles, MalformedStudiesAreRefusedWithFileLineAndField) {
   std::string silent_gap =
       one_case("    metric: throughput_samples_per_s\n    published: 1\n    held: false\n");
   EXPECT_NE(error_of(silent_gap).find("needs a note"), std::string::npos) << error_of(silent_gap);
+  std::string silent_calibration =
+      one_case("    metric: throughput_samples_per_s\n    published: 1\n    calibration: true\n");
+  EXPECT_NE(error_of(silent_calibration).find("what it calibrates"), std::string::npos)
+      << error_of(silent_calibration);
+  std::string unheld_calibration = one_case(
+      "    metric: throughput_samples_per_s\n    published: 1\n    calibration: true\n"
+      "    held: false\n    note: n\n");
+  EXPECT_NE(error_of(unheld_calibration).find("cases[0].held"), std::string::npos)
+      << error_of(unheld_calibration);
+  std::string loose_goal = one_case("    metric: throughput_samples_per_s\n    published: 1\n",
+                                    "tolerance: 3\ngoal: 5\n");
+  EXPECT_NE(error_of(loose_goal).find("goal"), std::string::npos) << error_of(loose_goal);
   std::string no_epoch = one_case("    metric: epoch_time_s\n    published: 30\n");
   EXPECT_NE(error_of(no_epoch).find("samples_per_epoch"), std::string::npos);
   std::string bad_plan =
@@ -168,14 +231,14 @@ TEST_F(StudyFiles, CrossoverClaimsAreCheckedAtEverySizeInTheirRange) {
   ASSERT_EQ(o.crossovers.size(), 1u);
   ASSERT_EQ(o.crossovers[0].claims.size(), 1u);
   EXPECT_TRUE(o.crossovers[0].claims[0].holds) << o.crossovers[0].claims[0].detail;
-  EXPECT_TRUE(o.all_within());
+  EXPECT_TRUE(o.passes());
   std::string fails = write("fails.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
                                               "      - { better: ps, than: ring, source: s }\n");
   o = run_study(load_study(fails));
   EXPECT_FALSE(o.crossovers[0].claims[0].holds);
   EXPECT_NE(o.crossovers[0].claims[0].detail.find("fails at 8 workers"), std::string::npos)
       << o.crossovers[0].claims[0].detail;
-  EXPECT_FALSE(o.all_within());
+  EXPECT_FALSE(o.passes());
   std::string foreign =
       write("foreign.yaml", "study: t\ntitle: T\nsource: S\n" + sweep +
                                 "      - { better: tree, than: ps, source: s }\n");
