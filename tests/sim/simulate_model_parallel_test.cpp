@@ -76,6 +76,33 @@ TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
   }
 }
 
+// The data group's exchange as the simulated program runs it, against a ring of the gradient
+// worked out by hand (the comparison above passes an error both engines share).
+TEST(SimulateModelParallel, TheDataExchangeIsARingOfTheGradient) {
+  // Tensor 8 x data 2: each device keeps 8 layers x (12 h^2 + 13 h) / 8 + V h / 8 + s h =
+  // 12,596,224 + 4,096,000 + 1,048,576 = 17,740,800 parameters (h 1024, V 32000, s 1024), 2 bytes
+  // each (bf16) = 35,481,600 B. Each rank's data peer sits on the other node, and a node's 8 data
+  // groups share its 100 Gb/s NIC: 1.5625 GB/s a group. A ring of 2 moves 2 (d-1)/d = 1 gradient in
+  // 2 steps of 6 us (device link, NIC, NIC, device link): 35,481,600 / 1.5625e9 + 12 us =
+  // 22.720224 ms.
+  core::Plan tensor = testing::load_text("sim-mp-ring-tp", plan_text("tensor: 8", 16, 16));
+  core::RunResult r = simulate(tensor);
+  ASSERT_TRUE(r.model_parallel);
+  EXPECT_NEAR(r.model_parallel->data_comm_s, 22.720224e-3, 1e-6 * 22.720224e-3);
+  // Tensor 4 x pipeline 2 x data 2: stage 0 keeps 4 layers x (12 h^2 + 13 h) / 4 + V h / 4 + s h =
+  // 12,596,224 + 8,192,000 + 1,048,576 = 21,836,800 parameters, the most (every stage exchanges
+  // that shard), 43,673,600 B; ZeRO-3's gathers make it 1.5 x = 65,510,400 B, all-reduced at once.
+  // Data peers sit 4 ranks apart inside a node, each pair over its own 100 GB/s device links:
+  // 65,510,400 / 100e9 + 2 steps x 2 us = 659.104 us. The last stage (the busiest, whose phases
+  // are reported) still has its last backward's 524,288 B (b s h x 2 / t) leaving over its device
+  // link as the exchange starts: + 524,288 / 100e9 = 664.34688 us.
+  core::Plan zero3 = testing::load_text(
+      "sim-mp-ring-zero3", plan_text("tensor: 4, pipeline: 2, recompute: full, zero: 3", 16, 16));
+  r = simulate(zero3);
+  ASSERT_TRUE(r.model_parallel);
+  EXPECT_NEAR(r.model_parallel->data_comm_s, 664.34688e-6, 1e-6 * 664.34688e-6);
+}
+
 // The note that pipeline_comm_s is the closed form's belongs to plans with stage transfers only.
 TEST(SimulateModelParallel, OnlyPipelinesSayTheirTransfersAreTheClosedForms) {
   auto says_so = [](const core::RunResult& r) {
