@@ -4,9 +4,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "analytic/analytic.hpp"
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
+#include "core/pipeline_schedule.hpp"
 #include "core/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
@@ -39,6 +47,104 @@ TEST(SplitSearch, NoEvaluatedSplitBeatsTheFirst) {
   for (int i = 0; i < 3; ++i)
     EXPECT_DOUBLE_EQ(top.best[i].result.step_time_s, all.best[i].result.step_time_s);
   EXPECT_FALSE(top.best[0].bottleneck.empty());
+}
+
+// A split as the search writes it: tensor, pipeline, micro-batch, schedule, virtual stages,
+// recompute, ZeRO stage, sequence parallelism.
+using Split = std::tuple<int, int, int, int, int, int, int, bool>;
+
+Split split_of(const core::Parallelism& p) {
+  return {p.tensor,         p.pipeline,
+          p.microbatch,     static_cast<int>(p.schedule),
+          p.virtual_stages, static_cast<int>(p.recompute),
+          p.zero,           p.sequence_parallel};
+}
+
+std::string describe(const Split& s) {
+  auto [t, p, mb, schedule, v, recompute, zero, sp] = s;
+  return "t" + std::to_string(t) + " p" + std::to_string(p) + " mb" + std::to_string(mb) + " " +
+         core::schedule_name(static_cast<core::PipelineScheduleKind>(schedule)) +
+         (v > 1 ? " v" + std::to_string(v) : "") + " recompute " +
+         core::recompute_name(static_cast<core::Recompute>(recompute)) + " zero " +
+         std::to_string(zero) + (sp ? " sp" : "");
+}
+
+// Every split the search documents (explore/split_search.hpp, docs/model-parallelism.md "Which
+// split"), written out for the small plan: 8 layers, 16 heads, 8-device nodes, 32 workers, 64
+// sequences an iteration. Tensor degrees divide the heads and a node: 1, 2, 4, 8; pipeline stages
+// divide the layers: 1, 2, 4, 8; t x p must divide the 32 workers (so not 8 x 8), data d =
+// 32 / (t p), a replica's batch R = 64 / d = 2 t p; micro-batches b in powers of two dividing R,
+// m = R / b of them; 1F1B, and interleaved with every chunk count v > 1 dividing a stage's 8 / p
+// layers (p 2: v 2 or 4; p 4: v 2; p 8: none) when p divides m; recompute none, selective or
+// full; ZeRO 0-3; sequence parallelism on and off. (Not in the documents, but skipped as they
+// change nothing: ZeRO above 0 without a data group, d = 1; sequence parallelism without a tensor
+// group, t = 1.) Per (t, p), the sum over b of schedules x 3 x ZeRO stages x (1 or 2):
+//   t1: p1 2 b x 12 = 24; p2 (m 4,2,1: 3+3+1) x 12 = 84; p4 (m 8..1: 2+2+1+1) x 12 = 72;
+//       p8 5 b x 12 = 60
+//   t2: p1 3 b x 24 = 72; p2 (3+3+3+1) x 24 = 240; p4 (2+2+2+1+1) x 24 = 192; p8 6 b x 24 = 144
+//   t4: p1 4 b x 24 = 96; p2 (4 x 3 + 1) x 24 = 312; p4 (4 x 2 + 1 + 1) x 24 = 240;
+//       p8 (d 1) 7 b x 3 x 2 = 42
+//   t8: p1 5 b x 24 = 120; p2 (5 x 3 + 1) x 24 = 384; p4 (d 1: 5 x 2 + 1 + 1) x 3 x 2 = 72
+// 2,154 in all; 846 of them interleaved, 510 ZeRO-3, 957 sequence-parallel.
+std::set<Split> documented_splits() {
+  std::set<Split> out;
+  const int interleaved = static_cast<int>(core::PipelineScheduleKind::kInterleaved);
+  const int one_f_one_b = static_cast<int>(core::PipelineScheduleKind::kOneFOneB);
+  for (int t : {1, 2, 4, 8})
+    for (int p : {1, 2, 4, 8}) {
+      if (32 % (t * p) != 0) continue;
+      int d = 32 / (t * p), replica = 64 / d;
+      for (int b = 1; b <= replica; b *= 2) {
+        int m = replica / b;
+        std::vector<std::pair<int, int>> schedules = {{one_f_one_b, 1}};
+        if (p > 1 && m % p == 0)
+          for (int v = 2; v <= 8 / p; ++v)
+            if ((8 / p) % v == 0) schedules.push_back({interleaved, v});
+        for (auto [schedule, v] : schedules)
+          for (int recompute = 0; recompute < 3; ++recompute)
+            for (int zero = 0; zero <= (d > 1 ? 3 : 0); ++zero)
+              for (bool sp : {false, true})
+                if (!sp || t > 1) out.insert({t, p, b, schedule, v, recompute, zero, sp});
+      }
+    }
+  return out;
+}
+
+TEST(SplitSearch, TriesEverySplitItDocuments) {
+  std::set<Split> expected = documented_splits();
+  auto count = [](const std::set<Split>& splits, auto&& which) {
+    return std::count_if(splits.begin(), splits.end(), which);
+  };
+  auto is_interleaved = [](const Split& s) {
+    return std::get<3>(s) == static_cast<int>(core::PipelineScheduleKind::kInterleaved);
+  };
+  auto is_zero3 = [](const Split& s) { return std::get<6>(s) == 3; };
+  auto is_sp = [](const Split& s) { return std::get<7>(s); };
+  ASSERT_EQ(expected.size(), 2154u);  // the enumeration above against the hand count
+  ASSERT_EQ(count(expected, is_interleaved), 846);
+  ASSERT_EQ(count(expected, is_zero3), 510);
+  ASSERT_EQ(count(expected, is_sp), 957);
+
+  // 80 GB holds every split of this model: each is evaluated and listed.
+  SplitSearchOptions options;
+  options.top = 1000000;
+  SplitSearch all = search_splits(small_plan("80GB"), options);
+  EXPECT_EQ(all.evaluated, 2154);
+  EXPECT_TRUE(all.dropped.empty());
+  std::set<Split> found;
+  for (const auto& c : all.best) {
+    ASSERT_TRUE(c.plan.parallelism);
+    found.insert(split_of(*c.plan.parallelism));
+  }
+  EXPECT_EQ(found.size(), all.best.size()) << "a split listed twice";
+  int shown = 0;
+  for (const Split& s : expected)
+    if (!found.count(s) && shown++ < 10) ADD_FAILURE() << "not tried: " << describe(s);
+  for (const Split& s : found)
+    if (!expected.count(s) && shown++ < 20) ADD_FAILURE() << "not documented: " << describe(s);
+  EXPECT_EQ(count(found, is_interleaved), 846);
+  EXPECT_EQ(count(found, is_zero3), 510);
+  EXPECT_EQ(count(found, is_sp), 957);
 }
 
 TEST(SplitSearch, CountsWhatDoesNotFit) {
