@@ -21,9 +21,11 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                m.tensor, m.pipeline, m.data, m.microbatches, m.microbatch, m.schedule.c_str(),
                m.virtual_stages > 1 ? (" v=" + std::to_string(m.virtual_stages)).c_str() : "",
                m.recompute.c_str(), m.zero, m.sequence_parallel ? ", sequence parallel" : "");
-  std::fprintf(out, "  tokens              %10.0f tokens/s\n", m.tokens_per_s);
-  std::fprintf(out, "  model FLOPs         %10.1f TFLOP/s per device, MFU %.1f %%\n",
-               m.model_flops_per_s_per_device / 1e12, m.mfu * 100);
+  std::fprintf(out,
+               "  model FLOPs         %10.1f TFLOP/s per device, MFU %.1f %%; Megatron-LM's count "
+               "(with recomputation) %.1f TFLOP/s\n",
+               m.model_flops_per_s_per_device / 1e12, m.mfu * 100,
+               m.megatron_flops_per_s_per_device / 1e12);
   std::fprintf(out,
                "  pipeline bubble     %10.3f ms; tensor %.3f ms, pipeline %.3f ms, data %.3f ms "
                "of communication\n",
@@ -37,15 +39,34 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                mem.gradients / 1e9, mem.optimizer / 1e9, mem.activations / 1e9);
 }
 
+// A model-parallel run counts sequences and tokens, and its gradient is one rank's shard; its
+// "scaling efficiency" is the share of the step spent on model FLOPs at the achieved rate.
+void print_header(std::FILE* out, const core::RunResult& r) {
+  std::string servers = r.servers ? ", " + std::to_string(r.servers) + " servers" : "";
+  if (!r.model_parallel) {
+    std::fprintf(out, "%s %s, %d workers%s, gradient %.1f MB\n", r.engine.c_str(),
+                 r.strategy.c_str(), r.workers, servers.c_str(), r.bytes / 1e6);
+    std::fprintf(out, "  step time           %10.3f ms\n", r.step_time_s * 1e3);
+    std::fprintf(out, "  throughput          %10.1f samples/s\n", r.throughput_samples_per_s);
+    std::fprintf(out, "  scaling efficiency  %10.1f %%\n", r.scaling_efficiency * 100);
+    return;
+  }
+  const core::ModelParallelOutcome& m = *r.model_parallel;
+  std::fprintf(
+      out, "%s %s, %d devices%s, gradient %.1f MB a rank (its shard, over a data group of %d)\n",
+      r.engine.c_str(), r.strategy.c_str(), r.workers, servers.c_str(), r.bytes / 1e6, m.data);
+  std::fprintf(out, "  step time           %10.3f ms\n", r.step_time_s * 1e3);
+  std::fprintf(out, "  throughput          %10.1f sequences/s, %.0f tokens/s (%.1f per device)\n",
+               r.throughput_samples_per_s, m.tokens_per_s, m.tokens_per_s / std::max(1, r.workers));
+  std::fprintf(out,
+               "  compute share       %10.1f %% of the step on model FLOPs at the achieved rate\n",
+               r.scaling_efficiency * 100);
+}
+
 }  // namespace
 
 void print_summary(std::FILE* out, const core::RunResult& r) {
-  std::fprintf(out, "%s %s, %d workers%s, gradient %.1f MB\n", r.engine.c_str(), r.strategy.c_str(),
-               r.workers, r.servers ? (", " + std::to_string(r.servers) + " servers").c_str() : "",
-               r.bytes / 1e6);
-  std::fprintf(out, "  step time           %10.3f ms\n", r.step_time_s * 1e3);
-  std::fprintf(out, "  throughput          %10.1f samples/s\n", r.throughput_samples_per_s);
-  std::fprintf(out, "  scaling efficiency  %10.1f %%\n", r.scaling_efficiency * 100);
+  print_header(out, r);
   if (r.baseline_workers > 0)
     std::fprintf(out, "  vs %d workers    %10.1f %% (throughput per worker against theirs)\n",
                  r.baseline_workers, r.baseline_efficiency * 100);
@@ -200,6 +221,9 @@ void print_comparison(std::FILE* out, const core::RunResult& p, const core::RunR
     if (v.has_error) std::fprintf(out, " %9.1f%%", v.relative_error * 100);
     std::fprintf(out, "\n");
   }
+  std::fprintf(out,
+               "error = (predicted - measured) / measured: positive where the prediction is "
+               "higher (a longer step, a higher throughput), negative where it is lower\n");
 }
 
 }  // namespace scaleout::cli

@@ -70,7 +70,12 @@ const std::vector<std::string>& sweep_columns() {
                                                    "buckets",
                                                    "grid",
                                                    "baseline_workers",
-                                                   "baseline_efficiency"};
+                                                   "baseline_efficiency",
+                                                   "tokens_per_s",
+                                                   "tokens_per_s_per_device",
+                                                   "mfu",
+                                                   "memory_bytes",
+                                                   "bubble_s"};
   return columns;
 }
 

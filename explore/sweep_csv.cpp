@@ -42,6 +42,19 @@ bool valid_stamp(const std::vector<std::string>& f, std::size_t first) {
          std::stoul(parts[0]) < std::stoul(parts[1]);
 }
 
+// tokens_per_s, tokens_per_s_per_device, mfu, memory_bytes, bubble_s: a model-parallel row's;
+// empty for a data-parallel one (a number there would mean nothing).
+std::string transformer_fields(const core::RunResult& r) {
+  if (!r.model_parallel) return ",,,,,";
+  const core::ModelParallelOutcome& m = *r.model_parallel;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, ",%.9g,%.9g,%.6f,%.9g,%.9g", m.tokens_per_s,
+                m.tokens_per_s / std::max(1, r.workers), m.mfu, m.memory.total, m.bubble_s);
+  return buf;
+}
+
+bool empty_or_number(const std::string& text) { return text.empty() || is_number(text); }
+
 }  // namespace
 
 const std::vector<std::string>& shard_columns() {
@@ -87,7 +100,7 @@ std::string format_sweep_row(const core::RunResult& r, const std::string& plan_h
                 r.phases.compute_s, r.phases.comm_s, r.phases.exposed_comm_s, r.algbw_Bps, r.wall_s,
                 plan_hash.c_str(), r.fusion.c_str(), r.buckets,
                 r.grid.empty() ? "-" : r.grid.c_str(), r.baseline_workers, r.baseline_efficiency);
-  std::string row = buf;
+  std::string row = buf + transformer_fields(r);
   for (const auto& v : varied_values) row += "," + v;
   if (stamp)
     row += "," + stamp->grid_hash + "," + std::to_string(stamp->point) + "," +
@@ -101,6 +114,17 @@ std::vector<std::string> split_fields(const std::string& text, char sep) {
   std::string part;
   while (std::getline(in, part, sep)) parts.push_back(part);
   return parts;
+}
+
+std::vector<std::string> split_row(const std::string& line) {
+  std::vector<std::string> fields(1);
+  for (char c : line) {
+    if (c == ',')
+      fields.emplace_back();
+    else
+      fields.back() += c;
+  }
+  return fields;
 }
 
 bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded, std::size_t varied) {
@@ -117,6 +141,7 @@ bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded, std::
   if (extra[0] != "legacy" && extra[0] != "horovod" && extra[0] != "ddp") return false;
   if (!is_number(extra[1]) || extra[2].empty() || !is_count(extra[3]) || !is_number(extra[4]))
     return false;
+  if (!std::all_of(extra + 5, extra + 10, empty_or_number)) return false;  // transformer's
   return !sharded || valid_stamp(fields, base + varied);
 }
 
@@ -141,7 +166,7 @@ std::set<std::string> completed_rows(const std::string& path, const std::string&
   std::string kept = lines.front() + "\n";
   std::size_t base = sweep_columns().size(), stamp_at = base + varied.size();
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    auto f = split_fields(lines[i], ',');
+    auto f = split_row(lines[i]);
     if (!valid_sweep_row(f, stamp != nullptr, varied.size())) continue;  // broken
     std::string key = f[0] + "," + f[1] + "," + f[2];
     for (std::size_t c = base; c < stamp_at; ++c) key += "," + f[c];

@@ -25,7 +25,9 @@ struct ShardStamp {
 };
 
 // Where plan_hash is among sweep_columns(); the columns after it came later (fusion, buckets,
-// grid, baseline_workers, baseline_efficiency), appended so that the first ones keep their place.
+// grid, baseline_workers, baseline_efficiency; a model-parallel row's tokens_per_s,
+// tokens_per_s_per_device, mfu, memory_bytes, bubble_s), appended so that the first ones keep
+// their place.
 inline constexpr std::size_t kPlanHashColumn = 13;
 
 // The columns a shard's CSV has after sweep_columns().
@@ -45,7 +47,10 @@ std::string format_sweep_row(const core::RunResult& r, const std::string& plan_h
                              const ShardStamp* stamp = nullptr,
                              const std::vector<std::string>& varied_values = {});
 
+// The parts of `text` between separators; a trailing empty part is dropped (lines of a file).
 std::vector<std::string> split_fields(const std::string& text, char sep);
+// A CSV row's fields, every one: "a,," is three (a row's trailing columns may be empty).
+std::vector<std::string> split_row(const std::string& line);
 
 // True when `fields` is a whole row: every column of the header (`varied` values, then shard
 // columns when `sharded`), numbers where numbers belong, hashes of 16 hex digits.

@@ -92,7 +92,7 @@ void read_shard(const std::string& path, Grid& grid,
                            "shard again with --resume");
   std::size_t base = sweep_columns().size() + grid.varied.size();  // the shard columns
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    auto f = split_fields(lines[i], ',');
+    auto f = split_row(lines[i]);
     std::string where = path + ":" + std::to_string(i + 1);
     if (!valid_sweep_row(f, true, grid.varied.size()))
       throw core::InputError(path, static_cast<int>(i + 1), "row",

@@ -166,7 +166,14 @@ TEST(Cli, RunThenCompareWithThePrediction) {
   Output cj = run("compare " + p + " " + m + " --json");
   ASSERT_EQ(cj.code, 0) << cj.text;
   auto j = nlohmann::json::parse(cj.text);
-  EXPECT_TRUE(j["step_time_s"].contains("relative_error"));
+  // The error's sign: (predicted - measured) / measured, said under the table.
+  double predicted = j["step_time_s"]["predicted"], measured_step = j["step_time_s"]["measured"];
+  EXPECT_NEAR(j["step_time_s"]["relative_error"].get<double>(),
+              (predicted - measured_step) / measured_step, 1e-12);
+  EXPECT_NE(c.text.find("error = (predicted - measured) / measured: positive where the prediction "
+                        "is higher"),
+            std::string::npos)
+      << c.text;
   EXPECT_EQ(run("compare " + p + " /nonexistent.json").code, 2);
   fs::remove_all(dir);
 }

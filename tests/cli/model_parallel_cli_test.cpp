@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -54,6 +55,35 @@ TEST(ModelParallelCli, AnalyticGpt3ReportsTheSplitTokensMfuAndMemory) {
   EXPECT_NEAR(j["phases"]["data_comm_s"].get<double>(), 204.88766592e-3, 1e-6 * 204.88766592e-3);
   EXPECT_DOUBLE_EQ(j["memory_bytes"]["capacity"].get<double>(), 80e9);
   EXPECT_LT(j["memory_bytes"]["total"].get<double>(), 80e9);
+}
+
+// The summary counts sequences and tokens, names the model-parallel "scaling efficiency" for what
+// it is, and gives both FLOP counts. Megatron-LM's over the model's, from Narayanan et al. 2021's
+// formulas for GPT-3 (s 2048, h 12288, l 96, V 51200): 96 (1 + s/6h + V/16lh) over
+// 72 (1 + s/6h + V/12lh) = 4/3 x 1.0304905 / 1.0313947 = 1.3321644.
+TEST(ModelParallelCli, TheSummaryCountsSequencesTokensAndBothFlopCounts) {
+  auto o = shell(bin() + " simulate " + kGpt3 + " --engine analytic 2>/dev/null");
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("analytic ring, 1024 devices, gradient 2925.8 MB a rank (its shard, over "
+                        "a data group of 8)"),
+            std::string::npos)
+      << o.text;
+  EXPECT_EQ(o.text.find("scaling efficiency"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("compute share"), std::string::npos) << o.text;
+  double sequences = 0, tokens = 0, per_device = 0;
+  auto at = o.text.find("throughput");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(std::sscanf(o.text.c_str() + at, "throughput %lf sequences/s, %lf tokens/s (%lf per",
+                        &sequences, &tokens, &per_device),
+            3)
+      << o.text;
+  EXPECT_NEAR(tokens, sequences * 2048, 0.05 * 2048);  // sequences printed to 0.1
+  EXPECT_NEAR(per_device, tokens / 1024, 0.05 + 0.5 / 1024);
+  auto j = nlohmann::json::parse(
+      shell(bin() + " simulate " + kGpt3 + " --engine analytic --json 2>/dev/null").text);
+  EXPECT_NEAR(j["megatron_flops_per_s_per_device"].get<double>() /
+                  j["model_flops_per_s_per_device"].get<double>(),
+              1.3321644, 1e-6);
 }
 
 // On CPUs validate times communication only: a model-parallel plan's prediction must leave the

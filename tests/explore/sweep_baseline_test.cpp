@@ -3,6 +3,7 @@
 // baseline the sweep does not run is refused. The CSV carries it, with the fusion, the bucket
 // count and the torus grid, in columns after the documented ones.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -66,10 +67,11 @@ TEST(SweepBaseline, TheCsvCarriesItAndTheBucketsAndGrid) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header.substr(header.find("plan_hash")),
-            "plan_hash,fusion,buckets,grid,baseline_workers,baseline_efficiency");
+            "plan_hash,fusion,buckets,grid,baseline_workers,baseline_efficiency,tokens_per_s,"
+            "tokens_per_s_per_device,mfu,memory_bytes,bubble_s");
   int rows = 0;
   for (std::string line; std::getline(in, line); ++rows) {
-    auto f = split_fields(line, ',');
+    auto f = split_row(line);
     ASSERT_TRUE(valid_sweep_row(f, false)) << line;
     const core::RunResult* r = nullptr;
     for (const auto& x : s.rows)
@@ -80,8 +82,44 @@ TEST(SweepBaseline, TheCsvCarriesItAndTheBucketsAndGrid) {
     EXPECT_EQ(f[kPlanHashColumn + 3], f[1] == "torus2d" ? r->grid : "-");
     EXPECT_EQ(f[kPlanHashColumn + 4], "16");
     EXPECT_NEAR(std::stod(f[kPlanHashColumn + 5]), r->baseline_efficiency, 1e-6);
+    for (std::size_t i = 6; i <= 10; ++i)  // a data-parallel row has no transformer figures
+      EXPECT_EQ(f[kPlanHashColumn + i], "") << i;
   }
   EXPECT_EQ(rows, 6);
+  fs::remove(csv);
+}
+
+// A model-parallel row carries the transformer's figures: tokens = sequences x 2048 (GPT-3's
+// sequence), per device over the 1,024 devices, and the result's MFU, memory and bubble.
+TEST(SweepBaseline, AModelParallelRowCarriesTokensMfuMemoryAndBubble) {
+  core::Plan plan =
+      core::load_plan(testing::source_path("experiments/model-parallel/gpt3-175b.yaml"));
+  fs::path csv = fs::temp_directory_path() / ("scaleout-mp-sweep-" + std::to_string(::getpid()));
+  SweepOptions o;
+  o.workers = {1024};
+  o.strategies = {core::StrategyKind::kRing};
+  o.engine = Engine::kAnalytic;
+  o.csv_path = csv.string();
+  SweepSummary s = run_sweep(plan, o);
+  ASSERT_EQ(s.rows.size(), 1u);
+  const core::RunResult& r = s.rows[0];
+  ASSERT_TRUE(r.model_parallel);
+  std::ifstream in(csv);
+  std::string header, line;
+  std::getline(in, header);
+  std::getline(in, line);
+  auto f = split_row(line);
+  ASSERT_TRUE(valid_sweep_row(f, false)) << line;
+  double sequences = std::stod(f[4]);  // throughput_samples_per_s
+  EXPECT_NEAR(std::stod(f[kPlanHashColumn + 6]), sequences * 2048, 1e-6 * sequences * 2048);
+  EXPECT_NEAR(std::stod(f[kPlanHashColumn + 7]), sequences * 2048 / 1024, 1e-6 * sequences * 2);
+  EXPECT_NEAR(std::stod(f[kPlanHashColumn + 8]), r.model_parallel->mfu, 1e-6);
+  // Nine significant digits, as every figure of the CSV.
+  EXPECT_NEAR(std::stod(f[kPlanHashColumn + 9]), r.model_parallel->memory.total,
+              1e-8 * r.model_parallel->memory.total);
+  EXPECT_NEAR(std::stod(f[kPlanHashColumn + 10]), r.model_parallel->bubble_s,
+              1e-8 * r.model_parallel->bubble_s);
+  EXPECT_GT(r.model_parallel->bubble_s, 0);
   fs::remove(csv);
 }
 

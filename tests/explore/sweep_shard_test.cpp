@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 std::vector<std::vector<std::string>> rows_of(const fs::path& p) {
   std::ifstream in(p);
   std::vector<std::vector<std::string>> out;
-  for (std::string line; std::getline(in, line);) out.push_back(split_fields(line, ','));
+  for (std::string line; std::getline(in, line);) out.push_back(split_row(line));
   return out;
 }
 

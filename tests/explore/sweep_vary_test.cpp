@@ -31,7 +31,7 @@ core::Plan transformer_plan() { return testing::small_transformer_plan("sweep-va
 std::vector<std::vector<std::string>> rows_of(const fs::path& p) {
   std::ifstream in(p);
   std::vector<std::vector<std::string>> out;
-  for (std::string line; std::getline(in, line);) out.push_back(split_fields(line, ','));
+  for (std::string line; std::getline(in, line);) out.push_back(split_row(line));
   return out;
 }
 
