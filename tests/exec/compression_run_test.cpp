@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
+#include <utility>
 
 #include "core/compression.hpp"
 #include "exec/local_run.hpp"
@@ -86,8 +88,14 @@ TEST(CompressionRun, OverAParameterServerEveryStepMatchesTheReference) {
 }
 
 // A bucket smaller than the servers leaves some shards empty: their servers take no part in it.
+// 3 elements over 4 servers are shards of 1, 1, 1 and 0: a worker pushes to and pulls from three
+// servers only, and its wire bytes are those three shards' (a fourth, empty, costs nothing).
 TEST(CompressionRun, OverAParameterServerEmptyShardsTakeNoPart) {
-  for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kOnebit}) {
+  // Top-k at density 0.5: round(0.5 x 1) = 1 pair (2 words) pushed, the 1-element shard pulled
+  // dense: 3 words, 12 bytes a shard, 36 bytes. 1-bit: 1 scale and 1 word of signs pushed and the
+  // same pulled: 4 words, 16 bytes a shard, 48 bytes.
+  for (auto [kind, wire_bytes] : {std::pair{CompressionKind::kTopk, 3 * 12.0},
+                                  std::pair{CompressionKind::kOnebit, 3 * 16.0}}) {
     SCOPED_TRACE(core::compression_name(kind));
     core::Plan p = testing::collective_plan(testing::switch_cluster(2, 1.25e9, 5e-6),
                                             core::StrategyKind::kPs, 2, 3);
@@ -98,6 +106,10 @@ TEST(CompressionRun, OverAParameterServerEmptyShardsTakeNoPart) {
     core::RunResult r = run_local(p, quick());
     EXPECT_EQ(r.wrong, 0);
     EXPECT_EQ(r.steps.size(), 2u);
+    EXPECT_EQ(r.servers, 4);
+    ASSERT_TRUE(r.compression);
+    EXPECT_DOUBLE_EQ(r.compression->wire_bytes, wire_bytes);
+    EXPECT_DOUBLE_EQ(r.compression->wire_bytes_uncompressed, 2 * 3 * 4.0);  // dense push and pull
   }
 }
 
