@@ -10,7 +10,9 @@
 
 #include "analytic/analytic.hpp"
 #include "core/input_error.hpp"
+#include "core/model_parallel_outcome.hpp"
 #include "core/plan_loader.hpp"
+#include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::sim {
@@ -46,6 +48,33 @@ TEST(StudyMetrics, SpeedupEpochTimeAndThroughput) {
   EXPECT_DOUBLE_EQ(metric_value(c, run_at(2, 500), std::nullopt), 500.0);  // 250,000 samples
   c.metric = StudyMetric::kThroughput;
   EXPECT_DOUBLE_EQ(metric_value(c, run_at(2, 500), std::nullopt), 500.0);
+}
+
+// Narayanan et al. 2021's TFLOP/s per GPU: 96 B s l h^2 (1 + s/6h + V/16lh) / (time x GPUs), which
+// counts full recomputation's second forward. A result of a model-parallel plan whose iteration
+// takes 1 ms: l 2, h 64, s 96, V 512, B 8 sequences, 8 GPUs (tensor 2, pipeline 2, data 2).
+TEST(StudyMetrics, MegatronTflopsFollowNarayanansCount) {
+  core::Plan plan = testing::load_text(
+      "megatron-tflops",
+      "cluster:\n  name: c\n  devices_per_node: 8\n"
+      "  device: { name: X, flops: 100TFLOPS, memory: 80GB }\n"
+      "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
+      "  nic: { bandwidth: 100Gbps, latency: 2us }\n"
+      "workload:\n  name: gpt-tiny\n  efficiency: 0.5\n"
+      "  transformer: { layers: 2, hidden: 64, heads: 4, sequence: 96, vocabulary: 512 }\n"
+      "parallelism: { tensor: 2, pipeline: 2, recompute: full }\n"
+      "strategy: { kind: ring }\n"
+      "training: { workers: 8, global_batch: 8, gradient_precision: bf16 }\n");
+  core::ModelParallelPhases phases;
+  phases.step = 1e-3;
+  core::RunResult run = core::model_parallel_result(plan, "analytic", phases);
+  StudyCase c;
+  c.metric = StudyMetric::kMegatronTflops;
+  // s/6h = 96 / 384 = 0.25, V/16lh = 512 / 2,048 = 0.25; 96 x 8 x 96 x 2 x 64^2 = 603,979,776;
+  // x 1.5 = 905,969,664 FLOPs an iteration, over 1 ms and 8 GPUs: 113,246,208,000 FLOP/s.
+  EXPECT_NEAR(metric_value(c, run, std::nullopt), 0.113246208, 1e-15);
+  // A data-parallel result has no such figure.
+  EXPECT_EQ(metric_value(c, run_at(8, 1000), std::nullopt), 0);
 }
 
 class StudyFiles : public ::testing::Test {
