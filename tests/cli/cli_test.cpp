@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/plan_loader.hpp"
@@ -385,15 +386,27 @@ TEST(Cli, CalibrateWritesATopologyThatLoads) {
   // The compressors' and the compensation's rates measured on this core replace the defaults.
   scaleout::core::Cluster measured = scaleout::core::load_cluster(out.string());
   scaleout::core::Cluster claimed;
-  for (auto [got, default_rate] :
-       {std::pair{measured.device.compress_topk, claimed.device.compress_topk},
-        std::pair{measured.device.compress_quantize, claimed.device.compress_quantize},
-        std::pair{measured.device.compress_lowrank, claimed.device.compress_lowrank},
-        std::pair{measured.host.compensate_rate, claimed.host.compensate_rate}}) {
+  // Each rate lands under its own name: the file's top-k rate is the one printed as top-k (to the
+  // printed 0.001 G/s), and so on. Swapped, two rates would be off by their difference: on a CPU
+  // core several times the precision (top-k 0.154 G/s, quantize 0.055 where this was written).
+  auto at = o.text.find("compressors top-k ");
+  ASSERT_NE(at, std::string::npos) << o.text;
+  double topk = 0, quantize = 0, lowrank = 0, compensate = 0;
+  ASSERT_EQ(std::sscanf(o.text.substr(at).c_str(),
+                        "compressors top-k %lf, quantize %lf, PowerSGD step %lf, delay "
+                        "compensation %lf G elements/s",
+                        &topk, &quantize, &lowrank, &compensate),
+            4)
+      << o.text;
+  for (auto [got, printed, default_rate] :
+       {std::tuple{measured.device.compress_topk, topk, claimed.device.compress_topk},
+        std::tuple{measured.device.compress_quantize, quantize, claimed.device.compress_quantize},
+        std::tuple{measured.device.compress_lowrank, lowrank, claimed.device.compress_lowrank},
+        std::tuple{measured.host.compensate_rate, compensate, claimed.host.compensate_rate}}) {
     EXPECT_GT(got, 1e6);
     EXPECT_NE(got, default_rate);
+    EXPECT_NEAR(got / 1e9, printed, 0.0006) << o.text;  // printed to 0.001, written to 6 digits
   }
-  EXPECT_NE(o.text.find("compressors top-k "), std::string::npos) << o.text;
   EXPECT_EQ(run("calibrate /nonexistent.yaml -o " + out.string()).code, 2);
   fs::remove_all(dir);
 }
