@@ -1,11 +1,17 @@
 // `run --backend cuda` as a user meets it on a machine without GPUs: the dry-run schedule, and a
-// clear refusal (exit 1: no usable GPU here; exit 2: this build has no CUDA).
+// clear refusal (exit 1: no usable GPU here; exit 2: this build has no CUDA). Where a GPU is, the
+// commands that use it must give real figures instead.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/plan_loader.hpp"
 #include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -17,6 +23,38 @@ using scaleout::testing::shell;
 Output run(const std::string& args) { return shell(std::string(SCALEOUT_BINARY) + " " + args); }
 
 const std::string kQuickstart = scaleout::testing::source_path("experiments/quickstart.yaml");
+
+// The whole of what a command prints when this machine's GPUs cannot run it (cli/plan_args.cpp,
+// exec/cuda/device_probe.cpp): one line naming why, the CUDA runtime's own error or that it sees
+// no device, and exit 1.
+void expect_no_usable_gpu(const Output& o) {
+  EXPECT_EQ(o.code, 1) << o.text;
+  const std::string prefix = "error: --backend cuda cannot run here: no usable GPU: ";
+  ASSERT_TRUE(o.text.starts_with(prefix)) << o.text;
+  std::string why = o.text.substr(prefix.size());
+  EXPECT_TRUE(why == "the CUDA runtime sees no device\n" ||
+              (why.starts_with("cudaGetDeviceCount failed: ") && why.size() > 28))
+      << o.text;
+  EXPECT_EQ(std::count(o.text.begin(), o.text.end(), '\n'), 1) << o.text;
+  EXPECT_TRUE(o.text.ends_with("\n")) << o.text;
+}
+
+// What a build without CUDA says, whole (exit 2).
+void expect_no_cuda_build(const Output& o) {
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_EQ(o.text,
+            "error: <input>: field '--backend cuda': this build has no CUDA backend (configure "
+            "with the CUDA toolkit and NCCL installed, -DSCALEOUT_CUDA=ON)\n");
+}
+
+// The number after `label` at the start of a line of `text` (-1 when there is none).
+double number_after(const std::string& text, const std::string& label) {
+  auto at = text.find("\n" + label);
+  if (at == std::string::npos) return -1;
+  double value = -1;
+  if (std::sscanf(text.c_str() + at + 1 + label.size(), "%lf", &value) != 1) return -1;
+  return value;
+}
 
 TEST(CudaCli, DryRunPrintsTheGroupsOfEveryRankForEveryStrategy) {
   for (std::string strategy : {"ring", "torus2d", "hierarchical_ring", "halving_doubling", "tree",
@@ -86,16 +124,45 @@ TEST(CudaCli, WithoutEnoughGpusTheRunSaysWhy) {
   }
 }
 
-TEST(CudaCli, CalibrateOnGpusSaysWhyItCannot) {
+// Where a GPU is, it is calibrated: the rates printed are measured (positive), and the written
+// topology carries them. Elsewhere the refusal is the whole output, and nothing is written.
+TEST(CudaCli, CalibrateOnGpusMeasuresThemOrSaysWhyItCannot) {
   std::string out = (std::filesystem::temp_directory_path() / "scaleout-cuda-calibrated.yaml");
+  std::filesystem::remove(out);
   Output o = run("calibrate " + scaleout::testing::source_path("topologies/v100-ib-switch.yaml") +
                  " --backend cuda -o " + out);
   if (!SCALEOUT_CUDA_BUILT) {
-    EXPECT_EQ(o.code, 2) << o.text;
-    EXPECT_NE(o.text.find("no CUDA"), std::string::npos) << o.text;
-  } else if (o.code != 0) {  // a machine with a GPU calibrates it (the gpu tests check that)
-    EXPECT_EQ(o.code, 1) << o.text;
-    EXPECT_NE(o.text.find("no usable GPU"), std::string::npos) << o.text;
+    expect_no_cuda_build(o);
+  } else if (o.code == 0) {
+    // "compute  X GFLOP/s per device (GPU name, bf16 cuBLAS products)"; the add kernel's rate;
+    // the GPU codecs' rates; one GPU's NIC is not measured.
+    double gflops = number_after(o.text, "compute ");
+    EXPECT_GT(number_after(o.text, "reduction "), 0) << o.text;
+    double topk = -1, quantize = -1, lowrank = -1;
+    auto at = o.text.find("\ncompressors top-k ");
+    ASSERT_NE(at, std::string::npos) << o.text;
+    ASSERT_EQ(std::sscanf(o.text.c_str() + at + 1,
+                          "compressors top-k %lf, quantize %lf, PowerSGD step %lf G elements/s "
+                          "(the GPU)",
+                          &topk, &quantize, &lowrank),
+              3)
+        << o.text;
+    EXPECT_NE(o.text.find("\ninter-node  not measured here (claimed values kept)"),
+              std::string::npos)
+        << o.text;
+    EXPECT_NE(o.text.find("\nwritten to " + out + "\n"), std::string::npos) << o.text;
+    // Printed to 0.001, written to 6 significant digits: each written rate is the one printed
+    // under its name.
+    scaleout::core::Cluster c = scaleout::core::load_cluster(out);
+    for (auto [got, printed] :
+         {std::pair{c.device.flops, gflops}, std::pair{c.device.compress_topk, topk},
+          std::pair{c.device.compress_quantize, quantize},
+          std::pair{c.device.compress_lowrank, lowrank}}) {
+      EXPECT_GT(printed, 0) << o.text;
+      EXPECT_NEAR(got / 1e9, printed, 0.0005 + 1e-5 * printed) << o.text;
+    }
+  } else {
+    expect_no_usable_gpu(o);
     EXPECT_FALSE(std::filesystem::exists(out)) << "nothing written on failure";
   }
   std::filesystem::remove(out);
@@ -106,6 +173,8 @@ TEST(CudaCli, CalibratingAModelsProductsNeedsAGpuAndATransformer) {
   std::string topology = scaleout::testing::source_path("topologies/dgx-a100-ib.yaml");
   std::string gpt = scaleout::testing::source_path("models/gpt-7.5b.yaml");
   fs::path out = fs::temp_directory_path() / "scaleout-cuda-model.yaml";
+  fs::remove(out);
+  fs::remove(out.string() + ".topo");
   std::string outputs = " -o " + out.string() + ".topo --model-output " + out.string();
   Output cpu = run("calibrate " + topology + outputs + " --model " + gpt);
   EXPECT_EQ(cpu.code, 2) << cpu.text;
@@ -115,12 +184,34 @@ TEST(CudaCli, CalibratingAModelsProductsNeedsAGpuAndATransformer) {
   EXPECT_NE(alone.text.find("go together"), std::string::npos) << alone.text;
   Output o = run("calibrate " + topology + outputs + " --backend cuda --model " + gpt);
   if (!SCALEOUT_CUDA_BUILT) {
-    EXPECT_EQ(o.code, 2) << o.text;
-  } else if (o.code != 0) {  // a machine with a GPU times them (the gpu tests check that)
-    EXPECT_EQ(o.code, 1) << o.text;
-    EXPECT_NE(o.text.find("no usable GPU"), std::string::npos) << o.text;
+    expect_no_cuda_build(o);
+  } else if (o.code == 0) {
+    // "products  N timed, M sizes, efficiency a..b of 312 TFLOP/s": the model written with its
+    // table, the topology with the claimed peak (the table is a share of it).
+    auto at = o.text.find("\nproducts ");
+    ASSERT_NE(at, std::string::npos) << o.text;
+    unsigned long timed = 0, sizes = 0;
+    double least = -1, most = -1, peak = -1;
+    ASSERT_EQ(std::sscanf(o.text.c_str() + at + 1,
+                          "products %lu timed, %lu sizes, efficiency %lf..%lf of %lf TFLOP/s",
+                          &timed, &sizes, &least, &most, &peak),
+              5)
+        << o.text;
+    EXPECT_GT(timed, 0u);
+    EXPECT_GT(sizes, 0u);
+    EXPECT_GT(least, 0);
+    EXPECT_LE(least, most);
+    EXPECT_DOUBLE_EQ(peak, 312);  // the A100 preset's bf16 peak, as the topology claims it
+    EXPECT_NE(o.text.find("\nmodel       written to " + out.string() + "\n"), std::string::npos)
+        << o.text;
+    EXPECT_EQ(scaleout::core::load_workload(out.string()).efficiency_by_size.size(), sizes);
+    EXPECT_DOUBLE_EQ(scaleout::core::load_cluster(out.string() + ".topo").device.flops, 312e12);
+  } else {
+    expect_no_usable_gpu(o);
   }
-  if (o.code != 0) EXPECT_FALSE(fs::exists(out)) << "nothing written on failure";
+  if (o.code != 0) {
+    EXPECT_FALSE(fs::exists(out)) << "nothing written on failure";
+  }
   fs::remove(out);
   fs::remove(out.string() + ".topo");
 }
@@ -143,14 +234,47 @@ TEST(CudaCli, AsynchronousParameterServersNeedGpusOnlyForTheirWorkers) {
   }
 }
 
-TEST(CudaCli, ValidateOnGpusSaysWhyItCannot) {
-  Output o = run("validate " + kQuickstart + " --workers 1 --backend cuda");
+// Where a GPU is, validate runs the plan on it (the tolerance opened wide: the GPU here need not be
+// the topology's V100) and reports a measured step with every sum right. Elsewhere the refusal is
+// the whole output.
+TEST(CudaCli, ValidateOnGpusRunsThereOrSaysWhyItCannot) {
+  std::string json = (std::filesystem::temp_directory_path() / "scaleout-cuda-validate.json");
+  std::filesystem::remove(json);
+  Output o =
+      run("validate " + kQuickstart + " --workers 1 --backend cuda --tolerance 10 -o " + json);
   if (!SCALEOUT_CUDA_BUILT) {
-    EXPECT_EQ(o.code, 2) << o.text;
-  } else if (o.code != 0) {  // a machine with a GPU validates (the gpu tests check that)
-    EXPECT_EQ(o.code, 1) << o.text;
-    EXPECT_NE(o.text.find("no usable GPU"), std::string::npos) << o.text;
+    expect_no_cuda_build(o);
+  } else if (o.code == 0) {
+    auto j = nlohmann::json::parse(std::ifstream(json));
+    const auto& measured = j["measured"];
+    EXPECT_EQ(measured["engine"], "cuda");
+    EXPECT_EQ(measured["workers"], 1);
+    EXPECT_EQ(measured["wrong"], 0);
+    EXPECT_GT(measured["step_time_s"].get<double>(), 0);
+    EXPECT_GT(j["predicted"]["step_time_s"].get<double>(), 0);
+    // "step time: median step predicted P ms, measured M ms (...)": each the median of its
+    // result's steps, so one of them (to the printed 0.001 ms).
+    double predicted_ms = -1, measured_ms = -1;
+    auto at = o.text.find("step time: median step predicted ");
+    ASSERT_NE(at, std::string::npos) << o.text;
+    ASSERT_EQ(
+        std::sscanf(o.text.c_str() + at, "step time: median step predicted %lf ms, measured %lf ms",
+                    &predicted_ms, &measured_ms),
+        2)
+        << o.text;
+    auto one_of_the_steps = [](double ms, const nlohmann::json& result) {
+      for (const auto& step : result["steps"])
+        if (std::abs(step["time_s"].get<double>() * 1e3 - ms) <= 0.0006) return true;
+      return false;
+    };
+    EXPECT_GT(measured_ms, 0) << o.text;
+    EXPECT_TRUE(one_of_the_steps(predicted_ms, j["predicted"])) << o.text;
+    EXPECT_TRUE(one_of_the_steps(measured_ms, measured)) << o.text;
+  } else {
+    expect_no_usable_gpu(o);
+    EXPECT_FALSE(std::filesystem::exists(json)) << "nothing written on failure";
   }
+  std::filesystem::remove(json);
 }
 
 }  // namespace
