@@ -4,22 +4,11 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "core/input_error.hpp"
+#include "explore/sweep_csv.hpp"
 
 namespace scaleout::gui {
-
-namespace {
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  for (std::string f; std::getline(in, f, ',');) out.push_back(f);
-  return out;
-}
-
-}  // namespace
 
 Curves read_sweep_csv(const std::string& path) {
   std::ifstream in(path);
@@ -27,7 +16,7 @@ Curves read_sweep_csv(const std::string& path) {
   std::string line;
   std::getline(in, line);
   std::map<std::string, std::size_t> col;
-  auto header = split(line);
+  auto header = sim::split_row(line);
   for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
   for (const char* need :
        {"strategy", "workers", "step_time_s", "throughput_samples_per_s", "scaling_efficiency"})
@@ -38,7 +27,7 @@ Curves read_sweep_csv(const std::string& path) {
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
-    auto f = split(line);
+    auto f = sim::split_row(line);
     auto get = [&](const char* name) -> double {
       auto it = col.find(name);
       if (it == col.end()) return 0;
