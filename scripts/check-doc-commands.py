@@ -19,8 +19,10 @@ show: each of them, except `...`, must appear in what the command printed, space
 seconds ("in 0.21 s") are not compared; nor are the figures of what runs for real (`run`,
 `validate`, `calibrate` measure this machine): their lines are compared with numbers masked.
 
-Commands that need what a test machine lacks are listed, not run: an emulated cluster (root,
-namespaces), a GPU (`--backend cuda` without `--dry-run`), a window (scaleout-gui without
+Commands on an emulated cluster (`cluster up`, `--cluster emulated`) run as root, and a file
+whose commands brought one up has it brought down at its end whatever failed; without root they
+are listed, not run. Commands that need what a test machine lacks are listed, not run: other
+hosts, a GPU (`--backend cuda` without `--dry-run`), a window (scaleout-gui without
 --render), a batch scheduler, and templates naming a file in capitals (PLAN, TOPOLOGY).
 """
 import os
@@ -32,9 +34,9 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMMAND = re.compile(r"^(\$ )?((build/cli/|build/gui/)?scaleout(-gui)?)( |$)")
+EMULATED = re.compile(r"\bcluster (up|down)\b|--cluster emulated")
 NOT_HERE = [
-    (re.compile(r"\bcluster (up|down)\b|--cluster emulated|--launch external|--hosts"),
-     "needs an emulated cluster or other hosts"),
+    (re.compile(r"--launch external|--hosts"), "needs other hosts"),
     (re.compile(r"--backend cuda(?!.*--dry-run)"), "needs a GPU"),
     (re.compile(r"^\S*scaleout-gui(?!.*--render)"), "opens a window"),
     (re.compile(r"\bsbatch\b|--emit-slurm"), "needs a batch scheduler"),
@@ -132,19 +134,28 @@ def status_ok(command, rc, output, refusal):
     return rc == 0
 
 
+def not_here(command):
+    """Why `command` cannot run on this machine, or None."""
+    if EMULATED.search(command) and os.geteuid() != 0:
+        return "needs an emulated cluster: network namespaces, as root"
+    return next((w for r, w in NOT_HERE if r.search(command)), None)
+
+
 def check_file(path, build, env, timeout):
     """Returns (checked, skipped, failures) for one markdown file."""
     checked = skipped = 0
     failures = []
     work = scratch_dir(build)
+    emulated = False
     try:
         for block in fenced_blocks(path):
             for command, prompted, shown in commands_of(block):
-                why = next((w for r, w in NOT_HERE if r.search(command)), None)
+                why = not_here(command)
                 if why:
                     skipped += 1
                     print(f"  skipped ({why}): {command}")
                     continue
+                emulated = emulated or bool(EMULATED.search(command))
                 rc, output = run_one(command, work, env, timeout)
                 where = f"{os.path.relpath(path, ROOT)}: {command}"
                 if rc is None:
@@ -161,6 +172,8 @@ def check_file(path, build, env, timeout):
                     continue
                 checked += 1
     finally:
+        if emulated:  # never leave namespaces behind, whatever failed
+            run_one(os.path.join(build, "cli", "scaleout") + " cluster down", work, env, timeout)
         shutil.rmtree(work, ignore_errors=True)
     return checked, skipped, failures
 
