@@ -46,7 +46,8 @@ Action add_compare_command(CLI::App& app) {
                               : !p.stamp           ? *predicted
                                                    : *measured;
       std::fprintf(stderr,
-                   "warning: %s has no plan stamp (written before results had one): not checked "
+                   "warning: %s has no plan stamp (written by another tool, or before results had "
+                   "one): not checked "
                    "that both results come from the same plan\n",
                    unstamped.c_str());
     } else if (std::string diff = core::stamp_difference(*p.stamp, *m.stamp); !diff.empty()) {

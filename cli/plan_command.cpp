@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "cli/plan_search.hpp"
+#include "core/framework.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/units.hpp"
@@ -96,6 +98,18 @@ void print_answer(const sim::PlanAnswer& a) {
   if (a.runner_up) print_option("runner-up:", *a.runner_up);
 }
 
+// A model-parallel plan keeps its written split at every size here; the search chooses one per
+// size and may answer fewer devices.
+std::string written_split_hint(const core::Plan& plan) {
+  if (!plan.parallelism) return "";
+  const core::Parallelism& p = *plan.parallelism;
+  return "this answer keeps the written split (tensor " + std::to_string(p.tensor) +
+         " x pipeline " + std::to_string(p.pipeline) +
+         ") at every size and varies the data-parallel exchange (a sample is a sequence); "
+         "`scaleout plan " +
+         plan.file + " --search` with the same target chooses the split at each size";
+}
+
 void add_search_options(CLI::App* cmd, PlanSearchArgs& a) {
   cmd->add_option("--top", a.search.top, "--search: splits to list (default 10)")
       ->check(CLI::PositiveNumber);
@@ -104,6 +118,27 @@ void add_search_options(CLI::App* cmd, PlanSearchArgs& a) {
   cmd->add_option("--memory-margin", a.memory_margin_percent,
                   "--search: percent of the device's memory a split leaves free (default 10)")
       ->check(CLI::Range(0.0, 90.0));
+  cmd->add_option("--framework", a.framework,
+                  "--search: propose the splits of megatron, deepspeed, fsdp or any (default: the "
+                  "plan's parallelism.framework, else megatron)")
+      ->check(CLI::IsMember(core::framework_names()));
+  cmd->add_option("--tensor", a.search.tensors, "--search: only these tensor degrees (1,2,4,8)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--pipeline", a.search.pipelines, "--search: only these pipeline degrees")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--zero", a.search.zeros, "--search: only these ZeRO stages (0,1)")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 3));
+  cmd->add_option("--schedules", a.schedules,
+                  "--search: only these schedules: 1f1b, interleaved, gpipe (gpipe only when "
+                  "named)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"1f1b", "interleaved", "gpipe"}));
+  cmd->add_option("--max-virtual-stages", a.search.max_virtual_stages,
+                  "--search: interleave at most this many chunks a stage")
+      ->check(positive_int());
   cmd->add_option("--refine", a.refine,
                   "--search: simulate the first K splits on SimGrid and rank them again")
       ->check(positive_int());
@@ -148,11 +183,14 @@ Action add_plan_command(CLI::App& app) {
                 "smallest cluster whose best split reaches it");
   add_search_options(cmd, args->search_args);
   return [args]() {
-    if (args->search_args.refine > 0 && !args->search)
-      throw core::InputError("", 0, "--refine", "ranks the splits of --search: give --search");
+    if (search_options_given(args->search_args) && !args->search)
+      throw core::InputError("", 0, "--search",
+                             "--refine, --framework, --tensor, --pipeline, --zero, --schedules and "
+                             "--max-virtual-stages choose among the splits of --search: give "
+                             "--search");
     if (args->search) {
       args->search_args.json = args->json;
-      args->search_args.search.memory_margin = args->search_args.memory_margin_percent / 100;
+      resolve_search_options(args->search_args);
       if (args->target_throughput > 0 || !args->time_to_train.empty()) {
         sim::PlanRequest target = make_request(*args);  // a sample is a sequence
         args->search_args.target = sim::plan_cluster_target(target);
@@ -169,10 +207,14 @@ Action add_plan_command(CLI::App& app) {
     sim::PlanRequest request = make_request(*args);
     core::Plan plan = core::load_plan(args->plan);
     sim::PlanAnswer answer = sim::plan_cluster(plan, request);
+    std::string hint = written_split_hint(plan);
     if (args->json) {
-      std::printf("%s\n", sim::to_json(answer).dump(2).c_str());
+      nlohmann::json j = sim::to_json(answer);
+      if (!hint.empty()) j["note"] = hint;
+      std::printf("%s\n", j.dump(2).c_str());
     } else {
       print_answer(answer);
+      if (!hint.empty()) std::printf("note: %s\n", hint.c_str());
     }
     return answer.reachable ? 0 : 1;
   };

@@ -1,5 +1,7 @@
 #include "cli/plan_search.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,19 +32,35 @@ void print_split_header() {
   std::printf(kSplitHeader, "tp", "pp", "dp", "mb", "schedule", "recompute", "zero", "sp");
 }
 
+// Whether two splits' steps are the same to the closed form's precision.
+bool ties(const sim::SplitCandidate& a, const sim::SplitCandidate& b) {
+  double x = a.result.step_time_s, y = b.result.step_time_s;
+  return std::abs(x - y) <= 1e-9 * std::max(x, y);
+}
+
 void print_table(const sim::SplitSearch& s) {
+  std::printf("%s's splits (parallelism.framework: %s; --framework any for every combination)\n",
+              core::framework_title(s.framework), core::framework_name(s.framework));
   std::printf("%4s ", "#");
   print_split_header();
   std::printf(" %10s %10s %6s %14s  %s\n", "step (s)", "tokens/s", "MFU", "memory (GB)",
               "bottleneck");
   int rank = 0;
-  for (const auto& c : s.best) {
+  bool tied = false;
+  for (std::size_t i = 0; i < s.best.size(); ++i) {
+    const sim::SplitCandidate& c = s.best[i];
     const core::ModelParallelOutcome& m = *c.result.model_parallel;
-    std::printf("%4d ", ++rank);
+    bool ties_above = i > 0 && ties(c, s.best[i - 1]);
+    tied = tied || ties_above;
+    std::printf("%3d%s ", ++rank, ties_above ? "=" : " ");
     print_split(m);
     std::printf(" %10.3f %10.0f %5.1f%% %6.1f / %5.1f  %s\n", c.result.step_time_s, m.tokens_per_s,
                 100 * m.mfu, m.memory.total / 1e9, m.memory.capacity / 1e9, c.bottleneck.c_str());
   }
+  if (tied)
+    std::printf(
+        "=: the same step as the row above (their differences change nothing the engines "
+        "time; the one needing less memory first)\n");
   std::printf("%ld splits evaluated in %.2f s", s.evaluated, s.wall_s);
   for (const auto& [why, count] : s.dropped) {
     std::printf("; %ld left out: %s", count, why.c_str());
@@ -94,7 +112,11 @@ nlohmann::json refinement_json(const sim::SplitSearch& s, const sim::SplitRefine
 nlohmann::json to_json(const sim::SplitSearch& s) {
   nlohmann::json best = nlohmann::json::array();
   for (const auto& c : s.best) best.push_back(candidate_json(c));
-  return {{"evaluated", s.evaluated}, {"dropped", s.dropped}, {"wall_s", s.wall_s}, {"best", best}};
+  return {{"framework", core::framework_name(s.framework)},
+          {"evaluated", s.evaluated},
+          {"dropped", s.dropped},
+          {"wall_s", s.wall_s},
+          {"best", best}};
 }
 
 bool none_simulated(const sim::SplitRefinement& r) {
@@ -140,6 +162,25 @@ nlohmann::json target_json(const sim::SplitPlanAnswer& a, double target) {
 }
 
 }  // namespace
+
+bool search_options_given(const PlanSearchArgs& a) {
+  const sim::SplitSearchOptions& s = a.search;
+  return a.refine > 0 || !a.framework.empty() || !a.schedules.empty() || !s.tensors.empty() ||
+         !s.pipelines.empty() || !s.zeros.empty() || s.max_virtual_stages > 0;
+}
+
+void resolve_search_options(PlanSearchArgs& a) {
+  a.search.memory_margin = a.memory_margin_percent / 100;
+  const auto& names = core::framework_names();
+  if (!a.framework.empty())
+    a.search.framework = static_cast<core::Framework>(
+        std::find(names.begin(), names.end(), a.framework) - names.begin());
+  a.search.schedules.clear();
+  for (const std::string& name : a.schedules)
+    a.search.schedules.push_back(name == "gpipe"         ? core::PipelineScheduleKind::kGpipe
+                                 : name == "interleaved" ? core::PipelineScheduleKind::kInterleaved
+                                                         : core::PipelineScheduleKind::kOneFOneB);
+}
 
 sim::RefineOptions refine_options(const PlanSearchArgs& args) {
   sim::RefineOptions o;

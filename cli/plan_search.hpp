@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "explore/split_plan.hpp"
@@ -14,8 +15,10 @@ namespace scaleout::cli {
 
 struct PlanSearchArgs {
   sim::SplitSearchOptions search;
-  double memory_margin_percent = 10;  // --memory-margin: sets search.memory_margin
-  int refine = 0;                     // splits to simulate (0: none)
+  double memory_margin_percent = 10;   // --memory-margin: sets search.memory_margin
+  std::string framework;               // --framework: sets search.framework (empty: the plan's)
+  std::vector<std::string> schedules;  // --schedules: sets search.schedules
+  int refine = 0;                      // splits to simulate (0: none)
   int jobs = 1;
   double max_events = sim::kDefaultMaxEvents;
   std::string progress = "auto";
@@ -26,6 +29,11 @@ struct PlanSearchArgs {
   int max_workers = 1024;
   std::optional<double> price;
 };
+
+// Whether any search-only option was given (they need --search).
+bool search_options_given(const PlanSearchArgs& args);
+// Sets `args.search` from the command line's framework, schedules and margin.
+void resolve_search_options(PlanSearchArgs& args);
 
 // Runs the search (and the refinement) and prints it; returns 0, or 1 when no split fits or none
 // of those refined could be simulated.

@@ -218,7 +218,10 @@ void print_comparison(std::FILE* out, const core::RunResult& p, const core::RunR
                                                               : "";
     std::fprintf(out, "%-22s %12.3f%-4s %12.3f%-4s", v.label.c_str(), v.predicted * scale, unit,
                  v.measured * scale, unit);
-    if (v.has_error) std::fprintf(out, " %9.1f%%", v.relative_error * 100);
+    if (v.has_error)
+      std::fprintf(out, " %9.1f%%", v.relative_error * 100);
+    else if (v.measured == 0 && v.name != "staleness_mean")
+      std::fprintf(out, "  not measured");
     std::fprintf(out, "\n");
   }
   std::fprintf(out,

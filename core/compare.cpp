@@ -20,8 +20,10 @@ double judged_step(const RunResult& r, bool steps_alike) {
 }
 
 std::vector<ComparedValue> compare_results(const RunResult& p, const RunResult& m) {
+  // A value the measured result does not give (0: another framework's log lacks it) has no error.
   auto value = [](const char* name, const char* label, double pv, double mv,
                   bool has_error = true) {
+    has_error = has_error && mv != 0;
     return ComparedValue{name, label, pv, mv, has_error ? relative_error(pv, mv) : 0, has_error};
   };
   return {value("step_time_s", "step time (mean)", p.step_time_s, m.step_time_s),

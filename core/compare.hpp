@@ -22,7 +22,9 @@ struct ComparedValue {
   std::string label;  // for people: "step time"
   double predicted = 0, measured = 0;
   double relative_error = 0;
-  bool has_error = true;  // staleness: compared, but an error relative to 0 means nothing
+  // False for staleness (an error relative to 0 means nothing) and for what the measured result
+  // does not give (0).
+  bool has_error = true;
 };
 
 // Step time (mean), median step, throughput, communication, busbw and mean staleness.

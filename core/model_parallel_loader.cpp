@@ -1,8 +1,10 @@
 #include "core/model_parallel_loader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "core/framework.hpp"
 #include "core/input_error.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/strategies/ps_training.hpp"
@@ -104,6 +106,13 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
                                            : Recompute::kNone;
   p.zero = m.get_int_or("zero", 0, 0, 3);
   p.zero_line = line("zero");
+  if (m.has("framework")) {
+    std::string framework = m.get_choice("framework", framework_names());
+    p.framework = static_cast<Framework>(
+        std::find(framework_names().begin(), framework_names().end(), framework) -
+        framework_names().begin());
+    p.framework_line = line("framework");
+  }
   m.finish();
   return p;
 }

@@ -2,6 +2,7 @@
 // model-parallel plan's parts, run once the command line's overrides are applied.
 #include <string>
 
+#include "core/framework.hpp"
 #include "core/input_error.hpp"
 #include "core/model_parallel_loader.hpp"
 #include "core/pipeline_schedule.hpp"
@@ -71,6 +72,19 @@ void check_batch(const Plan& plan, const Parallelism& p) {
                      why);
 }
 
+// The split the plan's framework runs, when it names one; the refusal names the framework's limit.
+void check_framework(const Plan& plan, const Parallelism& p) {
+  if (!p.framework) return;
+  FrameworkRefusal no = framework_refusal(*p.framework, p);
+  if (!no) return;
+  int line = no.field == "zero"       ? p.zero_line
+             : no.field == "schedule" ? p.schedule_line
+             : no.field == "pipeline" ? p.pipeline_line
+                                      : 0;
+  throw InputError(plan.file, line ? line : (p.framework_line ? p.framework_line : p.line),
+                   "parallelism." + no.field, no.reason);
+}
+
 void check_strategy(const Plan& plan, const Parallelism& p) {
   if (uses_ps_training(plan))
     throw InputError(plan.file, plan.strategy.line, "strategy",
@@ -118,6 +132,7 @@ void validate_model_parallel(const Plan& plan, bool split_searched) {
     check_tensor(plan, p, t);
     check_stages(plan, p, t);
     check_batch(plan, p);
+    check_framework(plan, p);
   }
   check_strategy(plan, p);
   check_modelled(plan, p);

@@ -305,6 +305,8 @@ struct Training {
 };
 
 enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };
+// The framework a model-parallel plan is for (core/framework.hpp says which splits each runs).
+enum class Framework { kMegatron, kDeepSpeed, kFsdp, kAny };
 enum class Recompute { kNone, kSelective, kFull };
 
 // `parallelism:` splits a transformer over tensor x pipeline x data devices. Ranks are numbered
@@ -318,9 +320,11 @@ struct Parallelism {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
   int zero = 0;  // 0..3: optimizer states / + gradients / + parameters sharded over the data group
+  // Absent: the written split is taken as given, and the split search proposes Megatron-LM's.
+  std::optional<Framework> framework;
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
-      zero_line = 0;
+      zero_line = 0, framework_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

@@ -45,7 +45,7 @@ void forget_lines(Plan& p) {
   k.line = k.density_line = k.rank_line = k.chunk_line = 0;
   if (auto& m = p.parallelism) {
     m->line = m->tensor_line = m->pipeline_line = m->microbatch_line = m->schedule_line = 0;
-    m->virtual_line = m->zero_line = 0;
+    m->virtual_line = m->zero_line = m->framework_line = 0;
   }
   p.stragglers.slow_workers_line = 0;
   for (auto& f : p.resilience.failures) f.line = 0;

@@ -11,6 +11,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/compression.hpp"
+#include "core/framework.hpp"
 #include "core/node_fabric_loader.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/strategy_settings.hpp"
@@ -404,6 +405,7 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   out << YAML::Key << "sequence_parallel" << YAML::Value << p->sequence_parallel;
   out << YAML::Key << "recompute" << YAML::Value << recompute_name(p->recompute);
   out << YAML::Key << "zero" << YAML::Value << p->zero;
+  if (p->framework) out << YAML::Key << "framework" << YAML::Value << framework_name(*p->framework);
   out << YAML::EndMap;
 }
 

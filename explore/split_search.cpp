@@ -35,7 +35,12 @@ struct Search {
   SplitSearch out;
   GroupTimes cache;
 
-  void consider(const core::Parallelism& p) {
+  void consider(core::Parallelism p) {
+    p.framework = out.framework;
+    if (core::framework_refusal(out.framework, p)) {
+      ++out.dropped[std::string("not run by ") + core::framework_title(out.framework)];
+      return;
+    }
     core::Plan plan = base;
     plan.parallelism = p;
     try {
@@ -69,21 +74,38 @@ struct Search {
     return core::does_not_fit(tighter).empty();
   }
 
+  template <typename T>
+  static bool allowed(const std::vector<T>& only, T value) {
+    return only.empty() || std::find(only.begin(), only.end(), value) != only.end();
+  }
+
+  // The schedules (with their virtual stages) tried for one pipeline degree.
+  std::vector<std::pair<core::PipelineScheduleKind, int>> schedules(int pipeline,
+                                                                    int microbatches) const {
+    using Kind = core::PipelineScheduleKind;
+    const core::TransformerShape& t = *base.workload.transformer;
+    std::vector<std::pair<Kind, int>> out;
+    if (allowed(options.schedules, Kind::kOneFOneB)) out.push_back({Kind::kOneFOneB, 1});
+    bool gpipe = std::find(options.schedules.begin(), options.schedules.end(), Kind::kGpipe) !=
+                 options.schedules.end();
+    if (gpipe && pipeline > 1) out.push_back({Kind::kGpipe, 1});
+    if (pipeline > 1 && microbatches % pipeline == 0 &&
+        allowed(options.schedules, Kind::kInterleaved))
+      for (int v : divisors(t.layers / pipeline, t.layers))
+        if (v > 1 && (options.max_virtual_stages == 0 || v <= options.max_virtual_stages))
+          out.push_back({Kind::kInterleaved, v});
+    return out;
+  }
+
   // Schedules, recomputation, ZeRO and sequence parallelism for one (t, p, micro-batch).
   void knobs(core::Parallelism p, int data, int microbatches) {
-    const core::TransformerShape& t = *base.workload.transformer;
-    std::vector<std::pair<core::PipelineScheduleKind, int>> schedules = {
-        {core::PipelineScheduleKind::kOneFOneB, 1}};
-    if (p.pipeline > 1 && microbatches % p.pipeline == 0)
-      for (int v : divisors(t.layers / p.pipeline, t.layers))
-        if (v > 1) schedules.push_back({core::PipelineScheduleKind::kInterleaved, v});
     bool ps = base.strategy.kind == core::StrategyKind::kPs;
-    for (auto [kind, v] : schedules)
+    for (auto [kind, v] : schedules(p.pipeline, microbatches))
       for (auto recompute :
            {core::Recompute::kNone, core::Recompute::kSelective, core::Recompute::kFull})
         for (int zero = 0; zero <= (data > 1 ? (ps ? 2 : 3) : 0); ++zero)
           for (bool sp : {false, true}) {
-            if (sp && p.tensor == 1) continue;
+            if ((sp && p.tensor == 1) || !allowed(options.zeros, zero)) continue;
             p.schedule = kind, p.virtual_stages = v, p.recompute = recompute, p.zero = zero;
             p.sequence_parallel = sp;
             consider(p);
@@ -98,6 +120,7 @@ struct Search {
                       : static_cast<long>(base.training.batch_per_worker) * workers;
     for (int tensor : tensor_degrees(base, options))
       for (int pipeline : divisors(t.layers, t.layers)) {
+        if (!allowed(options.tensors, tensor) || !allowed(options.pipelines, pipeline)) continue;
         if (workers % (static_cast<long>(tensor) * pipeline) != 0) continue;
         int data = workers / (tensor * pipeline);
         if (global % data != 0) continue;
@@ -129,6 +152,9 @@ SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& opti
   }
   Search search{base, options, {}, {}};
   search.out.memory_margin = options.memory_margin;
+  search.out.framework = options.framework.value_or(plan.parallelism && plan.parallelism->framework
+                                                        ? *plan.parallelism->framework
+                                                        : core::Framework::kMegatron);
   search.run();
   for (auto& c : search.out.best) c.bottleneck = bottleneck_of(c.plan, c.result);
   search.out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

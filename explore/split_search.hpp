@@ -5,9 +5,11 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/framework.hpp"
 #include "core/plan.hpp"
 #include "core/result.hpp"
 
@@ -19,6 +21,14 @@ struct SplitSearchOptions {
   // Share of the device's memory a split leaves free (fragmentation, the framework's buffers):
   // splits needing more than (1 - margin) x memory are left out.
   double memory_margin = 0.10;
+  // The framework whose splits are proposed; nullopt: the plan's `parallelism.framework`, else
+  // Megatron-LM's (core/framework.hpp).
+  std::optional<core::Framework> framework;
+  // Restrictions: an empty list allows every value the search tries. GPipe is tried only when
+  // `schedules` names it.
+  std::vector<int> tensors, pipelines, zeros;
+  std::vector<core::PipelineScheduleKind> schedules;
+  int max_virtual_stages = 0;  // 0: no limit
 };
 
 struct SplitCandidate {
@@ -32,6 +42,7 @@ struct SplitSearch {
   long evaluated = 0;                   // combinations predicted
   std::map<std::string, long> dropped;  // combinations left out, by reason
   double memory_margin = 0;             // the options' margin the memory reason counts with
+  core::Framework framework = core::Framework::kMegatron;  // whose splits were proposed
   double wall_s = 0;
 };
 

@@ -284,6 +284,98 @@ TEST(ModelParallelCli, SearchListsTheBestSplitsWithTheirBottleneck) {
   EXPECT_NE(table.text.find("splits evaluated in"), std::string::npos) << table.text;
 }
 
+// The search proposes what the framework runs (Megatron-LM unless told), and the restriction flags
+// keep only the values given; they need --search.
+TEST(ModelParallelCli, SearchProposesWhatTheFrameworkRunsWithinTheFlags) {
+  auto megatron = shell(bin() + " plan " + kGpt3 + " --search --top 20 --json 2>/dev/null");
+  ASSERT_EQ(megatron.code, 0) << megatron.text;
+  auto j = nlohmann::json::parse(megatron.text);
+  EXPECT_EQ(j["framework"], "megatron");
+  EXPECT_GT(j["dropped"]["not run by Megatron-LM"].get<long>(), 0);
+  for (const auto& c : j["best"]) EXPECT_LE(c["parallelism"]["zero"].get<int>(), 1);
+  auto restricted = shell(bin() + " plan " + kGpt3 +
+                          " --search --top 50 --framework deepspeed --tensor 8 --pipeline 8,16 "
+                          "--zero 1 --json 2>/dev/null");
+  ASSERT_EQ(restricted.code, 0) << restricted.text;
+  j = nlohmann::json::parse(restricted.text);
+  EXPECT_EQ(j["framework"], "deepspeed");
+  ASSERT_FALSE(j["best"].empty());
+  for (const auto& c : j["best"]) {
+    const auto& p = c["parallelism"];
+    EXPECT_EQ(p["tensor"], 8);
+    EXPECT_TRUE(p["pipeline"] == 8 || p["pipeline"] == 16) << p;
+    EXPECT_EQ(p["zero"], 1);
+    EXPECT_EQ(p["schedule"], "1f1b");  // DeepSpeed's pipeline engine does not interleave
+  }
+  auto interleaved = shell(bin() + " plan " + kGpt3 +
+                           " --search --top 50 --schedules interleaved --max-virtual-stages 4 "
+                           "--json 2>/dev/null");
+  ASSERT_EQ(interleaved.code, 0) << interleaved.text;
+  j = nlohmann::json::parse(interleaved.text);
+  ASSERT_FALSE(j["best"].empty());
+  for (const auto& c : j["best"]) {
+    EXPECT_EQ(c["parallelism"]["schedule"], "interleaved");
+    EXPECT_LE(c["parallelism"]["virtual_stages"].get<int>(), 4);
+  }
+  auto stray = shell(bin() + " plan " + kGpt3 + " --tensor 8 2>&1");
+  EXPECT_EQ(stray.code, 2) << stray.text;
+  EXPECT_NE(stray.text.find("give --search"), std::string::npos) << stray.text;
+}
+
+// Plain `plan` keeps the written split at every size; it says so and points at the search, whose
+// answer can differ (a data-parallel plan has no split to keep and no such note).
+TEST(ModelParallelCli, PlainPlanSaysItKeepsTheWrittenSplit) {
+  auto o = shell(bin() + " plan " + kGpt3 + " --target-throughput 60 --max-workers 4096 2>&1");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("note: this answer keeps the written split (tensor 8 x pipeline 16) at "
+                        "every size"),
+            std::string::npos)
+      << o.text;
+  EXPECT_NE(o.text.find("--search` with the same target"), std::string::npos) << o.text;
+  auto j = nlohmann::json::parse(
+      shell(bin() + " plan " + kGpt3 + " --target-throughput 60 --max-workers 4096 --json").text);
+  EXPECT_NE(j["note"].get<std::string>().find("written split"), std::string::npos);
+  auto dp = shell(bin() + " plan " + source_path("experiments/quickstart.yaml") +
+                  " --target-throughput 10000 2>&1");
+  EXPECT_EQ(dp.text.find("note:"), std::string::npos) << dp.text;
+}
+
+// A measured result from another framework gives what its log gives (docs/results.md): compare
+// takes it, errs only on what it gives, and refuses one without a step time.
+TEST(ModelParallelCli, CompareTakesAMeasuredResultFromAnotherFramework) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-mp-foreign-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string predicted = (dir / "predicted.json").string();
+  ASSERT_EQ(shell(bin() + " simulate " + kGpt3 + " --engine analytic -o " + predicted +
+                  " > /dev/null 2>&1")
+                .code,
+            0);
+  double step = nlohmann::json::parse(std::ifstream(predicted))["step_time_s"];
+  // Megatron-LM prints "elapsed time per iteration (ms): 40000.0"; 1,536 sequences an iteration.
+  std::ofstream(dir / "measured.json")
+      << R"({"engine": "megatron-lm", "strategy": "ring", "workers": 1024,
+             "step_time_s": 40.0, "throughput_samples_per_s": 38.4})";
+  std::string measured = (dir / "measured.json").string();
+  // In a subshell: its warning (no plan stamp) stays out of the JSON.
+  auto j = nlohmann::json::parse(
+      shell("(" + bin() + " compare " + predicted + " " + measured + " --json 2>/dev/null)").text);
+  EXPECT_NEAR(j["step_time_s"]["relative_error"].get<double>(), (step - 40.0) / 40.0, 1e-12);
+  EXPECT_NEAR(j["throughput_samples_per_s"]["relative_error"].get<double>(),
+              (1536 / step - 38.4) / 38.4, 1e-9);
+  EXPECT_FALSE(j["busbw_Bps"].contains("relative_error"));  // not in the log: no error
+  auto text = shell(bin() + " compare " + predicted + " " + measured + " 2>&1");
+  EXPECT_EQ(text.code, 0) << text.text;
+  EXPECT_NE(text.text.find("not measured"), std::string::npos) << text.text;
+  EXPECT_NE(text.text.find("has no plan stamp (written by another tool"), std::string::npos)
+      << text.text;
+  std::ofstream(dir / "stepless.json") << R"({"engine": "x", "strategy": "ring", "workers": 4})";
+  auto stepless =
+      shell(bin() + " compare " + predicted + " " + (dir / "stepless.json").string() + " 2>&1");
+  EXPECT_EQ(stepless.code, 2) << stepless.text;
+  EXPECT_NE(stepless.text.find("step_time_s"), std::string::npos) << stepless.text;
+  fs::remove_all(dir);
+}
+
 // The search replaces the written split: 192 workers are refused for tensor 8 x pipeline 16 (128
 // devices a replica) when the plan is run, and searched when it is only a starting point.
 TEST(ModelParallelCli, SearchIgnoresAWrittenSplitThatDoesNotDivideTheWorkers) {

@@ -61,6 +61,31 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism:\n  pipeline: 4\n  schedule: interleaved\n"
                              "  virtual_stages: 2\ntraining: { workers: 8, global_batch: 12 }\n"),
                 14, "multiples of the pipeline stages (4)"},
+        // A written split its framework does not run, refused at the field at fault.
+        Refusal{"megatron_zero2",
+                plan(kRing + "parallelism:\n  framework: megatron\n  zero: 2\n"
+                             "training: { workers: 8 }\n"),
+                14, "Megatron-LM shards the optimizer states only"},
+        Refusal{"megatron_gpipe",
+                plan(kRing + "parallelism:\n  framework: megatron\n  pipeline: 2\n"
+                             "  schedule: gpipe\ntraining: { workers: 8 }\n"),
+                15, "not GPipe's"},
+        Refusal{"deepspeed_zero3_with_stages",
+                plan(kRing + "parallelism:\n  framework: deepspeed\n  pipeline: 2\n  zero: 3\n"
+                             "training: { workers: 8 }\n"),
+                15, "DeepSpeed's pipeline engine refuses ZeRO-2 and ZeRO-3"},
+        Refusal{"fsdp_stages",
+                plan(kRing + "parallelism:\n  framework: fsdp\n  pipeline: 2\n"
+                             "training: { workers: 8 }\n"),
+                14, "FSDP shards over data-parallel ranks and has no pipeline stages"},
+        Refusal{"fsdp_zero1",
+                plan(kRing + "parallelism:\n  framework: fsdp\n  zero: 1\n"
+                             "training: { workers: 8 }\n"),
+                14, "no ZeRO-1"},
+        Refusal{"unknown_framework",
+                plan(kRing + "parallelism:\n  framework: colossal\n"
+                             "training: { workers: 8 }\n"),
+                13, "megatron | deepspeed | fsdp | any"},
         Refusal{"zero3_with_ps",
                 plan("strategy: { kind: ps }\nparallelism:\n  zero: 3\n"
                      "training: { workers: 4 }\n"),

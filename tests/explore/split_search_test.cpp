@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -128,6 +129,7 @@ TEST(SplitSearch, TriesEverySplitItDocuments) {
   // 80 GB holds every split of this model: each is evaluated and listed.
   SplitSearchOptions options;
   options.top = 1000000;
+  options.framework = core::Framework::kAny;  // every combination, whoever runs it
   SplitSearch all = search_splits(small_plan("80GB"), options);
   EXPECT_EQ(all.evaluated, 2154);
   EXPECT_TRUE(all.dropped.empty());
@@ -145,6 +147,90 @@ TEST(SplitSearch, TriesEverySplitItDocuments) {
   EXPECT_EQ(count(found, is_interleaved), 846);
   EXPECT_EQ(count(found, is_zero3), 510);
   EXPECT_EQ(count(found, is_sp), 957);
+}
+
+std::set<Split> found_splits(const SplitSearch& s) {
+  std::set<Split> found;
+  for (const auto& c : s.best) found.insert(split_of(*c.plan.parallelism));
+  return found;
+}
+
+std::set<Split> only(const std::set<Split>& splits, const std::function<bool(const Split&)>& keep) {
+  std::set<Split> out;
+  for (const Split& s : splits)
+    if (keep(s)) out.insert(s);
+  return out;
+}
+
+// Each framework's splits, filtered here from the documented ones by the frameworks' own rules:
+// Megatron-LM shards optimizer states only (ZeRO 0-1) and has no GPipe; DeepSpeed's pipeline
+// engine runs 1F1B without interleaving and refuses ZeRO-2/3 with stages; FSDP has no stages and
+// no ZeRO-1. The search proposes exactly those and counts the rest as not run by the framework.
+TEST(SplitSearch, ProposesOnlyWhatTheFrameworkRuns) {
+  const std::set<Split> every = documented_splits();
+  const int one_f_one_b = static_cast<int>(core::PipelineScheduleKind::kOneFOneB);
+  struct Case {
+    core::Framework framework;
+    std::string dropped_as;
+    std::function<bool(const Split&)> runs;
+  };
+  std::vector<Case> cases = {
+      {core::Framework::kMegatron, "not run by Megatron-LM",
+       [](const Split& s) { return std::get<6>(s) <= 1; }},
+      {core::Framework::kDeepSpeed, "not run by DeepSpeed",
+       [&](const Split& s) {
+         return std::get<3>(s) == one_f_one_b && (std::get<1>(s) == 1 || std::get<6>(s) <= 1);
+       }},
+      {core::Framework::kFsdp, "not run by PyTorch FSDP",
+       [](const Split& s) { return std::get<1>(s) == 1 && std::get<6>(s) != 1; }},
+  };
+  for (const Case& c : cases) {
+    SplitSearchOptions options;
+    options.top = 1000000;
+    options.framework = c.framework;
+    SplitSearch s = search_splits(small_plan("80GB"), options);
+    std::set<Split> expected = only(every, c.runs);
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(found_splits(s), expected) << c.dropped_as;
+    EXPECT_EQ(s.dropped[c.dropped_as], static_cast<long>(every.size() - expected.size()));
+    for (const auto& candidate : s.best)
+      EXPECT_EQ(candidate.plan.parallelism->framework, c.framework);  // the plan says whose it is
+  }
+  // Without a framework in the plan or the options, Megatron-LM's.
+  EXPECT_EQ(search_splits(small_plan("80GB")).framework, core::Framework::kMegatron);
+}
+
+// Restrictions keep only the values given; GPipe is tried only when asked for.
+TEST(SplitSearch, RestrictionsKeepOnlyTheValuesGiven) {
+  const int interleaved = static_cast<int>(core::PipelineScheduleKind::kInterleaved);
+  const int one_f_one_b = static_cast<int>(core::PipelineScheduleKind::kOneFOneB);
+  SplitSearchOptions options;
+  options.top = 1000000;
+  options.framework = core::Framework::kAny;
+  options.tensors = {2};
+  options.pipelines = {2, 4};
+  options.zeros = {0, 1};
+  options.schedules = {core::PipelineScheduleKind::kInterleaved};
+  options.max_virtual_stages = 2;
+  std::set<Split> expected = only(documented_splits(), [&](const Split& s) {
+    auto [t, p, mb, schedule, v, recompute, zero, sp] = s;
+    return t == 2 && (p == 2 || p == 4) && zero <= 1 && schedule == interleaved && v <= 2;
+  });
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(found_splits(search_splits(small_plan("80GB"), options)), expected);
+  // GPipe: the 1F1B splits with stages, as GPipe.
+  options = {};
+  options.top = 1000000;
+  options.framework = core::Framework::kAny;
+  options.schedules = {core::PipelineScheduleKind::kGpipe};
+  std::set<Split> gpipe;
+  for (Split s : only(documented_splits(), [&](const Split& s) {
+         return std::get<3>(s) == one_f_one_b && std::get<1>(s) > 1;
+       })) {
+    std::get<3>(s) = static_cast<int>(core::PipelineScheduleKind::kGpipe);
+    gpipe.insert(s);
+  }
+  EXPECT_EQ(found_splits(search_splits(small_plan("80GB"), options)), gpipe);
 }
 
 TEST(SplitSearch, CountsWhatDoesNotFit) {

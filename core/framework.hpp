@@ -1,0 +1,26 @@
+// Which training framework a model-parallel plan is for, and the splits each one runs: the split
+// search proposes only those, and a written split that its framework cannot run is refused.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+const std::vector<std::string>& framework_names();  // in Framework's order
+const char* framework_name(Framework framework);
+// For people: "Megatron-LM", "DeepSpeed", "PyTorch FSDP", "any framework".
+const char* framework_title(Framework framework);
+
+struct FrameworkRefusal {
+  std::string field;   // the `parallelism.` key at fault; empty: the framework runs the split
+  std::string reason;  // why, naming the framework's own limit
+  explicit operator bool() const { return !field.empty(); }
+};
+
+// Whether `framework` runs the split `p`.
+FrameworkRefusal framework_refusal(Framework framework, const Parallelism& p);
+
+}  // namespace scaleout::core
