@@ -224,7 +224,7 @@ BarChartData memory_data(const core::Plan& plan) {
   }
   d.stacks = {parts[0], parts[1], parts[2], parts[3]};
   d.limit = worst.capacity / 1e9;
-  d.limit_name = QString("device memory %1 GB").arg(d.limit, 0, 'f', 1);
+  d.limit_name = QString("%1 GB").arg(d.limit, 0, 'f', 0);  // short: the legend is narrow
   d.title = QString("Memory per device: %1 GB at most (stage %2)")
                 .arg(worst.total / 1e9, 0, 'f', 1)
                 .arg(worst.stage);

@@ -19,6 +19,7 @@ const char* kUsage =
     "usage: scaleout-gui [PLAN]           the window (default: experiments/quickstart.yaml)\n"
     "       scaleout-gui --render SWEEP.csv -o CHART.png   a sweep's charts, no window\n"
     "       scaleout-gui --render-plan PLAN -o CHART.png   a plan's analytic charts, no window\n"
+    "                                                      (CHART.svg: an SVG drawing)\n"
     "       scaleout-gui --render-study STUDY -o CHART.png a study's predictions over the\n"
     "                                                      published numbers, no window\n"
     "example: scaleout-gui --render sweep.csv -o scaling.png\n";
@@ -55,22 +56,18 @@ bool parse(int argc, char** argv, Args& a) {
   return render ? !a.output.empty() && a.plan.empty() : a.output.empty();
 }
 
-QImage rendered(const Args& a) {
+std::unique_ptr<QWidget> rendered(const Args& a) {
   using namespace scaleout;
   if (!a.render_study.empty())
-    return gui::render_study(sim::run_study(sim::load_study(a.render_study)));
-  gui::Curves curves;
-  if (a.render_csv.empty()) {
-    core::Plan plan = core::load_plan(a.render_plan);
-    curves = gui::compute_curves(plan, gui::fitting_sizes(plan));
-  } else {
-    curves = gui::read_sweep_csv(a.render_csv);
-  }
-  return gui::render_curves(curves);
+    return gui::study_page(sim::run_study(sim::load_study(a.render_study)));
+  if (!a.render_csv.empty()) return gui::curves_page(gui::read_sweep_csv(a.render_csv));
+  core::Plan plan = core::load_plan(a.render_plan);
+  return gui::curves_page(gui::compute_curves(plan, gui::fitting_sizes(plan)), 0, &plan);
 }
 
+// PNG, or SVG when the output's name ends in .svg.
 int render(const Args& a) {
-  if (!rendered(a).save(QString::fromStdString(a.output), "PNG")) {
+  if (!scaleout::gui::save_page(*rendered(a), QString::fromStdString(a.output))) {
     std::fprintf(stderr, "error: cannot write %s\n", a.output.c_str());
     return 1;
   }

@@ -1,12 +1,14 @@
 #include "gui/render.hpp"
 
 #include <QHBoxLayout>
+#include <QSaveFile>
 #include <QVBoxLayout>
 #include <QWidget>
 #include <algorithm>
 #include <memory>
 
 #include "gui/chart_data.hpp"
+#include "gui/svg_export.hpp"
 
 namespace scaleout::gui {
 
@@ -19,7 +21,8 @@ int middle_size(const Curves& curves) {
 
 }  // namespace
 
-QImage render_curves(const Curves& curves, int breakdown_workers) {
+std::unique_ptr<QWidget> curves_page(const Curves& curves, int breakdown_workers,
+                                     const core::Plan* plan) {
   auto page = std::make_unique<QWidget>();
   page->setStyleSheet("background: white;");
   auto* row = new QHBoxLayout(page.get());
@@ -32,15 +35,26 @@ QImage render_curves(const Curves& curves, int breakdown_workers) {
       breakdown_data(curves, breakdown_workers > 0 ? breakdown_workers : middle_size(curves)));
   for (Chart* c : std::initializer_list<Chart*>{throughput, efficiency, breakdown})
     row->addWidget(c->widget());
-  page->resize(1800, 560);
-  return page->grab().toImage();
+  int width = 1800;
+  if (plan && plan->parallelism) {  // the memory each stage needs, as the window shows it
+    BarChart* memory = make_bar_chart(page.get());
+    memory->show_data(memory_data(*plan));
+    row->addWidget(memory->widget());
+    width = 2400;
+  }
+  page->resize(width, 560);
+  return page;
+}
+
+QImage render_curves(const Curves& curves, int breakdown_workers) {
+  return curves_page(curves, breakdown_workers)->grab().toImage();
 }
 
 namespace {
 
 // A crossover study: each sweep's scaling efficiency by strategy, one chart under another, titled
 // by the sweep.
-QImage render_crossovers(const sim::StudyOutcome& outcome) {
+std::unique_ptr<QWidget> crossovers_page(const sim::StudyOutcome& outcome) {
   auto page = std::make_unique<QWidget>();
   page->setStyleSheet("background: white;");
   auto* column = new QVBoxLayout(page.get());
@@ -51,13 +65,13 @@ QImage render_crossovers(const sim::StudyOutcome& outcome) {
     column->addWidget(chart->widget());
   }
   page->resize(1100, 480 * static_cast<int>(outcome.crossovers.size()));
-  return page->grab().toImage();
+  return page;
 }
 
 }  // namespace
 
-QImage render_study(const sim::StudyOutcome& outcome) {
-  if (outcome.cases.empty() && !outcome.crossovers.empty()) return render_crossovers(outcome);
+std::unique_ptr<QWidget> study_page(const sim::StudyOutcome& outcome) {
+  if (outcome.cases.empty() && !outcome.crossovers.empty()) return crossovers_page(outcome);
   auto page = std::make_unique<QWidget>();
   page->setStyleSheet("background: white;");
   auto* row = new QHBoxLayout(page.get());
@@ -65,7 +79,18 @@ QImage render_study(const sim::StudyOutcome& outcome) {
   chart->show_data(study_data(outcome));
   row->addWidget(chart->widget());
   page->resize(std::max(700, 160 + 70 * static_cast<int>(outcome.cases.size())), 480);
-  return page->grab().toImage();
+  return page;
+}
+
+QImage render_study(const sim::StudyOutcome& outcome) {
+  return study_page(outcome)->grab().toImage();
+}
+
+bool save_page(QWidget& page, const QString& path) {
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) return save_widget_svg(&page, path);
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || !page.grab().toImage().save(&file, "PNG")) return false;
+  return file.commit();
 }
 
 }  // namespace scaleout::gui

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "analytic/analytic.hpp"
@@ -311,6 +312,27 @@ TEST(GuiBinary, RendersHeadlessAndRefusesBadInput) {
                    study_png.string());
   EXPECT_EQ(study.code, 0) << study.text;
   EXPECT_GT(QImage(QString::fromStdString(study_png.string())).width(), 600);
+}
+
+// The picture's format follows the output's name (.svg: an SVG drawing, as the window exports it;
+// it once wrote PNG bytes under any name), and a model-parallel plan's picture adds the memory of
+// each stage as a fourth chart.
+TEST(GuiBinary, RendersSvgByItsNameAndAModelParallelPlansMemory) {
+  auto gui = [](const std::string& args) {
+    return testing::shell(std::string(SCALEOUT_GUI_BINARY) + " " + args);
+  };
+  fs::create_directories(kShots);
+  std::string gpt3 = source_path("experiments/model-parallel/gpt3-175b.yaml");
+  fs::path svg = kShots / "render_plan_gpt3.svg", png = kShots / "render_plan_gpt3.png";
+  ASSERT_EQ(gui("--render-plan " + gpt3 + " -o " + svg.string()).code, 0);
+  std::ifstream in(svg);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("<?xml", 0), 0u) << text.substr(0, 40);
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_NE(text.find("Memory per device"), std::string::npos);  // the memory chart's title
+  ASSERT_EQ(gui("--render-plan " + gpt3 + " -o " + png.string()).code, 0);
+  QImage image(QString::fromStdString(png.string()));
+  EXPECT_EQ(image.width(), 2400);  // four charts; three for a data-parallel plan (1800)
 }
 
 // A study's picture: one bar per case, in the report's order, each the prediction over the
