@@ -70,6 +70,7 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   c.transfer = core::stage_transfers(plan, state, w.activation_bytes);
   c.data_bytes = w.gradient_bytes;
   c.data_exchange = data_time() * w.data_volume;
+  c.optimizer = w.optimizer_flops / peak;
   return c;
 }
 
@@ -105,12 +106,12 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   double runs = static_cast<double>(s.microbatches) * s.chunks * s.layers_per_chunk;
   core::ModelParallelPhases ph;
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
-  ph.compute = timing.busy[busiest] - ph.tensor;
+  ph.compute = timing.busy[busiest] - ph.tensor + c.optimizer;
   ph.bubble = timing.iteration - timing.busy[busiest];
   ph.pipeline = core::pipeline_transfers(state, c.transfer);
   ph.data = c.data_exchange;
   ph.data_bytes = c.data_bytes;
-  ph.step = timing.iteration + c.data_exchange;
+  ph.step = timing.iteration + c.data_exchange + c.optimizer;
   core::RunResult r = core::model_parallel_result(plan, "analytic", ph);
   if (plan.strategy.kind == core::StrategyKind::kPs && s.data > 1)
     r.warnings.push_back(

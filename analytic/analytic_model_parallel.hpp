@@ -27,6 +27,7 @@ struct ModelParallelCosts {
   std::vector<double> transfer;       // activations (or their gradient) across each boundary
   double data_exchange = 0;           // the data group's gradient exchange, once per iteration
   double data_bytes = 0;              // the gradient bytes one device exchanges in it
+  double optimizer = 0;               // the optimizer's update after it (device figures only)
 };
 
 // The groups' collective times by size, for many predictions of one cluster and strategy (a

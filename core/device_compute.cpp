@@ -153,4 +153,8 @@ double device_efficiency(const Plan& plan, int microbatch) {
   return microbatch * plan.workload.flops_per_sample / (seconds * d.flops);
 }
 
+double optimizer_seconds(const DeviceSpec& d, double parameters) {
+  return streaming_seconds(d, parameters * kAdamBytesPerParameter, 1);
+}
+
 }  // namespace scaleout::core

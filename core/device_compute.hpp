@@ -44,6 +44,15 @@ LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int m
 LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
                            int tensor);
 
+// Bytes Adam's update moves per parameter in mixed precision, as Megatron-LM's and DeepSpeed's
+// fused Adam run it: it reads the fp32 master weight, the fp32 gradient and the two moments
+// (16 B) and writes the weight and the moments back (12 B) and the 16-bit copy the layers use
+// (2 B).
+inline constexpr double kAdamBytesPerParameter = 30;
+
+// Seconds of the optimizer's update of `parameters` (one multi-tensor kernel, memory-bound).
+double optimizer_seconds(const DeviceSpec& d, double parameters);
+
 // Whether a plan's compute comes from this model: a transformer workload on a device with its
 // bandwidth and multiprocessors given, where no efficiency (workload.efficiency, its table,
 // training.efficiency) or measured throughput sets it.

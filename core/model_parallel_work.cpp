@@ -75,6 +75,10 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   double worst = std::max(stage_parameters(plan, s, 0), stage_parameters(plan, s, s.pipeline - 1));
   w.gradient_bytes = worst * plan.training.gradient_bytes_per_element;
   w.data_volume = par.zero >= 3 ? 1.5 : 1.0;
+  if (compute_from_device(plan) && !plan.compute_left_out) {
+    double shard = worst / (par.zero >= 1 ? s.data : 1);
+    w.optimizer_flops = optimizer_seconds(plan.cluster.device, shard) * plan.cluster.device.flops;
+  }
   return w;
 }
 

@@ -23,6 +23,10 @@ struct ModelParallelWork {
   int tensor_allreduces_backward = 2;  // + 2 when full recomputation runs the forward again
   double gradient_bytes = 0;  // the data group's exchange per device: the worst stage's shard
   double data_volume = 1;     // ZeRO-3 gathers parameters again: 1.5 x the exchange
+  // The optimizer's update of the rank's parameters (its 1/data shard from ZeRO-1 on) once the
+  // exchange is done, the worst stage's; charged only where compute comes from the device's
+  // figures (an `efficiency` stands for everything the step does).
+  double optimizer_flops = 0;
 };
 
 // REQUIRES: a validated plan with `parallelism:`; `s` is its model_split(plan) (the overload

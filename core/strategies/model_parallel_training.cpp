@@ -288,6 +288,12 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     if (ahead) pending_from = ahead->release_done(outgoing, pending_from);
   }
   exchange_gradient(rank, times);
+  if (work_.optimizer_flops > 0) {  // the optimizer's update of the rank's shard
+    double start = fabric.now();
+    fabric.device().compute(work_.optimizer_flops * compute_scale_);
+    times.compute_s += fabric.now() - start;
+    rank.observer.phase(fabric.rank(), "optimizer step", "compute", start, fabric.now());
+  }
   fabric.wait_all(outgoing);
   fabric.end_bucket();
   times.end = fabric.now();
