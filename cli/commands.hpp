@@ -20,5 +20,6 @@ Action add_plan_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_study_command(CLI::App& app);
 Action add_devices_command(CLI::App& app);
+Action add_import_command(CLI::App& app);
 
 }  // namespace scaleout::cli

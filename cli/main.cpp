@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   scaleout::cli::Action merge = scaleout::cli::add_merge_command(app);
   scaleout::cli::Action study = scaleout::cli::add_study_command(app);
   scaleout::cli::Action devices = scaleout::cli::add_devices_command(app);
+  scaleout::cli::Action import_model = scaleout::cli::add_import_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("merge")) return merge();
     if (app.got_subcommand("study")) return study();
     if (app.got_subcommand("devices")) return devices();
+    if (app.got_subcommand("import")) return import_model();
   } catch (const scaleout::core::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

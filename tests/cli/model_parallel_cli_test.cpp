@@ -376,6 +376,33 @@ TEST(ModelParallelCli, CompareTakesAMeasuredResultFromAnotherFramework) {
   fs::remove_all(dir);
 }
 
+// A Hugging Face config becomes a workload file that plans use as they are; a mixture of experts
+// is refused naming the field.
+TEST(ModelParallelCli, ImportHfWritesAWorkloadThatPlansUse) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-import-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string workload = (dir / "llama.yaml").string();
+  auto o = shell(bin() + " import hf " + source_path("tests/data/hf/llama-2-7b.json") +
+                 " --sequence 2048 -o " + workload);
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("6.739B parameters"), std::string::npos) << o.text;
+  std::ofstream(dir / "plan.yaml")
+      << "cluster: " << source_path("topologies/dgx-h100-ib.yaml") << "\nworkload: " << workload
+      << "\nparallelism: { tensor: 8 }\nstrategy: { kind: ring }\n"
+         "training: { workers: 16, global_batch: 32 }\n";
+  auto run = shell(bin() + " simulate " + (dir / "plan.yaml").string() +
+                   " --engine analytic --json 2>/dev/null");
+  ASSERT_EQ(run.code, 0) << run.text;
+  auto j = nlohmann::json::parse(run.text);
+  // 32 sequences of 2,048 tokens a step.
+  EXPECT_NEAR(j["tokens_per_s"].get<double>(), 32 * 2048 / j["step_time_s"].get<double>(), 1e-6);
+  auto moe =
+      shell(bin() + " import hf " + source_path("tests/data/hf/mixtral-8x7b.json") + " 2>&1");
+  EXPECT_EQ(moe.code, 2) << moe.text;
+  EXPECT_NE(moe.text.find("model_type"), std::string::npos) << moe.text;
+  fs::remove_all(dir);
+}
+
 // The search replaces the written split: 192 workers are refused for tensor 8 x pipeline 16 (128
 // devices a replica) when the plan is run, and searched when it is only a starting point.
 TEST(ModelParallelCli, SearchIgnoresAWrittenSplitThatDoesNotDivideTheWorkers) {

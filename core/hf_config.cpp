@@ -1,0 +1,206 @@
+#include "core/hf_config.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/input_error.hpp"
+#include "core/transformer.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct Reader {
+  const std::string& path;
+  const json& config;
+  HfModel& model;
+
+  // The first of `keys` the config has, as a whole number in [1, at_most]; `fallback` (> 0) when
+  // none is given, else refused.
+  int count(const char* what, std::initializer_list<const char*> keys, int fallback = 0,
+            long at_most = 1 << 30) {
+    for (const char* key : keys) {
+      if (!config.contains(key) || config[key].is_null()) continue;
+      if (!config[key].is_number_integer() || config[key].get<long>() < 1 ||
+          config[key].get<long>() > at_most)
+        throw InputError(path, 0, key,
+                         "expected a whole number from 1 to " + std::to_string(at_most));
+      model.derivation.push_back(std::string(what) + " " + std::to_string(config[key].get<long>()) +
+                                 ": " + key);
+      return config[key].get<int>();
+    }
+    if (fallback > 0) {
+      model.derivation.push_back(std::string(what) + " " + std::to_string(fallback) +
+                                 ": the family's default (the config gives none)");
+      return fallback;
+    }
+    throw InputError(path, 0, *keys.begin(), "missing: the model's " + std::string(what));
+  }
+
+  bool flag(const char* key, bool fallback) {
+    if (!config.contains(key)) return fallback;
+    if (!config[key].is_boolean()) throw InputError(path, 0, key, "expected true or false");
+    return config[key].get<bool>();
+  }
+};
+
+enum class Family { kLlama, kGpt2, kNeox, kFalcon };
+
+Family family_of(const std::string& path, const std::string& type) {
+  if (type == "llama" || type == "mistral" || type == "qwen2") return Family::kLlama;
+  if (type == "gpt2") return Family::kGpt2;
+  if (type == "gpt_neox") return Family::kNeox;
+  if (type == "falcon" || type == "RefinedWebModel" || type == "RefinedWeb") return Family::kFalcon;
+  std::string why = "'" + type +
+                    "' is not described: llama, mistral, qwen2, gpt2, gpt_neox and "
+                    "falcon are";
+  if (type == "mixtral" || type == "qwen2_moe" || type.rfind("deepseek", 0) == 0)
+    why += " (mixtures of experts are not modelled yet)";
+  if (type == "gemma" || type == "gemma2") why += " (Gemma's heads are wider than hidden / heads)";
+  throw InputError(path, 0, "model_type", why);
+}
+
+// Heads whose width is not hidden / heads (Gemma's, some Qwen's) are not what the formulas hold.
+void check_head_width(Reader& r, const TransformerShape& t) {
+  if (!r.config.contains("head_dim") || !r.config["head_dim"].is_number_integer()) return;
+  long width = r.config["head_dim"].get<long>();
+  if (width * t.heads != t.hidden)
+    throw InputError(r.path, 0, "head_dim",
+                     std::to_string(width) + " x " + std::to_string(t.heads) +
+                         " heads is not the hidden size " + std::to_string(t.hidden) +
+                         ": attention wider or narrower than the model is not described");
+}
+
+void read_llama(Reader& r, TransformerShape& t) {
+  t.layers = r.count("layers", {"num_hidden_layers"});
+  t.hidden = r.count("hidden", {"hidden_size"});
+  t.heads = r.count("heads", {"num_attention_heads"});
+  t.kv_heads = r.count("kv_heads", {"num_key_value_heads"}, t.heads);
+  t.ffn_hidden = r.count("ffn_hidden", {"intermediate_size"});
+  t.vocabulary = r.count("vocabulary", {"vocab_size"});
+  t.sequence = r.count("sequence", {"max_position_embeddings"});
+  t.mlp = MlpKind::kSwiglu;
+  t.positions = PositionKind::kRotary;
+  t.tied_embeddings = r.flag("tie_word_embeddings", false);
+}
+
+void read_gpt2(Reader& r, TransformerShape& t) {
+  t.layers = r.count("layers", {"n_layer"});
+  t.hidden = r.count("hidden", {"n_embd"});
+  t.heads = r.count("heads", {"n_head"});
+  t.kv_heads = t.heads;
+  t.ffn_hidden = r.count("ffn_hidden", {"n_inner"}, 4 * t.hidden);
+  t.vocabulary = r.count("vocabulary", {"vocab_size"});
+  t.sequence = r.count("sequence", {"n_positions", "n_ctx"});
+  t.tied_embeddings = r.flag("tie_word_embeddings", true);
+}
+
+void read_neox(Reader& r, TransformerShape& t) {
+  t.layers = r.count("layers", {"num_hidden_layers"});
+  t.hidden = r.count("hidden", {"hidden_size"});
+  t.heads = r.count("heads", {"num_attention_heads"});
+  t.kv_heads = t.heads;
+  t.ffn_hidden = r.count("ffn_hidden", {"intermediate_size"}, 4 * t.hidden);
+  t.vocabulary = r.count("vocabulary", {"vocab_size"});
+  t.sequence = r.count("sequence", {"max_position_embeddings"});
+  t.positions = PositionKind::kRotary;
+  t.tied_embeddings = r.flag("tie_word_embeddings", false);
+}
+
+// Falcon: one key-value head (multi-query) unless the new decoder architecture gives more.
+void read_falcon(Reader& r, TransformerShape& t) {
+  t.layers = r.count("layers", {"num_hidden_layers", "n_layer"});
+  t.hidden = r.count("hidden", {"hidden_size"});
+  t.heads = r.count("heads", {"num_attention_heads", "n_head"});
+  bool multi_query = r.flag("multi_query", true) && !r.flag("new_decoder_architecture", false);
+  t.kv_heads = multi_query ? 1 : r.count("kv_heads", {"num_kv_heads"}, t.heads);
+  if (multi_query) r.model.derivation.push_back("kv_heads 1: multi_query");
+  t.ffn_hidden = r.count("ffn_hidden", {"ffn_hidden_size"}, 4 * t.hidden);
+  t.vocabulary = r.count("vocabulary", {"vocab_size"});
+  t.sequence = r.count("sequence", {"max_position_embeddings"}, 2048);
+  t.positions = PositionKind::kRotary;
+  t.tied_embeddings = r.flag("tie_word_embeddings", true);
+}
+
+json parse(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "", "cannot open file (does it exist?)");
+  try {
+    json config = json::parse(in);
+    if (!config.is_object()) throw InputError(path, 0, "", "expected a JSON object");
+    return config;
+  } catch (const json::exception& e) {
+    throw InputError(path, 0, "", std::string("not a JSON config: ") + e.what());
+  }
+}
+
+}  // namespace
+
+HfModel read_hf_config(const std::string& path, int sequence) {
+  json config = parse(path);
+  if (!config.contains("model_type") || !config["model_type"].is_string())
+    throw InputError(path, 0, "model_type", "missing: not a Hugging Face model config");
+  std::string type = config["model_type"].get<std::string>();
+  HfModel model;
+  Reader r{path, config, model};
+  TransformerShape& t = model.shape;
+  switch (family_of(path, type)) {
+    case Family::kLlama:
+      read_llama(r, t);
+      break;
+    case Family::kGpt2:
+      read_gpt2(r, t);
+      break;
+    case Family::kNeox:
+      read_neox(r, t);
+      break;
+    case Family::kFalcon:
+      read_falcon(r, t);
+      break;
+  }
+  if (t.hidden % t.heads != 0 || t.heads % t.kv_heads != 0)
+    throw InputError(path, 0, "num_attention_heads",
+                     "the heads do not divide the hidden size, or the key-value heads the heads");
+  check_head_width(r, t);
+  if (sequence > 0) {
+    for (std::string& line : model.derivation)
+      if (line.rfind("sequence ", 0) == 0)
+        line = "sequence " + std::to_string(sequence) + ": given (instead of " +
+               std::to_string(t.sequence) + ", " + line.substr(line.find(": ") + 2) + ")";
+    t.sequence = sequence;
+  }
+  model.derivation.push_back(
+      std::string("mlp ") + (t.mlp == MlpKind::kSwiglu ? "swiglu" : "gelu") + ", positions " +
+      (t.positions == PositionKind::kRotary ? "rotary" : "learned") + ", tied_embeddings " +
+      (t.tied_embeddings ? "true" : "false") + ": model_type " + type);
+  model.name = type + "-" + std::to_string(t.layers) + "x" + std::to_string(t.hidden);
+  return model;
+}
+
+std::string hf_workload_yaml(const HfModel& model, const std::string& source) {
+  const TransformerShape& t = model.shape;
+  std::ostringstream out;
+  out << "# From " << source << " (scaleout import hf):\n";
+  for (const std::string& line : model.derivation) out << "#   " << line << "\n";
+  char params[64];
+  std::snprintf(params, sizeof params, "%.6gB", transformer_parameters(t) / 1e9);
+  out << "# " << params << " parameters as scaleout counts them (docs/plan-format.md).\n"
+      << "name: " << model.name << "\n"
+      << "transformer:\n"
+      << "  layers: " << t.layers << "\n"
+      << "  hidden: " << t.hidden << "\n"
+      << "  heads: " << t.heads << "\n"
+      << "  kv_heads: " << t.kv_heads << "\n"
+      << "  ffn_hidden: " << t.ffn_hidden << "\n"
+      << "  sequence: " << t.sequence << "\n"
+      << "  vocabulary: " << t.vocabulary << "\n"
+      << "  mlp: " << (t.mlp == MlpKind::kSwiglu ? "swiglu" : "gelu") << "\n"
+      << "  positions: " << (t.positions == PositionKind::kRotary ? "rotary" : "learned") << "\n"
+      << "  tied_embeddings: " << (t.tied_embeddings ? "true" : "false") << "\n";
+  return out.str();
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,30 @@
+// A transformer's dimensions from a Hugging Face `config.json`, for the architectures whose
+// parameters and FLOPs scaleout's transformer describes: Llama 1-3, Mistral, Qwen2 (SwiGLU,
+// rotary positions, grouped-query attention), GPT-2 (learned positions, tied embeddings),
+// GPT-NeoX and Falcon (GeLU MLP, rotary). Others are refused, naming why.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+
+namespace scaleout::core {
+
+struct HfModel {
+  std::string name;        // the config's model_type and size, e.g. "llama-32x4096"
+  TransformerShape shape;  // line 0
+  // How each field was derived, one line each ("hidden 4096: hidden_size").
+  std::vector<std::string> derivation;
+};
+
+// Reads `path`. `sequence` > 0 replaces the config's context length (max_position_embeddings),
+// which is the longest the model takes, not necessarily the one it trains at. Throws InputError
+// naming the file and the key for a file that is not such a config, an architecture not
+// described, or a field out of range.
+HfModel read_hf_config(const std::string& path, int sequence = 0);
+
+// The workload YAML for `model` (name, transformer), with the derivation as comments.
+std::string hf_workload_yaml(const HfModel& model, const std::string& source);
+
+}  // namespace scaleout::core
