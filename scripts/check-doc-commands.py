@@ -66,6 +66,8 @@ def commands_of(block):
     i = 0
     while i < len(block):
         m = COMMAND.match(block[i].strip())
+        if m and out and out[-1][1] and not block[i].strip().startswith("$ "):
+            m = None  # after a prompt, up to the next one: output (a help's example lines)
         if not m:
             if out and out[-1][1]:
                 out[-1][2].append(block[i])
