@@ -17,7 +17,8 @@ commands that finish in seconds here).
 After a `$ ` prompt, the lines up to the next prompt or the fence's end are the output the docs
 show: each of them, except `...`, must appear in what the command printed, spaces aside. Wall-clock
 seconds ("in 0.21 s") are not compared; nor are the figures of what runs for real (`run`,
-`validate`, `calibrate` measure this machine): their lines are compared with numbers masked.
+`validate`, `calibrate` measure this machine): their lines are compared with numbers masked, signs
+included (an error can come out either way).
 
 Commands on an emulated cluster (`cluster up`, `--cluster emulated`) run as root, and a file
 whose commands brought one up has it brought down at its end whatever failed; without root they
@@ -87,11 +88,12 @@ def commands_of(block):
 
 MEASURES = re.compile(r"^\S*scaleout (run|validate|calibrate)\b")
 WALL_SECONDS = re.compile(r"\d+(\.\d+)? s\b")
-NUMBER = re.compile(r"\d+(\.\d+)?")
+NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
 
 
 def normalized(text, measured):
-    """Spaces collapsed, wall-clock seconds masked, and every number masked when `measured`."""
+    """Spaces collapsed, wall-clock seconds masked, and every number (with its sign) masked when
+    `measured`."""
     text = WALL_SECONDS.sub("# s", " ".join(text.split()))
     return NUMBER.sub("#", text) if measured else text
 
