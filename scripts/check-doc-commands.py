@@ -6,7 +6,9 @@ A command is a line inside a fenced block that starts with `scaleout`, `scaleout
 `build/cli/scaleout` or `build/gui/scaleout-gui` (after an optional `$ ` prompt); a trailing `\\`
 joins the next line, a trailing `# comment` is dropped. The commands of one file run in order in one
 scratch directory that sees the checkout's models/, topologies/, experiments/ and build/, so a
-`compare` finds the files the `run` and `simulate` before it wrote.
+`compare` finds the files the `run` and `simulate` before it wrote. A block opened with
+```` ```yaml file=NAME ```` (a plain file name) is written to NAME there, for the commands after it:
+a plan the docs ask the reader to write.
 
 Each must exit 0; 1 only where it is a negative answer (`plan`: a target not reached; `validate`,
 `study`: a tolerance passed) and nothing printed `error:`. Any other status fails the check, unless
@@ -32,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMMAND = re.compile(r"^(\$ )?((build/cli/|build/gui/)?scaleout(-gui)?)( |$)")
@@ -46,19 +49,25 @@ NOT_HERE = [
 
 
 def fenced_blocks(path):
-    """Yields the lines of each fenced block of a markdown file."""
+    """Yields (its opening fence's info string, its lines) for each fenced block of a markdown
+    file."""
     block = None
+    info = ""
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
             if line.lstrip().startswith("```"):
                 if block is None:
                     block = []
+                    info = line.strip()[3:].strip()
                 else:
-                    yield block
+                    yield info, block
                     block = None
             elif block is not None:
                 block.append(line)
+
+
+FILE_BLOCK = re.compile(r"^\w*\s+file=([\w][\w.-]*)$")
 
 
 def commands_of(block):
@@ -152,7 +161,12 @@ def check_file(path, build, env, timeout):
     work = scratch_dir(build)
     emulated = False
     try:
-        for block in fenced_blocks(path):
+        for info, block in fenced_blocks(path):
+            written = FILE_BLOCK.match(info)
+            if written:  # a file the reader writes: its lines, as indented in a list, dedented
+                with open(os.path.join(work, written.group(1)), "w", encoding="utf-8") as f:
+                    f.write(textwrap.dedent("\n".join(block)) + "\n")
+                continue
             for command, prompted, shown in commands_of(block):
                 why = not_here(command)
                 if why:
