@@ -5,7 +5,7 @@ cannot rot. Usage: scripts/check-doc-commands.py BUILD_DIR [FILE.md ...]
 A command is a line inside a fenced block that starts with `scaleout`, `scaleout-gui`,
 `build/cli/scaleout` or `build/gui/scaleout-gui` (after an optional `$ ` prompt); a trailing `\\`
 joins the next line, a trailing `# comment` is dropped. The commands of one file run in order in one
-scratch directory that sees the checkout's models/, topologies/, experiments/ and build/, so a
+scratch directory that sees the checkout's models/, topologies/, experiments/, tests/ and build/, so a
 `compare` finds the files the `run` and `simulate` before it wrote. A block opened with
 ```` ```yaml file=NAME ```` (a plain file name) is written to NAME there, for the commands after it:
 a plan the docs ask the reader to write.
@@ -117,7 +117,7 @@ def missing_lines(command, shown, output):
 
 def scratch_dir(build):
     work = tempfile.mkdtemp(prefix="scaleout-docs.")
-    for name in ("models", "topologies", "experiments"):
+    for name in ("models", "topologies", "experiments", "tests"):
         os.symlink(os.path.join(ROOT, name), os.path.join(work, name))
     os.symlink(build, os.path.join(work, "build"))
     return work
