@@ -139,6 +139,9 @@ void add_search_options(CLI::App* cmd, PlanSearchArgs& a) {
   cmd->add_option("--max-virtual-stages", a.search.max_virtual_stages,
                   "--search: interleave at most this many chunks a stage")
       ->check(positive_int());
+  cmd->add_option("--emit", a.emit,
+                  "--search: also the first split's launch arguments (megatron: Megatron-LM's)")
+      ->check(CLI::IsMember({"megatron"}));
   cmd->add_option("--refine", a.refine,
                   "--search: simulate the first K splits on SimGrid and rank them again")
       ->check(positive_int());
@@ -184,10 +187,11 @@ Action add_plan_command(CLI::App& app) {
   add_search_options(cmd, args->search_args);
   return [args]() {
     if (search_options_given(args->search_args) && !args->search)
-      throw core::InputError("", 0, "--search",
-                             "--refine, --framework, --tensor, --pipeline, --zero, --schedules and "
-                             "--max-virtual-stages choose among the splits of --search: give "
-                             "--search");
+      throw core::InputError(
+          "", 0, "--search",
+          "--refine, --emit, --framework, --tensor, --pipeline, --zero, --schedules "
+          "and --max-virtual-stages choose among the splits of --search: give "
+          "--search");
     if (args->search) {
       args->search_args.json = args->json;
       resolve_search_options(args->search_args);

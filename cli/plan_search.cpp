@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/export_megatron.hpp"
 #include "cli/sim_progress_line.hpp"
 #include "core/input_error.hpp"
+#include "core/megatron_args.hpp"
 #include "explore/split_plan_confirm.hpp"
 
 namespace scaleout::cli {
@@ -165,8 +167,8 @@ nlohmann::json target_json(const sim::SplitPlanAnswer& a, double target) {
 
 bool search_options_given(const PlanSearchArgs& a) {
   const sim::SplitSearchOptions& s = a.search;
-  return a.refine > 0 || !a.framework.empty() || !a.schedules.empty() || !s.tensors.empty() ||
-         !s.pipelines.empty() || !s.zeros.empty() || s.max_virtual_stages > 0;
+  return a.refine > 0 || !a.emit.empty() || !a.framework.empty() || !a.schedules.empty() ||
+         !s.tensors.empty() || !s.pipelines.empty() || !s.zeros.empty() || s.max_virtual_stages > 0;
 }
 
 void resolve_search_options(PlanSearchArgs& a) {
@@ -218,6 +220,8 @@ int plan_search(const core::Plan& plan, const PlanSearchArgs& args) {
     if (refined) j["refined"] = refinement_json(s, *refined);
     if (cluster) j["target"] = target_json(*cluster, args.target);
     if (!confirmation.empty()) j["target"]["simulation"] = confirmation;
+    if (args.emit == "megatron" && !s.best.empty())
+      j["megatron_arguments"] = core::megatron_arguments(s.best.front().plan);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     if (cluster)
@@ -227,6 +231,8 @@ int plan_search(const core::Plan& plan, const PlanSearchArgs& args) {
       std::printf("%s\n\n", confirmation.c_str());
     print_table(s);
     if (refined) print_refinement(s, *refined);
+    if (args.emit == "megatron" && !s.best.empty())
+      std::printf("\n%s", megatron_text(s.best.front().plan).c_str());
   }
   if (cluster && !cluster->reachable) return 1;
   if (s.best.empty() || (refined && none_simulated(*refined))) return 1;

@@ -18,6 +18,7 @@ struct PlanSearchArgs {
   double memory_margin_percent = 10;   // --memory-margin: sets search.memory_margin
   std::string framework;               // --framework: sets search.framework (empty: the plan's)
   std::vector<std::string> schedules;  // --schedules: sets search.schedules
+  std::string emit;                    // --emit megatron: the winner's launch arguments too
   int refine = 0;                      // splits to simulate (0: none)
   int jobs = 1;
   double max_events = sim::kDefaultMaxEvents;

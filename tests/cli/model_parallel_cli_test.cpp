@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -401,6 +402,51 @@ TEST(ModelParallelCli, ImportHfWritesAWorkloadThatPlansUse) {
   EXPECT_EQ(moe.code, 2) << moe.text;
   EXPECT_NE(moe.text.find("model_type"), std::string::npos) << moe.text;
   fs::remove_all(dir);
+}
+
+// A plan's split as Megatron-LM's arguments, written out here from each plan's file: GPT-3 175B
+// (96 layers, hidden 12,288, 96 heads, ffn 4 x 12,288, sequence 2,048; tensor 8, pipeline 16,
+// micro-batch 1, 1,536 sequences, full recomputation) and Llama 2 70B on H100s (GQA of 8 groups,
+// SwiGLU, rotary, untied; interleaved 80 / (4 x 5) = 4 layers a chunk, sequence parallel,
+// selective recomputation, the distributed optimizer). A split Megatron-LM does not run is refused.
+TEST(ModelParallelCli, ExportMegatronWritesTheSplitsArguments) {
+  auto gpt3 = shell(bin() + " export megatron " + kGpt3 + " 2>&1");
+  ASSERT_EQ(gpt3.code, 0) << gpt3.text;
+  std::string args = gpt3.text.substr(gpt3.text.find('\n') + 1);
+  EXPECT_EQ(args,
+            "--num-layers 96 \\\n--hidden-size 12288 \\\n--num-attention-heads 96 \\\n"
+            "--ffn-hidden-size 49152 \\\n--seq-length 2048 \\\n--max-position-embeddings 2048 \\\n"
+            "--tensor-model-parallel-size 8 \\\n--pipeline-model-parallel-size 16 \\\n"
+            "--recompute-granularity full \\\n--recompute-method uniform \\\n"
+            "--recompute-num-layers 1 \\\n--micro-batch-size 1 \\\n--global-batch-size 1536 \\\n"
+            "--bf16\n");
+  EXPECT_NE(gpt3.text.find("1024 GPUs as tensor 8 x pipeline 16 x data 8"), std::string::npos);
+  auto llama = shell(bin() + " export megatron " +
+                     source_path("experiments/model-parallel/llama2-70b-h100.yaml") + " 2>&1");
+  ASSERT_EQ(llama.code, 0) << llama.text;
+  for (const char* line :
+       {"--group-query-attention \\\n--num-query-groups 8 \\\n", "--swiglu \\\n",
+        "--position-embedding-type rope \\\n", "--untie-embeddings-and-output-weights \\\n",
+        "--num-layers-per-virtual-pipeline-stage 4 \\\n", "--sequence-parallel \\\n",
+        "--recompute-granularity selective \\\n", "--use-distributed-optimizer \\\n",
+        "--global-batch-size 1024 \\\n"})
+    EXPECT_NE(llama.text.find(line), std::string::npos) << line << llama.text;
+  auto fsdp = shell(bin() + " export megatron " +
+                    source_path("experiments/mpt-llm-foundry/mpt-7b-h100-8.yaml") + " 2>&1");
+  EXPECT_EQ(fsdp.code, 2) << fsdp.text;
+  EXPECT_NE(fsdp.text.find("parallelism.zero"), std::string::npos) << fsdp.text;
+  auto emitted = shell(bin() + " plan " + kGpt3 + " --search --top 1 --emit megatron --json");
+  ASSERT_EQ(emitted.code, 0) << emitted.text;
+  auto j = nlohmann::json::parse(emitted.text);
+  const auto& best = j["best"][0]["parallelism"];
+  auto emitted_args = j["megatron_arguments"].get<std::vector<std::string>>();
+  auto value_of = [&](const std::string& flag) {
+    auto it = std::find(emitted_args.begin(), emitted_args.end(), flag);
+    return it == emitted_args.end() || it + 1 == emitted_args.end() ? std::string("-") : *(it + 1);
+  };
+  EXPECT_EQ(value_of("--tensor-model-parallel-size"), std::to_string(best["tensor"].get<int>()));
+  EXPECT_EQ(value_of("--pipeline-model-parallel-size"),
+            std::to_string(best["pipeline"].get<int>()));
 }
 
 // The search replaces the written split: 192 workers are refused for tensor 8 x pipeline 16 (128

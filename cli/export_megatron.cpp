@@ -1,0 +1,26 @@
+#include "cli/export_megatron.hpp"
+
+#include <sstream>
+
+#include "core/megatron_args.hpp"
+#include "core/model_split.hpp"
+
+namespace scaleout::cli {
+
+std::string megatron_text(const core::Plan& plan) {
+  std::vector<std::string> args = core::megatron_arguments(plan);
+  core::ModelSplit s = core::model_split(plan);
+  std::ostringstream out;
+  out << "# Megatron-LM (pretrain_gpt.py) for " << plan.file << ": " << plan.training.workers
+      << " GPUs as tensor " << s.tensor << " x pipeline " << s.pipeline << " x data " << s.data
+      << " (the data degree is the world size over tensor x pipeline)\n";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    bool has_value = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
+    out << args[i];
+    if (has_value) out << " " << args[++i];
+    out << (i + 1 < args.size() ? " \\\n" : "\n");
+  }
+  return out.str();
+}
+
+}  // namespace scaleout::cli

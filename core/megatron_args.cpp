@@ -1,0 +1,77 @@
+#include "core/megatron_args.hpp"
+
+#include "core/framework.hpp"
+#include "core/input_error.hpp"
+#include "core/model_split.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+using Args = std::vector<std::string>;
+
+void add(Args& out, const std::string& flag, long value) {
+  out.push_back(flag);
+  out.push_back(std::to_string(value));
+}
+
+void model_arguments(const Plan& plan, Args& out) {
+  const TransformerShape& t = *plan.workload.transformer;
+  add(out, "--num-layers", t.layers);
+  add(out, "--hidden-size", t.hidden);
+  add(out, "--num-attention-heads", t.heads);
+  add(out, "--ffn-hidden-size", t.ffn_hidden);
+  if (t.kv_heads != t.heads) {
+    out.push_back("--group-query-attention");
+    add(out, "--num-query-groups", t.kv_heads);
+  }
+  add(out, "--seq-length", t.sequence);
+  add(out, "--max-position-embeddings", t.sequence);
+  if (t.mlp == MlpKind::kSwiglu) out.push_back("--swiglu");
+  if (t.positions == PositionKind::kRotary) {
+    out.push_back("--position-embedding-type");
+    out.push_back("rope");
+  }
+  if (!t.tied_embeddings) out.push_back("--untie-embeddings-and-output-weights");
+  if (t.attention == AttentionKind::kFlash) out.push_back("--use-flash-attn");
+}
+
+void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
+  const Parallelism& p = *plan.parallelism;
+  add(out, "--tensor-model-parallel-size", s.tensor);
+  add(out, "--pipeline-model-parallel-size", s.pipeline);
+  if (p.schedule == PipelineScheduleKind::kInterleaved)
+    add(out, "--num-layers-per-virtual-pipeline-stage", s.layers_per_chunk);
+  if (p.sequence_parallel) out.push_back("--sequence-parallel");
+  if (p.recompute == Recompute::kSelective) {
+    out.push_back("--recompute-granularity");
+    out.push_back("selective");
+  } else if (p.recompute == Recompute::kFull) {  // every layer's input kept, the rest recomputed
+    out.insert(out.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform"});
+    add(out, "--recompute-num-layers", 1);
+  }
+  if (p.zero == 1) out.push_back("--use-distributed-optimizer");
+  add(out, "--micro-batch-size", s.microbatch);
+  add(out, "--global-batch-size", s.global_batch);
+}
+
+}  // namespace
+
+std::vector<std::string> megatron_arguments(const Plan& plan) {
+  if (!plan.parallelism)
+    throw InputError(plan.file, 0, "parallelism",
+                     "Megatron-LM's arguments are a split's: give the plan `parallelism:`");
+  const Parallelism& p = *plan.parallelism;
+  if (FrameworkRefusal no = framework_refusal(Framework::kMegatron, p))
+    throw InputError(plan.file, p.line, "parallelism." + no.field, no.reason);
+  Args out;
+  model_arguments(plan, out);
+  split_arguments(plan, model_split(plan), out);
+  std::string precision = plan.training.precision.empty() ? "bf16" : plan.training.precision;
+  if (precision == "bf16" || precision == "fp16") out.push_back("--" + precision);
+  if (precision == "fp8")  // Transformer Engine's fp8 products beside bf16 (Megatron-Core)
+    out.insert(out.end(), {"--bf16", "--fp8-format", "hybrid"});
+  return out;
+}
+
+}  // namespace scaleout::core
