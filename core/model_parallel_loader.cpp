@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "core/framework.hpp"
+#include "core/hf_config.hpp"
 #include "core/input_error.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/strategies/ps_training.hpp"
@@ -35,9 +37,52 @@ void check_agrees(YamlMap& m, const std::string& key, Quantity q, double derived
 
 }  // namespace
 
+namespace {
+
+// The workload's parameters and FLOPs from its transformer, checked against any it also gives.
+void apply_transformer(YamlMap& workload, Workload& w, const TransformerShape& t) {
+  w.transformer = t;
+  w.parameters = transformer_parameters(t);
+  w.flops_per_sample = model_flops_per_sequence(t);
+  check_agrees(workload, "parameters", Quantity::kCount, w.parameters);
+  check_agrees(workload, "flops_per_sample", Quantity::kFlop, w.flops_per_sample);
+}
+
+// `hf_config: config.json` or `hf_config: { file: config.json, sequence: 4096 }`: the file is
+// relative to the workload's own (core/hf_config.hpp says which architectures it reads).
+TransformerShape read_hf_config_key(YamlMap& workload) {
+  YAML::Node node = workload.child("hf_config");
+  std::string file;
+  int sequence = 0;
+  if (node.IsScalar()) {
+    file = workload.get_string("hf_config");
+  } else {
+    if (!node.IsMap())
+      workload.fail("hf_config", "expected a path, or { file: config.json, sequence: N }");
+    YamlMap m(node, workload.file(), workload.field("hf_config"));
+    file = m.get_string("file");
+    sequence = m.get_int_or("sequence", 1, 0, kMaxDimension);
+    m.finish();
+  }
+  std::filesystem::path path(file);
+  if (path.is_relative()) path = std::filesystem::path(workload.file()).parent_path() / path;
+  TransformerShape t = read_hf_config(path.lexically_normal().string(), sequence).shape;
+  t.line = line_of(node);
+  return t;
+}
+
+}  // namespace
+
 bool read_transformer(YamlMap& workload, Workload& w) {
+  if (workload.has("hf_config")) {
+    if (workload.has("transformer"))
+      workload.fail("hf_config", "give the model as `transformer:` or `hf_config:`, not both");
+    apply_transformer(workload, w, read_hf_config_key(workload));
+    return true;
+  }
   if (!workload.has("transformer")) {
     workload.child("transformer", false);
+    workload.child("hf_config", false);
     return false;
   }
   YAML::Node node = workload.child("transformer");
@@ -67,11 +112,8 @@ bool read_transformer(YamlMap& workload, Workload& w) {
     m.fail("kv_heads", std::to_string(t.kv_heads) + " key-value heads do not divide the " +
                            std::to_string(t.heads) + " heads");
   m.finish();
-  w.transformer = t;
-  w.parameters = transformer_parameters(t);
-  w.flops_per_sample = model_flops_per_sequence(t);
-  check_agrees(workload, "parameters", Quantity::kCount, w.parameters);
-  check_agrees(workload, "flops_per_sample", Quantity::kFlop, w.flops_per_sample);
+  workload.child("hf_config", false);
+  apply_transformer(workload, w, t);
   return true;
 }
 

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
 #include "core/transformer.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
@@ -89,6 +92,44 @@ TEST(HfConfig, WhatIsNotDescribedIsRefusedWithWhy) {
   EXPECT_NE(missing.find("cannot open"), std::string::npos) << missing;
   std::string not_config = error_of(scaleout::testing::source_path("tests/data/README.md"));
   EXPECT_NE(not_config.find("not a JSON config"), std::string::npos) << not_config;
+}
+
+// A plan names the config as its workload's `hf_config:` (relative to the file that names it),
+// with the training sequence beside it; the counts are the config's.
+TEST(HfConfig, APlansWorkloadNamesTheConfig) {
+  scaleout::testing::TempDir dir("hf-workload");
+  std::ifstream in(config("llama-3-8b"));
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  dir.write("config.json", json);
+  auto plan_with = [&](const std::string& workload) {
+    return dir.write("plan.yaml", std::string(scaleout::testing::kInlineCluster) +
+                                      "workload: " + workload +
+                                      "\nstrategy: { kind: ring }\ntraining: { workers: 8 }\n");
+  };
+  Plan plan =
+      load_plan(plan_with("{ name: llama, hf_config: { file: config.json, "
+                          "sequence: 4096 } }"));
+  ASSERT_TRUE(plan.workload.transformer);
+  EXPECT_EQ(plan.workload.transformer->sequence, 4096);
+  EXPECT_EQ(plan.workload.transformer->kv_heads, 8);
+  EXPECT_DOUBLE_EQ(plan.workload.parameters,
+                   transformer_parameters(read_hf_config(config("llama-3-8b")).shape));
+  Plan whole = load_plan(plan_with("{ name: llama, hf_config: config.json }"));
+  EXPECT_EQ(whole.workload.transformer->sequence, 8192);  // the config's
+  auto error_of = [](const std::string& path) -> std::string {
+    try {
+      load_plan(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  std::string both = error_of(plan_with(
+      "{ name: x, hf_config: config.json, transformer: { layers: 1, hidden: 64, heads: 1, "
+      "sequence: 8, vocabulary: 8 } }"));
+  EXPECT_NE(both.find("not both"), std::string::npos) << both;
+  std::string missing = error_of(plan_with("{ name: x, hf_config: nowhere.json }"));
+  EXPECT_NE(missing.find("nowhere.json"), std::string::npos) << missing;
 }
 
 }  // namespace
