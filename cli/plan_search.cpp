@@ -173,10 +173,7 @@ bool search_options_given(const PlanSearchArgs& a) {
 
 void resolve_search_options(PlanSearchArgs& a) {
   a.search.memory_margin = a.memory_margin_percent / 100;
-  const auto& names = core::framework_names();
-  if (!a.framework.empty())
-    a.search.framework = static_cast<core::Framework>(
-        std::find(names.begin(), names.end(), a.framework) - names.begin());
+  if (!a.framework.empty()) a.search.framework = core::framework_named(a.framework);
   a.search.schedules.clear();
   for (const std::string& name : a.schedules)
     a.search.schedules.push_back(name == "gpipe"         ? core::PipelineScheduleKind::kGpipe

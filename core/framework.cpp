@@ -1,5 +1,7 @@
 #include "core/framework.hpp"
 
+#include <algorithm>
+
 namespace scaleout::core {
 
 const std::vector<std::string>& framework_names() {
@@ -9,6 +11,11 @@ const std::vector<std::string>& framework_names() {
 
 const char* framework_name(Framework framework) {
   return framework_names()[static_cast<std::size_t>(framework)].c_str();
+}
+
+Framework framework_named(const std::string& name) {
+  const auto& names = framework_names();
+  return static_cast<Framework>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
 const char* framework_title(Framework framework) {

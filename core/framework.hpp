@@ -11,6 +11,8 @@ namespace scaleout::core {
 
 const std::vector<std::string>& framework_names();  // in Framework's order
 const char* framework_name(Framework framework);
+// The framework a name of framework_names() stands for. REQUIRES: one of them.
+Framework framework_named(const std::string& name);
 // For people: "Megatron-LM", "DeepSpeed", "PyTorch FSDP", "any framework".
 const char* framework_title(Framework framework);
 

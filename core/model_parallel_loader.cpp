@@ -150,9 +150,7 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.zero_line = line("zero");
   if (m.has("framework")) {
     std::string framework = m.get_choice("framework", framework_names());
-    p.framework = static_cast<Framework>(
-        std::find(framework_names().begin(), framework_names().end(), framework) -
-        framework_names().begin());
+    p.framework = framework_named(framework);
     p.framework_line = line("framework");
   }
   m.finish();

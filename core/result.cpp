@@ -107,23 +107,9 @@ const json& need(const json& j, const char* key) {
     throw std::runtime_error(std::string("result JSON lacks the key '") + key + "'");
   return j.at(key);
 }
-}  // namespace
-
-RunResult result_from_json(const json& j) {
-  RunResult r;
-  r.engine = need(j, "engine").get<std::string>();
-  r.strategy = need(j, "strategy").get<std::string>();
-  r.fidelity = j.value("fidelity", "");
-  r.plan = j.value("plan", "");
-  r.cluster = j.value("cluster", "");
-  r.workload = j.value("workload", "");
-  r.network_model = j.value("network_model", "");
-  r.workers = need(j, "workers").get<int>();
-  r.servers = j.value("servers", 0);
-  r.precision = j.value("precision", "fp32");
-  r.step_time_s = need(j, "step_time_s").get<double>();
-  // The rest is optional: a measured result from another framework (docs/results.md) gives what
-  // its logs give, and what it lacks is not compared.
+// The figures a result may lack: a measured result from another framework (docs/results.md)
+// gives what its logs give, and what it lacks is 0 and not compared.
+void read_measured_figures(const json& j, RunResult& r) {
   r.bytes = j.value("bytes", 0.0);
   r.throughput_samples_per_s = j.value("throughput_samples_per_s", 0.0);
   r.scaling_efficiency = j.value("scaling_efficiency", 0.0);
@@ -143,6 +129,24 @@ RunResult result_from_json(const json& j) {
   for (const auto& l : j.value("links", json::array()))
     r.links.push_back({l.at("name").get<std::string>(), l.at("bytes").get<double>(),
                        l.at("utilization").get<double>()});
+}
+
+}  // namespace
+
+RunResult result_from_json(const json& j) {
+  RunResult r;
+  r.engine = need(j, "engine").get<std::string>();
+  r.strategy = need(j, "strategy").get<std::string>();
+  r.fidelity = j.value("fidelity", "");
+  r.plan = j.value("plan", "");
+  r.cluster = j.value("cluster", "");
+  r.workload = j.value("workload", "");
+  r.network_model = j.value("network_model", "");
+  r.workers = need(j, "workers").get<int>();
+  r.servers = j.value("servers", 0);
+  r.precision = j.value("precision", "fp32");
+  r.step_time_s = need(j, "step_time_s").get<double>();
+  read_measured_figures(j, r);
   if (j.contains("gradients")) {
     r.gradients.applied = j["gradients"].value("applied", 0L);
     r.gradients.dropped = j["gradients"].value("dropped", 0L);
