@@ -27,8 +27,11 @@ int import_hf(const ImportArgs& a) {
     return 0;
   }
   core::write_file_atomic(a.output, yaml);
-  std::printf("wrote %s: %s, %.4gB parameters\n", a.output.c_str(), model.name.c_str(),
+  std::printf("wrote %s: %s, %.4gB parameters", a.output.c_str(), model.name.c_str(),
               core::transformer_parameters(model.shape) / 1e9);
+  if (model.shape.moe)
+    std::printf(", %.4gB active a token", core::active_parameters(model.shape) / 1e9);
+  std::printf("\n");
   return 0;
 }
 
@@ -43,7 +46,8 @@ Action add_import_command(CLI::App& app) {
   cmd->require_subcommand(1);
   CLI::App* hf = cmd->add_subcommand(
       "hf",
-      "A Hugging Face config.json (llama, mistral, qwen2, gpt2, gpt_neox, falcon) as a workload");
+      "A Hugging Face config.json (llama, mistral, mixtral, qwen2, qwen2_moe, gpt2, gpt_neox, "
+      "falcon) as a workload");
   hf->add_option("config", args->config, "the model's config.json")->required();
   hf->add_option("-o,--output", args->output, "write the workload YAML here (default: print it)");
   hf->add_option("--sequence", args->sequence,

@@ -15,6 +15,14 @@ std::string r_count(std::size_t rows) {
 
 // The split, the transformer's figures and the worst stage's memory of a model-parallel result.
 void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
+  if (m.active_parameters > 0 && m.active_parameters < m.parameters) {
+    bool billions = m.parameters >= 1e9;
+    double unit = billions ? 1e9 : 1e6;
+    const char* suffix = billions ? "B" : "M";
+    std::fprintf(out,
+                 "  model               %10.2f%s parameters, %.2f%s active a token (experts)\n",
+                 m.parameters / unit, suffix, m.active_parameters / unit, suffix);
+  }
   std::fprintf(out,
                "  split               tensor %d x pipeline %d x data %d, %d micro-batches of %d "
                "(%s%s, recompute %s, ZeRO %d%s)\n",

@@ -55,10 +55,11 @@ struct StreamingBytes {
   double residual = 0, attention = 0;
 };
 StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                                     int tensor, int sequence_split) {
+                                     int tensor, int sequence_split, bool moe) {
   double b = activation_bytes(d);
   double tokens = static_cast<double>(t.sequence) * microbatch;
-  double e = tokens * t.hidden / sequence_split, f = tokens * t.ffn_hidden / tensor;
+  double width = moe ? moe_mlp_width(t) : t.ffn_hidden;
+  double e = tokens * t.hidden / sequence_split, f = tokens * width / tensor;
   double a = static_cast<double>(microbatch) * t.heads / tensor * t.sequence * t.sequence;
   double mlp_activation = (t.mlp == MlpKind::kSwiglu ? 3 : 2) * f * b;
   double attention = t.attention == AttentionKind::kFlash ? 0 : 2 * a * b + (2 * a * b + a);
@@ -92,10 +93,21 @@ constexpr int kWeightsPerLayer = 4;   // QKV, projection, the MLP's two (swiglu:
 // the 32-bit sum.
 double accumulation_bytes(double parameters) { return parameters * (2 + 4 + 4); }
 
-}  // namespace
+// A MoE layer's memory-bound work beyond a dense layer's: the router's softmax and top-k over
+// tokens x experts (read, write), and the tokens' permutation to their experts and back (each reads
+// and writes top_k copies of the tokens' hidden vectors).
+constexpr int kMoeKernels = 3;
+double moe_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int microbatch) {
+  double b = activation_bytes(d);
+  double tokens = static_cast<double>(t.sequence) * microbatch;
+  double router = 2 * tokens * t.moe->experts * b;
+  double permutations = 2 * (2 * tokens * t.moe->top_k * t.hidden * b);
+  return router + permutations;
+}
 
-LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                           int tensor, int sequence_split) {
+// One layer of one kind (dense, or MoE when `moe`).
+LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                          int tensor, int sequence_split, bool moe) {
   LayerSeconds out;
   bool flash = t.attention == AttentionKind::kFlash;
   if (flash) {
@@ -104,22 +116,40 @@ LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int m
     out.backward += attention.backward;
     out.attention_forward += attention.forward;
   }
-  for (const MatrixProduct& p : layer_products(t, microbatch, tensor)) {
+  for (const MatrixProduct& p : layer_products(t, microbatch, tensor, moe)) {
     if (flash && is_attention(p)) continue;
     double forward = matmul_seconds(d, p);
     out.forward += forward;
     out.backward += matmul_backward_seconds(d, p);
     if (is_attention(p)) out.attention_forward += forward;
   }
-  StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor, sequence_split);
+  StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor, sequence_split, moe);
   int kernels = flash ? kStreamingKernels - kAttentionKernels : kStreamingKernels;
   double streaming = streaming_seconds(d, bytes.residual + bytes.attention, kernels);
+  if (moe) streaming += streaming_seconds(d, moe_streaming_bytes(d, t, microbatch), kMoeKernels);
   out.forward += streaming;
   out.backward += 2 * streaming;  // each kernel's gradient reads what it saved and the gradient
-  out.backward +=
-      streaming_seconds(d, accumulation_bytes(layer_parameters(t) / tensor), kWeightsPerLayer);
+  double parameters = moe ? moe_layer_parameters(t) : dense_layer_parameters(t);
+  out.backward += streaming_seconds(d, accumulation_bytes(parameters / tensor), kWeightsPerLayer);
   if (!flash) out.attention_forward += streaming_seconds(d, bytes.attention, kAttentionKernels);
   return out;
+}
+
+}  // namespace
+
+LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor, int sequence_split) {
+  std::vector<LayerKind> kinds = layer_kinds(t);
+  if (kinds.size() == 1)
+    return kind_seconds(d, t, microbatch, tensor, sequence_split, kinds[0].moe);
+  LayerSeconds mean;
+  for (LayerKind kind : kinds) {
+    LayerSeconds one = kind_seconds(d, t, microbatch, tensor, sequence_split, kind.moe);
+    mean.forward += kind.share * one.forward;
+    mean.backward += kind.share * one.backward;
+    mean.attention_forward += kind.share * one.attention_forward;
+  }
+  return mean;
 }
 
 LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,

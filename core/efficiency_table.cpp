@@ -50,7 +50,9 @@ EfficiencyTable measure_efficiency_table(const TransformerShape& t,
   std::vector<std::tuple<MatrixProduct, int, int>> products;
   for (int b : microbatches)
     for (int tp : tensors) {
-      for (const MatrixProduct& p : layer_products(t, b, tp)) products.emplace_back(p, b, tp);
+      for (LayerKind kind : layer_kinds(t))  // a MoE model times both kinds' attention too
+        for (const MatrixProduct& p : layer_products(t, b, tp, kind.moe))
+          products.emplace_back(p, b, tp);
       products.emplace_back(logit_product(t, b, tp), b, tp);
     }
   EfficiencyTable out;

@@ -36,7 +36,13 @@ namespace {
 
 // Megatron-LM: 1F1B, interleaved 1F1B (--num-layers-per-virtual-pipeline-stage) and its
 // distributed optimizer, which shards the optimizer states only (ZeRO-1).
-FrameworkRefusal megatron(const Parallelism& p) {
+// With experts over a tensor group it needs sequence parallelism (megatron/training/arguments.py:
+// "When using MoE and tensor parallelism, sequence parallelism must be used").
+FrameworkRefusal megatron(const Parallelism& p, bool experts) {
+  if (experts && p.tensor > 1 && !p.sequence_parallel)
+    return {"sequence_parallel",
+            "Megatron-LM runs a mixture of experts over a tensor group only with sequence "
+            "parallelism: write sequence_parallel: true, tensor: 1, or parallelism.framework: any"};
   if (p.zero > 1)
     return {"zero",
             "Megatron-LM shards the optimizer states only (its distributed optimizer, ZeRO-1); "
@@ -79,10 +85,10 @@ FrameworkRefusal fsdp(const Parallelism& p) {
 
 }  // namespace
 
-FrameworkRefusal framework_refusal(Framework framework, const Parallelism& p) {
+FrameworkRefusal framework_refusal(Framework framework, const Parallelism& p, bool experts) {
   switch (framework) {
     case Framework::kMegatron:
-      return megatron(p);
+      return megatron(p, experts);
     case Framework::kDeepSpeed:
       return deepspeed(p);
     case Framework::kFsdp:

@@ -22,7 +22,8 @@ struct FrameworkRefusal {
   explicit operator bool() const { return !field.empty(); }
 };
 
-// Whether `framework` runs the split `p`.
-FrameworkRefusal framework_refusal(Framework framework, const Parallelism& p);
+// Whether `framework` runs the split `p` of a model with (`experts`) or without a mixture of
+// experts.
+FrameworkRefusal framework_refusal(Framework framework, const Parallelism& p, bool experts = false);
 
 }  // namespace scaleout::core

@@ -47,18 +47,20 @@ struct Reader {
   }
 };
 
-enum class Family { kLlama, kGpt2, kNeox, kFalcon };
+enum class Family { kLlama, kMixtral, kQwenMoe, kGpt2, kNeox, kFalcon };
 
 Family family_of(const std::string& path, const std::string& type) {
   if (type == "llama" || type == "mistral" || type == "qwen2") return Family::kLlama;
+  if (type == "mixtral") return Family::kMixtral;
+  if (type == "qwen2_moe") return Family::kQwenMoe;
   if (type == "gpt2") return Family::kGpt2;
   if (type == "gpt_neox") return Family::kNeox;
   if (type == "falcon" || type == "RefinedWebModel" || type == "RefinedWeb") return Family::kFalcon;
   std::string why = "'" + type +
-                    "' is not described: llama, mistral, qwen2, gpt2, gpt_neox and "
-                    "falcon are";
-  if (type == "mixtral" || type == "qwen2_moe" || type.rfind("deepseek", 0) == 0)
-    why += " (mixtures of experts are not modelled yet)";
+                    "' is not described: llama, mistral, mixtral, qwen2, qwen2_moe, gpt2, "
+                    "gpt_neox and falcon are";
+  if (type.rfind("deepseek", 0) == 0)
+    why += " (DeepSeek's multi-head latent attention is not modelled)";
   if (type == "gemma" || type == "gemma2") why += " (Gemma's heads are wider than hidden / heads)";
   throw InputError(path, 0, "model_type", why);
 }
@@ -85,6 +87,41 @@ void read_llama(Reader& r, TransformerShape& t) {
   t.mlp = MlpKind::kSwiglu;
   t.positions = PositionKind::kRotary;
   t.tied_embeddings = r.flag("tie_word_embeddings", false);
+}
+
+// Mixtral: Llama's layers, each MLP a mixture of num_local_experts experts of intermediate_size.
+void read_mixtral(Reader& r, TransformerShape& t) {
+  read_llama(r, t);
+  MoeShape m;
+  m.experts = r.count("moe.experts", {"num_local_experts"});
+  m.top_k = r.count("moe.top_k", {"num_experts_per_tok"}, 2, m.experts);
+  m.expert_ffn_hidden = t.ffn_hidden;
+  r.model.derivation.push_back("moe.expert_ffn_hidden " + std::to_string(t.ffn_hidden) +
+                               ": intermediate_size (every layer's MLP is a mixture)");
+  t.moe = m;
+}
+
+// Qwen2-MoE: num_experts routed experts of moe_intermediate_size, one shared expert of
+// shared_expert_intermediate_size. Its shared expert's sigmoid gate (hidden x 1 a layer) is not
+// counted: 49,152 parameters of Qwen1.5-MoE-A2.7B's 14.3B.
+void read_qwen_moe(Reader& r, TransformerShape& t) {
+  if (r.config.contains("decoder_sparse_step") && r.config["decoder_sparse_step"] != json(1))
+    throw InputError(r.path, 0, "decoder_sparse_step",
+                     "MoE layers every n counted from the n-th are not described (moe.every "
+                     "counts from the first layer): only 1 is read");
+  if (r.config.contains("mlp_only_layers") && !r.config["mlp_only_layers"].empty())
+    throw InputError(r.path, 0, "mlp_only_layers",
+                     "dense layers at chosen places are not described: only [] is read");
+  read_llama(r, t);
+  MoeShape m;
+  m.experts = r.count("moe.experts", {"num_experts"});
+  m.top_k = r.count("moe.top_k", {"num_experts_per_tok"}, 0, m.experts);
+  m.expert_ffn_hidden = r.count("moe.expert_ffn_hidden", {"moe_intermediate_size"});
+  if (r.config.contains("shared_expert_intermediate_size")) {
+    m.shared_experts = 1;
+    m.shared_ffn_hidden = r.count("moe.shared_ffn_hidden", {"shared_expert_intermediate_size"});
+  }
+  t.moe = m;
 }
 
 void read_gpt2(Reader& r, TransformerShape& t) {
@@ -151,6 +188,12 @@ HfModel read_hf_config(const std::string& path, int sequence) {
     case Family::kLlama:
       read_llama(r, t);
       break;
+    case Family::kMixtral:
+      read_mixtral(r, t);
+      break;
+    case Family::kQwenMoe:
+      read_qwen_moe(r, t);
+      break;
     case Family::kGpt2:
       read_gpt2(r, t);
       break;
@@ -185,9 +228,13 @@ std::string hf_workload_yaml(const HfModel& model, const std::string& source) {
   std::ostringstream out;
   out << "# From " << source << " (scaleout import hf):\n";
   for (const std::string& line : model.derivation) out << "#   " << line << "\n";
-  char params[64];
-  std::snprintf(params, sizeof params, "%.6gB", transformer_parameters(t) / 1e9);
-  out << "# " << params << " parameters as scaleout counts them (docs/plan-format.md).\n"
+  char params[128];
+  if (t.moe)
+    std::snprintf(params, sizeof params, "%.6gB parameters, %.6gB active a token,",
+                  transformer_parameters(t) / 1e9, active_parameters(t) / 1e9);
+  else
+    std::snprintf(params, sizeof params, "%.6gB parameters", transformer_parameters(t) / 1e9);
+  out << "# " << params << " as scaleout counts them (docs/plan-format.md).\n"
       << "name: " << model.name << "\n"
       << "transformer:\n"
       << "  layers: " << t.layers << "\n"
@@ -200,6 +247,15 @@ std::string hf_workload_yaml(const HfModel& model, const std::string& source) {
       << "  mlp: " << (t.mlp == MlpKind::kSwiglu ? "swiglu" : "gelu") << "\n"
       << "  positions: " << (t.positions == PositionKind::kRotary ? "rotary" : "learned") << "\n"
       << "  tied_embeddings: " << (t.tied_embeddings ? "true" : "false") << "\n";
+  if (t.moe) {
+    const MoeShape& m = *t.moe;
+    out << "  moe: { experts: " << m.experts << ", top_k: " << m.top_k
+        << ", expert_ffn_hidden: " << m.expert_ffn_hidden;
+    if (m.shared_experts > 0)
+      out << ", shared_experts: " << m.shared_experts
+          << ", shared_ffn_hidden: " << m.shared_ffn_hidden;
+    out << " }\n";
+  }
   return out.str();
 }
 

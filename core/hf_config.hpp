@@ -1,7 +1,8 @@
 // A transformer's dimensions from a Hugging Face `config.json`, for the architectures whose
 // parameters and FLOPs scaleout's transformer describes: Llama 1-3, Mistral, Qwen2 (SwiGLU,
-// rotary positions, grouped-query attention), GPT-2 (learned positions, tied embeddings),
-// GPT-NeoX and Falcon (GeLU MLP, rotary). Others are refused, naming why.
+// rotary positions, grouped-query attention), Mixtral and Qwen2-MoE (their mixtures of experts),
+// GPT-2 (learned positions, tied embeddings), GPT-NeoX and Falcon (GeLU MLP, rotary). Others are
+// refused, naming why.
 #pragma once
 
 #include <string>

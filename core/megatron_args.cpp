@@ -1,5 +1,7 @@
 #include "core/megatron_args.hpp"
 
+#include <cstdio>
+
 #include "core/framework.hpp"
 #include "core/input_error.hpp"
 #include "core/model_split.hpp"
@@ -13,6 +15,24 @@ using Args = std::vector<std::string>;
 void add(Args& out, const std::string& flag, long value) {
   out.push_back(flag);
   out.push_back(std::to_string(value));
+}
+
+// Megatron-Core's mixture-of-experts flags; every expert on each device (expert parallelism 1,
+// its default), the experts' products grouped as the compute model times them.
+void moe_arguments(const MoeShape& m, Args& out) {
+  add(out, "--num-experts", m.experts);
+  add(out, "--moe-router-topk", m.top_k);
+  add(out, "--moe-ffn-hidden-size", m.expert_ffn_hidden);
+  if (m.shared_experts > 0) add(out, "--moe-shared-expert-intermediate-size", m.shared_ffn_hidden);
+  if (m.every > 1) add(out, "--moe-layer-freq", m.every);
+  if (m.capacity_factor > 0) {
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%g", m.capacity_factor);
+    out.push_back("--moe-expert-capacity-factor");
+    out.push_back(factor);
+    out.push_back("--moe-pad-expert-input-to-capacity");
+  }
+  out.push_back("--moe-grouped-gemm");
 }
 
 void model_arguments(const Plan& plan, Args& out) {
@@ -34,6 +54,7 @@ void model_arguments(const Plan& plan, Args& out) {
   }
   if (!t.tied_embeddings) out.push_back("--untie-embeddings-and-output-weights");
   if (t.attention == AttentionKind::kFlash) out.push_back("--use-flash-attn");
+  if (t.moe) moe_arguments(*t.moe, out);
 }
 
 void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
@@ -62,7 +83,8 @@ std::vector<std::string> megatron_arguments(const Plan& plan) {
     throw InputError(plan.file, 0, "parallelism",
                      "Megatron-LM's arguments are a split's: give the plan `parallelism:`");
   const Parallelism& p = *plan.parallelism;
-  if (FrameworkRefusal no = framework_refusal(Framework::kMegatron, p))
+  bool experts = plan.workload.transformer && plan.workload.transformer->moe;
+  if (FrameworkRefusal no = framework_refusal(Framework::kMegatron, p, experts))
     throw InputError(plan.file, p.line, "parallelism." + no.field, no.reason);
   Args out;
   model_arguments(plan, out);

@@ -71,6 +71,36 @@ TransformerShape read_hf_config_key(YamlMap& workload) {
   return t;
 }
 
+// `transformer.moe:` (core/plan.hpp's MoeShape).
+std::optional<MoeShape> read_moe(YamlMap& transformer, const TransformerShape& t) {
+  if (!transformer.has("moe")) {
+    transformer.child("moe", false);
+    return std::nullopt;
+  }
+  YAML::Node node = transformer.child("moe");
+  if (!node.IsMap()) transformer.fail("moe", "expected a mapping such as { experts: 8, top_k: 2 }");
+  YamlMap m(node, transformer.file(), transformer.field("moe"));
+  MoeShape moe;
+  moe.line = line_of(node);
+  moe.experts = m.get_int("experts", 2, kMaxDimension);
+  moe.top_k = m.get_int_or("top_k", 1, 1, moe.experts);
+  moe.expert_ffn_hidden = m.get_int_or("expert_ffn_hidden", 1, t.ffn_hidden, kMaxDimension);
+  moe.shared_experts = m.get_int_or("shared_experts", 0, 0, kMaxDimension);
+  moe.shared_ffn_hidden =
+      m.get_int_or("shared_ffn_hidden", 1, std::max(1, moe.shared_experts * moe.expert_ffn_hidden),
+                   kMaxDimension);
+  if (moe.shared_experts == 0) {
+    if (m.has("shared_ffn_hidden"))
+      m.fail("shared_ffn_hidden", "applies only with shared_experts (1 or more)");
+    moe.shared_ffn_hidden = 0;
+  }
+  moe.every = m.get_int_or("every", 1, 1, t.layers);
+  moe.every_line = line_of(m.node()["every"]);
+  if (m.has("capacity_factor")) moe.capacity_factor = m.get_double("capacity_factor", 1.0, 1e3);
+  m.finish();
+  return moe;
+}
+
 }  // namespace
 
 bool read_transformer(YamlMap& workload, Workload& w) {
@@ -105,6 +135,7 @@ bool read_transformer(YamlMap& workload, Workload& w) {
   t.attention = m.get_choice("attention", {"standard", "flash"}, "standard") == "flash"
                     ? AttentionKind::kFlash
                     : AttentionKind::kStandard;
+  t.moe = read_moe(m, t);
   if (t.hidden % t.heads != 0)
     m.fail("heads", std::to_string(t.heads) + " heads do not divide the hidden size " +
                         std::to_string(t.hidden));

@@ -30,6 +30,8 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   const TransformerShape& tf = *plan.workload.transformer;
   double sequences_per_s = s.global_batch / ph.step;
   mp.tokens_per_s = sequences_per_s * tf.sequence;
+  mp.parameters = transformer_parameters(tf);
+  mp.active_parameters = active_parameters(tf);
   mp.model_flops_per_s_per_device =
       model_flops_per_sequence(tf) * sequences_per_s / plan.training.workers;
   mp.mfu = mp.model_flops_per_s_per_device / plan.cluster.device.flops;

@@ -16,6 +16,8 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
                       {"sequence_parallel", m.sequence_parallel},
                       {"zero", m.zero}};
   j["tokens_per_s"] = m.tokens_per_s;
+  j["parameters"] = m.parameters;
+  j["active_parameters"] = m.active_parameters;
   j["model_flops_per_s_per_device"] = m.model_flops_per_s_per_device;
   j["mfu"] = m.mfu;
   j["megatron_flops_per_s_per_device"] = m.megatron_flops_per_s_per_device;
@@ -46,6 +48,8 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.sequence_parallel = p.value("sequence_parallel", false);
   m.zero = p.value("zero", 0);
   m.tokens_per_s = j.value("tokens_per_s", 0.0);
+  m.parameters = j.value("parameters", 0.0);
+  m.active_parameters = j.value("active_parameters", 0.0);
   m.model_flops_per_s_per_device = j.value("model_flops_per_s_per_device", 0.0);
   m.mfu = j.value("mfu", 0.0);
   m.megatron_flops_per_s_per_device = j.value("megatron_flops_per_s_per_device", 0.0);

@@ -7,6 +7,7 @@
 #include "core/model_parallel_loader.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/strategies/ps_training.hpp"
+#include "core/transformer.hpp"
 
 namespace scaleout::core {
 
@@ -38,6 +39,13 @@ void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape
                      "the model's " + str(t.layers) + " layers do not split evenly into " +
                          str(p.pipeline) + " stages x " + str(p.virtual_stages) +
                          " virtual stages");
+  long long chunks = static_cast<long long>(p.pipeline) * p.virtual_stages;
+  if (!moe_pattern_repeats(t, chunks))
+    throw InputError(plan.file, t.moe->every_line ? t.moe->every_line : t.moe->line,
+                     "workload.transformer.moe.every",
+                     "one MoE layer every " + str(t.moe->every) + " does not repeat evenly over " +
+                         str(t.layers / chunks) + " layers a pipeline chunk: give stages whose " +
+                         "layers it divides, so that every stage holds the same layers");
   if (p.virtual_stages > 1 && p.schedule != PipelineScheduleKind::kInterleaved)
     throw InputError(plan.file, p.virtual_line, "parallelism.virtual_stages",
                      "virtual stages need schedule: interleaved");
@@ -75,12 +83,13 @@ void check_batch(const Plan& plan, const Parallelism& p) {
 // The split the plan's framework runs, when it names one; the refusal names the framework's limit.
 void check_framework(const Plan& plan, const Parallelism& p) {
   if (!p.framework) return;
-  FrameworkRefusal no = framework_refusal(*p.framework, p);
+  FrameworkRefusal no =
+      framework_refusal(*p.framework, p, plan.workload.transformer->moe.has_value());
   if (!no) return;
   int line = no.field == "zero"       ? p.zero_line
              : no.field == "schedule" ? p.schedule_line
              : no.field == "pipeline" ? p.pipeline_line
-                                      : 0;
+                                      : 0;  // sequence_parallel keeps no line: the mapping's
   throw InputError(plan.file, line ? line : (p.framework_line ? p.framework_line : p.line),
                    "parallelism." + no.field, no.reason);
 }

@@ -156,6 +156,25 @@ enum class PositionKind { kLearned, kRotary };
 // as Megatron-LM's fused kernels) or flash (FlashAttention: one kernel, the scores never stored).
 enum class AttentionKind { kStandard, kFlash };
 
+// A mixture-of-experts MLP (`transformer.moe:`), as Megatron-Core and GShard describe it: a
+// router (hidden x experts, no bias) sends each token to its `top_k` experts, each an MLP of the
+// workload's kind with `expert_ffn_hidden` inner width; `shared_experts` always run, with
+// `shared_ffn_hidden` inner width together (Megatron-Core's --moe-shared-expert-intermediate-size).
+// Every `every`-th layer from the first is a MoE layer (Megatron-Core's --moe-layer-freq); the
+// others keep the dense MLP. `capacity_factor` > 0 pads each expert's input to that many times
+// its mean load (GShard, DeepSpeed-MoE); 0 is dropless (each expert computes its own tokens).
+struct MoeShape {
+  int experts = 0;
+  int top_k = 1;
+  int expert_ffn_hidden = 0;
+  int shared_experts = 0;
+  int shared_ffn_hidden = 0;
+  int every = 1;
+  double capacity_factor = 0;
+  int line = 0;
+  int every_line = 0;
+};
+
 struct TransformerShape {
   int layers = 0;
   int hidden = 0;
@@ -169,6 +188,7 @@ struct TransformerShape {
   PositionKind positions = PositionKind::kLearned;
   bool tied_embeddings = true;  // the output layer shares the word embedding (else its own V x h)
   AttentionKind attention = AttentionKind::kStandard;
+  std::optional<MoeShape> moe;  // none: every layer's MLP is dense
 };
 
 struct Workload {

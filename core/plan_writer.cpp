@@ -196,6 +196,22 @@ void tensors(YAML::Emitter& out, const std::vector<std::int64_t>& counts) {
   out << YAML::EndSeq;
 }
 
+void moe(YAML::Emitter& out, const MoeShape& m) {
+  out << YAML::Key << "moe" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (auto [key, value] : {std::pair{"experts", m.experts},
+                            {"top_k", m.top_k},
+                            {"expert_ffn_hidden", m.expert_ffn_hidden},
+                            {"every", m.every}})
+    out << YAML::Key << key << YAML::Value << value;
+  if (m.shared_experts > 0) {
+    out << YAML::Key << "shared_experts" << YAML::Value << m.shared_experts;
+    out << YAML::Key << "shared_ffn_hidden" << YAML::Value << m.shared_ffn_hidden;
+  }
+  if (m.capacity_factor > 0)
+    out << YAML::Key << "capacity_factor" << YAML::Value << exact(m.capacity_factor);
+  out << YAML::EndMap;
+}
+
 void workload(YAML::Emitter& out, const Workload& w) {
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << w.name;
@@ -216,6 +232,7 @@ void workload(YAML::Emitter& out, const Workload& w) {
     if (t.positions == PositionKind::kRotary)
       out << YAML::Key << "positions" << YAML::Value << "rotary";
     if (!t.tied_embeddings) out << YAML::Key << "tied_embeddings" << YAML::Value << false;
+    if (t.moe) moe(out, *t.moe);
     out << YAML::EndMap;
   } else {
     out << YAML::Key << "parameters" << YAML::Value << exact(w.parameters);

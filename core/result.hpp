@@ -76,6 +76,8 @@ struct ModelParallelOutcome {
   bool sequence_parallel = false;
   int zero = 0;
   double tokens_per_s = 0;
+  double parameters = 0;         // the model's, every expert counted
+  double active_parameters = 0;  // those one token passes through (all of them without experts)
   double model_flops_per_s_per_device = 0;  // model FLOPs (72 s l h^2 ... per sequence) achieved
   double mfu = 0;                           // model_flops_per_s_per_device / device peak
   // The same in Narayanan et al. 2021's convention, which counts full recomputation's forward

@@ -33,13 +33,17 @@ double effective(const Workload& w, const MatrixProduct& p) {
 
 double layer_forward_effective_flops(const Workload& w, int microbatch, int tensor,
                                      bool attention_again) {
-  double total = 0;
-  for (const MatrixProduct& p : layer_products(*w.transformer, microbatch, tensor)) {
-    double e = effective(w, p);
-    bool attention = p.name == "scores" || p.name == "context";
-    total += attention && attention_again ? 2 * e : e;
+  double mean = 0;
+  for (LayerKind kind : layer_kinds(*w.transformer)) {
+    double total = 0;
+    for (const MatrixProduct& p : layer_products(*w.transformer, microbatch, tensor, kind.moe)) {
+      double e = effective(w, p);
+      bool attention = p.name == "scores" || p.name == "context";
+      total += attention && attention_again ? 2 * e : e;
+    }
+    mean += kind.share * total;
   }
-  return total;
+  return mean;
 }
 
 double logit_forward_effective_flops(const Workload& w, int microbatch, int tensor) {

@@ -10,21 +10,87 @@ double kv_width(const TransformerShape& t) {
 
 int mlp_matrices(const TransformerShape& t) { return t.mlp == MlpKind::kSwiglu ? 3 : 2; }
 
-// Weights of a layer's matrices (no biases or norms): QKV, output projection, the MLP's two
-// (gelu) or three (swiglu).
-double layer_matrix_parameters(const TransformerShape& t) {
-  double h = t.hidden, f = t.ffn_hidden;
-  return h * (h + 2 * kv_width(t)) + h * h + mlp_matrices(t) * h * f;
+// The attention's matrices: QKV and the output projection.
+double attention_matrix_parameters(const TransformerShape& t) {
+  double h = t.hidden;
+  return h * (h + 2 * kv_width(t)) + h * h;
+}
+
+// One MLP of inner width f: its matrices, and its biases (gelu only).
+double mlp_matrix_parameters(const TransformerShape& t, double f) {
+  return mlp_matrices(t) * static_cast<double>(t.hidden) * f;
+}
+double mlp_biases(const TransformerShape& t, double f) {
+  return t.mlp == MlpKind::kSwiglu ? 0 : f + t.hidden;
+}
+
+// The attention's biases and the two norms (LayerNorm's weight and bias), in every layer.
+double attention_biases_and_norms(const TransformerShape& t) {
+  double h = t.hidden;
+  return (h + 2 * kv_width(t)) + h + 4 * h;
+}
+
+// A MoE layer's MLP matrices for `routed` of its experts: the router, those experts and the shared
+// ones.
+double moe_matrix_parameters(const TransformerShape& t, double routed) {
+  const MoeShape& m = *t.moe;
+  return static_cast<double>(t.hidden) * m.experts +
+         routed * mlp_matrix_parameters(t, m.expert_ffn_hidden) +
+         mlp_matrix_parameters(t, m.shared_ffn_hidden);
+}
+
+double moe_biases(const TransformerShape& t, double routed) {
+  const MoeShape& m = *t.moe;
+  double shared = m.shared_ffn_hidden > 0 ? mlp_biases(t, m.shared_ffn_hidden) : 0;
+  return routed * mlp_biases(t, m.expert_ffn_hidden) + shared;
+}
+
+// The matrix weights a token passes through in one layer of each kind (no biases or norms).
+double dense_matrix_parameters(const TransformerShape& t) {
+  return attention_matrix_parameters(t) + mlp_matrix_parameters(t, t.ffn_hidden);
+}
+double moe_active_matrix_parameters(const TransformerShape& t) {
+  return attention_matrix_parameters(t) + moe_matrix_parameters(t, t.moe->top_k);
+}
+
+// The mean over the layers of a per-layer figure that differs between dense and MoE layers.
+double layer_mean(const TransformerShape& t, double dense, double moe) {
+  int moe_layers = moe_layer_count(t);
+  if (moe_layers == 0) return dense;
+  return ((t.layers - moe_layers) * dense + moe_layers * moe) / t.layers;
 }
 
 }  // namespace
 
+int moe_layer_count(const TransformerShape& t) {
+  if (!t.moe) return 0;
+  return (t.layers + t.moe->every - 1) / t.moe->every;
+}
+
+bool moe_pattern_repeats(const TransformerShape& t, long long chunks) {
+  return !t.moe || chunks <= 1 || (t.layers / chunks) % t.moe->every == 0;
+}
+
+double dense_layer_parameters(const TransformerShape& t) {
+  return dense_matrix_parameters(t) + mlp_biases(t, t.ffn_hidden) + attention_biases_and_norms(t);
+}
+
+double moe_layer_parameters(const TransformerShape& t) {
+  if (!t.moe) return dense_layer_parameters(t);
+  double experts = t.moe->experts;
+  return attention_matrix_parameters(t) + moe_matrix_parameters(t, experts) +
+         moe_biases(t, experts) + attention_biases_and_norms(t);
+}
+
 double layer_parameters(const TransformerShape& t) {
-  double h = t.hidden, f = t.ffn_hidden;
-  double attention_biases = (h + 2 * kv_width(t)) + h;
-  double mlp_biases = t.mlp == MlpKind::kSwiglu ? 0 : f + h;
-  double norms = 4 * h;
-  return layer_matrix_parameters(t) + attention_biases + mlp_biases + norms;
+  return layer_mean(t, dense_layer_parameters(t), moe_layer_parameters(t));
+}
+
+double moe_mlp_width(const TransformerShape& t) {
+  if (!t.moe) return t.ffn_hidden;
+  const MoeShape& m = *t.moe;
+  double padding = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
+  return m.top_k * padding * m.expert_ffn_hidden + m.shared_ffn_hidden;
 }
 
 double embedding_parameters(const TransformerShape& t) {
@@ -36,12 +102,24 @@ double embedding_parameters(const TransformerShape& t) {
 }
 
 double transformer_parameters(const TransformerShape& t) {
-  return t.layers * layer_parameters(t) + embedding_parameters(t);
+  int moe_layers = moe_layer_count(t);
+  return (t.layers - moe_layers) * dense_layer_parameters(t) +
+         moe_layers * moe_layer_parameters(t) + embedding_parameters(t);
+}
+
+double active_parameters(const TransformerShape& t) {
+  if (!t.moe) return transformer_parameters(t);
+  double idle = t.moe->experts - t.moe->top_k;
+  double idle_expert =
+      mlp_matrix_parameters(t, t.moe->expert_ffn_hidden) + mlp_biases(t, t.moe->expert_ffn_hidden);
+  return transformer_parameters(t) - moe_layer_count(t) * idle * idle_expert;
 }
 
 double layer_forward_flops(const TransformerShape& t) {
   double s = t.sequence, h = t.hidden;
-  return 2 * s * layer_matrix_parameters(t) + 4 * s * s * h;
+  double matrices =
+      layer_mean(t, dense_matrix_parameters(t), t.moe ? moe_active_matrix_parameters(t) : 0);
+  return 2 * s * matrices + 4 * s * s * h;
 }
 
 double logit_forward_flops(const TransformerShape& t) {
@@ -65,7 +143,15 @@ namespace {
 // its fused gate-and-up output (2 x 2 s b f) and the down projection's input (2 s b f).
 double split_activations_per_sbh(const TransformerShape& t) {
   double mlp_bytes_per_f = t.mlp == MlpKind::kSwiglu ? 6.0 : 4.0;
-  return 8 + mlp_bytes_per_f * t.ffn_hidden / t.hidden;
+  double dense = mlp_bytes_per_f * t.ffn_hidden / t.hidden;
+  double moe = t.moe ? mlp_bytes_per_f * moe_mlp_width(t) / t.hidden : 0;
+  return 8 + layer_mean(t, dense, moe);
+}
+
+// A MoE layer also keeps each token's top_k dispatched copies of its input (2 bytes x h each),
+// whole on every device like the MLP's own input, and the router's probabilities (negligible).
+double dispatch_activations_per_sbh(const TransformerShape& t) {
+  return t.moe ? layer_mean(t, 0, 2.0 * t.moe->top_k) : 0;
 }
 
 }  // namespace
@@ -78,8 +164,9 @@ double layer_activation_bytes(const TransformerShape& t, int microbatch, int ten
   bool scores_kept = recompute != Recompute::kSelective && t.attention != AttentionKind::kFlash;
   double attention = scores_kept ? 5.0 * t.heads * t.sequence / t.hidden : 0;  // the s x s scores
   double split = split_activations_per_sbh(t);
-  if (sequence_parallel) return sbh * (10 + split + attention) / tp;
-  return sbh * (10 + split / tp + attention / tp);
+  double whole = 10 + dispatch_activations_per_sbh(t);
+  if (sequence_parallel) return sbh * (whole + split + attention) / tp;
+  return sbh * (whole + split / tp + attention / tp);
 }
 
 }  // namespace scaleout::core

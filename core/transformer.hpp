@@ -12,15 +12,37 @@ namespace scaleout::core {
 // (LayerNorm's weight and bias) are counted for every MLP; Llama has no biases and RMSNorm's h, so
 // Llama 2 70B counts 34,816 parameters a layer too many (0.004% of the model). The final norm is
 // not counted, as Narayanan et al. do not count it.
+//
+// A mixture of experts (t.moe) makes its MoE layers differ from the dense ones: the per-layer
+// figures below (layer_parameters, layer_forward_flops, layer_activation_bytes) are then the mean
+// over the model's layers, which is each pipeline stage's own mean when `every` divides the
+// layers of a stage (plan validation requires it).
 double layer_parameters(const TransformerShape& t);
+// The layers whose MLP is a mixture of experts: every `every`-th from the first (0 without moe).
+int moe_layer_count(const TransformerShape& t);
+// Whether `chunks` equal runs of layers (pipeline stages x virtual stages) hold the same dense and
+// MoE layers: always without moe or with one chunk, else when `every` divides a chunk's layers.
+bool moe_pattern_repeats(const TransformerShape& t, long long chunks);
+// One dense layer's parameters, and one MoE layer's: the attention, its biases and norms, the
+// router (h x experts), every expert's MLP and the shared experts' (a dense layer's without moe).
+double dense_layer_parameters(const TransformerShape& t);
+double moe_layer_parameters(const TransformerShape& t);
+// The inner width a token's activations take in a MoE layer: its top_k experts' (padded to the
+// capacity factor when one is given) and the shared experts'; ffn_hidden without moe.
+double moe_mlp_width(const TransformerShape& t);
 // Word embeddings V h, learned position embeddings s h (none for rotary positions), and an output
 // layer of its own V h when the embeddings are not tied (tied: it shares the word embedding).
 double embedding_parameters(const TransformerShape& t);
 // The whole model: 12lh^2 (1 + 13/12h + (V+s)/12lh) for the default FFN.
 double transformer_parameters(const TransformerShape& t);
+// The parameters one token passes through: all of them less, in each MoE layer, the experts it is
+// not routed to (experts - top_k). The whole model without moe.
+double active_parameters(const TransformerShape& t);
 
 // Forward FLOPs of one layer for one sequence: 2 per multiply-add of the matrix products
-// (2s x the layer's matrix parameters) and the attention's two s x s products (4 s^2 h).
+// (2s x the layer's matrix parameters) and the attention's two s x s products (4 s^2 h). A MoE
+// layer counts the matrices a token passes through: the router, top_k experts and the shared
+// ones (the model's FLOPs, without a capacity factor's padding).
 double layer_forward_flops(const TransformerShape& t);
 // Forward FLOPs of the output layer (logits) for one sequence: 2 s h V.
 double logit_forward_flops(const TransformerShape& t);

@@ -2,20 +2,62 @@
 
 #include <algorithm>
 
+#include "core/transformer.hpp"
+
 namespace scaleout::core {
 
-std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor) {
+namespace {
+
+double up_width(const TransformerShape& t, double f) {
+  return t.mlp == MlpKind::kSwiglu ? 2 * f : f;  // swiglu: gate and up as one product
+}
+
+// The routed and shared experts' products that replace a dense MLP's two.
+void add_moe_products(const TransformerShape& t, double tokens, int tensor,
+                      std::vector<MatrixProduct>& out) {
+  const MoeShape& m = *t.moe;
+  double h = t.hidden, e = m.experts, f = m.expert_ffn_hidden, shared = m.shared_ffn_hidden;
+  double padding = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
+  double load = tokens * m.top_k * padding / e;  // rows of each expert's product
+  out.push_back({"router", 1, tokens, e, h});
+  out.push_back({"expert_up", e, load, up_width(t, f) / tensor, h});
+  out.push_back({"expert_down", e, load, h, f / tensor});
+  if (shared > 0) {
+    out.push_back({"shared_up", 1, tokens, up_width(t, shared) / tensor, h});
+    out.push_back({"shared_down", 1, tokens, h, shared / tensor});
+  }
+}
+
+}  // namespace
+
+std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor,
+                                          bool moe) {
   double tokens = static_cast<double>(t.sequence) * microbatch;
   double h = t.hidden, f = t.ffn_hidden, s = t.sequence;
   double head = h / t.heads;
   double kv = head * t.kv_heads;  // keys' (and values') width
   double heads_here = static_cast<double>(t.heads) / tensor * microbatch;
-  double up = t.mlp == MlpKind::kSwiglu ? 2 * f : f;  // swiglu: gate and up as one product
-  return {
-      {"qkv", 1, tokens, (h + 2 * kv) / tensor, h}, {"scores", heads_here, s, s, head},
-      {"context", heads_here, s, head, s},          {"projection", 1, tokens, h, h / tensor},
-      {"mlp_up", 1, tokens, up / tensor, h},        {"mlp_down", 1, tokens, h, f / tensor},
+  std::vector<MatrixProduct> out = {
+      {"qkv", 1, tokens, (h + 2 * kv) / tensor, h},
+      {"scores", heads_here, s, s, head},
+      {"context", heads_here, s, head, s},
+      {"projection", 1, tokens, h, h / tensor},
   };
+  if (moe && t.moe) {
+    add_moe_products(t, tokens, tensor, out);
+  } else {
+    out.push_back({"mlp_up", 1, tokens, up_width(t, f) / tensor, h});
+    out.push_back({"mlp_down", 1, tokens, h, f / tensor});
+  }
+  return out;
+}
+
+std::vector<LayerKind> layer_kinds(const TransformerShape& t) {
+  int moe_layers = moe_layer_count(t);
+  if (moe_layers == 0) return {{false, 1.0}};
+  if (moe_layers == t.layers) return {{true, 1.0}};
+  double moe_share = static_cast<double>(moe_layers) / t.layers;
+  return {{false, 1.0 - moe_share}, {true, moe_share}};
 }
 
 MatrixProduct logit_product(const TransformerShape& t, int microbatch, int tensor) {

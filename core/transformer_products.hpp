@@ -13,7 +13,9 @@
 namespace scaleout::core {
 
 struct MatrixProduct {
-  std::string name;  // "qkv", "scores", "context", "projection", "mlp_up", "mlp_down", "logits"
+  // "qkv", "scores", "context", "projection", "mlp_up", "mlp_down", "logits"; MoE layers: "router",
+  // "expert_up", "expert_down", "shared_up", "shared_down"
+  std::string name;
   double batch = 1, m = 0, n = 0, k = 0;
   double flops() const { return 2 * batch * m * n * k; }
 };
@@ -21,7 +23,22 @@ struct MatrixProduct {
 // One layer's six forward products for `microbatch` sequences on one device of a tensor group of
 // `tensor` (scores: Q K^T per head; context: the scores times V). A swiglu MLP's gate and up
 // projections are one product of twice the width (mlp_up), as Megatron-LM fuses them.
-std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor);
+//
+// A MoE layer (`moe` true, t.moe given) keeps the four attention products and replaces the MLP's
+// two by the router (tokens x hidden times hidden x experts, whole on every device of the group),
+// the routed experts' two as one grouped product each (batch: the experts; rows: each expert's
+// mean load, tokens x top_k / experts, padded to the capacity factor when one is given; columns
+// split over the group as a dense MLP's), and the shared experts' two when there are any.
+std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor,
+                                          bool moe = false);
+
+// The kinds of layer a model holds with their share of its layers: the dense layer alone (share
+// 1), or with a mixture of experts the dense one (if any is left) and the MoE one.
+struct LayerKind {
+  bool moe = false;
+  double share = 1;
+};
+std::vector<LayerKind> layer_kinds(const TransformerShape& t);
 
 // The output layer's forward product (hidden x vocabulary, the vocabulary split over the group).
 MatrixProduct logit_product(const TransformerShape& t, int microbatch, int tensor);

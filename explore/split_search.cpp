@@ -9,6 +9,7 @@
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/plan_loader.hpp"
+#include "core/transformer.hpp"
 #include "core/transformer_products.hpp"
 
 namespace scaleout::sim {
@@ -37,7 +38,7 @@ struct Search {
 
   void consider(core::Parallelism p) {
     p.framework = out.framework;
-    if (core::framework_refusal(out.framework, p)) {
+    if (core::framework_refusal(out.framework, p, base.workload.transformer->moe.has_value())) {
       ++out.dropped[std::string("not run by ") + core::framework_title(out.framework)];
       return;
     }
@@ -92,7 +93,8 @@ struct Search {
     if (pipeline > 1 && microbatches % pipeline == 0 &&
         allowed(options.schedules, Kind::kInterleaved))
       for (int v : divisors(t.layers / pipeline, t.layers))
-        if (v > 1 && (options.max_virtual_stages == 0 || v <= options.max_virtual_stages))
+        if (v > 1 && (options.max_virtual_stages == 0 || v <= options.max_virtual_stages) &&
+            core::moe_pattern_repeats(t, static_cast<long long>(pipeline) * v))
           out.push_back({Kind::kInterleaved, v});
     return out;
   }
@@ -122,6 +124,7 @@ struct Search {
       for (int pipeline : divisors(t.layers, t.layers)) {
         if (!allowed(options.tensors, tensor) || !allowed(options.pipelines, pipeline)) continue;
         if (workers % (static_cast<long>(tensor) * pipeline) != 0) continue;
+        if (!core::moe_pattern_repeats(t, pipeline)) continue;
         int data = workers / (tensor * pipeline);
         if (global % data != 0) continue;
         long replica_batch = global / data;

@@ -42,6 +42,38 @@ TEST(HfConfig, ParametersAgreeWithThePublishedSizes) {
   }
 }
 
+// Mixtures of experts against their model cards' element counts. Mixtral 8x7B: 46,702,792,704
+// weights; a token passes through all but 6 of each layer's 8 experts (3 x 4096 x 14336 =
+// 176,160,768 each): 46,702,792,704 - 32 x 6 x 176,160,768 = 12,879,925,248 ("12.9B active").
+// Qwen1.5-MoE-A2.7B: 14,315,784,192 weights (24 layers of 570,560,512: attention 16,777,216 and
+// its QKV biases 6,144, router 2,048 x 60, 60 experts of 3 x 2048 x 1408 = 8,650,752, the shared
+// expert 34,603,008 and its gate 2,048, two norms 4,096; embeddings 2 x 151,936 x 2048; final norm
+// 2,048); active: less 24 x 56 idle experts = 2,689,173,504 ("2.7B activated"). scaleout counts
+// LayerNorm's two vectors and a bias on every projection, no final norm and no shared gate.
+TEST(HfConfig, MixturesOfExpertsCountEveryExpertAndTheActiveOnes) {
+  struct Moe {
+    const char* file;
+    double total, active;
+    int experts, top_k, expert_ffn, shared_ffn;
+  };
+  for (const Moe& p : {Moe{"mixtral-8x7b", 46702792704.0, 12879925248.0, 8, 2, 14336, 0},
+                       Moe{"qwen1.5-moe-a2.7b", 14315784192.0, 2689173504.0, 60, 4, 1408, 5632}}) {
+    HfModel m = read_hf_config(config(p.file));
+    ASSERT_TRUE(m.shape.moe) << p.file;
+    EXPECT_EQ(m.shape.moe->experts, p.experts) << p.file;
+    EXPECT_EQ(m.shape.moe->top_k, p.top_k) << p.file;
+    EXPECT_EQ(m.shape.moe->expert_ffn_hidden, p.expert_ffn) << p.file;
+    EXPECT_EQ(m.shape.moe->shared_ffn_hidden, p.shared_ffn) << p.file;
+    EXPECT_LT(std::fabs(transformer_parameters(m.shape) - p.total) / p.total, 2e-5) << p.file;
+    EXPECT_LT(std::fabs(active_parameters(m.shape) - p.active) / p.active, 1e-4) << p.file;
+  }
+  std::string yaml = hf_workload_yaml(read_hf_config(config("qwen1.5-moe-a2.7b")), "q.json");
+  EXPECT_NE(yaml.find("moe: { experts: 60, top_k: 4, expert_ffn_hidden: 1408, shared_experts: 1, "
+                      "shared_ffn_hidden: 5632 }"),
+            std::string::npos)
+      << yaml;
+}
+
 // The architecture's features, as each family writes them.
 TEST(HfConfig, EachFamilysFeaturesAreRead) {
   HfModel llama3 = read_hf_config(config("llama-3-8b"));
@@ -72,9 +104,14 @@ TEST(HfConfig, WhatIsNotDescribedIsRefusedWithWhy) {
     }
     return "";
   };
-  std::string mixtral = error_of(config("mixtral-8x7b"));
-  EXPECT_NE(mixtral.find("model_type"), std::string::npos) << mixtral;
-  EXPECT_NE(mixtral.find("mixtures of experts"), std::string::npos) << mixtral;
+  scaleout::testing::TempDir deepseek_dir("hf-deepseek");
+  std::string deepseek = error_of(
+      deepseek_dir.write("config.json", R"({"model_type": "deepseek_v3", "hidden_size": 7168})"));
+  EXPECT_NE(deepseek.find("model_type"), std::string::npos) << deepseek;
+  EXPECT_NE(deepseek.find("multi-head latent attention"), std::string::npos) << deepseek;
+  std::string sparse_step = error_of(
+      deepseek_dir.write("qwen.json", R"({"model_type": "qwen2_moe", "decoder_sparse_step": 2})"));
+  EXPECT_NE(sparse_step.find("decoder_sparse_step"), std::string::npos) << sparse_step;
   std::string gemma = error_of(config("gemma-7b"));
   EXPECT_NE(gemma.find("heads are wider than hidden / heads"), std::string::npos) << gemma;
   // A family read here whose heads are not hidden / heads wide is refused at head_dim.

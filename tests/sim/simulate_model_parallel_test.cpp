@@ -150,6 +150,31 @@ TEST(SimulateModelParallel, DeviceFiguresWithoutEfficiencyAgreeWithTheClosedForm
   EXPECT_NEAR(simulate(plan).step_time_s / predict_analytic(plan).step_time_s, 1.0, 0.02);
 }
 
+// A mixture of experts (one MoE layer every 2 of the 8, 8 experts of the dense MLP's width, 2 a
+// token, all on every device) reaches both engines through the same work: its gradient holds every
+// expert, its model FLOPs the active ones only, and the engines agree as for a dense model.
+TEST(SimulateModelParallel, AMixtureOfExpertsAgreesWithTheClosedForm) {
+  std::string text = on_a100_preset(plan_text("tensor: 2, pipeline: 4", 16, 16));
+  std::string dense_model = "vocabulary: 32000 }";
+  std::string moe_model = text;
+  moe_model.replace(moe_model.find(dense_model), dense_model.size(),
+                    "vocabulary: 32000, moe: { experts: 8, top_k: 2, every: 2 } }");
+  core::Plan dense = testing::load_text("sim-moe-dense", text);
+  core::Plan moe = testing::load_text("sim-moe", moe_model);
+  core::RunResult sim = simulate(moe), closed = predict_analytic(moe);
+  ASSERT_TRUE(sim.model_parallel && closed.model_parallel);
+  EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02);
+  // 4 of the 8 layers hold 7 more MLPs of 2 x 1024 x 4096 + 4096 + 1024 weights and a router of
+  // 1024 x 8: 4 x (7 x 8,393,728 + 8,192) = 235,057,152 parameters more than the dense model.
+  core::RunResult base = predict_analytic(dense);
+  EXPECT_DOUBLE_EQ(closed.model_parallel->parameters - base.model_parallel->parameters,
+                   235057152.0);
+  // A token passes through 2 of them, and the router: 4 x (8,393,728 + 8,192) = 33,607,680 more.
+  EXPECT_DOUBLE_EQ(closed.model_parallel->active_parameters - base.model_parallel->parameters,
+                   33607680.0);
+  EXPECT_GT(closed.step_time_s, base.step_time_s);
+}
+
 // The simulator lets go of sends their receivers took and makes each stage its neighbours'
 // permanent receiver instead of posting receives ahead (sim/sim_fabric.hpp): the answer must be
 // the one with every transfer held until waited for, to the last bit of time and byte, where
