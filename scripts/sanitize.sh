@@ -12,7 +12,7 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DSCALEOUT_SANITIZE=ON -DSCALEOUT_FUZZ=ON -DSCALEOUT_GUI=OFF -DSCALEOUT_CUDA=OFF \
-  -DSCALEOUT_BENCH=OFF "${launcher[@]}" >/dev/null
+  -DSCALEOUT_BENCH=OFF -DSCALEOUT_TEST_DEBUG_INFO=ON "${launcher[@]}" >/dev/null
 cmake --build build-sanitize -j"${JOBS:-2}" --target core_tests fuzz_plan_loader
 echo "== core and loader tests under ASan + UBSan"
 build-sanitize/tests/core_tests --gtest_brief=1
