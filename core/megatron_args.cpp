@@ -46,6 +46,7 @@ void model_arguments(const Plan& plan, Args& out) {
     add(out, "--num-query-groups", t.kv_heads);
   }
   add(out, "--seq-length", t.sequence);
+  add(out, "--vocab-size", t.vocabulary);  // the tokenizer's, before Megatron-LM pads it
   add(out, "--max-position-embeddings", t.sequence);
   if (t.mlp == MlpKind::kSwiglu) out.push_back("--swiglu");
   if (t.positions == PositionKind::kRotary) {
@@ -93,6 +94,12 @@ std::vector<std::string> megatron_arguments(const Plan& plan) {
   if (precision == "bf16" || precision == "fp16") out.push_back("--" + precision);
   if (precision == "fp8")  // Transformer Engine's fp8 products beside bf16 (Megatron-Core)
     out.insert(out.end(), {"--bf16", "--fp8-format", "hybrid"});
+  // Megatron-LM reduces bf16 runs' gradients in fp32 and fp16 runs' in fp16 unless told.
+  const std::string& gradients = plan.training.gradient_precision;
+  if ((precision == "bf16" || precision == "fp8") && gradients == "bf16")
+    out.push_back("--grad-reduce-in-bf16");
+  if (precision == "fp16" && gradients == "fp32")
+    out.push_back("--accumulate-allreduce-grads-in-fp32");
   return out;
 }
 

@@ -424,9 +424,41 @@ TEST(ModelParallelCli, AMixtureOfExpertsFromItsConfigToTheSplitsArguments) {
   fs::remove_all(dir);
 }
 
+// A Megatron-LM command line as a plan: written beside its destination, the cluster's path
+// relative to it, the flags not modelled said on stderr; one that cannot be planned leaves no
+// file behind.
+TEST(ModelParallelCli, ImportMegatronWritesAPlanFromTheArguments) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-import-mt-" + std::to_string(getpid()));
+  fs::create_directories(dir / "plans");
+  std::string plan = (dir / "plans" / "gpt.yaml").string();
+  std::string model =
+      " --num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 2048"
+      " --vocab-size 50257 --tensor-model-parallel-size 2 --global-batch-size 64 --bf16";
+  auto o =
+      shell(bin() + " import megatron --cluster " + source_path("topologies/dgx-h100-ib.yaml") +
+            " --workers 16 -o " + plan + " --" + model + " --lr 2e-4");
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("not modelled, left out: --lr 2e-4"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("a plan of 16 workers"), std::string::npos) << o.text;
+  auto run = shell("(" + bin() + " simulate " + plan + " --engine analytic --json 2>/dev/null)");
+  ASSERT_EQ(run.code, 0) << run.text;
+  auto j = nlohmann::json::parse(run.text);
+  EXPECT_EQ(j["parallelism"]["tensor"].get<int>(), 2);
+  EXPECT_EQ(j["parallelism"]["data"].get<int>(), 8);
+  std::string refused = (dir / "plans" / "refused.yaml").string();
+  auto bad =
+      shell(bin() + " import megatron --cluster " + source_path("topologies/dgx-h100-ib.yaml") +
+            " --workers 16 -o " + refused + " --" + model + " --micro-batch-size 3");
+  EXPECT_EQ(bad.code, 2) << bad.text;
+  EXPECT_NE(bad.text.find("global_batch"), std::string::npos) << bad.text;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "plans"), fs::directory_iterator{}), 1);
+  fs::remove_all(dir);
+}
+
 // A plan's split as Megatron-LM's arguments, written out here from each plan's file: GPT-3 175B
 // (96 layers, hidden 12,288, 96 heads, ffn 4 x 12,288, sequence 2,048; tensor 8, pipeline 16,
-// micro-batch 1, 1,536 sequences, full recomputation) and Llama 2 70B on H100s (GQA of 8 groups,
+// micro-batch 1, 1,536 sequences, full recomputation, bf16 gradients reduced in bf16, which
+// Megatron-LM does only when told) and Llama 2 70B on H100s (GQA of 8 groups,
 // SwiGLU, rotary, untied; interleaved 80 / (4 x 5) = 4 layers a chunk, sequence parallel,
 // selective recomputation, the distributed optimizer). A split Megatron-LM does not run is refused.
 TEST(ModelParallelCli, ExportMegatronWritesTheSplitsArguments) {
@@ -435,11 +467,12 @@ TEST(ModelParallelCli, ExportMegatronWritesTheSplitsArguments) {
   std::string args = gpt3.text.substr(gpt3.text.find('\n') + 1);
   EXPECT_EQ(args,
             "--num-layers 96 \\\n--hidden-size 12288 \\\n--num-attention-heads 96 \\\n"
-            "--ffn-hidden-size 49152 \\\n--seq-length 2048 \\\n--max-position-embeddings 2048 \\\n"
+            "--ffn-hidden-size 49152 \\\n--seq-length 2048 \\\n--vocab-size 51200 \\\n"
+            "--max-position-embeddings 2048 \\\n"
             "--tensor-model-parallel-size 8 \\\n--pipeline-model-parallel-size 16 \\\n"
             "--recompute-granularity full \\\n--recompute-method uniform \\\n"
             "--recompute-num-layers 1 \\\n--micro-batch-size 1 \\\n--global-batch-size 1536 \\\n"
-            "--bf16\n");
+            "--bf16 \\\n--grad-reduce-in-bf16\n");
   EXPECT_NE(gpt3.text.find("1024 GPUs as tensor 8 x pipeline 16 x data 8"), std::string::npos);
   auto llama = shell(bin() + " export megatron " +
                      source_path("experiments/model-parallel/llama2-70b-h100.yaml") + " 2>&1");

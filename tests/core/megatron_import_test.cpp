@@ -1,0 +1,102 @@
+// Plans from Megatron-LM's arguments: the bundled plans' own arguments come back the same through
+// import and export, a hand-written command line keeps Megatron-LM's defaults and lists what is
+// not modelled, and what cannot be planned is refused naming the flag.
+#include "core/megatron_import.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/input_error.hpp"
+#include "core/megatron_args.hpp"
+#include "core/plan_loader.hpp"
+#include "tests/core/plan_text.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::core {
+namespace {
+
+using Args = std::vector<std::string>;
+
+std::string topology() { return scaleout::testing::source_path("topologies/dgx-h100-ib.yaml"); }
+
+Plan load_import(const std::string& name, const MegatronImport& imported) {
+  return scaleout::testing::load_text(name, imported.yaml);
+}
+
+// GPT-3 175B (full recomputation, 16 stages), Llama 2 70B (GQA, SwiGLU, rotary, untied,
+// interleaved, sequence parallel, selective, the distributed optimizer) and Mixtral 8x7B (experts).
+TEST(MegatronImport, TheBundledPlansArgumentsComeBackTheSame) {
+  for (const char* file : {"experiments/model-parallel/gpt3-175b.yaml",
+                           "experiments/model-parallel/llama2-70b-h100.yaml",
+                           "experiments/model-parallel/mixtral-8x7b-h100.yaml"}) {
+    Plan plan = load_plan(scaleout::testing::source_path(file));
+    Args args = megatron_arguments(plan);
+    MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});
+    EXPECT_TRUE(imported.left_out.empty()) << file;
+    Plan again = load_import("megatron-round-trip", imported);
+    EXPECT_EQ(megatron_arguments(again), args) << file << "\n" << imported.yaml;
+    EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters) << file;
+    EXPECT_EQ(again.training.gradient_precision, plan.training.gradient_precision) << file;
+  }
+}
+
+// Left out, Megatron-LM fills: the FFN (SwiGLU: 2/3 of 4 x 8192 = 21,845.3, down to a multiple
+// of 64: 21,824), micro-batch 1, the global batch (micro-batch x data = 1 x 512 / (8 x 4) = 16),
+// fp32 gradients for a bf16 run. Flags scaleout does not model are listed with their values.
+TEST(MegatronImport, DefaultsAreMegatronsAndTheRestIsListed) {
+  Args args = {"--num-layers", "80",       "--hidden-size", "8192", "--num-attention-heads", "64",
+               "--swiglu",     "--seq-length", "4096",      "--vocab-size", "32000",
+               "--tensor-model-parallel-size=8", "--pipeline-model-parallel-size", "4", "--bf16",
+               "--lr",         "3e-4",     "--data-path", "a", "b", "--use-mcore-models"};
+  MegatronImport imported = import_megatron(args, {topology(), 512});
+  Plan plan = load_import("megatron-defaults", imported);
+  EXPECT_EQ(plan.workload.transformer->ffn_hidden, 21824);
+  EXPECT_EQ(plan.parallelism->microbatch, 1);
+  EXPECT_EQ(plan.training.global_batch, 16);
+  EXPECT_EQ(plan.parallelism->tensor, 8);
+  EXPECT_EQ(plan.training.gradient_precision, "fp32");
+  EXPECT_EQ(imported.left_out, (Args{"--lr 3e-4", "--data-path a b", "--use-mcore-models"}));
+  EXPECT_NE(imported.yaml.find("ffn_hidden 21824: Megatron-LM's default"), std::string::npos)
+      << imported.yaml;
+}
+
+std::string refusal(const Args& args, int vocabulary = 0) {
+  try {
+    import_megatron(args, {topology(), 64, vocabulary});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MegatronImport, WhatCannotBePlannedIsRefusedNamingTheFlag) {
+  Args model = {"--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32",
+                "--seq-length", "2048"};
+  auto with = [&](Args more) {
+    Args all = model;
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+  };
+  std::string vocabulary = refusal(model);
+  EXPECT_NE(vocabulary.find("--vocab-size"), std::string::npos) << vocabulary;
+  EXPECT_EQ(refusal(model, 32000), "");  // scaleout's --vocabulary stands in
+  std::string heads = refusal(with({"--vocab-size", "32000", "--tensor-model-parallel-size", "3"}));
+  EXPECT_NE(heads.find("--tensor-model-parallel-size"), std::string::npos) << heads;
+  EXPECT_NE(heads.find("does not divide the 32 heads"), std::string::npos) << heads;
+  std::string experts = refusal(with({"--vocab-size", "32000", "--num-experts", "8",
+                                      "--expert-model-parallel-size", "8"}));
+  EXPECT_NE(experts.find("expert parallelism above 1 is not modelled"), std::string::npos)
+      << experts;
+  std::string value = refusal(with({"--vocab-size", "32000", "--micro-batch-size"}));
+  EXPECT_NE(value.find("--micro-batch-size"), std::string::npos) << value;
+  EXPECT_NE(value.find("expects a value"), std::string::npos) << value;
+  std::string chunk = refusal(with({"--vocab-size", "32000", "--pipeline-model-parallel-size", "4",
+                                    "--num-layers-per-virtual-pipeline-stage", "3"}));
+  EXPECT_NE(chunk.find("does not divide a stage's 8 layers"), std::string::npos) << chunk;
+}
+
+}  // namespace
+}  // namespace scaleout::core
