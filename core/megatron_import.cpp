@@ -124,8 +124,8 @@ bool switched(Arguments& a, const std::string& flag, const std::string& field, c
   return given;
 }
 
-std::string choice(const Arguments& a, const std::string& flag, const std::set<std::string>& allowed,
-                   const std::string& fallback) {
+std::string choice(const Arguments& a, const std::string& flag,
+                   const std::set<std::string>& allowed, const std::string& fallback) {
   auto it = a.values.find(flag);
   if (it == a.values.end()) return fallback;
   if (!allowed.count(it->second)) {
@@ -171,12 +171,14 @@ std::string moe_yaml(Arguments& a, int ffn) {
                        "'" + factor + "': a factor of 1 or more is modelled");
     if (a.has("--moe-pad-expert-input-to-capacity")) {
       m << ", capacity_factor: " << factor;
-      a.derivation.push_back("moe.capacity_factor " + factor +
-                             ": --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity");
+      a.derivation.push_back(
+          "moe.capacity_factor " + factor +
+          ": --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity");
     } else {
-      a.derivation.push_back("moe.capacity_factor left out: without "
-                             "--moe-pad-expert-input-to-capacity an expert computes at most its "
-                             "own tokens (modelled as dropless)");
+      a.derivation.push_back(
+          "moe.capacity_factor left out: without "
+          "--moe-pad-expert-input-to-capacity an expert computes at most its "
+          "own tokens (modelled as dropless)");
     }
   }
   m << " }";
@@ -190,8 +192,8 @@ Model model_yaml(Arguments& a, int vocabulary) {
   out.heads = whole(a, "--num-attention-heads", "heads");
   bool swiglu = switched(a, "--swiglu", "mlp", "swiglu", "gelu");
   int ffn = whole(a, "--ffn-hidden-size", "ffn_hidden", default_ffn(out.hidden, swiglu));
-  int kv = a.has("--group-query-attention") ? whole(a, "--num-query-groups", "kv_heads", 1)
-                                            : out.heads;
+  int kv =
+      a.has("--group-query-attention") ? whole(a, "--num-query-groups", "kv_heads", 1) : out.heads;
   int sequence = whole(a, "--seq-length", "sequence");
   if (a.has("--vocab-size")) {
     vocabulary = whole(a, "--vocab-size", "vocabulary");
@@ -202,14 +204,13 @@ Model model_yaml(Arguments& a, int vocabulary) {
   } else {
     a.derivation.push_back("vocabulary " + std::to_string(vocabulary) + ": --vocabulary");
   }
-  std::string positions = choice(a, "--position-embedding-type", {"learned_absolute", "rope"},
-                                 "learned_absolute");
-  a.derivation.push_back(std::string("positions ") +
-                         (positions == "rope" ? "rotary" : "learned") +
+  std::string positions =
+      choice(a, "--position-embedding-type", {"learned_absolute", "rope"}, "learned_absolute");
+  a.derivation.push_back(std::string("positions ") + (positions == "rope" ? "rotary" : "learned") +
                          ": --position-embedding-type " + positions +
                          (a.has("--position-embedding-type") ? "" : " (Megatron-LM's default)"));
-  bool untied = switched(a, "--untie-embeddings-and-output-weights", "tied_embeddings", "false",
-                         "true");
+  bool untied =
+      switched(a, "--untie-embeddings-and-output-weights", "tied_embeddings", "false", "true");
   bool flash = switched(a, "--use-flash-attn", "attention", "flash", "standard");
   std::ostringstream t;
   t << "{ layers: " << out.layers << ", hidden: " << out.hidden << ", heads: " << out.heads
@@ -217,8 +218,7 @@ Model model_yaml(Arguments& a, int vocabulary) {
     << ", vocabulary: " << vocabulary << ", mlp: " << (swiglu ? "swiglu" : "gelu")
     << ", positions: " << (positions == "rope" ? "rotary" : "learned")
     << ", tied_embeddings: " << (untied ? "false" : "true")
-    << ", attention: " << (flash ? "flash" : "standard") << moe_yaml(a, ffn)
-    << " }";
+    << ", attention: " << (flash ? "flash" : "standard") << moe_yaml(a, ffn) << " }";
   out.yaml = t.str();
   return out;
 }
@@ -234,15 +234,17 @@ std::string recompute_of(Arguments& a) {
     return granularity;
   }
   std::string method = choice(a, "--recompute-method", {"uniform", "block"}, "uniform");
-  int layers = a.has("--recompute-num-layers") ? whole(a, "--recompute-num-layers", "recompute") : 1;
+  int layers =
+      a.has("--recompute-num-layers") ? whole(a, "--recompute-num-layers", "recompute") : 1;
   if (method != "uniform" || layers != 1)
-    a.derivation.push_back("recompute full: --recompute-granularity full (planned as every layer's "
-                           "input kept and the rest recomputed; --recompute-method " +
-                           method + " with " + std::to_string(layers) +
-                           " layers a group recomputes otherwise)");
+    a.derivation.push_back(
+        "recompute full: --recompute-granularity full (planned as every layer's "
+        "input kept and the rest recomputed; --recompute-method " +
+        method + " with " + std::to_string(layers) + " layers a group recomputes otherwise)");
   else
-    a.derivation.push_back("recompute full: --recompute-granularity full --recompute-method "
-                           "uniform --recompute-num-layers 1");
+    a.derivation.push_back(
+        "recompute full: --recompute-granularity full --recompute-method "
+        "uniform --recompute-num-layers 1");
   return "full";
 }
 
@@ -262,8 +264,8 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
                          " heads (--num-attention-heads)");
   if (m.layers % pipeline != 0)
     throw InputError(kSource, 0, "--pipeline-model-parallel-size",
-                     std::to_string(pipeline) + " does not divide the " +
-                         std::to_string(m.layers) + " layers (--num-layers)");
+                     std::to_string(pipeline) + " does not divide the " + std::to_string(m.layers) +
+                         " layers (--num-layers)");
   if (workers % (static_cast<long>(tensor) * pipeline) != 0)
     throw InputError(kSource, 0, "--workers",
                      std::to_string(workers) + " workers do not divide into tensor " +

@@ -19,8 +19,9 @@ struct MegatronImportOptions {
 
 struct MegatronImport {
   std::string yaml;  // the plan, with the derivation and the flags left out as comments
-  std::vector<std::string> derivation;  // one line a field: "tensor 8: --tensor-model-parallel-size"
-  std::vector<std::string> left_out;    // flags not modelled, each with its value if it has one
+  std::vector<std::string>
+      derivation;                     // one line a field: "tensor 8: --tensor-model-parallel-size"
+  std::vector<std::string> left_out;  // flags not modelled, each with its value if it has one
 };
 
 // Throws InputError (file "megatron arguments", the flag as the field) for a flag without its

@@ -47,10 +47,27 @@ TEST(MegatronImport, TheBundledPlansArgumentsComeBackTheSame) {
 // of 64: 21,824), micro-batch 1, the global batch (micro-batch x data = 1 x 512 / (8 x 4) = 16),
 // fp32 gradients for a bf16 run. Flags scaleout does not model are listed with their values.
 TEST(MegatronImport, DefaultsAreMegatronsAndTheRestIsListed) {
-  Args args = {"--num-layers", "80",       "--hidden-size", "8192", "--num-attention-heads", "64",
-               "--swiglu",     "--seq-length", "4096",      "--vocab-size", "32000",
-               "--tensor-model-parallel-size=8", "--pipeline-model-parallel-size", "4", "--bf16",
-               "--lr",         "3e-4",     "--data-path", "a", "b", "--use-mcore-models"};
+  Args args = {"--num-layers",
+               "80",
+               "--hidden-size",
+               "8192",
+               "--num-attention-heads",
+               "64",
+               "--swiglu",
+               "--seq-length",
+               "4096",
+               "--vocab-size",
+               "32000",
+               "--tensor-model-parallel-size=8",
+               "--pipeline-model-parallel-size",
+               "4",
+               "--bf16",
+               "--lr",
+               "3e-4",
+               "--data-path",
+               "a",
+               "b",
+               "--use-mcore-models"};
   MegatronImport imported = import_megatron(args, {topology(), 512});
   Plan plan = load_import("megatron-defaults", imported);
   EXPECT_EQ(plan.workload.transformer->ffn_hidden, 21824);
@@ -73,8 +90,8 @@ std::string refusal(const Args& args, int vocabulary = 0) {
 }
 
 TEST(MegatronImport, WhatCannotBePlannedIsRefusedNamingTheFlag) {
-  Args model = {"--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32",
-                "--seq-length", "2048"};
+  Args model = {"--num-layers",          "32", "--hidden-size", "4096",
+                "--num-attention-heads", "32", "--seq-length",  "2048"};
   auto with = [&](Args more) {
     Args all = model;
     all.insert(all.end(), more.begin(), more.end());
@@ -86,8 +103,8 @@ TEST(MegatronImport, WhatCannotBePlannedIsRefusedNamingTheFlag) {
   std::string heads = refusal(with({"--vocab-size", "32000", "--tensor-model-parallel-size", "3"}));
   EXPECT_NE(heads.find("--tensor-model-parallel-size"), std::string::npos) << heads;
   EXPECT_NE(heads.find("does not divide the 32 heads"), std::string::npos) << heads;
-  std::string experts = refusal(with({"--vocab-size", "32000", "--num-experts", "8",
-                                      "--expert-model-parallel-size", "8"}));
+  std::string experts = refusal(
+      with({"--vocab-size", "32000", "--num-experts", "8", "--expert-model-parallel-size", "8"}));
   EXPECT_NE(experts.find("expert parallelism above 1 is not modelled"), std::string::npos)
       << experts;
   std::string value = refusal(with({"--vocab-size", "32000", "--micro-batch-size"}));
