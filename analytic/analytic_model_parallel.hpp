@@ -1,6 +1,7 @@
 // The analytic engine for model-parallel plans: the pipeline schedule timed in closed form
 // (analytic/pipeline_timing.hpp) with each chunk's compute and its tensor group's all-reduces, the
-// transfers between stages, then the data group's gradient exchange with the plan's strategy
+// transfers between stages, the MoE layers' all-to-alls over the expert-parallel group, then the
+// data group's gradient exchange with the plan's strategy (and the experts' over their own group)
 // (after the pipeline has drained, as Megatron-LM does by default; ZeRO-3's parameter gathers
 // add half as much again).
 #pragma once
@@ -28,6 +29,8 @@ struct ModelParallelCosts {
   double data_exchange = 0;           // the data group's gradient exchange, once per iteration
   double data_bytes = 0;              // the gradient bytes one device exchanges in it
   double optimizer = 0;               // the optimizer's update after it (device figures only)
+  double chunk_expert_forward = 0;    // a chunk's MoE layers' all-to-alls in its forward
+  double chunk_expert_backward = 0;   // and in its backward
 };
 
 // The groups' collective times by size, for many predictions of one cluster and strategy (a

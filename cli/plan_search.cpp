@@ -43,6 +43,9 @@ bool ties(const sim::SplitCandidate& a, const sim::SplitCandidate& b) {
 void print_table(const sim::SplitSearch& s) {
   std::printf("%s's splits (parallelism.framework: %s; --framework any for every combination)\n",
               core::framework_title(s.framework), core::framework_name(s.framework));
+  if (!s.best.empty() && s.best[0].result.model_parallel->expert > 1)
+    std::printf("expert parallelism %d as written (parallelism.expert): dp counts its ranks too\n",
+                s.best[0].result.model_parallel->expert);
   std::printf("%4s ", "#");
   print_split_header();
   std::printf(" %10s %10s %6s %14s  %s\n", "step (s)", "tokens/s", "MFU", "memory (GB)",

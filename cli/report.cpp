@@ -39,6 +39,11 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                "of communication\n",
                m.bubble_s * 1e3, m.tensor_comm_s * 1e3, m.pipeline_comm_s * 1e3,
                m.data_comm_s * 1e3);
+  if (m.expert > 1)
+    std::fprintf(out,
+                 "  experts             %10.3f ms of all-to-all (dispatch and combine) over %d "
+                 "expert-parallel ranks; each data group of %d splits into them\n",
+                 m.expert_comm_s * 1e3, m.expert, m.data);
   const core::MemoryBreakdown& mem = m.memory;
   std::fprintf(out,
                "  memory (stage %d)    %10.1f GB of %.1f GB: parameters %.1f, gradients %.1f, "

@@ -107,7 +107,7 @@ double moe_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int m
 
 // One layer of one kind (dense, or MoE when `moe`).
 LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                          int tensor, int sequence_split, bool moe) {
+                          int tensor, int sequence_split, bool moe, int expert) {
   LayerSeconds out;
   bool flash = t.attention == AttentionKind::kFlash;
   if (flash) {
@@ -116,7 +116,7 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
     out.backward += attention.backward;
     out.attention_forward += attention.forward;
   }
-  for (const MatrixProduct& p : layer_products(t, microbatch, tensor, moe)) {
+  for (const MatrixProduct& p : layer_products(t, microbatch, tensor, moe, expert)) {
     if (flash && is_attention(p)) continue;
     double forward = matmul_seconds(d, p);
     out.forward += forward;
@@ -129,7 +129,11 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
   if (moe) streaming += streaming_seconds(d, moe_streaming_bytes(d, t, microbatch), kMoeKernels);
   out.forward += streaming;
   out.backward += 2 * streaming;  // each kernel's gradient reads what it saved and the gradient
-  double parameters = moe ? moe_layer_parameters(t) : dense_layer_parameters(t);
+  // The experts a device holds: experts / expert of them.
+  double parameters = moe ? moe_layer_parameters(t) - (1.0 - 1.0 / expert) *
+                                                          layer_expert_parameters(t) * t.layers /
+                                                          moe_layer_count(t)
+                          : dense_layer_parameters(t);
   out.backward += streaming_seconds(d, accumulation_bytes(parameters / tensor), kWeightsPerLayer);
   if (!flash) out.attention_forward += streaming_seconds(d, bytes.attention, kAttentionKernels);
   return out;
@@ -138,13 +142,13 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
 }  // namespace
 
 LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                           int tensor, int sequence_split) {
+                           int tensor, int sequence_split, int expert) {
   std::vector<LayerKind> kinds = layer_kinds(t);
   if (kinds.size() == 1)
-    return kind_seconds(d, t, microbatch, tensor, sequence_split, kinds[0].moe);
+    return kind_seconds(d, t, microbatch, tensor, sequence_split, kinds[0].moe, expert);
   LayerSeconds mean;
   for (LayerKind kind : kinds) {
-    LayerSeconds one = kind_seconds(d, t, microbatch, tensor, sequence_split, kind.moe);
+    LayerSeconds one = kind_seconds(d, t, microbatch, tensor, sequence_split, kind.moe, expert);
     mean.forward += kind.share * one.forward;
     mean.backward += kind.share * one.backward;
     mean.attention_forward += kind.share * one.attention_forward;

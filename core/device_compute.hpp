@@ -37,8 +37,9 @@ struct LayerSeconds {
   double backward = 0;  // the gradients of inputs and weights (accumulated), no recomputation
   double attention_forward = 0;  // the s x s part of forward (selective recomputation redoes)
 };
+// `expert`: the expert-parallel degree (each device computes its experts' share of the tokens).
 LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                           int tensor, int sequence_split = 1);
+                           int tensor, int sequence_split = 1, int expert = 1);
 
 // The output layer and the loss (vocabulary split over the tensor group): forward and backward.
 LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,

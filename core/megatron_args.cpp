@@ -73,6 +73,7 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
     add(out, "--recompute-num-layers", 1);
   }
   if (p.zero == 1) out.push_back("--use-distributed-optimizer");
+  if (p.expert > 1) add(out, "--expert-model-parallel-size", p.expert);
   add(out, "--micro-batch-size", s.microbatch);
   add(out, "--global-batch-size", s.global_batch);
 }

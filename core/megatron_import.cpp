@@ -155,7 +155,6 @@ int default_ffn(int hidden, bool swiglu) {
 
 std::string moe_yaml(Arguments& a, int ffn) {
   if (!a.has("--num-experts")) return "";
-  only_one(a, "--expert-model-parallel-size", "expert parallelism");
   std::ostringstream m;
   m << ", moe: { experts: " << whole(a, "--num-experts", "moe.experts", -1, 2)
     << ", top_k: " << whole(a, "--moe-router-topk", "moe.top_k", 2)
@@ -289,7 +288,10 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
   out.microbatch = whole(a, "--micro-batch-size", "microbatch", 1);
   p << ", microbatch: " << out.microbatch
     << ", sequence_parallel: " << (sequence_parallel ? "true" : "false")
-    << ", recompute: " << recompute << ", zero: " << (distributed ? 1 : 0) << " }";
+    << ", recompute: " << recompute << ", zero: " << (distributed ? 1 : 0);
+  if (a.has("--expert-model-parallel-size"))
+    p << ", expert: " << whole(a, "--expert-model-parallel-size", "expert");
+  p << " }";
   out.yaml = p.str();
   return out;
 }

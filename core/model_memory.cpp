@@ -19,11 +19,20 @@ std::string gigabytes(double bytes) {
 
 }  // namespace
 
+double stage_expert_parameters(const Plan& plan, const ModelSplit& s) {
+  const TransformerShape& t = *plan.workload.transformer;
+  int expert = parallelism_of(plan).expert;
+  return t.layers / s.pipeline * layer_expert_parameters(t) / s.tensor / expert;
+}
+
 double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
   const TransformerShape& t = *plan.workload.transformer;
   double tp = s.tensor;
   double words = static_cast<double>(t.vocabulary) * t.hidden / tp;  // vocabulary-parallel
   double params = t.layers / s.pipeline * layer_parameters(t) / tp;
+  int expert = parallelism_of(plan).expert;
+  if (expert > 1)  // the experts held elsewhere in the expert-parallel group
+    params -= (expert - 1) * stage_expert_parameters(plan, s);
   double positions =
       t.positions == PositionKind::kLearned ? static_cast<double>(t.sequence) * t.hidden : 0;
   if (stage == 0) params += words + positions;
@@ -40,12 +49,19 @@ MemoryBreakdown stage_memory(const Plan& plan, int stage) {
 MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   const Parallelism par = parallelism_of(plan);
   double params = stage_parameters(plan, s, stage);
+  // ZeRO shards the dense parameters over the data group and the experts' over theirs.
+  double experts = par.expert > 1 ? stage_expert_parameters(plan, s) : 0;
+  double dense = params - experts;
   double d = s.data;
+  auto sharded = [&](double bytes, bool on) {
+    if (experts == 0) return params * bytes / (on ? d : 1);
+    return on ? bytes * (dense / d + experts / (d / par.expert)) : bytes * params;
+  };
   MemoryBreakdown m;
   m.stage = stage;
-  m.parameters = params * kWeightBytes / (par.zero >= 3 ? d : 1);
-  m.gradients = params * kGradientBytes / (par.zero >= 2 ? d : 1);
-  m.optimizer = params * kOptimizerBytes / (par.zero >= 1 ? d : 1);
+  m.parameters = sharded(kWeightBytes, par.zero >= 3);
+  m.gradients = sharded(kGradientBytes, par.zero >= 2);
+  m.optimizer = sharded(kOptimizerBytes, par.zero >= 1);
   int in_flight = peak_in_flight(par.schedule, stage, s.pipeline, s.microbatches, s.chunks);
   m.activations = static_cast<double>(in_flight) * s.layers_per_chunk *
                   layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,

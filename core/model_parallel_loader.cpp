@@ -97,6 +97,7 @@ std::optional<MoeShape> read_moe(YamlMap& transformer, const TransformerShape& t
   moe.every = m.get_int_or("every", 1, 1, t.layers);
   moe.every_line = line_of(m.node()["every"]);
   if (m.has("capacity_factor")) moe.capacity_factor = m.get_double("capacity_factor", 1.0, 1e3);
+  moe.imbalance = m.get_double("imbalance", 1.0, 1e3, 1.0);
   m.finish();
   return moe;
 }
@@ -179,6 +180,8 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
                                            : Recompute::kNone;
   p.zero = m.get_int_or("zero", 0, 0, 3);
   p.zero_line = line("zero");
+  p.expert = m.get_int_or("expert", 1, 1, kMaxDimension);
+  p.expert_line = line("expert");
   if (m.has("framework")) {
     std::string framework = m.get_choice("framework", framework_names());
     p.framework = framework_named(framework);

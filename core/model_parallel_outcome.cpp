@@ -24,6 +24,8 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   mp.recompute = recompute_name(par.recompute);
   mp.sequence_parallel = par.sequence_parallel, mp.zero = par.zero;
   mp.tensor_comm_s = ph.tensor;
+  mp.expert_comm_s = ph.expert;
+  mp.expert = par.expert;
   mp.bubble_s = ph.bubble;
   mp.pipeline_comm_s = ph.pipeline;
   mp.data_comm_s = ph.data;
@@ -47,7 +49,7 @@ ModelParallelPhases phases_from_records(
     const std::vector<std::vector<ModelParallelStepTimes>>& records, double step) {
   auto busy = [](const std::vector<ModelParallelStepTimes>& r) {
     double sum = 0;
-    for (const auto& t : r) sum += t.compute_s + t.tensor_s;
+    for (const auto& t : r) sum += t.compute_s + t.tensor_s + t.expert_s;
     return sum;
   };
   auto busiest = std::max_element(records.begin(), records.end(),
@@ -59,9 +61,10 @@ ModelParallelPhases phases_from_records(
   for (const auto& t : *busiest) {
     ph.compute += t.compute_s / steps;
     ph.tensor += t.tensor_s / steps;
+    ph.expert += t.expert_s / steps;
     ph.data += t.data_s / steps;
   }
-  ph.bubble = std::max(0.0, step - ph.compute - ph.tensor - ph.data);
+  ph.bubble = std::max(0.0, step - ph.compute - ph.tensor - ph.expert - ph.data);
   return ph;
 }
 
@@ -74,7 +77,7 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
   r.bytes = ph.data_bytes;
   r.step_time_s = ph.step;
   r.phases.compute_s = ph.compute;
-  r.phases.comm_s = ph.tensor + ph.pipeline + ph.data;
+  r.phases.comm_s = ph.tensor + ph.expert + ph.pipeline + ph.data;
   r.phases.exposed_comm_s =
       std::min(r.phases.comm_s, std::max(0.0, ph.step - ph.compute - ph.bubble));
   r.phases.idle_s = ph.bubble;

@@ -14,7 +14,8 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
                       {"schedule", m.schedule},
                       {"recompute", m.recompute},
                       {"sequence_parallel", m.sequence_parallel},
-                      {"zero", m.zero}};
+                      {"zero", m.zero},
+                      {"expert", m.expert}};
   j["tokens_per_s"] = m.tokens_per_s;
   j["parameters"] = m.parameters;
   j["active_parameters"] = m.active_parameters;
@@ -24,6 +25,7 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
   json& ph = j["phases"];
   ph["bubble_s"] = m.bubble_s;
   ph["tensor_comm_s"] = m.tensor_comm_s;
+  ph["expert_comm_s"] = m.expert_comm_s;
   ph["pipeline_comm_s"] = m.pipeline_comm_s;
   ph["data_comm_s"] = m.data_comm_s;
   const MemoryBreakdown& mem = m.memory;
@@ -47,6 +49,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.recompute = p.value("recompute", "none");
   m.sequence_parallel = p.value("sequence_parallel", false);
   m.zero = p.value("zero", 0);
+  m.expert = p.value("expert", 1);
   m.tokens_per_s = j.value("tokens_per_s", 0.0);
   m.parameters = j.value("parameters", 0.0);
   m.active_parameters = j.value("active_parameters", 0.0);
@@ -56,6 +59,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   const json& ph = j.at("phases");
   m.bubble_s = ph.value("bubble_s", 0.0);
   m.tensor_comm_s = ph.value("tensor_comm_s", 0.0);
+  m.expert_comm_s = ph.value("expert_comm_s", 0.0);
   m.pipeline_comm_s = ph.value("pipeline_comm_s", 0.0);
   m.data_comm_s = ph.value("data_comm_s", 0.0);
   if (j.contains("memory_bytes")) {

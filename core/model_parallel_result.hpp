@@ -1,6 +1,6 @@
 // The result keys of a model-parallel run: `parallelism`, `tokens_per_s`, `parameters`,
 // `active_parameters`, `model_flops_per_s_per_device`, `mfu`, `memory_bytes` and the phases
-// `bubble_s`, `tensor_comm_s`, `pipeline_comm_s` and `data_comm_s`.
+// `bubble_s`, `tensor_comm_s`, `expert_comm_s`, `pipeline_comm_s` and `data_comm_s`.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -51,6 +51,29 @@ void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape
                      "virtual stages need schedule: interleaved");
 }
 
+// Expert parallelism: runs of `expert` data-parallel ranks share out each MoE layer's experts.
+void check_experts(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  if (p.expert == 1) return;
+  auto fail = [&](const std::string& what) {
+    throw InputError(plan.file, p.expert_line ? p.expert_line : p.line, "parallelism.expert", what);
+  };
+  if (!t.moe) fail("expert parallelism needs a mixture of experts (workload.transformer.moe)");
+  if (t.moe->experts % p.expert != 0)
+    fail(str(p.expert) + " does not divide the " + str(t.moe->experts) + " experts");
+  long long data = plan.training.workers / (static_cast<long long>(p.tensor) * p.pipeline);
+  if (data % p.expert != 0)
+    fail(str(p.expert) + " does not divide the data-parallel degree " + str(data) +
+         " (workers / (tensor x pipeline)), which expert parallelism splits");
+  if (p.tensor > 1 && !p.sequence_parallel)
+    fail(
+        "over a tensor group, expert parallelism is modelled with sequence parallelism (as "
+        "Megatron-Core requires): write sequence_parallel: true");
+  if (plan.strategy.kind == StrategyKind::kPs)
+    fail(
+        "the experts' gradients are exchanged by a collective over their own data group: use a "
+        "collective strategy, not a parameter server");
+}
+
 void check_batch(const Plan& plan, const Parallelism& p) {
   const Training& tr = plan.training;
   long long replica = static_cast<long long>(p.tensor) * p.pipeline;
@@ -141,6 +164,7 @@ void validate_model_parallel(const Plan& plan, bool split_searched) {
     check_tensor(plan, p, t);
     check_stages(plan, p, t);
     check_batch(plan, p);
+    check_experts(plan, p, t);
     check_framework(plan, p);
   }
   check_strategy(plan, p);

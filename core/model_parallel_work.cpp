@@ -27,13 +27,30 @@ void device_work(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
   const DeviceSpec& d = plan.cluster.device;
   const TransformerShape& tf = *plan.workload.transformer;
   int sequence_split = plan.parallelism->sequence_parallel ? s.tensor : 1;
-  LayerSeconds layer = layer_seconds(d, tf, s.microbatch, s.tensor, sequence_split);
+  LayerSeconds layer =
+      layer_seconds(d, tf, s.microbatch, s.tensor, sequence_split, plan.parallelism->expert);
   w.layer_forward_flops = layer.forward * d.flops;
   w.layer_backward_flops = layer.backward * d.flops;
   if (plan.parallelism->recompute == Recompute::kSelective)
     w.layer_backward_flops += layer.attention_forward * d.flops;
   LayerSeconds logits = logit_seconds(d, tf, s.microbatch, s.tensor);
   w.logit_forward_flops = (logits.forward + logits.backward) / 3 * d.flops;
+}
+
+// Megatron-Core's all-to-all token dispatcher: with sequence parallelism each rank of a tensor
+// group dispatches its 1/t of the micro-batch's tokens, top_k copies of each (padded to the
+// capacity factor), to the ranks of its expert-parallel group; the busiest receives `imbalance`
+// times the mean.
+void add_expert_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
+  const Parallelism& par = *plan.parallelism;
+  const TransformerShape& tf = *plan.workload.transformer;
+  if (par.expert < 2) return;
+  const MoeShape& m = *tf.moe;
+  w.moe_layers_per_chunk = moe_layer_count(tf) / (s.pipeline * s.chunks);
+  double tokens = static_cast<double>(s.microbatch) * tf.sequence / s.tensor;
+  double padding = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
+  w.dispatch_bytes = tokens * m.top_k * padding * m.imbalance * tf.hidden * kActivationBytes;
+  if (par.recompute == Recompute::kFull) w.alltoalls_backward = 4;
 }
 
 }  // namespace
@@ -59,6 +76,9 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   } else {
     double per_device = static_cast<double>(s.microbatch) / s.tensor / compute_efficiency(plan);
     w.layer_forward_flops = per_device * layer_forward_flops(tf);
+    if (par.expert > 1)  // the busiest expert-parallel rank's extra tokens
+      w.layer_forward_flops +=
+          per_device * (tf.moe->imbalance - 1) * layer_expert_forward_flops(tf);
     w.layer_backward_flops = 2 * w.layer_forward_flops;
     if (par.recompute == Recompute::kSelective)  // the attention's two s x s products again
       w.layer_backward_flops += per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
@@ -73,10 +93,15 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   w.activation_bytes =
       static_cast<double>(s.microbatch) * tf.sequence * tf.hidden * kActivationBytes;
   double worst = std::max(stage_parameters(plan, s, 0), stage_parameters(plan, s, s.pipeline - 1));
-  w.gradient_bytes = worst * plan.training.gradient_bytes_per_element;
+  double experts = par.expert > 1 ? stage_expert_parameters(plan, s) : 0;
+  w.gradient_bytes = (worst - experts) * plan.training.gradient_bytes_per_element;
+  w.expert_gradient_bytes = experts * plan.training.gradient_bytes_per_element;
   w.data_volume = par.zero >= 3 ? 1.5 : 1.0;
+  add_expert_exchanges(plan, s, w);
   if (compute_from_device(plan) && !plan.compute_left_out) {
-    double shard = worst / (par.zero >= 1 ? s.data : 1);
+    double shard = experts == 0    ? worst / (par.zero >= 1 ? s.data : 1)
+                   : par.zero >= 1 ? (worst - experts) / s.data + experts / (s.data / par.expert)
+                                   : worst;
     w.optimizer_flops = optimizer_seconds(plan.cluster.device, shard) * plan.cluster.device.flops;
   }
   return w;

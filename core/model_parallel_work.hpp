@@ -27,6 +27,15 @@ struct ModelParallelWork {
   // exchange is done, the worst stage's; charged only where compute comes from the device's
   // figures (an `efficiency` stands for everything the step does).
   double optimizer_flops = 0;
+  // Expert parallelism (parallelism.expert > 1): each MoE layer's dispatch of its tokens to their
+  // experts and the combine back, all-to-all over the expert-parallel group, forward and backward
+  // (twice more when full recomputation runs the forward again); and the experts' gradients,
+  // exchanged over their own data group instead of with the rest.
+  int moe_layers_per_chunk = 0;
+  double dispatch_bytes = 0;  // what one device sends in one all-to-all (all of its peers')
+  int alltoalls_forward = 2;  // per MoE layer
+  int alltoalls_backward = 2;
+  double expert_gradient_bytes = 0;  // the device's experts' shard of the worst stage
 };
 
 // REQUIRES: a validated plan with `parallelism:`; `s` is its model_split(plan) (the overload

@@ -38,7 +38,12 @@ ParallelState ParallelState::of(const Plan& plan) {
   ModelSplit s = split_of(plan);
   ParallelDegrees d;
   d.tensor = s.tensor;
-  d.data = s.data;
+  // Expert parallelism splits the data-parallel ranks (Megatron-Core's expert RankGenerator with
+  // the expert tensor size equal to the tensor size): runs of `expert` consecutive ones share out
+  // the experts, so the dense layers' data group is "ep-dp" and the experts' is "dp".
+  int expert = plan.parallelism ? plan.parallelism->expert : 1;
+  d.expert = expert;
+  d.data = s.data / expert;
   d.pipeline = s.pipeline;
   RankPacking packing;
   packing.devices_per_node = std::max(1, plan.cluster.devices_per_node);

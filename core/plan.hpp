@@ -171,6 +171,9 @@ struct MoeShape {
   int shared_ffn_hidden = 0;
   int every = 1;
   double capacity_factor = 0;
+  // The busiest expert-parallel rank's tokens over the mean (1: balanced). With expert
+  // parallelism it paces the all-to-all exchanges and the experts' products of every rank.
+  double imbalance = 1.0;
   int line = 0;
   int every_line = 0;
 };
@@ -340,11 +343,16 @@ struct Parallelism {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
   int zero = 0;  // 0..3: optimizer states / + gradients / + parameters sharded over the data group
+  // Expert parallelism (Megatron-Core's --expert-model-parallel-size): the data group's ranks in
+  // runs of `expert`, each holding experts / expert of every MoE layer's experts, tokens sent to
+  // them by all-to-all exchanges; the experts' gradients are exchanged over the data group / expert
+  // ranks that hold the same experts.
+  int expert = 1;
   // Absent: the written split is taken as given, and the split search proposes Megatron-LM's.
   std::optional<Framework> framework;
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
-      zero_line = 0, framework_line = 0;
+      zero_line = 0, framework_line = 0, expert_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

@@ -209,6 +209,7 @@ void moe(YAML::Emitter& out, const MoeShape& m) {
   }
   if (m.capacity_factor > 0)
     out << YAML::Key << "capacity_factor" << YAML::Value << exact(m.capacity_factor);
+  if (m.imbalance != 1.0) out << YAML::Key << "imbalance" << YAML::Value << exact(m.imbalance);
   out << YAML::EndMap;
 }
 
@@ -422,6 +423,7 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   out << YAML::Key << "sequence_parallel" << YAML::Value << p->sequence_parallel;
   out << YAML::Key << "recompute" << YAML::Value << recompute_name(p->recompute);
   out << YAML::Key << "zero" << YAML::Value << p->zero;
+  if (p->expert > 1) out << YAML::Key << "expert" << YAML::Value << p->expert;
   if (p->framework) out << YAML::Key << "framework" << YAML::Value << framework_name(*p->framework);
   out << YAML::EndMap;
 }

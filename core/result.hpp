@@ -75,6 +75,7 @@ struct ModelParallelOutcome {
   std::string recompute = "none";
   bool sequence_parallel = false;
   int zero = 0;
+  int expert = 1;  // the expert-parallel degree (it splits `data`)
   double tokens_per_s = 0;
   double parameters = 0;         // the model's, every expert counted
   double active_parameters = 0;  // those one token passes through (all of them without experts)
@@ -85,6 +86,7 @@ struct ModelParallelOutcome {
   double megatron_flops_per_s_per_device = 0;
   double bubble_s = 0;         // the busiest stage's idle time inside the pipeline
   double tensor_comm_s = 0;    // tensor-group collectives on the busiest stage (on its path)
+  double expert_comm_s = 0;    // expert-parallel all-to-alls on the busiest stage (on its path)
   double pipeline_comm_s = 0;  // activation and gradient transfers between stages, in flight
   double data_comm_s = 0;      // the data group's gradient exchange (and ZeRO's gathers)
   MemoryBreakdown memory;      // the stage needing the most memory

@@ -82,6 +82,18 @@ double moe_layer_parameters(const TransformerShape& t) {
          moe_biases(t, experts) + attention_biases_and_norms(t);
 }
 
+double layer_expert_parameters(const TransformerShape& t) {
+  if (!t.moe) return 0;
+  double f = t.moe->expert_ffn_hidden;
+  return layer_mean(t, 0, t.moe->experts * (mlp_matrix_parameters(t, f) + mlp_biases(t, f)));
+}
+
+double layer_expert_forward_flops(const TransformerShape& t) {
+  if (!t.moe) return 0;
+  double routed = t.moe->top_k * mlp_matrix_parameters(t, t.moe->expert_ffn_hidden);
+  return layer_mean(t, 0, 2.0 * t.sequence * routed);
+}
+
 double layer_parameters(const TransformerShape& t) {
   return layer_mean(t, dense_layer_parameters(t), moe_layer_parameters(t));
 }

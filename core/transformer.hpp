@@ -27,6 +27,11 @@ bool moe_pattern_repeats(const TransformerShape& t, long long chunks);
 // router (h x experts), every expert's MLP and the shared experts' (a dense layer's without moe).
 double dense_layer_parameters(const TransformerShape& t);
 double moe_layer_parameters(const TransformerShape& t);
+// The routed experts' parameters a layer holds, the mean over the layers (0 without moe): what
+// expert parallelism shares out, and what the experts' own data group exchanges.
+double layer_expert_parameters(const TransformerShape& t);
+// The forward FLOPs of the routed experts a sequence's tokens pass through, the mean over layers.
+double layer_expert_forward_flops(const TransformerShape& t);
 // The inner width a token's activations take in a MoE layer: its top_k experts' (padded to the
 // capacity factor when one is given) and the shared experts'; ffn_hidden without moe.
 double moe_mlp_width(const TransformerShape& t);

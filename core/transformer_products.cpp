@@ -13,15 +13,17 @@ double up_width(const TransformerShape& t, double f) {
 }
 
 // The routed and shared experts' products that replace a dense MLP's two.
-void add_moe_products(const TransformerShape& t, double tokens, int tensor,
+void add_moe_products(const TransformerShape& t, double tokens, int tensor, int expert,
                       std::vector<MatrixProduct>& out) {
   const MoeShape& m = *t.moe;
   double h = t.hidden, e = m.experts, f = m.expert_ffn_hidden, shared = m.shared_ffn_hidden;
   double padding = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
-  double load = tokens * m.top_k * padding / e;  // rows of each expert's product
+  double busiest = expert > 1 ? m.imbalance : 1.0;
+  double load = tokens * m.top_k * padding * expert / e * busiest;  // rows of each expert's
+  double local = e / expert;
   out.push_back({"router", 1, tokens, e, h});
-  out.push_back({"expert_up", e, load, up_width(t, f) / tensor, h});
-  out.push_back({"expert_down", e, load, h, f / tensor});
+  out.push_back({"expert_up", local, load, up_width(t, f) / tensor, h});
+  out.push_back({"expert_down", local, load, h, f / tensor});
   if (shared > 0) {
     out.push_back({"shared_up", 1, tokens, up_width(t, shared) / tensor, h});
     out.push_back({"shared_down", 1, tokens, h, shared / tensor});
@@ -31,7 +33,7 @@ void add_moe_products(const TransformerShape& t, double tokens, int tensor,
 }  // namespace
 
 std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor,
-                                          bool moe) {
+                                          bool moe, int expert) {
   double tokens = static_cast<double>(t.sequence) * microbatch;
   double h = t.hidden, f = t.ffn_hidden, s = t.sequence;
   double head = h / t.heads;
@@ -44,7 +46,7 @@ std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microba
       {"projection", 1, tokens, h, h / tensor},
   };
   if (moe && t.moe) {
-    add_moe_products(t, tokens, tensor, out);
+    add_moe_products(t, tokens, tensor, expert, out);
   } else {
     out.push_back({"mlp_up", 1, tokens, up_width(t, f) / tensor, h});
     out.push_back({"mlp_down", 1, tokens, h, f / tensor});

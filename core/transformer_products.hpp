@@ -29,8 +29,12 @@ struct MatrixProduct {
 // the routed experts' two as one grouped product each (batch: the experts; rows: each expert's
 // mean load, tokens x top_k / experts, padded to the capacity factor when one is given; columns
 // split over the group as a dense MLP's), and the shared experts' two when there are any.
+//
+// With expert parallelism (`expert` > 1) a device holds experts / expert of them and computes the
+// tokens its expert-parallel group routes to them: a batch of experts / expert, each with expert
+// times the rows above, times the busiest rank's `imbalance`.
 std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor,
-                                          bool moe = false);
+                                          bool moe = false, int expert = 1);
 
 // The kinds of layer a model holds with their share of its layers: the dense layer alone (share
 // 1), or with a mixture of experts the dense one (if any is left) and the MoE one.

@@ -90,6 +90,7 @@ core::RunResult aggregate_model_parallel(const core::Plan& plan,
       wrong += t["wrong"].get<long>();
       core::ModelParallelStepTimes times;
       times.compute_s = t["compute"], times.tensor_s = t["tensor"], times.data_s = t["data"];
+      times.expert_s = t.value("expert", 0.0);
       records.back().push_back(times);
     }
   }

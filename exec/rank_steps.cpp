@@ -51,6 +51,7 @@ void ModelParallelStepReports::step_done(int, const core::ModelParallelStepTimes
                    {"end", t.end - origin},
                    {"compute", t.compute_s},
                    {"tensor", t.tensor_s},
+                   {"expert", t.expert_s},
                    {"data", t.data_s},
                    {"wrong", t.wrong}});
 }

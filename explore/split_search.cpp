@@ -132,6 +132,8 @@ struct Search {
           if (replica_batch % mb != 0) continue;
           core::Parallelism p;
           p.tensor = tensor, p.pipeline = pipeline, p.microbatch = static_cast<int>(mb);
+          // The written expert degree stays (splits it does not fit are left out as invalid).
+          p.expert = base.parallelism ? base.parallelism->expert : 1;
           knobs(p, data, static_cast<int>(replica_batch / mb));
         }
       }

@@ -9,6 +9,7 @@
 
 #include "core/group_fabric.hpp"
 #include "core/receive_ahead.hpp"
+#include "core/strategies/all_to_all.hpp"
 #include "core/strategies/ring_phases.hpp"
 #include "core/strategy.hpp"
 
@@ -120,6 +121,11 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
   gradient_elements_ = elements(work_.gradient_bytes * work_.data_volume, bpe);
   // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
   transfer_elements_ = std::max<std::int64_t>(1, activation_elements_ / s.tensor);
+  int expert = plan.parallelism->expert;
+  if (expert > 1) {
+    dispatch_elements_ = (elements(work_.dispatch_bytes, bpe) + expert - 1) / expert * expert;
+    expert_gradient_elements_ = elements(work_.expert_gradient_bytes * work_.data_volume, bpe);
+  }
 }
 
 // The stage that takes `op`'s output on `stage` (-1: none): forwards go down the stages and from
@@ -171,11 +177,17 @@ struct ModelParallelTraining::Rank {
   ModelParallelChecks* checks;
   RankCoords at;
   std::vector<int> data_members;
+  // Expert parallelism: the expert-parallel group, and the experts' data group and its program.
+  Fabric& experts;
+  Fabric& expert_data;
+  StrategyProgram* expert_data_program;
+  std::vector<int> expert_data_members;
 };
 
 std::int64_t ModelParallelTraining::buffer_elements() const {
   return gradient_elements_ + activation_elements_ +
-         4LL * microbatches_ * chunks_ * transfer_elements_;
+         4LL * microbatches_ * chunks_ * transfer_elements_ + 2 * dispatch_elements_ +
+         expert_gradient_elements_;
 }
 
 // The regions: the gradient shard, the tensor all-reduces' activations, then a slot per op of the
@@ -188,6 +200,45 @@ Span ModelParallelTraining::send_slot(std::size_t op_index) const {
 
 Span ModelParallelTraining::receive_slot(std::size_t op_index) const {
   return send_slot(op_index + 2 * static_cast<std::size_t>(microbatches_) * chunks_);
+}
+
+namespace {
+
+// A token exchange's label: sent by group member `from` for member `to` (apart from the stage
+// transfers' tags, which stay far below 2^40).
+std::uint64_t token_tag(int from, int to, int members) {
+  return (std::uint64_t{1} << 40) + static_cast<std::uint64_t>(from) * members + to;
+}
+
+}  // namespace
+
+// Each MoE layer of the chunk dispatches the rank's tokens to their experts and combines the
+// experts' outputs back, forward and backward: pairs of all-to-alls over the expert-parallel group.
+// Checked: every segment arrives at its member from the right sender and comes back unchanged.
+void ModelParallelTraining::exchange_tokens(const Rank& rank, bool forward,
+                                            ModelParallelStepTimes& times) const {
+  Fabric& group = rank.experts;
+  int n = group.size(), me = group.rank();
+  if (n < 2 || work_.moe_layers_per_chunk == 0) return;
+  std::int64_t base = send_slot(4 * static_cast<std::size_t>(microbatches_) * chunks_).begin;
+  Span tokens{base, dispatch_elements_}, received{base + dispatch_elements_, dispatch_elements_};
+  std::int64_t segment = dispatch_elements_ / n;
+  auto part = [segment](Span of, int member) { return Span{of.begin + member * segment, segment}; };
+  int pairs = work_.moe_layers_per_chunk *
+              (forward ? work_.alltoalls_forward : work_.alltoalls_backward) / 2;
+  double start = rank.fabric.now();
+  if (rank.checks)
+    for (int j = 0; j < n; ++j) rank.checks->label(part(tokens, j), token_tag(me, j, n));
+  for (int i = 0; i < pairs; ++i) {
+    pairwise_all_to_all(group, tokens, received);  // dispatch
+    pairwise_all_to_all(group, received, tokens);  // combine
+    if (!rank.checks) continue;
+    for (int j = 0; j < n; ++j)
+      if (j != me)
+        times.wrong += rank.checks->mislabelled(part(received, j), token_tag(j, me, n)) +
+                       rank.checks->mislabelled(part(tokens, j), token_tag(me, j, n));
+  }
+  times.expert_s += rank.fabric.now() - start;
 }
 
 // Tells apart every transfer of an iteration: its kind, micro-batch, chunk and sending stage.
@@ -227,6 +278,7 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op,
   if (check) times.wrong += rank.checks->differs(activations, static_cast<float>(expected));
   times.compute_s += t1 - t0;
   times.tensor_s += rank.fabric.now() - t1;
+  exchange_tokens(rank, forward, times);
 }
 
 ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int step) const {
@@ -310,26 +362,54 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank,
     rank.data_program->run(rank.data, gradient);
     if (rank.checks) times.wrong += rank.checks->differs_from_sum(gradient, rank.data_members);
   }
+  if (rank.expert_data_program) {  // the experts' gradients, over the ranks holding the same ones
+    std::int64_t base = send_slot(4 * static_cast<std::size_t>(microbatches_) * chunks_).begin;
+    Span experts{base + 2 * dispatch_elements_, expert_gradient_elements_};
+    if (rank.checks) fabric.device().produce_gradient(experts);
+    rank.expert_data_program->run(rank.expert_data, experts);
+    if (rank.checks)
+      times.wrong += rank.checks->differs_from_sum(experts, rank.expert_data_members);
+  }
   times.data_s = fabric.now() - start;
   rank.observer.phase(fabric.rank(), "data-parallel exchange", "comm", start, fabric.now());
 }
 
+// A data group's exchange: the plan's strategy over the group's ranks, placed by node (none for a
+// group of one).
+std::unique_ptr<StrategyProgram> ModelParallelTraining::group_exchange(
+    const std::vector<int>& members) const {
+  if (members.size() < 2) return nullptr;
+  RankLayout layout;
+  layout.workers = static_cast<int>(members.size());
+  for (int r : members) layout.worker_node.push_back(rank_node_[r]);
+  return make_strategy(group_plan(plan_, layout.workers, plan_.strategy.kind), layout);
+}
+
 void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
                                 ModelParallelChecks* checks) const {
-  GroupFabric tensor(fabric, state_.group(fabric.rank(), {ParallelDim::kTensor}));
-  std::vector<int> members = state_.group(fabric.rank(), {ParallelDim::kData});
+  int me = fabric.rank();
+  GroupFabric tensor(fabric, state_.group(me, {ParallelDim::kTensor}));
+  // The dense layers' data group spans the expert-parallel ranks too (Megatron-Core's "ep-dp").
+  std::vector<int> members = state_.group(me, {ParallelDim::kExpert, ParallelDim::kData});
   GroupFabric data(fabric, members);
-  // The data group's exchange: the plan's strategy over the group's ranks, placed by node.
-  std::unique_ptr<StrategyProgram> data_program;
-  if (members.size() > 1) {
-    RankLayout layout;
-    layout.workers = static_cast<int>(members.size());
-    for (int r : members) layout.worker_node.push_back(rank_node_[r]);
-    data_program = make_strategy(group_plan(plan_, layout.workers, plan_.strategy.kind), layout);
-  }
-  Rank rank{
-      fabric, tensor, data, data_program.get(), observer, checks, state_.coordinates(fabric.rank()),
-      members};
+  std::unique_ptr<StrategyProgram> data_program = group_exchange(members);
+  GroupFabric experts(fabric, state_.group(me, {ParallelDim::kExpert}));
+  std::vector<int> expert_members = state_.group(me, {ParallelDim::kData});
+  GroupFabric expert_data(fabric, expert_members);
+  std::unique_ptr<StrategyProgram> expert_program;
+  if (state_.degree(ParallelDim::kExpert) > 1) expert_program = group_exchange(expert_members);
+  Rank rank{fabric,
+            tensor,
+            data,
+            data_program.get(),
+            observer,
+            checks,
+            state_.coordinates(me),
+            members,
+            experts,
+            expert_data,
+            expert_program.get(),
+            expert_members};
   for (int step = 0; step < plan_.training.steps; ++step) {
     fabric.mark_step(step);
     observer.step_done(fabric.rank(), iteration(rank, step));

@@ -1,13 +1,15 @@
 // Model-parallel training as a program, written once for every engine: each rank walks its
 // pipeline stage's schedule (core/pipeline_schedule.hpp); a forward or backward of a chunk
 // computes the chunk's layers and runs its tensor group's all-reduces (a ring on a group view of
-// the fabric), receives its input from the neighbouring stage and sends its output on without
-// waiting; once the schedule is through, the rank's data group exchanges the gradient with the
-// plan's strategy (on another group view). Receives from each neighbour are posted in the order
-// that neighbour sends, a window ahead, so transfers flow while the stage computes (or just in
-// time, as NCCL's grouped calls need).
+// the fabric) and, with expert parallelism, its MoE layers' token dispatch and combine
+// (all-to-all over the expert-parallel group), receives its input from the neighbouring stage and
+// sends its output on without waiting; once the schedule is through, the rank's data group
+// exchanges the gradient with the plan's strategy (on another group view). Receives from each
+// neighbour are posted in the order that neighbour sends, a window ahead, so transfers flow while
+// the stage computes (or just in time, as NCCL's grouped calls need).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@ struct ModelParallelStepTimes {
   double end = 0;
   double compute_s = 0;  // its layers' compute
   double tensor_s = 0;   // its tensor group's all-reduces
+  double expert_s = 0;   // its expert-parallel group's all-to-alls (dispatch and combine)
   double data_s = 0;     // its data group's gradient exchange
   long wrong = 0;        // executed: elements that differed from what was sent or summed
 };
@@ -71,7 +74,8 @@ class ModelParallelTraining {
            ModelParallelChecks* checks = nullptr) const;
 
   // Elements of the buffer the program's ranges cover: the gradient shard, the tensor
-  // all-reduces' activations, and a slot for each stage transfer of an iteration.
+  // all-reduces' activations, a slot for each stage transfer of an iteration, then the
+  // all-to-alls' tokens sent and received and the experts' gradient shard.
   std::int64_t buffer_elements() const;
   // Executed engines run this share of the FLOPs the plan charges (a CPU's kernel); default 1.
   void set_compute_scale(double scale) { compute_scale_ = scale; }
@@ -90,6 +94,8 @@ class ModelParallelTraining {
   ModelParallelStepTimes iteration(const Rank& rank, int step) const;
   void run_op(const Rank& rank, const PipeOp& op, ModelParallelStepTimes& times) const;
   void exchange_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
+  void exchange_tokens(const Rank& rank, bool forward, ModelParallelStepTimes& times) const;
+  std::unique_ptr<StrategyProgram> group_exchange(const std::vector<int>& members) const;
   std::vector<PipeOp> schedule_of(int stage, int rank) const;
   std::uint64_t tag(const PipeOp& op, int sender_stage) const;
   Span send_slot(std::size_t op_index) const;
@@ -105,6 +111,8 @@ class ModelParallelTraining {
   int stages_ = 1, microbatches_ = 1, chunks_ = 1, layers_per_chunk_ = 1;
   std::int64_t activation_elements_ = 1, gradient_elements_ = 1;
   std::int64_t transfer_elements_ = 1;  // one rank's share of a stage transfer
+  std::int64_t dispatch_elements_ = 0;  // one all-to-all's (a multiple of the expert degree)
+  std::int64_t expert_gradient_elements_ = 0;
   double compute_scale_ = 1;
   int broken_rank_ = -1;
   int stale_rank_ = -1;

@@ -103,10 +103,9 @@ TEST(MegatronImport, WhatCannotBePlannedIsRefusedNamingTheFlag) {
   std::string heads = refusal(with({"--vocab-size", "32000", "--tensor-model-parallel-size", "3"}));
   EXPECT_NE(heads.find("--tensor-model-parallel-size"), std::string::npos) << heads;
   EXPECT_NE(heads.find("does not divide the 32 heads"), std::string::npos) << heads;
-  std::string experts = refusal(
-      with({"--vocab-size", "32000", "--num-experts", "8", "--expert-model-parallel-size", "8"}));
-  EXPECT_NE(experts.find("expert parallelism above 1 is not modelled"), std::string::npos)
-      << experts;
+  std::string context = refusal(with({"--vocab-size", "32000", "--context-parallel-size", "2"}));
+  EXPECT_NE(context.find("context parallelism above 1 is not modelled"), std::string::npos)
+      << context;
   std::string value = refusal(with({"--vocab-size", "32000", "--micro-batch-size"}));
   EXPECT_NE(value.find("--micro-batch-size"), std::string::npos) << value;
   EXPECT_NE(value.find("expects a value"), std::string::npos) << value;

@@ -7,6 +7,7 @@
 #include "core/device_compute.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_split.hpp"
+#include "core/parallel_state.hpp"
 #include "core/plan_writer.hpp"
 #include "core/transformer.hpp"
 #include "core/transformer_products.hpp"
@@ -131,6 +132,34 @@ TEST(Moe, APlanNamesItsExpertsAndSavesThem) {
   EXPECT_EQ(back.shared_ffn_hidden, 2048);
   EXPECT_DOUBLE_EQ(back.capacity_factor, 1.25);
   EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters);
+}
+
+// Expert parallelism over 16 ranks, tensor 2 and one stage: data 8 split into expert 4 x data 2.
+// Megatron-Core's numbering (rank = tp + 2 (ep + 4 dp)): rank 0's expert-parallel group is
+// {0, 2, 4, 6}, its experts' data group {0, 8} and its dense data group every even rank.
+TEST(Moe, ExpertParallelismSplitsTheDataGroupsAsMegatronCore) {
+  std::string yaml = std::string(testing::kInlineCluster) +
+                     "workload:\n  name: moe\n"
+                     "  transformer: { layers: 4, hidden: 1024, heads: 16, sequence: 1024, "
+                     "vocabulary: 50000, moe: { experts: 8, top_k: 2 } }\n"
+                     "strategy: { kind: ring }\n"
+                     "parallelism: { tensor: 2, expert: 4, sequence_parallel: true }\n"
+                     "training: { workers: 16, global_batch: 16 }\n";
+  Plan plan = testing::load_text("moe-ep", yaml);
+  ParallelState state = ParallelState::of(plan);
+  EXPECT_EQ(state.split().data, 8);
+  EXPECT_EQ(state.group(0, {ParallelDim::kExpert}), (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(state.group(0, {ParallelDim::kData}), (std::vector<int>{0, 8}));
+  EXPECT_EQ(state.group(0, {ParallelDim::kExpert, ParallelDim::kData}),
+            (std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14}));
+  // Each MoE layer's 8 experts of 2 x 1024 x 4096 weights and 4096 + 1024 biases: 67,149,824,
+  // 4 layers, over tensor 2 and expert 4: 33,574,912 a device, where expert 1 holds 4 times as
+  // many.
+  ModelSplit s = state.split();
+  EXPECT_DOUBLE_EQ(stage_expert_parameters(plan, s), 33574912.0);
+  Plan whole = plan;
+  whole.parallelism->expert = 1;
+  EXPECT_DOUBLE_EQ(stage_parameters(whole, s, 0) - stage_parameters(plan, s, 0), 3 * 33574912.0);
 }
 
 }  // namespace
