@@ -1,7 +1,8 @@
 // `scaleout import hf CONFIG.json`: a Hugging Face model config as a workload file (its
 // transformer's dimensions, with where each came from as comments), written with -o or printed.
 // `scaleout import megatron --cluster FILE --workers N -- ARGS...`: a plan from Megatron-LM's
-// arguments (core/megatron_import.hpp).
+// arguments (core/megatron_import.hpp). `scaleout import deepspeed ds_config.json --cluster FILE
+// --workload FILE --workers N`: a plan from DeepSpeed's config (core/deepspeed_config.hpp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
+#include "core/deepspeed_config.hpp"
 #include "core/hf_config.hpp"
 #include "core/megatron_import.hpp"
 #include "core/plan_loader.hpp"
@@ -30,6 +32,8 @@ struct ImportArgs {
   int vocabulary = 0;
   std::string name;
   std::vector<std::string> arguments;
+  std::string workload;  // import deepspeed
+  int tensor = 1, pipeline = 1;
 };
 
 int import_hf(const ImportArgs& a) {
@@ -48,24 +52,26 @@ int import_hf(const ImportArgs& a) {
   return 0;
 }
 
-// The cluster's path as a plan in `folder` names it (plans resolve paths from their own folder).
-std::string cluster_from(const std::string& cluster, const std::filesystem::path& folder) {
+// A path as a plan in `folder` names it (plans resolve paths from their own folder).
+std::string path_from(const std::string& path, const std::filesystem::path& folder) {
   namespace fs = std::filesystem;
-  return fs::absolute(cluster).lexically_normal().lexically_relative(fs::absolute(folder)).string();
+  return fs::absolute(path).lexically_normal().lexically_relative(fs::absolute(folder)).string();
+}
+
+std::filesystem::path plan_folder(const ImportArgs& a) {
+  namespace fs = std::filesystem;
+  return a.output.empty() ? fs::current_path() : fs::absolute(a.output).parent_path();
 }
 
 // The plan is loaded from a file beside its destination (the current folder when it is printed)
 // before it is kept: what scaleout would refuse is refused here, and nothing is left behind.
-int import_megatron(const ImportArgs& a) {
+int keep_plan(const ImportArgs& a, const std::string& yaml,
+              const std::vector<std::string>& left_out, const std::string& source) {
   namespace fs = std::filesystem;
-  fs::path folder = a.output.empty() ? fs::current_path() : fs::absolute(a.output).parent_path();
-  core::MegatronImportOptions options{cluster_from(a.cluster, folder), a.workers, a.vocabulary,
-                                      a.name};
-  core::MegatronImport plan = core::import_megatron(a.arguments, options);
-  for (const std::string& flag : plan.left_out)
+  for (const std::string& flag : left_out)
     std::fprintf(stderr, "not modelled, left out: %s\n", flag.c_str());
-  fs::path check = folder / (".scaleout-import-" + std::to_string(::getpid()) + ".yaml");
-  core::write_file_atomic(check.string(), plan.yaml);
+  fs::path check = plan_folder(a) / (".scaleout-import-" + std::to_string(::getpid()) + ".yaml");
+  core::write_file_atomic(check.string(), yaml);
   try {
     core::load_plan(check.string());
   } catch (...) {
@@ -74,13 +80,28 @@ int import_megatron(const ImportArgs& a) {
   }
   if (a.output.empty()) {
     fs::remove(check);
-    std::fputs(plan.yaml.c_str(), stdout);
+    std::fputs(yaml.c_str(), stdout);
     return 0;
   }
   fs::rename(check, a.output);
-  std::printf("wrote %s: a plan of %d workers from %zu arguments (%zu left out)\n",
-              a.output.c_str(), a.workers, a.arguments.size(), plan.left_out.size());
+  std::printf("wrote %s: a plan of %d workers from %s (%zu left out)\n", a.output.c_str(),
+              a.workers, source.c_str(), left_out.size());
   return 0;
+}
+
+int import_megatron(const ImportArgs& a) {
+  core::MegatronImportOptions options{path_from(a.cluster, plan_folder(a)), a.workers, a.vocabulary,
+                                      a.name};
+  core::MegatronImport plan = core::import_megatron(a.arguments, options);
+  return keep_plan(a, plan.yaml, plan.left_out, std::to_string(a.arguments.size()) + " arguments");
+}
+
+int import_deepspeed(const ImportArgs& a) {
+  core::DeepSpeedImportOptions options{path_from(a.cluster, plan_folder(a)),
+                                       path_from(a.workload, plan_folder(a)), a.workers, a.tensor,
+                                       a.pipeline};
+  core::DeepSpeedImport plan = core::import_deepspeed(a.config, options);
+  return keep_plan(a, plan.yaml, plan.left_out, a.config);
 }
 
 }  // namespace
@@ -120,7 +141,32 @@ Action add_import_command(CLI::App& app) {
   megatron->add_option("-o,--output", args->output, "write the plan here (default: print it)");
   megatron->add_option("arguments", args->arguments, "Megatron-LM's arguments, after --")
       ->required();
-  return [args, hf]() { return hf->parsed() ? import_hf(*args) : import_megatron(*args); };
+  CLI::App* deepspeed = cmd->add_subcommand(
+      "deepspeed",
+      "A plan from DeepSpeed's ds_config.json (batch, ZeRO stage, precision) and the model\n"
+      "Example: scaleout import deepspeed ds_config.json --cluster topologies/dgx-h100-ib.yaml "
+      "--workload models/llama2-70b.yaml --workers 64");
+  deepspeed->add_option("config", args->config, "DeepSpeed's ds_config.json")->required();
+  deepspeed->add_option("--cluster", args->cluster, "the topology the plan runs on")
+      ->required()
+      ->check(CLI::ExistingFile);
+  deepspeed->add_option("--workload", args->workload, "the model (a workload YAML file)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  deepspeed->add_option("--workers", args->workers, "the world size (GPUs)")
+      ->required()
+      ->check(CLI::Range(1, 1 << 24));
+  deepspeed->add_option("--tensor", args->tensor, "tensor-parallel degree the script sets (1)")
+      ->check(CLI::Range(1, 1 << 24));
+  deepspeed
+      ->add_option("--pipeline", args->pipeline,
+                   "pipeline stages the script sets (PipelineModule's num_stages; 1)")
+      ->check(CLI::Range(1, 1 << 24));
+  deepspeed->add_option("-o,--output", args->output, "write the plan here (default: print it)");
+  return [args, hf, megatron]() {
+    if (hf->parsed()) return import_hf(*args);
+    return megatron->parsed() ? import_megatron(*args) : import_deepspeed(*args);
+  };
 }
 
 }  // namespace scaleout::cli

@@ -1,10 +1,10 @@
 #include "core/hf_config.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/input_error.hpp"
+#include "core/json_file.hpp"
 #include "core/transformer.hpp"
 
 namespace scaleout::core {
@@ -162,22 +162,10 @@ void read_falcon(Reader& r, TransformerShape& t) {
   t.tied_embeddings = r.flag("tie_word_embeddings", true);
 }
 
-json parse(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "", "cannot open file (does it exist?)");
-  try {
-    json config = json::parse(in);
-    if (!config.is_object()) throw InputError(path, 0, "", "expected a JSON object");
-    return config;
-  } catch (const json::exception& e) {
-    throw InputError(path, 0, "", std::string("not a JSON config: ") + e.what());
-  }
-}
-
 }  // namespace
 
 HfModel read_hf_config(const std::string& path, int sequence) {
-  json config = parse(path);
+  json config = read_json_object(path);
   if (!config.contains("model_type") || !config["model_type"].is_string())
     throw InputError(path, 0, "model_type", "missing: not a Hugging Face model config");
   std::string type = config["model_type"].get<std::string>();
