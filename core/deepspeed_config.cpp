@@ -176,13 +176,8 @@ DeepSpeedImport import_deepspeed(const std::string& path, const DeepSpeedImportO
 }
 
 std::string deepspeed_config(const Plan& plan) {
-  if (!plan.parallelism)
-    throw InputError(plan.file, 0, "parallelism",
-                     "DeepSpeed's config is a split's: give the plan `parallelism:`");
+  check_framework_runs(plan, Framework::kDeepSpeed, "DeepSpeed's settings");
   const Parallelism& p = *plan.parallelism;
-  bool experts = plan.workload.transformer && plan.workload.transformer->moe;
-  if (FrameworkRefusal no = framework_refusal(Framework::kDeepSpeed, p, experts))
-    throw InputError(plan.file, p.line, "parallelism." + no.field, no.reason);
   std::string precision = plan.training.precision.empty() ? "bf16" : plan.training.precision;
   if (precision != "bf16" && precision != "fp16" && precision != "fp32")
     throw InputError(plan.file, plan.training.precision_line, "training.precision",

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/input_error.hpp"
+
 namespace scaleout::core {
 
 const std::vector<std::string>& framework_names() {
@@ -84,6 +86,16 @@ FrameworkRefusal fsdp(const Parallelism& p) {
 }
 
 }  // namespace
+
+void check_framework_runs(const Plan& plan, Framework framework, const std::string& settings) {
+  if (!plan.parallelism)
+    throw InputError(plan.file, 0, "parallelism",
+                     settings + " are a split's: give the plan `parallelism:`");
+  const Parallelism& p = *plan.parallelism;
+  bool experts = plan.workload.transformer && plan.workload.transformer->moe;
+  if (FrameworkRefusal no = framework_refusal(framework, p, experts))
+    throw InputError(plan.file, p.line, "parallelism." + no.field, no.reason);
+}
 
 FrameworkRefusal framework_refusal(Framework framework, const Parallelism& p, bool experts) {
   switch (framework) {

@@ -26,4 +26,9 @@ struct FrameworkRefusal {
 // experts.
 FrameworkRefusal framework_refusal(Framework framework, const Parallelism& p, bool experts = false);
 
+// For a framework's launch settings written from `plan` (`settings`: "Megatron-LM's arguments"):
+// throws InputError naming the field when the plan has no `parallelism:` or `framework` does not
+// run its split.
+void check_framework_runs(const Plan& plan, Framework framework, const std::string& settings);
+
 }  // namespace scaleout::core

@@ -81,13 +81,7 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
 }  // namespace
 
 std::vector<std::string> megatron_arguments(const Plan& plan) {
-  if (!plan.parallelism)
-    throw InputError(plan.file, 0, "parallelism",
-                     "Megatron-LM's arguments are a split's: give the plan `parallelism:`");
-  const Parallelism& p = *plan.parallelism;
-  bool experts = plan.workload.transformer && plan.workload.transformer->moe;
-  if (FrameworkRefusal no = framework_refusal(Framework::kMegatron, p, experts))
-    throw InputError(plan.file, p.line, "parallelism." + no.field, no.reason);
+  check_framework_runs(plan, Framework::kMegatron, "Megatron-LM's arguments");
   Args out;
   model_arguments(plan, out);
   split_arguments(plan, model_split(plan), out);
