@@ -22,5 +22,6 @@ Action add_study_command(CLI::App& app);
 Action add_devices_command(CLI::App& app);
 Action add_import_command(CLI::App& app);
 Action add_export_command(CLI::App& app);
+Action add_import_log_command(CLI::App& app);
 
 }  // namespace scaleout::cli

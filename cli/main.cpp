@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   scaleout::cli::Action devices = scaleout::cli::add_devices_command(app);
   scaleout::cli::Action import_model = scaleout::cli::add_import_command(app);
   scaleout::cli::Action export_plan = scaleout::cli::add_export_command(app);
+  scaleout::cli::Action import_log = scaleout::cli::add_import_log_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("devices")) return devices();
     if (app.got_subcommand("import")) return import_model();
     if (app.got_subcommand("export")) return export_plan();
+    if (app.got_subcommand("import-log")) return import_log();
   } catch (const scaleout::core::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -406,6 +406,45 @@ TEST(ModelParallelCli, CompareTakesAMeasuredResultFromAnotherFramework) {
   fs::remove_all(dir);
 }
 
+// A Megatron-LM log as the plan's measured result. tests/data/megatron/gpt3-175b-train.log logs
+// iterations 10 (52 s, dropped as warm-up), 20 (40 s over 10 iterations) and 50 (41 s over 30):
+// (10 x 40 + 30 x 41) / 40 = 40.75 s an iteration, 1,536 / 40.75 sequences/s, one skipped.
+// compare then finds the plan's stamp in it.
+TEST(ModelParallelCli, ImportLogMakesAMegatronLogAMeasuredResult) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-mp-log-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string log = source_path("tests/data/megatron/gpt3-175b-train.log");
+  std::string measured = (dir / "measured.json").string();
+  auto o = shell(bin() + " import-log megatron " + log + " --plan " + kGpt3 + " -o " + measured);
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("40 iterations in 2 log lines after 1 dropped as warm-up"),
+            std::string::npos)
+      << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(measured));
+  EXPECT_DOUBLE_EQ(j["step_time_s"].get<double>(), 40.75);
+  EXPECT_DOUBLE_EQ(j["throughput_samples_per_s"].get<double>(), 1536 / 40.75);
+  EXPECT_EQ(j["log"]["skipped_iterations"], 1);
+  EXPECT_EQ(j["steps"].size(), 2u);
+  std::string predicted = (dir / "predicted.json").string();
+  ASSERT_EQ(shell(bin() + " simulate " + kGpt3 + " --engine analytic -o " + predicted +
+                  " > /dev/null 2>&1")
+                .code,
+            0);
+  auto compared = shell(bin() + " compare " + predicted + " " + measured + " 2>&1");
+  EXPECT_EQ(compared.code, 0) << compared.text;
+  EXPECT_EQ(compared.text.find("has no plan stamp"), std::string::npos) << compared.text;
+  std::ofstream(dir / "empty.log") << "nothing logged\n";
+  auto empty = shell(bin() + " import-log megatron " + (dir / "empty.log").string() + " --plan " +
+                     kGpt3 + " 2>&1");
+  EXPECT_EQ(empty.code, 2) << empty.text;
+  EXPECT_NE(empty.text.find("no iteration lines"), std::string::npos) << empty.text;
+  auto warm =
+      shell(bin() + " import-log megatron " + log + " --plan " + kGpt3 + " --warm-up 3 2>&1");
+  EXPECT_EQ(warm.code, 2) << warm.text;
+  EXPECT_NE(warm.text.find("all of them warm-up"), std::string::npos) << warm.text;
+  fs::remove_all(dir);
+}
+
 // A Hugging Face config becomes a workload file that plans use as they are; a mixture of experts
 // is refused naming the field.
 TEST(ModelParallelCli, ImportHfWritesAWorkloadThatPlansUse) {

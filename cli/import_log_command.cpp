@@ -1,0 +1,65 @@
+// `scaleout import-log megatron LOG --plan PLAN`: a Megatron-LM training log as a measured result
+// of the plan (core/megatron_log.hpp), for `compare`, `validate`-like checks and the GUI.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "core/atomic_file.hpp"
+#include "core/megatron_log.hpp"
+#include "core/plan_loader.hpp"
+
+namespace scaleout::cli {
+
+namespace {
+
+struct ImportLogArgs {
+  std::string log;
+  std::string plan;
+  std::string output;
+  int warm_up = 1;
+};
+
+int import_megatron_log(const ImportLogArgs& a) {
+  core::Plan plan = core::load_plan(a.plan);
+  nlohmann::json j = core::megatron_log_result(a.log, plan, a.warm_up);
+  std::string text = j.dump(2) + "\n";
+  if (a.output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  core::write_file_atomic(a.output, text);
+  const nlohmann::json& log = j["log"];
+  std::printf(
+      "wrote %s: %d iterations in %d log lines after %d dropped as warm-up, %.3f s an iteration, "
+      "%.1f sequences/s%s\n",
+      a.output.c_str(), log["iterations_kept"].get<int>(), log["lines_kept"].get<int>(), a.warm_up,
+      j["step_time_s"].get<double>(), j["throughput_samples_per_s"].get<double>(),
+      log["skipped_iterations"].get<int>() > 0 ? " (some iterations skipped: see log)" : "");
+  return 0;
+}
+
+}  // namespace
+
+Action add_import_log_command(CLI::App& app) {
+  auto args = std::make_shared<ImportLogArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "import-log",
+      "Write a framework's training log as a measured result of a plan, for compare.\n"
+      "Example: scaleout import-log megatron train.log --plan plan.yaml -o measured.json");
+  cmd->require_subcommand(1);
+  CLI::App* megatron = cmd->add_subcommand(
+      "megatron", "Megatron-LM's iteration lines (elapsed time per iteration, global batch size)");
+  megatron->add_option("log", args->log, "the training log")->required();
+  megatron->add_option("--plan", args->plan, "the plan the run followed")
+      ->required()
+      ->check(CLI::ExistingFile);
+  megatron
+      ->add_option("--warm-up", args->warm_up,
+                   "iteration lines dropped first (compilation, allocator, data loader)")
+      ->check(CLI::Range(0, 1 << 20));
+  megatron->add_option("-o,--output", args->output, "write the result JSON here (default: print)");
+  return [args]() { return import_megatron_log(*args); };
+}
+
+}  // namespace scaleout::cli
