@@ -126,6 +126,13 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
       s.pipeline, s.chunks,
       layers * (c.layer_forward_compute + c.layer_tensor_forward) + c.chunk_expert_forward,
       layers * (c.layer_backward_compute + c.layer_tensor_backward) + c.chunk_expert_backward, 0);
+  // Uneven stages: the first and last stages' own layers (one chunk a stage).
+  for (int stage : {0, s.pipeline - 1}) {
+    double own = core::stage_layers(s, stage);
+    if (own == layers) continue;
+    p.forward[stage][0] = own * (c.layer_forward_compute + c.layer_tensor_forward);
+    p.backward[stage][0] = own * (c.layer_backward_compute + c.layer_tensor_backward);
+  }
   p.transfer = c.transfer;
   // The output layer runs after the last chunk of the last stage.
   p.forward[s.pipeline - 1][s.chunks - 1] += c.logit_forward;
@@ -149,7 +156,7 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   PipeTiming timing = time_plan_pipeline(plan, state, c);
   int busiest = static_cast<int>(std::max_element(timing.busy.begin(), timing.busy.end()) -
                                  timing.busy.begin());
-  double runs = static_cast<double>(s.microbatches) * s.chunks * s.layers_per_chunk;
+  double runs = static_cast<double>(s.microbatches) * s.chunks * core::stage_layers(s, busiest);
   core::ModelParallelPhases ph;
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
   ph.expert = static_cast<double>(s.microbatches) * s.chunks *

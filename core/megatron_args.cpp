@@ -74,6 +74,9 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
   }
   if (p.zero == 1) out.push_back("--use-distributed-optimizer");
   if (p.expert > 1) add(out, "--expert-model-parallel-size", p.expert);
+  if (p.first_stage_layers > 0)
+    add(out, "--decoder-first-pipeline-num-layers", p.first_stage_layers);
+  if (p.last_stage_layers > 0) add(out, "--decoder-last-pipeline-num-layers", p.last_stage_layers);
   add(out, "--micro-batch-size", s.microbatch);
   add(out, "--global-batch-size", s.global_batch);
 }

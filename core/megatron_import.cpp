@@ -43,6 +43,8 @@ const std::map<std::string, bool>& known_flags() {
       {"--context-parallel-size", true},
       {"--tensor-model-parallel-size", true},
       {"--pipeline-model-parallel-size", true},
+      {"--decoder-first-pipeline-num-layers", true},
+      {"--decoder-last-pipeline-num-layers", true},
       {"--num-layers-per-virtual-pipeline-stage", true},
       {"--sequence-parallel", false},
       {"--recompute-granularity", true},
@@ -261,7 +263,9 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
     throw InputError(kSource, 0, "--tensor-model-parallel-size",
                      std::to_string(tensor) + " does not divide the " + std::to_string(m.heads) +
                          " heads (--num-attention-heads)");
-  if (m.layers % pipeline != 0)
+  bool uneven = a.has("--decoder-first-pipeline-num-layers") ||
+                a.has("--decoder-last-pipeline-num-layers");
+  if (!uneven && m.layers % pipeline != 0)
     throw InputError(kSource, 0, "--pipeline-model-parallel-size",
                      std::to_string(pipeline) + " does not divide the " + std::to_string(m.layers) +
                          " layers (--num-layers)");
@@ -291,6 +295,12 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
     << ", recompute: " << recompute << ", zero: " << (distributed ? 1 : 0);
   if (a.has("--expert-model-parallel-size"))
     p << ", expert: " << whole(a, "--expert-model-parallel-size", "expert");
+  if (a.has("--decoder-first-pipeline-num-layers"))
+    p << ", first_stage_layers: "
+      << whole(a, "--decoder-first-pipeline-num-layers", "first_stage_layers");
+  if (a.has("--decoder-last-pipeline-num-layers"))
+    p << ", last_stage_layers: "
+      << whole(a, "--decoder-last-pipeline-num-layers", "last_stage_layers");
   p << " }";
   out.yaml = p.str();
   return out;

@@ -1,6 +1,7 @@
 #include "core/model_memory.hpp"
 
 #include <cstdio>
+#include <vector>
 
 #include "core/input_error.hpp"
 #include "core/model_split.hpp"
@@ -29,7 +30,7 @@ double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
   const TransformerShape& t = *plan.workload.transformer;
   double tp = s.tensor;
   double words = static_cast<double>(t.vocabulary) * t.hidden / tp;  // vocabulary-parallel
-  double params = t.layers / s.pipeline * layer_parameters(t) / tp;
+  double params = stage_layers(s, stage) * s.chunks * layer_parameters(t) / tp;
   int expert = parallelism_of(plan).expert;
   if (expert > 1)  // the experts held elsewhere in the expert-parallel group
     params -= (expert - 1) * stage_expert_parameters(plan, s);
@@ -63,7 +64,7 @@ MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   m.gradients = sharded(kGradientBytes, par.zero >= 2);
   m.optimizer = sharded(kOptimizerBytes, par.zero >= 1);
   int in_flight = peak_in_flight(par.schedule, stage, s.pipeline, s.microbatches, s.chunks);
-  m.activations = static_cast<double>(in_flight) * s.layers_per_chunk *
+  m.activations = static_cast<double>(in_flight) * stage_layers(s, stage) *
                   layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,
                                          par.sequence_parallel, par.recompute);
   m.total = m.parameters + m.gradients + m.optimizer + m.activations;
@@ -77,10 +78,14 @@ MemoryBreakdown worst_stage_memory(const Plan& plan) {
 
 MemoryBreakdown worst_stage_memory(const Plan& plan, const ModelSplit& s) {
   MemoryBreakdown worst = stage_memory(plan, s, 0);
-  // Stage 0 holds the most micro-batches; only the last stage's output layer can outweigh that.
-  if (s.pipeline > 1) {
-    MemoryBreakdown last = stage_memory(plan, s, s.pipeline - 1);
-    if (last.total > worst.total) worst = last;
+  // Stage 0 holds the most micro-batches; only the last stage's output layer can outweigh that,
+  // or, with uneven stages, the layers of a stage between (stage 1 holds the most of those).
+  std::vector<int> others;
+  if (s.pipeline > 1) others.push_back(s.pipeline - 1);
+  if (s.pipeline > 2 && s.first_stage_layers + s.last_stage_layers > 0) others.push_back(1);
+  for (int stage : others) {
+    MemoryBreakdown m = stage_memory(plan, s, stage);
+    if (m.total > worst.total) worst = m;
   }
   return worst;
 }

@@ -182,6 +182,9 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.zero_line = line("zero");
   p.expert = m.get_int_or("expert", 1, 1, kMaxDimension);
   p.expert_line = line("expert");
+  p.first_stage_layers = m.get_int_or("first_stage_layers", 1, 0, kMaxDimension);
+  p.last_stage_layers = m.get_int_or("last_stage_layers", 1, 0, kMaxDimension);
+  p.stage_layers_line = std::max(line("first_stage_layers"), line("last_stage_layers"));
   if (m.has("framework")) {
     std::string framework = m.get_choice("framework", framework_names());
     p.framework = framework_named(framework);

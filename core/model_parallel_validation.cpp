@@ -33,7 +33,26 @@ void check_tensor(const Plan& plan, const Parallelism& p, const TransformerShape
          " devices (give a divisor or a multiple of " + str(dpn) + ")");
 }
 
+// Megatron-Core's uneven first and last stages: the stages between share the rest evenly.
+void check_uneven_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  auto fail = [&](const std::string& what) {
+    throw InputError(plan.file, p.stage_layers_line ? p.stage_layers_line : p.line,
+                     "parallelism.first_stage_layers", what);
+  };
+  if (p.pipeline < 2) fail("uneven stages need pipeline 2 or more");
+  if (p.virtual_stages > 1) fail("uneven stages are modelled without virtual stages");
+  if (t.moe && (t.moe->every > 1 || p.expert > 1))
+    fail("uneven stages are modelled for models whose every layer is alike (no moe.every) and "
+         "without expert parallelism");
+  int rest = t.layers - p.first_stage_layers - p.last_stage_layers;
+  int middle = p.pipeline - (p.first_stage_layers > 0) - (p.last_stage_layers > 0);
+  if (rest < middle || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0))
+    fail("the model's " + str(t.layers) + " layers less the first and last stages' leave " +
+         str(rest) + ", which do not split evenly into the " + str(middle) + " stages between");
+}
+
 void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) return check_uneven_stages(plan, p, t);
   if (t.layers % (static_cast<long long>(p.pipeline) * p.virtual_stages) != 0)
     throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",
                      "the model's " + str(t.layers) + " layers do not split evenly into " +

@@ -11,6 +11,12 @@ Parallelism parallelism_of(const Plan& plan) {
 
 ModelSplit model_split(const Plan& plan) { return ParallelState::of(plan).split(); }
 
+int stage_layers(const ModelSplit& s, int stage) {
+  if (stage == 0 && s.first_stage_layers > 0) return s.first_stage_layers;
+  if (stage == s.pipeline - 1 && s.last_stage_layers > 0) return s.last_stage_layers;
+  return s.layers_per_chunk;
+}
+
 void refuse_model_parallel(const Plan& plan, const std::string& what) {
   if (!plan.parallelism) return;
   throw InputError(plan.file, plan.parallelism->line, "parallelism",

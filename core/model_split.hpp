@@ -15,9 +15,13 @@ struct ModelSplit {
   int microbatch = 1;    // sequences per micro-batch
   int microbatches = 1;  // per replica per iteration: global batch / (data x microbatch)
   int chunks = 1;        // model chunks per stage (virtual stages)
-  int layers_per_chunk = 0;
-  int global_batch = 0;  // sequences per iteration
+  int layers_per_chunk = 0;  // with uneven stages, the stages between the first and the last
+  int global_batch = 0;      // sequences per iteration
+  int first_stage_layers = 0, last_stage_layers = 0;  // uneven stages (0: layers_per_chunk)
 };
+
+// Layers of one chunk of `stage`: layers_per_chunk, or the first or last stage's own count.
+int stage_layers(const ModelSplit& s, int stage);
 
 // ParallelState::of(plan).split() (core/parallel_state.hpp), for a caller that needs only these
 // numbers once; a caller that needs them again, or the ranks' groups, keeps a ParallelState.

@@ -27,8 +27,16 @@ ModelSplit split_of(const Plan& plan) {
                                                   : plan.training.batch_per_worker * s.data;
   s.microbatches = s.global_batch / (s.data * s.microbatch);
   s.chunks = par.virtual_stages;
-  if (plan.workload.transformer)
-    s.layers_per_chunk = plan.workload.transformer->layers / (par.pipeline * par.virtual_stages);
+  s.first_stage_layers = par.first_stage_layers;
+  s.last_stage_layers = par.last_stage_layers;
+  if (plan.workload.transformer) {
+    int layers = plan.workload.transformer->layers;
+    int middle = par.pipeline - (s.first_stage_layers > 0) - (s.last_stage_layers > 0);
+    s.layers_per_chunk =
+        s.first_stage_layers + s.last_stage_layers == 0
+            ? layers / (par.pipeline * par.virtual_stages)
+            : (middle > 0 ? (layers - s.first_stage_layers - s.last_stage_layers) / middle : 0);
+  }
   return s;
 }
 

@@ -348,11 +348,15 @@ struct Parallelism {
   // them by all-to-all exchanges; the experts' gradients are exchanged over the data group / expert
   // ranks that hold the same experts.
   int expert = 1;
+  // Uneven stages (Megatron-Core's --decoder-first-pipeline-num-layers and
+  // --decoder-last-pipeline-num-layers): the first and the last stage hold these many layers (0:
+  // their even share) and the stages between share the rest evenly.
+  int first_stage_layers = 0, last_stage_layers = 0;
   // Absent: the written split is taken as given, and the split search proposes Megatron-LM's.
   std::optional<Framework> framework;
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
-      zero_line = 0, framework_line = 0, expert_line = 0;
+      zero_line = 0, framework_line = 0, expert_line = 0, stage_layers_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

@@ -424,6 +424,10 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   out << YAML::Key << "recompute" << YAML::Value << recompute_name(p->recompute);
   out << YAML::Key << "zero" << YAML::Value << p->zero;
   if (p->expert > 1) out << YAML::Key << "expert" << YAML::Value << p->expert;
+  if (p->first_stage_layers > 0)
+    out << YAML::Key << "first_stage_layers" << YAML::Value << p->first_stage_layers;
+  if (p->last_stage_layers > 0)
+    out << YAML::Key << "last_stage_layers" << YAML::Value << p->last_stage_layers;
   if (p->framework) out << YAML::Key << "framework" << YAML::Value << framework_name(*p->framework);
   out << YAML::EndMap;
 }

@@ -115,7 +115,6 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
   stages_ = s.pipeline;
   microbatches_ = s.microbatches;
   chunks_ = s.chunks;
-  layers_per_chunk_ = s.layers_per_chunk;
   int bpe = plan.training.gradient_bytes_per_element;
   activation_elements_ = elements(work_.activation_bytes, bpe);
   gradient_elements_ = elements(work_.gradient_bytes * work_.data_volume, bpe);
@@ -260,14 +259,14 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op,
                                    ModelParallelStepTimes& times) const {
   bool forward = op.kind == Kind::kForward;
   bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
-  double flops =
-      layers_per_chunk_ * (forward ? work_.layer_forward_flops : work_.layer_backward_flops);
+  int layers = stage_layers(state_.split(), rank.at.stage);
+  double flops = layers * (forward ? work_.layer_forward_flops : work_.layer_backward_flops);
   if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
   double t0 = rank.fabric.now();
   rank.fabric.device().compute(flops * compute_scale_);
   double t1 = rank.fabric.now();
-  int allreduces = layers_per_chunk_ *
-                   (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward);
+  int allreduces =
+      layers * (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward);
   Span activations{gradient_elements_, activation_elements_};
   // Ones from every rank: after k all-reduces in a row each element holds t^k.
   double expected = std::pow(rank.tensor.size(), allreduces);

@@ -108,7 +108,7 @@ class ModelParallelTraining {
   bool receive_ahead_ = true;
   ParallelState state_;  // the plan's split and its ranks' groups
   ModelParallelWork work_;
-  int stages_ = 1, microbatches_ = 1, chunks_ = 1, layers_per_chunk_ = 1;
+  int stages_ = 1, microbatches_ = 1, chunks_ = 1;
   std::int64_t activation_elements_ = 1, gradient_elements_ = 1;
   std::int64_t transfer_elements_ = 1;  // one rank's share of a stage transfer
   std::int64_t dispatch_elements_ = 0;  // one all-to-all's (a multiple of the expert degree)

@@ -31,7 +31,9 @@ Plan load_import(const std::string& name, const MegatronImport& imported) {
 TEST(MegatronImport, TheBundledPlansArgumentsComeBackTheSame) {
   for (const char* file : {"experiments/model-parallel/gpt3-175b.yaml",
                            "experiments/model-parallel/llama2-70b-h100.yaml",
-                           "experiments/model-parallel/mixtral-8x7b-h100.yaml"}) {
+                           "experiments/model-parallel/mixtral-8x7b-h100.yaml",
+                           "experiments/model-parallel/mixtral-8x7b-h100-ep.yaml",
+                           "experiments/model-parallel/llama3-405b-h100.yaml"}) {
     Plan plan = load_plan(scaleout::testing::source_path(file));
     Args args = megatron_arguments(plan);
     MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});

@@ -80,6 +80,19 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism:\n  expert: 2\n  tensor: 2\ntraining: { workers: 8 }\n",
                      ", moe: { experts: 8 }"),
                 13, "write sequence_parallel: true"},
+        Refusal{"uneven_stages_without_pipeline",
+                plan(kRing + "parallelism:\n  first_stage_layers: 3\ntraining: { workers: 8 }\n"),
+                13, "uneven stages need pipeline 2 or more"},
+        // 24 layers less 5 and 5 leave 14 for the 3 stages between.
+        Refusal{"uneven_stages_not_splitting",
+                plan(kRing + "parallelism:\n  pipeline: 5\n  first_stage_layers: 5\n"
+                             "  last_stage_layers: 5\ntraining: { workers: 5 }\n"),
+                15, "leave 14, which do not split evenly into the 3 stages between"},
+        Refusal{"uneven_stages_with_virtual_stages",
+                plan(kRing + "parallelism:\n  pipeline: 2\n  schedule: interleaved\n"
+                             "  virtual_stages: 2\n  first_stage_layers: 4\n"
+                             "training: { workers: 2 }\n"),
+                16, "without virtual stages"},
         Refusal{"virtual_without_interleaved",
                 plan(kRing + "parallelism:\n  pipeline: 2\n  virtual_stages: 2\n"
                              "training: { workers: 2 }\n"),

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analytic/analytic.hpp"
+#include "core/model_split.hpp"
 #include "sim/simulator.hpp"
 #include "sim/work_estimate.hpp"
 #include "tests/core/plan_text.hpp"
@@ -210,6 +211,38 @@ TEST(SimulateModelParallel, ExpertParallelAllToAllsAgreeWithTheClosedForm) {
   EXPECT_TRUE(warned);
   for (const auto& w : closed.warnings) EXPECT_EQ(w.find("lockstep"), std::string::npos) << w;
   EXPECT_NEAR(wide_sim.step_time_s / wide_closed.step_time_s, 1.0, 0.02);
+}
+
+// Uneven stages: the 8 layers as 1, 3, 3, 1 over 4 stages (first and last one layer each, the two
+// between 3 each) against 2 each. With the 32,000-word output layer (2 s h V = 67 GFLOP forward,
+// more than two layers' 2 x 30) the last stage is the busiest either way: uneven it holds 1 layer
+// instead of 2, so its tensor all-reduces take half as long and the step is shorter, which is why
+// Megatron-LM takes layers off the last stage. With 1,000 words a stage between is the busiest:
+// 3 layers instead of 2. SimGrid and the closed form agree on the step.
+TEST(SimulateModelParallel, UnevenStagesAgreeWithTheClosedForm) {
+  auto tensor_comm = [](const core::Plan& p) {
+    return predict_analytic(p).model_parallel->tensor_comm_s;
+  };
+  for (const char* vocabulary : {"32000", "1000"}) {
+    auto text = [&](const std::string& parallelism) {
+      std::string t = plan_text(parallelism, 16, 16);
+      t.replace(t.find("vocabulary: 32000"), 17, std::string("vocabulary: ") + vocabulary);
+      return t;
+    };
+    core::Plan even = testing::load_text("sim-even", text("tensor: 2, pipeline: 4"));
+    core::Plan uneven = testing::load_text(
+        "sim-uneven", text("tensor: 2, pipeline: 4, first_stage_layers: 1, last_stage_layers: 1"));
+    core::ModelSplit s = core::model_split(uneven);
+    EXPECT_EQ(core::stage_layers(s, 0), 1);
+    EXPECT_EQ(core::stage_layers(s, 1), 3);
+    EXPECT_EQ(core::stage_layers(s, 3), 1);
+    core::RunResult closed = predict_analytic(uneven), sim = simulate(uneven);
+    EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02) << vocabulary;
+    bool big_output = std::string(vocabulary) == "32000";
+    EXPECT_NEAR(tensor_comm(uneven) / tensor_comm(even), big_output ? 0.5 : 1.5, 1e-12)
+        << vocabulary;
+    if (big_output) EXPECT_LT(closed.step_time_s, predict_analytic(even).step_time_s);
+  }
 }
 
 // The simulator lets go of sends their receivers took and makes each stage its neighbours'
