@@ -263,8 +263,8 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
     throw InputError(kSource, 0, "--tensor-model-parallel-size",
                      std::to_string(tensor) + " does not divide the " + std::to_string(m.heads) +
                          " heads (--num-attention-heads)");
-  bool uneven = a.has("--decoder-first-pipeline-num-layers") ||
-                a.has("--decoder-last-pipeline-num-layers");
+  bool uneven =
+      a.has("--decoder-first-pipeline-num-layers") || a.has("--decoder-last-pipeline-num-layers");
   if (!uneven && m.layers % pipeline != 0)
     throw InputError(kSource, 0, "--pipeline-model-parallel-size",
                      std::to_string(pipeline) + " does not divide the " + std::to_string(m.layers) +

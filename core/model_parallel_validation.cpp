@@ -42,8 +42,9 @@ void check_uneven_stages(const Plan& plan, const Parallelism& p, const Transform
   if (p.pipeline < 2) fail("uneven stages need pipeline 2 or more");
   if (p.virtual_stages > 1) fail("uneven stages are modelled without virtual stages");
   if (t.moe && (t.moe->every > 1 || p.expert > 1))
-    fail("uneven stages are modelled for models whose every layer is alike (no moe.every) and "
-         "without expert parallelism");
+    fail(
+        "uneven stages are modelled for models whose every layer is alike (no moe.every) and "
+        "without expert parallelism");
   int rest = t.layers - p.first_stage_layers - p.last_stage_layers;
   int middle = p.pipeline - (p.first_stage_layers > 0) - (p.last_stage_layers > 0);
   if (rest < middle || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0))

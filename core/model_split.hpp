@@ -12,9 +12,9 @@ struct ModelSplit {
   int tensor = 1;
   int pipeline = 1;
   int data = 1;
-  int microbatch = 1;    // sequences per micro-batch
-  int microbatches = 1;  // per replica per iteration: global batch / (data x microbatch)
-  int chunks = 1;        // model chunks per stage (virtual stages)
+  int microbatch = 1;        // sequences per micro-batch
+  int microbatches = 1;      // per replica per iteration: global batch / (data x microbatch)
+  int chunks = 1;            // model chunks per stage (virtual stages)
   int layers_per_chunk = 0;  // with uneven stages, the stages between the first and the last
   int global_batch = 0;      // sequences per iteration
   int first_stage_layers = 0, last_stage_layers = 0;  // uneven stages (0: layers_per_chunk)
