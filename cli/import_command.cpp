@@ -15,6 +15,7 @@
 #include "core/atomic_file.hpp"
 #include "core/deepspeed_config.hpp"
 #include "core/hf_config.hpp"
+#include "core/input_error.hpp"
 #include "core/megatron_import.hpp"
 #include "core/plan_loader.hpp"
 #include "core/transformer.hpp"
@@ -74,6 +75,10 @@ int keep_plan(const ImportArgs& a, const std::string& yaml,
   core::write_file_atomic(check.string(), yaml);
   try {
     core::load_plan(check.string());
+  } catch (const core::InputError& e) {
+    fs::remove(check);
+    throw core::InputError("the plan from " + source +
+                           " is refused (nothing written): " + e.what());
   } catch (...) {
     fs::remove(check);
     throw;

@@ -289,6 +289,17 @@ TEST(ModelParallelCli, ExpertParallelTokensArriveAndComeBack) {
   EXPECT_EQ(dry.code, 0) << dry.text;
   EXPECT_NE(dry.text.find("# checked: every rank's groups complete"), std::string::npos)
       << dry.text;
+  // Expert 2 x data 2: the experts' gradients are summed over their own data group of 2 too.
+  std::string text;
+  {
+    std::ifstream in(plan);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  text.replace(text.find("expert: 4"), 9, "expert: 2");
+  std::ofstream(dir / "ep2.yaml") << text;
+  auto two = shell("(" + bin() + " run " + (dir / "ep2.yaml").string() + " --json 2>/dev/null)");
+  ASSERT_EQ(two.code, 0) << two.text;
+  EXPECT_EQ(nlohmann::json::parse(two.text)["wrong"], 0);
   fs::remove_all(dir);
 }
 
