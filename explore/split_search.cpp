@@ -9,7 +9,6 @@
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/plan_loader.hpp"
-#include "core/transformer.hpp"
 #include "core/transformer_products.hpp"
 
 namespace scaleout::sim {
@@ -93,8 +92,7 @@ struct Search {
     if (pipeline > 1 && microbatches % pipeline == 0 &&
         allowed(options.schedules, Kind::kInterleaved))
       for (int v : divisors(t.layers / pipeline, t.layers))
-        if (v > 1 && (options.max_virtual_stages == 0 || v <= options.max_virtual_stages) &&
-            core::moe_pattern_repeats(t, static_cast<long long>(pipeline) * v))
+        if (v > 1 && (options.max_virtual_stages == 0 || v <= options.max_virtual_stages))
           out.push_back({Kind::kInterleaved, v});
     return out;
   }
@@ -124,7 +122,6 @@ struct Search {
       for (int pipeline : divisors(t.layers, t.layers)) {
         if (!allowed(options.tensors, tensor) || !allowed(options.pipelines, pipeline)) continue;
         if (workers % (static_cast<long>(tensor) * pipeline) != 0) continue;
-        if (!core::moe_pattern_repeats(t, pipeline)) continue;
         int data = workers / (tensor * pipeline);
         if (global % data != 0) continue;
         long replica_batch = global / data;

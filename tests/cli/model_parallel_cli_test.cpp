@@ -500,6 +500,32 @@ TEST(ModelParallelCli, AMixtureOfExpertsFromItsConfigToTheSplitsArguments) {
                            "--moe-grouped-gemm"})
     EXPECT_NE(exported.text.find(flag), std::string::npos) << flag << "\n" << exported.text;
   EXPECT_EQ(exported.text.find("--moe-layer-freq"), std::string::npos) << exported.text;
+  // The search keeps a written expert degree, and says so.
+  std::string ep = source_path("experiments/model-parallel/mixtral-8x7b-h100-ep.yaml");
+  auto kept = shell(bin() + " plan " + ep + " --search --top 3 2>&1");
+  EXPECT_NE(kept.text.find("expert parallelism 8 as written"), std::string::npos) << kept.text;
+  auto kept_json = nlohmann::json::parse(
+      shell("(" + bin() + " plan " + ep + " --search --top 5 --json 2>/dev/null)").text);
+  ASSERT_FALSE(kept_json["best"].empty());
+  for (const auto& row : kept_json["best"]) EXPECT_EQ(row["parallelism"]["expert"], 8);
+  // One MoE layer every 2 of Mixtral's 32: only splits whose chunks hold an even number of layers.
+  std::ofstream(dir / "every2.yaml")
+      << "cluster: " << source_path("topologies/dgx-h100-ib.yaml") << "\n"
+      << "workload: { name: moe, transformer: { layers: 32, hidden: 4096, heads: 32, kv_heads: 8,"
+         " ffn_hidden: 14336, mlp: swiglu, sequence: 4096, vocabulary: 32000,"
+         " moe: { experts: 8, top_k: 2, every: 2 } } }\n"
+      << "parallelism: { framework: any }\n"
+      << "strategy: { kind: ring }\n"
+      << "training: { workers: 64, global_batch: 512 }\n";
+  auto every = nlohmann::json::parse(shell("(" + bin() + " plan " + (dir / "every2.yaml").string() +
+                                           " --search --top 50 --json 2>/dev/null)")
+                                         .text);
+  ASSERT_FALSE(every["best"].empty());
+  for (const auto& row : every["best"]) {
+    int chunks =
+        row["parallelism"]["pipeline"].get<int>() * row["parallelism"]["virtual_stages"].get<int>();
+    EXPECT_EQ(32 / chunks % 2, 0) << row["parallelism"].dump();
+  }
   fs::remove_all(dir);
 }
 

@@ -86,6 +86,13 @@ TEST(DeepSpeedConfig, WhatIsNotModelledIsRefusedNamingTheKey) {
       << disagree;
   std::string none = refusal(R"({"zero_optimization": {"stage": 1}})");
   EXPECT_NE(none.find("train_batch_size"), std::string::npos) << none;
+  // Export refuses what DeepSpeed's pipeline engine does not run: Llama 2 70B's interleaved stages.
+  try {
+    deepspeed_config(load_plan(source("experiments/model-parallel/llama2-70b-h100.yaml")));
+    ADD_FAILURE() << "an interleaved plan was exported";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("parallelism.schedule"), std::string::npos) << e.what();
+  }
   std::string array = refusal("[1, 2]");
   EXPECT_NE(array.find("expected a JSON object"), std::string::npos) << array;
 }
