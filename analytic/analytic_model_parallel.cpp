@@ -29,10 +29,12 @@ double tensor_allreduce(const Plan& plan, int tensor, double bytes) {
 }
 
 // The data group's exchange: its ranks sit `tensor` apart, so a node holds dpn / tensor of them
-// (at least one), and the tensor groups of a node exchange at once, sharing its NICs.
-double data_exchange(const Plan& plan, const core::ModelSplit& s, double bytes) {
+// (at least one), and the tensor groups of a node exchange at once, sharing its NICs. `kind`: the
+// plan's strategy, or the ring that ZeRO-2 and ZeRO-3 run.
+double data_exchange(const Plan& plan, const core::ModelSplit& s, double bytes,
+                     core::StrategyKind kind) {
   if (s.data < 2) return 0;
-  Plan g = core::group_plan(plan, s.data, plan.strategy.kind);
+  Plan g = core::group_plan(plan, s.data, kind);
   int dpn = std::max(1, plan.cluster.devices_per_node);
   if (g.cluster.network.kind != core::NetworkKind::kExplicit) {
     g.cluster.devices_per_node = std::max(1, dpn / s.tensor);
@@ -78,7 +80,7 @@ double expert_data_exchange(const Plan& plan, const core::ModelSplit& s, int exp
   core::ModelSplit group = s;
   group.data = s.data / expert;
   group.tensor = s.tensor * expert;
-  return data_exchange(plan, group, bytes);
+  return data_exchange(plan, group, bytes, plan.strategy.kind);
 }
 
 }  // namespace
@@ -95,9 +97,17 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
     return it->second;
   };
   auto data_time = [&] {
-    if (!cache) return data_exchange(plan, s, w.gradient_bytes);
+    if (!cache) return data_exchange(plan, s, w.gradient_bytes, plan.strategy.kind);
     auto [it, fresh] = cache->data.try_emplace({s.data, s.tensor, w.gradient_bytes}, 0.0);
-    if (fresh) it->second = data_exchange(plan, s, w.gradient_bytes);
+    if (fresh) it->second = data_exchange(plan, s, w.gradient_bytes, plan.strategy.kind);
+    return it->second;
+  };
+  // A ring's all-gather (or reduce-scatter) is half its all-reduce.
+  auto ring_gather = [&](double bytes) {
+    if (bytes <= 0) return 0.0;
+    if (!cache) return data_exchange(plan, s, bytes, core::StrategyKind::kRing) / 2;
+    auto [it, fresh] = cache->ring.try_emplace({s.data, s.tensor, bytes}, 0.0);
+    if (fresh) it->second = data_exchange(plan, s, bytes, core::StrategyKind::kRing) / 2;
     return it->second;
   };
   double allreduce = tensor_time();
@@ -110,8 +120,17 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   c.transfer = core::stage_transfers(plan, state, w.activation_bytes);
   c.data_bytes = w.gradient_bytes;
   int expert = plan.parallelism->expert;
-  c.data_exchange = (data_time() + expert_data_exchange(plan, s, expert, w.expert_gradient_bytes)) *
-                    w.data_volume;
+  if (w.reduce_per_microbatch) {  // ZeRO-2 and 3: rings throughout; ZeRO-2 gathers at the end
+    double layer = ring_gather(w.layer_shard_bytes);
+    c.layer_gather_forward = w.gathers_forward * layer;
+    c.layer_gather_backward = w.gathers_backward * layer;
+    c.layer_reduce = layer;
+    c.data_exchange = 2 * w.data_volume * ring_gather(w.gradient_bytes);
+  } else {
+    c.data_exchange =
+        (data_time() + expert_data_exchange(plan, s, expert, w.expert_gradient_bytes)) *
+        w.data_volume;
+  }
   c.optimizer = w.optimizer_flops / peak;
   double alltoall = expert > 1 ? expert_alltoall(plan, state, w.dispatch_bytes) : 0;
   c.chunk_expert_forward = w.moe_layers_per_chunk * w.alltoalls_forward * alltoall;
@@ -119,19 +138,46 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   return c;
 }
 
+namespace {
+
+bool sharded(const ModelParallelCosts& c) { return c.layer_reduce > 0; }
+
+// A forward of `layers` layers, and a backward: with ZeRO-2 and 3, their collectives beside.
+double layers_forward(const ModelParallelCosts& c, int layers) {
+  if (!sharded(c)) return layers * (c.layer_forward_compute + c.layer_tensor_forward);
+  return core::sharded_layers_seconds(layers, c.layer_forward_compute, c.layer_tensor_forward,
+                                      c.layer_gather_forward, 0);
+}
+
+double layers_backward(const ModelParallelCosts& c, int layers) {
+  if (!sharded(c)) return layers * (c.layer_backward_compute + c.layer_tensor_backward);
+  return core::sharded_layers_seconds(layers, c.layer_backward_compute, c.layer_tensor_backward,
+                                      c.layer_gather_backward, c.layer_reduce);
+}
+
+// What ZeRO-2's and 3's per-layer collectives add to a stage of `layers` layers, each micro-batch
+// and chunk: the part of them that its compute does not hide.
+double exposed_sharding(const ModelParallelCosts& c, int layers) {
+  if (!sharded(c)) return 0;
+  double bare = layers * (c.layer_forward_compute + c.layer_tensor_forward +
+                          c.layer_backward_compute + c.layer_tensor_backward);
+  return layers_forward(c, layers) + layers_backward(c, layers) - bare;
+}
+
+}  // namespace
+
 PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts& c) {
   const core::ModelSplit& s = state.split();
-  double layers = s.layers_per_chunk;
-  PipeCosts p = uniform_costs(
-      s.pipeline, s.chunks,
-      layers * (c.layer_forward_compute + c.layer_tensor_forward) + c.chunk_expert_forward,
-      layers * (c.layer_backward_compute + c.layer_tensor_backward) + c.chunk_expert_backward, 0);
+  int layers = s.layers_per_chunk;
+  PipeCosts p =
+      uniform_costs(s.pipeline, s.chunks, layers_forward(c, layers) + c.chunk_expert_forward,
+                    layers_backward(c, layers) + c.chunk_expert_backward, 0);
   // Uneven stages: the first and last stages' own layers (one chunk a stage).
   for (int stage : {0, s.pipeline - 1}) {
-    double own = core::stage_layers(s, stage);
+    int own = core::stage_layers(s, stage);
     if (own == layers) continue;
-    p.forward[stage][0] = own * (c.layer_forward_compute + c.layer_tensor_forward);
-    p.backward[stage][0] = own * (c.layer_backward_compute + c.layer_tensor_backward);
+    p.forward[stage][0] = layers_forward(c, own);
+    p.backward[stage][0] = layers_backward(c, own);
   }
   p.transfer = c.transfer;
   // The output layer runs after the last chunk of the last stage.
@@ -161,10 +207,12 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
   ph.expert = static_cast<double>(s.microbatches) * s.chunks *
               (c.chunk_expert_forward + c.chunk_expert_backward);
-  ph.compute = timing.busy[busiest] - ph.tensor - ph.expert + c.optimizer;
+  double sharding = static_cast<double>(s.microbatches) * s.chunks *
+                    exposed_sharding(c, core::stage_layers(s, busiest));
+  ph.compute = timing.busy[busiest] - ph.tensor - ph.expert - sharding + c.optimizer;
   ph.bubble = timing.iteration - timing.busy[busiest];
   ph.pipeline = core::pipeline_transfers(state, c.transfer);
-  ph.data = c.data_exchange;
+  ph.data = c.data_exchange + sharding;
   ph.data_bytes = c.data_bytes;
   ph.step = timing.iteration + c.data_exchange + c.optimizer;
   core::RunResult r = core::model_parallel_result(plan, "analytic", ph);

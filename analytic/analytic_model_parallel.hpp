@@ -2,8 +2,8 @@
 // (analytic/pipeline_timing.hpp) with each chunk's compute and its tensor group's all-reduces, the
 // transfers between stages, the MoE layers' all-to-alls over the expert-parallel group, then the
 // data group's gradient exchange with the plan's strategy (and the experts' over their own group)
-// (after the pipeline has drained, as Megatron-LM does by default; ZeRO-3's parameter gathers
-// add half as much again).
+// (after the pipeline has drained, as Megatron-LM does by default). ZeRO-2 and ZeRO-3 gather and
+// reduce-scatter a layer at a time each micro-batch instead, beside the compute.
 #pragma once
 
 #include <map>
@@ -31,6 +31,11 @@ struct ModelParallelCosts {
   double optimizer = 0;               // the optimizer's update after it (device figures only)
   double chunk_expert_forward = 0;    // a chunk's MoE layers' all-to-alls in its forward
   double chunk_expert_backward = 0;   // and in its backward
+  // ZeRO-2 and ZeRO-3 (core::ModelParallelWork): one layer's gathers before its forward and its
+  // backward, and its reduce-scatter after its backward, ring collectives over the data group.
+  double layer_gather_forward = 0;
+  double layer_gather_backward = 0;
+  double layer_reduce = 0;
 };
 
 // The groups' collective times by size, for many predictions of one cluster and strategy (a
@@ -38,6 +43,7 @@ struct ModelParallelCosts {
 struct GroupTimes {
   std::map<std::pair<int, double>, double> tensor;      // (tensor, bytes)
   std::map<std::tuple<int, int, double>, double> data;  // (data, tensor, bytes)
+  std::map<std::tuple<int, int, double>, double> ring;  // the same, all-gathered by a ring
 };
 
 // REQUIRES: a validated plan with `parallelism:`; `state` is ParallelState::of(plan) (each

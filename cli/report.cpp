@@ -95,8 +95,12 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
     std::fprintf(out,
                  "  idle                %10.3f ms (waiting for slower workers or the servers)\n",
                  r.phases.idle_s * 1e3);
-  std::fprintf(out, "  algbw / busbw       %10.2f / %.2f GB/s\n", r.algbw_Bps / 1e9,
-               r.busbw_Bps / 1e9);
+  if (r.model_parallel && r.model_parallel->zero >= 2)  // many collectives, partly hidden
+    std::fprintf(out, "  algbw / busbw       none: ZeRO-%d's collectives run a layer at a time\n",
+                 r.model_parallel->zero);
+  else
+    std::fprintf(out, "  algbw / busbw       %10.2f / %.2f GB/s\n", r.algbw_Bps / 1e9,
+                 r.busbw_Bps / 1e9);
   if (r.compression)
     std::fprintf(out,
                  "  compression         %10s, %.2f MB on the wire per worker a step (%.2f MB "

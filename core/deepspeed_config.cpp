@@ -14,7 +14,7 @@ namespace {
 
 using json = nlohmann::json;
 
-struct Reader {
+struct DeepSpeedReader {
   const std::string& path;
   const json& config;
   DeepSpeedImport& out;
@@ -44,7 +44,7 @@ struct Reader {
 };
 
 // The ZeRO stage; offloading (not modelled) is refused; its other settings are listed as left out.
-int zero_stage(Reader& r) {
+int zero_stage(DeepSpeedReader& r) {
   if (!r.config.contains("zero_optimization")) {
     r.out.derivation.push_back("zero 0: DeepSpeed's default (no zero_optimization)");
     return 0;
@@ -75,7 +75,7 @@ struct Batch {
 
 // train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x data, any two
 // giving the third as DeepSpeed derives it (one alone: the other factor 1).
-Batch batch_of(Reader& r, long data) {
+Batch batch_of(DeepSpeedReader& r, long data) {
   Batch b{r.whole(r.config, "train_micro_batch_size_per_gpu", "train_micro_batch_size_per_gpu"),
           r.whole(r.config, "gradient_accumulation_steps", "gradient_accumulation_steps"),
           r.whole(r.config, "train_batch_size", "train_batch_size")};
@@ -111,7 +111,7 @@ Batch batch_of(Reader& r, long data) {
 }
 
 // The products' type and the gradients' (communication_data_type, else the products').
-std::string precision_of(Reader& r) {
+std::string precision_of(DeepSpeedReader& r) {
   bool bf16 = r.enabled("bf16"), fp16 = r.enabled("fp16");
   if (bf16 && fp16) throw InputError(r.path, 0, "fp16.enabled", "bf16 and fp16 are both enabled");
   std::string precision = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
@@ -136,7 +136,7 @@ std::string precision_of(Reader& r) {
 DeepSpeedImport import_deepspeed(const std::string& path, const DeepSpeedImportOptions& o) {
   json config = read_json_object(path);
   DeepSpeedImport out;
-  Reader r{path, config, out};
+  DeepSpeedReader r{path, config, out};
   long replica = static_cast<long>(o.tensor) * o.pipeline;
   if (o.workers < 1 || o.workers % replica != 0)
     throw InputError(path, 0, "--workers",

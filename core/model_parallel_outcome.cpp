@@ -84,7 +84,9 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
   r.throughput_samples_per_s = s.global_batch / ph.step;
   // The share of the step a device spends on model FLOPs at its achieved rate.
   r.scaling_efficiency = mp.mfu / compute_efficiency(plan);
-  if (ph.data > 0) {
+  // ZeRO-2 and 3's data time is what the compute leaves exposed of many collectives: no one
+  // exchange's bandwidth to give.
+  if (ph.data > 0 && plan.parallelism->zero < 2) {
     int d = mp.data;
     r.algbw_Bps = ph.data_bytes / ph.data;
     r.busbw_Bps = r.algbw_Bps * 2.0 * (d - 1) / d;

@@ -92,6 +92,10 @@ void check_experts(const Plan& plan, const Parallelism& p, const TransformerShap
     fail(
         "the experts' gradients are exchanged by a collective over their own data group: use a "
         "collective strategy, not a parameter server");
+  if (p.zero >= 2)
+    fail(
+        "ZeRO-2 and ZeRO-3 with expert parallelism (the experts' shards over their own data "
+        "group) are not modelled yet: use zero: 0 or 1");
 }
 
 void check_batch(const Plan& plan, const Parallelism& p) {
@@ -142,10 +146,11 @@ void check_strategy(const Plan& plan, const Parallelism& p) {
     throw InputError(plan.file, plan.strategy.line, "strategy",
                      "model parallelism exchanges the data group's gradient synchronously: an "
                      "asynchronous, softsync or backup-worker parameter server cannot serve it");
-  if (p.zero == 3 && plan.strategy.kind == StrategyKind::kPs)
+  if (p.zero >= 2 && plan.strategy.kind == StrategyKind::kPs)
     throw InputError(plan.file, p.zero_line, "parallelism.zero",
-                     "ZeRO-3 gathers parameters with collectives; a parameter server holds them "
-                     "whole (use zero: 0-2 or a collective strategy)");
+                     "ZeRO-2 and ZeRO-3 reduce-scatter each micro-batch's gradients and ZeRO-3 "
+                     "gathers parameters with collectives; a parameter server holds them whole "
+                     "(use zero: 0-1 or a collective strategy)");
 }
 
 // What the model-parallel engines do not model yet is refused, not ignored.

@@ -53,7 +53,32 @@ void add_expert_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWo
   if (par.recompute == Recompute::kFull) w.alltoalls_backward = 4;
 }
 
+// ZeRO-2 and ZeRO-3 (see ModelParallelWork): the worst stage's parameters spread evenly over the
+// layers of a stage, gathered and reduce-scattered a layer at a time each micro-batch.
+void add_sharded_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
+  const Parallelism& par = *plan.parallelism;
+  if (par.zero < 2 || s.data < 2) return;
+  w.layer_shard_bytes = w.gradient_bytes / (static_cast<double>(s.layers_per_chunk) * s.chunks);
+  w.reduce_per_microbatch = true;
+  w.data_volume = par.zero == 2 ? 0.5 : 0.0;
+  if (par.zero < 3) return;
+  bool fsdp = par.framework == Framework::kFsdp;
+  w.gathers_forward = 1;
+  w.gathers_backward = par.recompute == Recompute::kFull && !fsdp ? 2 : 1;
+}
+
 }  // namespace
+
+double sharded_layers_seconds(int layers, double compute, double tensor, double gather,
+                              double reduce) {
+  if (layers < 1) return 0;
+  double total = gather + reduce + layers * tensor;  // the first gather, the last reduce-scatter
+  if (layers == 1) return total + compute;
+  // The first layer computes beside the second's gathers, the last beside the one before's
+  // reduce-scatter, and every layer between beside both.
+  return total + std::max(compute, gather) + (layers - 2) * std::max(compute, gather + reduce) +
+         std::max(compute, reduce);
+}
 
 ModelParallelWork model_parallel_work(const Plan& plan) {
   return model_parallel_work(plan, model_split(plan));
@@ -98,7 +123,7 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   double experts = par.expert > 1 ? stage_expert_parameters(plan, s) : 0;
   w.gradient_bytes = (worst - experts) * plan.training.gradient_bytes_per_element;
   w.expert_gradient_bytes = experts * plan.training.gradient_bytes_per_element;
-  w.data_volume = par.zero >= 3 ? 1.5 : 1.0;
+  add_sharded_exchanges(plan, s, w);
   add_expert_exchanges(plan, s, w);
   if (compute_from_device(plan) && !plan.compute_left_out) {
     double shard = experts == 0    ? worst / (par.zero >= 1 ? s.data : 1)

@@ -22,7 +22,21 @@ struct ModelParallelWork {
   int tensor_allreduces_forward = 2;   // per layer (Megatron: after attention, after the MLP)
   int tensor_allreduces_backward = 2;  // + 2 when full recomputation runs the forward again
   double gradient_bytes = 0;  // the data group's exchange per device: the worst stage's shard
-  double data_volume = 1;     // ZeRO-3 gathers parameters again: 1.5 x the exchange
+  // The step-end exchange's share of an all-reduce of gradient_bytes: 1 below ZeRO-2 (an
+  // all-reduce, or ZeRO-1's reduce-scatter and all-gather); ZeRO-2's parameter all-gather, 0.5;
+  // none with ZeRO-3.
+  double data_volume = 1;
+  // ZeRO-2 and ZeRO-3 as DeepSpeed and FSDP run them, per micro-batch over the data group (ring
+  // collectives, as NCCL runs them): one layer's parameters of the device (the worst stage's
+  // parameters over its layers, at gradient precision) are what a gather collects and a
+  // reduce-scatter reduces. ZeRO-3 gathers them before each layer's forward and again before its
+  // backward (DeepSpeed also for a recomputed forward; FSDP keeps them through it), the next
+  // layer's while this one computes; from ZeRO-2 on each layer's gradients are reduce-scattered
+  // while the next layer's backward runs.
+  double layer_shard_bytes = 0;
+  int gathers_forward = 0;   // per layer and micro-batch
+  int gathers_backward = 0;  // per layer and micro-batch
+  bool reduce_per_microbatch = false;
   // The optimizer's update of the rank's parameters (its 1/data shard from ZeRO-1 on) once the
   // exchange is done, the worst stage's; charged only where compute comes from the device's
   // figures (an `efficiency` stands for everything the step does).
@@ -42,6 +56,14 @@ struct ModelParallelWork {
 // without one works it out).
 ModelParallelWork model_parallel_work(const Plan& plan);
 ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s);
+
+// Seconds of one forward or backward of `layers` layers with ZeRO's per-layer collectives, as
+// the training program runs them: the first layer's gathers, then each layer's compute beside the
+// next layer's gathers and the last layer's reduce-scatter, its tensor collectives after it, and
+// the last layer's reduce-scatter at the end. `compute`, `tensor`: one layer's; `gather`: its
+// gathers; `reduce`: its reduce-scatter (0 where none).
+double sharded_layers_seconds(int layers, double compute, double tensor, double gather,
+                              double reduce);
 
 // Seconds from the end of an op to its micro-batch's activations (`bytes`: activation_bytes)
 // arriving across the boundary after each stage, by stage (all 0 with one stage). Between nodes, a

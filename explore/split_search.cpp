@@ -103,7 +103,7 @@ struct Search {
     for (auto [kind, v] : schedules(p.pipeline, microbatches))
       for (auto recompute :
            {core::Recompute::kNone, core::Recompute::kSelective, core::Recompute::kFull})
-        for (int zero = 0; zero <= (data > 1 ? (ps ? 2 : 3) : 0); ++zero)
+        for (int zero = 0; zero <= (data > 1 ? (ps ? 1 : 3) : 0); ++zero)
           for (bool sp : {false, true}) {
             if ((sp && p.tensor == 1) || !allowed(options.zeros, zero)) continue;
             p.schedule = kind, p.virtual_stages = v, p.recompute = recompute, p.zero = zero;

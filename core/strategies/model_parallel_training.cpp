@@ -10,6 +10,7 @@
 #include "core/group_fabric.hpp"
 #include "core/receive_ahead.hpp"
 #include "core/strategies/all_to_all.hpp"
+#include "core/strategies/model_parallel_rank.hpp"
 #include "core/strategies/ring_phases.hpp"
 #include "core/strategy.hpp"
 
@@ -117,13 +118,19 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
   chunks_ = s.chunks;
   int bpe = plan.training.gradient_bytes_per_element;
   activation_elements_ = elements(work_.activation_bytes, bpe);
-  gradient_elements_ = elements(work_.gradient_bytes * work_.data_volume, bpe);
+  // ZeRO-2's step-end gather collects the whole gradient's parameters; ZeRO-3 has none.
+  gradient_elements_ =
+      elements(work_.gradient_bytes * (work_.reduce_per_microbatch ? 1.0 : work_.data_volume), bpe);
   // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
   transfer_elements_ = std::max<std::int64_t>(1, activation_elements_ / s.tensor);
   int expert = plan.parallelism->expert;
   if (expert > 1) {
     dispatch_elements_ = (elements(work_.dispatch_bytes, bpe) + expert - 1) / expert * expert;
     expert_gradient_elements_ = elements(work_.expert_gradient_bytes * work_.data_volume, bpe);
+  }
+  if (work_.reduce_per_microbatch) {
+    std::int64_t n = s.data;
+    layer_shard_elements_ = (elements(work_.layer_shard_bytes, bpe) + n - 1) / n * n;
   }
 }
 
@@ -166,27 +173,14 @@ PipeOp op_sent_for(const PipeOp& op, int sender_stage, int stages) {
 
 }  // namespace
 
-// One rank's group views and data program, made once per run.
-struct ModelParallelTraining::Rank {
-  Fabric& fabric;
-  Fabric& tensor;
-  Fabric& data;
-  StrategyProgram* data_program;
-  ModelParallelObserver& observer;
-  ModelParallelChecks* checks;
-  RankCoords at;
-  std::vector<int> data_members;
-  // Expert parallelism: the expert-parallel group, and the experts' data group and its program.
-  Fabric& experts;
-  Fabric& expert_data;
-  StrategyProgram* expert_data_program;
-  std::vector<int> expert_data_members;
-};
-
 std::int64_t ModelParallelTraining::buffer_elements() const {
   return gradient_elements_ + activation_elements_ +
          4LL * microbatches_ * chunks_ * transfer_elements_ + 2 * dispatch_elements_ +
-         expert_gradient_elements_;
+         expert_gradient_elements_ + layer_shard_elements_;
+}
+
+Span ModelParallelTraining::shard_span() const {
+  return {buffer_elements() - layer_shard_elements_, layer_shard_elements_};
 }
 
 // The regions: the gradient shard, the tensor all-reduces' activations, then a slot per op of the
@@ -255,8 +249,9 @@ std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) cons
   return ops;
 }
 
-void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op,
+void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size_t index,
                                    ModelParallelStepTimes& times) const {
+  if (work_.reduce_per_microbatch) return run_sharded_op(rank, op, index, times);
   bool forward = op.kind == Kind::kForward;
   bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
   int layers = stage_layers(state_.split(), rank.at.stage);
@@ -264,9 +259,17 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op,
   if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
   double t0 = rank.fabric.now();
   rank.fabric.device().compute(flops * compute_scale_);
+  times.compute_s += rank.fabric.now() - t0;
+  run_tensor_allreduces(
+      rank, layers * (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward),
+      times);
+  exchange_tokens(rank, forward, times);
+}
+
+// `allreduces` all-reduces in a row over the tensor group; checked where the sums stay exact.
+void ModelParallelTraining::run_tensor_allreduces(const Rank& rank, int allreduces,
+                                                  ModelParallelStepTimes& times) const {
   double t1 = rank.fabric.now();
-  int allreduces =
-      layers * (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward);
   Span activations{gradient_elements_, activation_elements_};
   // Ones from every rank: after k all-reduces in a row each element holds t^k.
   double expected = std::pow(rank.tensor.size(), allreduces);
@@ -275,9 +278,7 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op,
   ring_allreduces(rank.tensor, strided_ring(0, 1, rank.tensor.size(), rank.tensor.rank()),
                   activations, allreduces);
   if (check) times.wrong += rank.checks->differs(activations, static_cast<float>(expected));
-  times.compute_s += t1 - t0;
   times.tensor_s += rank.fabric.now() - t1;
-  exchange_tokens(rank, forward, times);
 }
 
 ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int step) const {
@@ -329,7 +330,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
       times.wrong += rank.checks->mislabelled(
           receive_slot(i), label(tag(op_sent_for(op, senders[sender], stages_), senders[sender])));
     double start = fabric.now();
-    run_op(rank, op, times);
+    run_op(rank, op, i, times);
     rank.observer.phase(fabric.rank(), op_name(op, chunks_),
                         op.kind == Kind::kForward ? "forward" : "backward", start, fabric.now());
     int to = destination(me.stage, op);
@@ -356,6 +357,12 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank,
   Fabric& fabric = rank.fabric;
   Span gradient{0, gradient_elements_};
   double start = fabric.now();
+  if (work_.reduce_per_microbatch) {  // ZeRO-2 gathers the updated parameters; ZeRO-3 none
+    if (work_.data_volume > 0) gather_shards(rank, gradient, ~std::uint64_t{0} - times.step, times);
+    times.data_s += fabric.now() - start;
+    rank.observer.phase(fabric.rank(), "parameter gather", "comm", start, fabric.now());
+    return;
+  }
   if (rank.data_program) {
     if (rank.checks) fabric.device().produce_gradient(gradient);
     rank.data_program->run(rank.data, gradient);
@@ -369,7 +376,7 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank,
     if (rank.checks)
       times.wrong += rank.checks->differs_from_sum(experts, rank.expert_data_members);
   }
-  times.data_s = fabric.now() - start;
+  times.data_s += fabric.now() - start;
   rank.observer.phase(fabric.rank(), "data-parallel exchange", "comm", start, fabric.now());
 }
 

@@ -75,7 +75,7 @@ class ModelParallelTraining {
 
   // Elements of the buffer the program's ranges cover: the gradient shard, the tensor
   // all-reduces' activations, a slot for each stage transfer of an iteration, then the
-  // all-to-alls' tokens sent and received and the experts' gradient shard.
+  // all-to-alls' tokens sent and received, the experts' gradient shard and ZeRO-2/3's layer.
   std::int64_t buffer_elements() const;
   // Executed engines run this share of the FLOPs the plan charges (a CPU's kernel); default 1.
   void set_compute_scale(double scale) { compute_scale_ = scale; }
@@ -92,7 +92,17 @@ class ModelParallelTraining {
  private:
   struct Rank;  // one rank's views and programs for a run
   ModelParallelStepTimes iteration(const Rank& rank, int step) const;
-  void run_op(const Rank& rank, const PipeOp& op, ModelParallelStepTimes& times) const;
+  void run_op(const Rank& rank, const PipeOp& op, std::size_t index,
+              ModelParallelStepTimes& times) const;
+  void run_tensor_allreduces(const Rank& rank, int count, ModelParallelStepTimes& times) const;
+  // ZeRO-2 and ZeRO-3 (core/strategies/model_parallel_sharding.cpp): an op's layers one at a time
+  // with their gathers and reduce-scatters beside the compute, and the step-end gather.
+  void run_sharded_op(const Rank& rank, const PipeOp& op, std::size_t index,
+                      ModelParallelStepTimes& times) const;
+  void gather_shards(const Rank& rank, Span span, std::uint64_t label,
+                     ModelParallelStepTimes& times) const;
+  void reduce_shards(const Rank& rank, ModelParallelStepTimes& times) const;
+  Span shard_span() const;
   void exchange_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_tokens(const Rank& rank, bool forward, ModelParallelStepTimes& times) const;
   std::unique_ptr<StrategyProgram> group_exchange(const std::vector<int>& members) const;
@@ -113,6 +123,7 @@ class ModelParallelTraining {
   std::int64_t transfer_elements_ = 1;  // one rank's share of a stage transfer
   std::int64_t dispatch_elements_ = 0;  // one all-to-all's (a multiple of the expert degree)
   std::int64_t expert_gradient_elements_ = 0;
+  std::int64_t layer_shard_elements_ = 0;  // ZeRO-2/3: one layer's (a multiple of the data group)
   double compute_scale_ = 1;
   int broken_rank_ = -1;
   int stale_rank_ = -1;

@@ -7,6 +7,7 @@
 
 #include "analytic/analytic.hpp"
 #include "core/input_error.hpp"
+#include "core/model_parallel_work.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::sim {
@@ -144,9 +145,21 @@ TEST(AnalyticModelParallel, TheDataGroupAllReducesTheGradientInARing) {
 // 25,192,448 + 512 + 1,048,576 = 26,241,536 parameters (the position embedding is not split), 4
 // bytes each (fp32) = 104,966,144 bytes. The data group's ranks sit 2 apart, 4 to a node; the
 // node's two data groups share its 10 GB/s NIC, so the ring's step between nodes runs at 5 GB/s
-// and sets its pace: 2 x 7/8 x 104,966,144 / 5e9 = 36.7381504 ms. ZeRO-1 moves the same; ZeRO-3
-// gathers the parameters again, 1.5 x = 55.1072256 ms.
-TEST(AnalyticModelParallel, ZeroThreeMovesHalfAsMuchAgainOverTheDataGroup) {
+// and sets its pace: 2 x 7/8 x 104,966,144 / 5e9 = 36.7381504 ms, after the pipeline drains.
+// ZeRO-1 moves the same.
+//
+// ZeRO-2 and 3 move a layer, 26,241,536 B, at a time each micro-batch (2 of them: 16 sequences
+// over 8 replicas); a ring's gather or reduce-scatter of it: 7/8 x 26,241,536 / 5e9 = g =
+// 4.5922688 ms. A layer's forward is 24 s h^2 (1 + s/6h) / 2 = 15,032,385,536 FLOPs at 50 TFLOP/s,
+// c = 0.30064771072 ms, its backward 2c: less than g, so the network sets the pace. An op of L = 4
+// layers takes g + r + L t + max(c, g) + (L - 2) max(c, g + r) + max(c, r):
+// - ZeRO-3 forward (g, no r): L g + L t + c, exposing L g - (L - 1) c = 17.46713206784 ms;
+//   backward (g and r): L (g + r) + L t, exposing 2 L g - 2 L c = 34.33296871424 ms; nothing at
+//   the end: 2 x 51.80010078208 = 103.60020156416 ms.
+// - ZeRO-2 backward (r only): L r + L t + 2c, exposing L g - 3 x 2c = 16.56518893568 ms a
+//   micro-batch, and the parameters' all-gather at the end, 7/8 x 104,966,144 / 5e9 = 18.3690752
+//   ms: 2 x 16.56518893568 + 18.3690752 = 51.49945307136 ms.
+TEST(AnalyticModelParallel, ZeroTwoAndThreeExchangeALayerAtATimeEachMicroBatch) {
   auto data_comm = [](int zero) {
     core::Plan p = load("zero" + std::to_string(zero),
                         plan_text("10GB/s", 4,
@@ -158,7 +171,16 @@ TEST(AnalyticModelParallel, ZeroThreeMovesHalfAsMuchAgainOverTheDataGroup) {
   double zero0 = data_comm(0);
   EXPECT_NEAR(zero0, 36.7381504e-3, 1e-9 * 36.7381504e-3);
   EXPECT_NEAR(data_comm(1) / zero0, 1.0, 1e-9);
-  EXPECT_NEAR(data_comm(3), 55.1072256e-3, 1e-9 * 55.1072256e-3);
+  EXPECT_NEAR(data_comm(2), 51.49945307136e-3, 1e-9 * 51.49945307136e-3);
+  EXPECT_NEAR(data_comm(3), 103.60020156416e-3, 1e-9 * 103.60020156416e-3);
+}
+
+// The formula above on its own: an op of three layers, compute 2, tensor 0.5, gather 1, reduce 3:
+// 1 + 3 + 1.5 + max(2, 1) + max(2, 4) + max(2, 3) = 14.5; one layer: 1 + 3 + 0.5 + 2 = 6.5.
+TEST(AnalyticModelParallel, ShardedLayersOverlapTheNextGatherAndThePreviousReduce) {
+  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(3, 2, 0.5, 1, 3), 14.5);
+  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(1, 2, 0.5, 1, 3), 6.5);
+  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(0, 2, 0.5, 1, 3), 0);
 }
 
 TEST(AnalyticModelParallel, SaysWhatItDoesNotModel) {

@@ -138,6 +138,14 @@ INSTANTIATE_TEST_SUITE_P(
                 plan("strategy: { kind: ps }\nparallelism:\n  zero: 3\n"
                      "training: { workers: 4 }\n"),
                 13, "ZeRO-3"},
+        Refusal{"zero2_with_ps",
+                plan("strategy: { kind: ps }\nparallelism:\n  zero: 2\n"
+                     "training: { workers: 4 }\n"),
+                13, "reduce-scatter each micro-batch's gradients"},
+        Refusal{"zero2_with_experts",
+                plan(kRing + "parallelism: { expert: 2, zero: 2 }\ntraining: { workers: 4 }\n",
+                     ", moe: { experts: 8, top_k: 2 }"),
+                12, "ZeRO-2 and ZeRO-3 with expert parallelism"},
         Refusal{"async_ps",
                 plan("strategy: { kind: ps, mode: async }\nparallelism: { tensor: 2 }\n"
                      "training: { workers: 4 }\n"),

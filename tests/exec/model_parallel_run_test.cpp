@@ -34,7 +34,7 @@ ExecOptions quick() { return testing::quick_options(); }
 
 TEST(ModelParallelRun, EveryScheduleMovesWhatItShouldWithExactSums) {
   for (const char* extra : {"", ", schedule: gpipe", ", schedule: interleaved, virtual_stages: 2",
-                            ", recompute: full, zero: 3, sequence_parallel: true"}) {
+                            ", recompute: full, zero: 3, sequence_parallel: true", ", zero: 2"}) {
     SCOPED_TRACE(extra);
     core::RunResult r = run_local(two_by_two_by_two("mp-run-schedules", extra), quick());
     EXPECT_EQ(r.engine, "cpu");

@@ -58,6 +58,8 @@ TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
       {"interleaved", "tensor: 2, pipeline: 4, schedule: interleaved, virtual_stages: 2", 16},
       {"two-stage-wrap", "tensor: 2, pipeline: 2, schedule: interleaved, virtual_stages: 2", 16},
       {"zero3-full-recompute", "tensor: 4, pipeline: 2, recompute: full, zero: 3", 16},
+      {"zero2", "tensor: 4, pipeline: 2, zero: 2", 16},
+      {"zero3-fsdp", "tensor: 2, zero: 3, framework: fsdp, recompute: full", 16},
       {"tensor-only", "tensor: 8", 16},
       {"pipeline-only", "pipeline: 8, microbatch: 2", 8},
   };
@@ -91,17 +93,38 @@ TEST(SimulateModelParallel, TheDataExchangeIsARingOfTheGradient) {
   ASSERT_TRUE(r.model_parallel);
   EXPECT_NEAR(r.model_parallel->data_comm_s, 22.720224e-3, 1e-6 * 22.720224e-3);
   // Tensor 4 x pipeline 2 x data 2: stage 0 keeps 4 layers x (12 h^2 + 13 h) / 4 + V h / 4 + s h =
-  // 12,596,224 + 8,192,000 + 1,048,576 = 21,836,800 parameters, the most (every stage exchanges
-  // that shard), 43,673,600 B; ZeRO-3's gathers make it 1.5 x = 65,510,400 B, all-reduced at once.
-  // Data peers sit 4 ranks apart inside a node, each pair over its own 100 GB/s device links:
-  // 65,510,400 / 100e9 + 2 steps x 2 us = 659.104 us. The last stage (the busiest, whose phases
-  // are reported) still has its last backward's 524,288 B (b s h x 2 / t) leaving over its device
-  // link as the exchange starts: + 524,288 / 100e9 = 664.34688 us.
+  // 12,596,224 + 8,192,000 + 1,048,576 = 21,836,800 parameters, the most, 43,673,600 B, or
+  // 10,918,400 B a layer. ZeRO-3 gathers a layer at a time over the data group: data peers sit 4
+  // ranks apart inside a node, each pair over its own 100 GB/s device links, so a gather (or a
+  // reduce-scatter) of 2 is one step of half a layer: 5,459,200 / 100e9 + 2 us = 56.592 us. The
+  // compute hides every gather but an op's first and every reduce-scatter but a backward's last;
+  // a forward waits for one gather, a backward for two (full recomputation gathers again) and its
+  // last reduce-scatter: 4 x 56.592 = 226.368 us a micro-batch, 8 micro-batches: 1,810.944 us.
+  // Nothing is left to exchange once the pipeline drains.
   core::Plan zero3 = testing::load_text(
       "sim-mp-ring-zero3", plan_text("tensor: 4, pipeline: 2, recompute: full, zero: 3", 16, 16));
   r = simulate(zero3);
   ASSERT_TRUE(r.model_parallel);
-  EXPECT_NEAR(r.model_parallel->data_comm_s, 664.34688e-6, 1e-6 * 664.34688e-6);
+  EXPECT_NEAR(r.model_parallel->data_comm_s, 1810.944e-6, 0.01 * 1810.944e-6);
+  EXPECT_NEAR(predict_analytic(zero3).model_parallel->data_comm_s, 1810.944e-6, 1e-9);
+}
+
+// ZeRO-3 gathers and reduce-scatters every micro-batch (DeepSpeed's and FSDP's way), not once a
+// step: where the data group's NIC is the bottleneck, four micro-batches expose four times the
+// sharded exchanges of one.
+TEST(SimulateModelParallel, ZeroThreeExchangesEveryMicroBatch) {
+  auto data_comm = [](int global_batch, const char* engine) {
+    core::Plan plan = testing::load_text(std::string("sim-mp-zero3-mb-") + engine,
+                                         plan_text("tensor: 8, zero: 3", 16, global_batch));
+    core::RunResult r = std::string(engine) == "sim" ? simulate(plan) : predict_analytic(plan);
+    return r.model_parallel->data_comm_s;
+  };
+  for (const char* engine : {"analytic", "sim"}) {
+    SCOPED_TRACE(engine);
+    double one = data_comm(2, engine), four = data_comm(8, engine);
+    EXPECT_GT(one, 0);
+    EXPECT_NEAR(four / one, 4.0, 0.02);
+  }
 }
 
 // The note that pipeline_comm_s is the closed form's belongs to plans with stage transfers only.

@@ -1,0 +1,28 @@
+// The program's view of one rank for a run (core/strategies/model_parallel_training.hpp): private
+// to the program's sources.
+#pragma once
+
+#include <vector>
+
+#include "core/strategies/model_parallel_training.hpp"
+
+namespace scaleout::core {
+
+// One rank's group views and data program, made once per run.
+struct ModelParallelTraining::Rank {
+  Fabric& fabric;
+  Fabric& tensor;
+  Fabric& data;
+  StrategyProgram* data_program;
+  ModelParallelObserver& observer;
+  ModelParallelChecks* checks;
+  RankCoords at;
+  std::vector<int> data_members;
+  // Expert parallelism: the expert-parallel group, and the experts' data group and its program.
+  Fabric& experts;
+  Fabric& expert_data;
+  StrategyProgram* expert_data_program;
+  std::vector<int> expert_data_members;
+};
+
+}  // namespace scaleout::core

@@ -1,0 +1,94 @@
+// ZeRO-2 and ZeRO-3 as DeepSpeed and FSDP run them, inside the model-parallel training program:
+// each forward and backward walks its layers one at a time; ZeRO-3 gathers a layer's parameters
+// over the data group before the layer runs (the next layer's while this one computes), and from
+// ZeRO-2 on each layer's gradients are reduce-scattered while the next layer's backward runs. The
+// closed form times the same walk (core::sharded_layers_seconds).
+#include "core/model_split.hpp"
+#include "core/strategies/model_parallel_rank.hpp"
+#include "core/strategies/model_parallel_training.hpp"
+#include "core/strategies/ring_phases.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+// Segment `segment` of a gather labelled `label` (labels differ per step, op, layer and gather,
+// so a segment that never arrived keeps an older label).
+std::uint64_t shard_tag(std::uint64_t label, int segment) {
+  return (std::uint64_t{1} << 41) + label * 4099 + static_cast<std::uint64_t>(segment);
+}
+
+}  // namespace
+
+// An all-gather of `span` over the data group by a ring; checked: every segment arrives from its
+// owner.
+void ModelParallelTraining::gather_shards(const Rank& rank, Span span, std::uint64_t label,
+                                          ModelParallelStepTimes& times) const {
+  int n = rank.data.size();
+  RingGroup ring = strided_ring(0, 1, n, rank.data.rank());
+  if (rank.checks)
+    rank.checks->label(split_part(span, n, owned_segment(ring)),
+                       shard_tag(label, owned_segment(ring)));
+  ring_allgather(rank.data, ring, span);
+  if (!rank.checks) return;
+  for (int j = 0; j < n; ++j)
+    times.wrong += rank.checks->mislabelled(split_part(span, n, j), shard_tag(label, j));
+}
+
+// A layer's gradients reduce-scattered over the data group by a ring; checked: ones from every
+// member sum to the group's size in the segment this rank keeps.
+void ModelParallelTraining::reduce_shards(const Rank& rank, ModelParallelStepTimes& times) const {
+  int n = rank.data.size();
+  RingGroup ring = strided_ring(0, 1, n, rank.data.rank());
+  Span span = shard_span();
+  if (rank.checks) rank.checks->fill(span, 1.0f);
+  ring_reduce_scatter(rank.data, ring, span);
+  if (rank.checks)
+    times.wrong +=
+        rank.checks->differs(split_part(span, n, owned_segment(ring)), static_cast<float>(n));
+}
+
+void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, std::size_t index,
+                                           ModelParallelStepTimes& times) const {
+  Fabric& fabric = rank.fabric;
+  bool forward = op.kind == Kind::kForward;
+  bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  int layers = stage_layers(state_.split(), rank.at.stage);
+  double flops =
+      (forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
+  int gathers = forward ? work_.gathers_forward : work_.gathers_backward;
+  int allreduces = forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward;
+  bool reduce = !forward;
+  std::uint64_t first =
+      (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *
+      static_cast<std::uint64_t>(layers + 1) * 4;
+  auto gather_layer = [&](int layer) {
+    for (int g = 0; g < gathers; ++g)
+      gather_shards(rank, shard_span(), first + static_cast<std::uint64_t>(layer) * 4 + g, times);
+  };
+  auto timed = [&](double& into, auto&& work) {
+    double start = fabric.now();
+    work();
+    into += fabric.now() - start;
+  };
+  if (output_layer && !forward)  // the output layer's backward comes first
+    timed(times.compute_s,
+          [&] { fabric.device().compute(2 * work_.logit_forward_flops * compute_scale_); });
+  timed(times.data_s, [&] { gather_layer(0); });
+  for (int layer = 0; layer < layers; ++layer) {
+    double start = fabric.now();
+    Device::ComputeTicket ticket = fabric.device().compute_async(flops);
+    if (layer + 1 < layers) gather_layer(layer + 1);
+    if (reduce && layer > 0) reduce_shards(rank, times);
+    double done = fabric.device().wait_compute(ticket);
+    times.compute_s += done - start;
+    times.data_s += fabric.now() - done;  // what the compute did not hide
+    run_tensor_allreduces(rank, allreduces, times);
+  }
+  if (reduce) timed(times.data_s, [&] { reduce_shards(rank, times); });
+  if (output_layer && forward)
+    timed(times.compute_s,
+          [&] { fabric.device().compute(work_.logit_forward_flops * compute_scale_); });
+}
+
+}  // namespace scaleout::core
