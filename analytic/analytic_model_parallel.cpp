@@ -132,6 +132,7 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
         w.data_volume;
   }
   c.optimizer = w.optimizer_flops / peak;
+  c.blocking_transfers = core::blocking_stage_transfers(plan);
   double alltoall = expert > 1 ? expert_alltoall(plan, state, w.dispatch_bytes) : 0;
   c.chunk_expert_forward = w.moe_layers_per_chunk * w.alltoalls_forward * alltoall;
   c.chunk_expert_backward = w.moe_layers_per_chunk * w.alltoalls_backward * alltoall;
@@ -180,10 +181,22 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
     p.backward[stage][0] = layers_backward(c, own);
   }
   p.transfer = c.transfer;
+  if (c.blocking_transfers) {  // one chunk a stage: forwards send down, backwards up
+    for (int stage = 0; stage < s.pipeline; ++stage) {
+      if (stage < s.pipeline - 1) p.forward[stage][0] += c.transfer[stage];
+      if (stage > 0) p.backward[stage][0] += c.transfer[stage - 1];
+    }
+    p.transfer.assign(p.transfer.size(), 0.0);  // arrived when the send returns
+  }
   // The output layer runs after the last chunk of the last stage.
   p.forward[s.pipeline - 1][s.chunks - 1] += c.logit_forward;
   p.backward[s.pipeline - 1][s.chunks - 1] += 2 * c.logit_forward;
   return p;
+}
+
+double blocked_sending(const core::ModelSplit& s, const ModelParallelCosts& c, int stage) {
+  if (!c.blocking_transfers || s.pipeline < 2) return 0;
+  return (stage < s.pipeline - 1 ? c.transfer[stage] : 0) + (stage > 0 ? c.transfer[stage - 1] : 0);
 }
 
 PipeTiming time_plan_pipeline(const Plan& plan, const core::ParallelState& state,
@@ -209,8 +222,10 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
               (c.chunk_expert_forward + c.chunk_expert_backward);
   double sharding = static_cast<double>(s.microbatches) * s.chunks *
                     exposed_sharding(c, core::stage_layers(s, busiest));
-  ph.compute = timing.busy[busiest] - ph.tensor - ph.expert - sharding + c.optimizer;
-  ph.bubble = timing.iteration - timing.busy[busiest];
+  // A stage waiting on its own sends is idle, as the simulated program's records count it.
+  double blocked = s.microbatches * blocked_sending(s, c, busiest);
+  ph.compute = timing.busy[busiest] - ph.tensor - ph.expert - sharding - blocked + c.optimizer;
+  ph.bubble = timing.iteration - timing.busy[busiest] + blocked;
   ph.pipeline = core::pipeline_transfers(state, c.transfer);
   ph.data = c.data_exchange + sharding;
   ph.data_bytes = c.data_bytes;

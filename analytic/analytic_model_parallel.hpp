@@ -36,7 +36,13 @@ struct ModelParallelCosts {
   double layer_gather_forward = 0;
   double layer_gather_backward = 0;
   double layer_reduce = 0;
+  // DeepSpeed's pipeline engine: a stage waits for each of its sends (core::
+  // blocking_stage_transfers), so a transfer lengthens the op that sends it.
+  bool blocking_transfers = false;
 };
+
+// Seconds a stage waits on its own sends each micro-batch (0 unless blocking_transfers).
+double blocked_sending(const core::ModelSplit& s, const ModelParallelCosts& c, int stage);
 
 // The groups' collective times by size, for many predictions of one cluster and strategy (a
 // search over splits): each is computed once.

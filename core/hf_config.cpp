@@ -11,6 +11,12 @@ namespace scaleout::core {
 
 namespace {
 
+const char* position_name(PositionKind kind) {
+  return kind == PositionKind::kRotary  ? "rotary"
+         : kind == PositionKind::kAlibi ? "alibi"
+                                        : "learned";
+}
+
 using json = nlohmann::json;
 
 struct Reader {
@@ -203,10 +209,9 @@ HfModel read_hf_config(const std::string& path, int sequence) {
                std::to_string(t.sequence) + ", " + line.substr(line.find(": ") + 2) + ")";
     t.sequence = sequence;
   }
-  model.derivation.push_back(
-      std::string("mlp ") + (t.mlp == MlpKind::kSwiglu ? "swiglu" : "gelu") + ", positions " +
-      (t.positions == PositionKind::kRotary ? "rotary" : "learned") + ", tied_embeddings " +
-      (t.tied_embeddings ? "true" : "false") + ": model_type " + type);
+  model.derivation.push_back(std::string("mlp ") + (t.mlp == MlpKind::kSwiglu ? "swiglu" : "gelu") +
+                             ", positions " + position_name(t.positions) + ", tied_embeddings " +
+                             (t.tied_embeddings ? "true" : "false") + ": model_type " + type);
   model.name = type + "-" + std::to_string(t.layers) + "x" + std::to_string(t.hidden);
   return model;
 }
@@ -233,7 +238,7 @@ std::string hf_workload_yaml(const HfModel& model, const std::string& source) {
       << "  sequence: " << t.sequence << "\n"
       << "  vocabulary: " << t.vocabulary << "\n"
       << "  mlp: " << (t.mlp == MlpKind::kSwiglu ? "swiglu" : "gelu") << "\n"
-      << "  positions: " << (t.positions == PositionKind::kRotary ? "rotary" : "learned") << "\n"
+      << "  positions: " << position_name(t.positions) << "\n"
       << "  tied_embeddings: " << (t.tied_embeddings ? "true" : "false") << "\n";
   if (t.moe) {
     const MoeShape& m = *t.moe;

@@ -37,6 +37,11 @@ void moe_arguments(const MoeShape& m, Args& out) {
 
 void model_arguments(const Plan& plan, Args& out) {
   const TransformerShape& t = *plan.workload.transformer;
+  if (t.positions == PositionKind::kAlibi)
+    throw InputError(
+        plan.file, 0, "workload.transformer.positions",
+        "Megatron-LM has no ALiBi positions (BLOOM's Megatron-DeepSpeed fork has): its "
+        "arguments would describe another model");
   add(out, "--num-layers", t.layers);
   add(out, "--hidden-size", t.hidden);
   add(out, "--num-attention-heads", t.heads);

@@ -129,9 +129,10 @@ bool read_transformer(YamlMap& workload, Workload& w) {
   t.kv_heads = m.get_int_or("kv_heads", 1, t.heads, kMaxDimension);
   t.mlp = m.get_choice("mlp", {"gelu", "swiglu"}, "gelu") == "swiglu" ? MlpKind::kSwiglu
                                                                       : MlpKind::kGelu;
-  t.positions = m.get_choice("positions", {"learned", "rotary"}, "learned") == "rotary"
-                    ? PositionKind::kRotary
-                    : PositionKind::kLearned;
+  std::string positions = m.get_choice("positions", {"learned", "rotary", "alibi"}, "learned");
+  t.positions = positions == "rotary"  ? PositionKind::kRotary
+                : positions == "alibi" ? PositionKind::kAlibi
+                                       : PositionKind::kLearned;
   t.tied_embeddings = m.get_bool("tied_embeddings", true);
   t.attention = m.get_choice("attention", {"standard", "flash"}, "standard") == "flash"
                     ? AttentionKind::kFlash

@@ -140,14 +140,23 @@ namespace {
 double stage_transfer(const Plan& plan, const ParallelState& state, int stage, double bytes) {
   const Cluster& c = plan.cluster;
   const ModelSplit& s = state.split();
+  int senders = transfer_parts(plan, s.tensor);
   if (!state.boundary_crosses_nodes(stage))
-    return c.intra_node.latency + bytes / s.tensor / c.intra_node.bandwidth;
+    return c.intra_node.latency + bytes / senders / c.intra_node.bandwidth;
   double node_bytes =
-      bytes * std::min<long long>(state.devices_per_node(), state.ranks_per_stage()) / s.tensor;
+      bytes * std::min<long long>(state.devices_per_node(), state.ranks_per_stage()) / senders;
   return c.nic.latency + node_bytes / (c.nic.bandwidth * c.nics_per_node);
 }
 
 }  // namespace
+
+bool blocking_stage_transfers(const Plan& plan) {
+  return plan.parallelism && plan.parallelism->framework == Framework::kDeepSpeed;
+}
+
+int transfer_parts(const Plan& plan, int tensor) {
+  return blocking_stage_transfers(plan) ? 1 : tensor;
+}
 
 std::vector<double> stage_transfers(const Plan& plan, const ParallelState& state, double bytes) {
   const ModelSplit& s = state.split();

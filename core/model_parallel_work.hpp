@@ -65,6 +65,15 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s);
 double sharded_layers_seconds(int layers, double compute, double tensor, double gather,
                               double reduce);
 
+// DeepSpeed's pipeline engine (parallelism.framework: deepspeed) sends each stage's output whole
+// from every rank of a tensor group (no scatter-gather) and waits for each send before its next
+// instruction (deepspeed/runtime/pipe/engine.py: a blocking p2p send); Megatron-LM sends 1/t from
+// each rank and goes on while its sends fly.
+bool blocking_stage_transfers(const Plan& plan);
+// The parts a micro-batch's activations are cut into, one sent by each rank of a tensor group: t,
+// or 1 (DeepSpeed: each rank sends them whole).
+int transfer_parts(const Plan& plan, int tensor);
+
 // Seconds from the end of an op to its micro-batch's activations (`bytes`: activation_bytes)
 // arriving across the boundary after each stage, by stage (all 0 with one stage). Between nodes, a
 // node's share of the stage's tensor groups send at once through its NICs; inside a node each

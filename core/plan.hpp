@@ -150,8 +150,9 @@ struct Layer {
 // hidden, with biases; swiglu (Llama, Mistral, Qwen) has three without biases: a gate and an up
 // projection whose SiLU(gate) x up product feeds the down projection.
 enum class MlpKind { kGelu, kSwiglu };
-// Positions: learned (GPT) is an embedding of sequence x hidden; rotary (RoPE) has no parameters.
-enum class PositionKind { kLearned, kRotary };
+// Positions: learned (GPT) is an embedding of sequence x hidden; rotary (RoPE) and ALiBi (BLOOM's
+// linear biases on the attention scores) have no parameters.
+enum class PositionKind { kLearned, kRotary, kAlibi };
 // How the attention runs: standard (the scores written to memory, softmax and dropout over them,
 // as Megatron-LM's fused kernels) or flash (FlashAttention: one kernel, the scores never stored).
 enum class AttentionKind { kStandard, kFlash };

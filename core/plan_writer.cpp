@@ -230,8 +230,9 @@ void workload(YAML::Emitter& out, const Workload& w) {
     if (t.mlp == MlpKind::kSwiglu) out << YAML::Key << "mlp" << YAML::Value << "swiglu";
     if (t.attention == AttentionKind::kFlash)
       out << YAML::Key << "attention" << YAML::Value << "flash";
-    if (t.positions == PositionKind::kRotary)
-      out << YAML::Key << "positions" << YAML::Value << "rotary";
+    if (t.positions != PositionKind::kLearned)
+      out << YAML::Key << "positions" << YAML::Value
+          << (t.positions == PositionKind::kRotary ? "rotary" : "alibi");
     if (!t.tied_embeddings) out << YAML::Key << "tied_embeddings" << YAML::Value << false;
     if (t.moe) moe(out, *t.moe);
     out << YAML::EndMap;

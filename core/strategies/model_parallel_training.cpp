@@ -122,7 +122,8 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
   gradient_elements_ =
       elements(work_.gradient_bytes * (work_.reduce_per_microbatch ? 1.0 : work_.data_volume), bpe);
   // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
-  transfer_elements_ = std::max<std::int64_t>(1, activation_elements_ / s.tensor);
+  transfer_elements_ =
+      std::max<std::int64_t>(1, activation_elements_ / transfer_parts(plan, s.tensor));
   int expert = plan.parallelism->expert;
   if (expert > 1) {
     dispatch_elements_ = (elements(work_.dispatch_bytes, bpe) + expert - 1) / expert * expert;
@@ -336,7 +337,15 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     int to = destination(me.stage, op);
     if (to < 0) continue;
     if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));
-    outgoing.push_back(fabric.post_send(rank_on_stage(me, to), send_slot(i)));
+    Fabric::Handle sent = fabric.post_send(rank_on_stage(me, to), send_slot(i));
+    // DeepSpeed's pipeline engine waits for each send. Only where receives are posted ahead
+    // (SimGrid, Gloo): against NCCL's just-in-time receives two neighbours' waiting sends could
+    // hold each other up, so there the sends fly as Megatron-LM's do.
+    if (blocking_stage_transfers(plan_) && receive_ahead_) {
+      fabric.wait_all({sent});
+      continue;
+    }
+    outgoing.push_back(sent);
     if (ahead) pending_from = ahead->release_done(outgoing, pending_from);
   }
   exchange_gradient(rank, times);

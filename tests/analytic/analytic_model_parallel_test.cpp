@@ -183,6 +183,27 @@ TEST(AnalyticModelParallel, ShardedLayersOverlapTheNextGatherAndThePreviousReduc
   EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(0, 2, 0.5, 1, 3), 0);
 }
 
+// DeepSpeed's pipeline engine sends a stage's output whole from each rank of a tensor group (no
+// scatter-gather) and waits for each send: on links without latency its transfers carry t = 2
+// times Megatron-LM's bytes, the step grows, and the time a stage waits on its sends is not
+// counted as compute (the busiest stages differ by the one-token output layer: 1e-4).
+TEST(AnalyticModelParallel, DeepSpeedSendsWholeActivationsAndWaitsForThem) {
+  auto predict = [](const std::string& framework) {
+    core::Plan p = load("ds-" + framework,
+                        plan_text("10GB/s", 8,
+                                  "parallelism: { tensor: 2, pipeline: 4, framework: " + framework +
+                                      " }\nstrategy: { kind: ring }\n"
+                                      "training: { workers: 16, global_batch: 32 }\n"));
+    return predict_analytic(p);
+  };
+  core::RunResult megatron = predict("megatron"), deepspeed = predict("deepspeed");
+  EXPECT_NEAR(deepspeed.model_parallel->pipeline_comm_s / megatron.model_parallel->pipeline_comm_s,
+              2.0, 1e-12);
+  EXPECT_GT(deepspeed.step_time_s - megatron.step_time_s, 0);
+  EXPECT_NEAR(deepspeed.phases.compute_s, megatron.phases.compute_s,
+              1e-4 * megatron.phases.compute_s);
+}
+
 TEST(AnalyticModelParallel, SaysWhatItDoesNotModel) {
   auto warnings = [](const std::string& name, const std::string& strategy, bool overlap) {
     core::Plan p =

@@ -593,6 +593,10 @@ TEST(ModelParallelCli, ExportMegatronWritesTheSplitsArguments) {
                     source_path("experiments/mpt-llm-foundry/mpt-7b-h100-8.yaml") + " 2>&1");
   EXPECT_EQ(fsdp.code, 2) << fsdp.text;
   EXPECT_NE(fsdp.text.find("parallelism.zero"), std::string::npos) << fsdp.text;
+  auto alibi = shell(bin() + " export megatron " +
+                     source_path("experiments/bloom176b/bloom-176b.yaml") + " 2>&1");
+  EXPECT_EQ(alibi.code, 2) << alibi.text;
+  EXPECT_NE(alibi.text.find("workload.transformer.positions"), std::string::npos) << alibi.text;
   auto emitted = shell(bin() + " plan " + kGpt3 + " --search --top 1 --emit megatron --json");
   ASSERT_EQ(emitted.code, 0) << emitted.text;
   auto j = nlohmann::json::parse(emitted.text);

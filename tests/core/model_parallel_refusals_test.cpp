@@ -182,8 +182,8 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"unknown_mlp", plan(kRing + "training: { workers: 8 }\n", ", mlp: relu"), 10,
                 "'relu' is not one of: gelu | swiglu"},
         Refusal{"unknown_positions",
-                plan(kRing + "training: { workers: 8 }\n", ", positions: alibi"), 10,
-                "'alibi' is not one of: learned | rotary"},
+                plan(kRing + "training: { workers: 8 }\n", ", positions: sinusoidal"), 10,
+                "'sinusoidal' is not one of: learned | rotary | alibi"},
         Refusal{"unknown_parallelism_key",
                 plan(kRing + "parallelism: { tensor: 2, pipelines: 2 }\n"
                              "training: { workers: 8 }\n"),

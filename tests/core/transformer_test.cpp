@@ -109,6 +109,19 @@ TEST(Transformer, RotaryPositionsAndUntiedEmbeddings) {
   EXPECT_DOUBLE_EQ(embedding_parameters(t), 2 * V * h);
 }
 
+// BLOOM-176B (Le Scao et al. 2022, arXiv:2211.05100, Table 3): 70 layers of hidden 14,336 and
+// 112 heads, ALiBi positions (no parameters), tied embeddings over the vocabulary of 250,680
+// padded to 250,880 for tensor parallelism, 176,247M parameters. 12 l h^2 + 13 l h + V h =
+// 172,637,552,640 + 13,045,760 + 3,596,615,680 = 176,247,214,080 (the embedding's layer norm and
+// the final norm, 4h, are not counted).
+TEST(Transformer, Bloom176BWithAlibiPositions) {
+  TransformerShape t = gpt(70, 14336, 112);
+  t.vocabulary = 250880;
+  t.positions = PositionKind::kAlibi;
+  EXPECT_DOUBLE_EQ(transformer_parameters(t), 176'247'214'080.0);
+  EXPECT_NEAR(transformer_parameters(t) / 176'247e6, 1.0, 1e-5);
+}
+
 TEST(Transformer, ActivationsFollowKorthikantiTable2) {
   TransformerShape t = gpt(96, 12288, 96);
   double sbh = 2048.0 * 2 * 12288, as_h = 5.0 * 96 * 2048 / 12288;  // micro-batch of 2

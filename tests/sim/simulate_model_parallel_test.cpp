@@ -60,6 +60,7 @@ TEST(SimulateModelParallel, AgreesWithTheClosedFormWhereNothingContends) {
       {"zero3-full-recompute", "tensor: 4, pipeline: 2, recompute: full, zero: 3", 16},
       {"zero2", "tensor: 4, pipeline: 2, zero: 2", 16},
       {"zero3-fsdp", "tensor: 2, zero: 3, framework: fsdp, recompute: full", 16},
+      {"deepspeed-blocking-sends", "tensor: 2, pipeline: 4, framework: deepspeed", 16},
       {"tensor-only", "tensor: 8", 16},
       {"pipeline-only", "pipeline: 8, microbatch: 2", 8},
   };
