@@ -131,6 +131,10 @@ void add_search_options(CLI::App* cmd, PlanSearchArgs& a) {
   cmd->add_option("--zero", a.search.zeros, "--search: only these ZeRO stages (0,1)")
       ->delimiter(',')
       ->check(CLI::Range(0, 3));
+  cmd->add_option("--expert", a.search.experts,
+                  "--search: only these expert-parallel degrees of a mixture of experts (1,8)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--schedules", a.schedules,
                   "--search: only these schedules: 1f1b, interleaved, gpipe (gpipe only when "
                   "named)")
@@ -189,7 +193,7 @@ Action add_plan_command(CLI::App& app) {
     if (search_options_given(args->search_args) && !args->search)
       throw core::InputError(
           "", 0, "--search",
-          "--refine, --emit, --framework, --tensor, --pipeline, --zero, --schedules "
+          "--refine, --emit, --framework, --tensor, --pipeline, --zero, --expert, --schedules "
           "and --max-virtual-stages choose among the splits of --search: give "
           "--search");
     if (args->search) {

@@ -24,14 +24,21 @@ std::string split_text(const core::ModelParallelOutcome& m) {
 
 constexpr const char* kSplitHeader = "%3s %3s %5s %3s %-14s %-9s %4s %3s";
 
-void print_split(const core::ModelParallelOutcome& m) {
+// `experts`: the workload is a mixture of experts, and each split's expert degree has a column.
+void print_split(const core::ModelParallelOutcome& m, bool experts) {
   std::printf("%3d %3d %5d %3d %-14s %-9s %4d %3s", m.tensor, m.pipeline, m.data, m.microbatch,
               split_text(m).c_str(), m.recompute.c_str(), m.zero,
               m.sequence_parallel ? "yes" : "no");
+  if (experts) std::printf(" %3d", m.expert);
 }
 
-void print_split_header() {
+void print_split_header(bool experts) {
   std::printf(kSplitHeader, "tp", "pp", "dp", "mb", "schedule", "recompute", "zero", "sp");
+  if (experts) std::printf(" %3s", "ep");
+}
+
+bool has_experts(const sim::SplitSearch& s) {
+  return !s.best.empty() && s.best[0].plan.workload.transformer->moe.has_value();
 }
 
 // Whether two splits' steps are the same to the closed form's precision.
@@ -43,11 +50,13 @@ bool ties(const sim::SplitCandidate& a, const sim::SplitCandidate& b) {
 void print_table(const sim::SplitSearch& s) {
   std::printf("%s's splits (parallelism.framework: %s; --framework any for every combination)\n",
               core::framework_title(s.framework), core::framework_name(s.framework));
-  if (!s.best.empty() && s.best[0].result.model_parallel->expert > 1)
-    std::printf("expert parallelism %d as written (parallelism.expert): dp counts its ranks too\n",
-                s.best[0].result.model_parallel->expert);
+  bool experts = has_experts(s);
+  if (experts)
+    std::printf(
+        "ep: expert parallelism, the experts shared out over runs of ep data-parallel "
+        "ranks (dp counts them)\n");
   std::printf("%4s ", "#");
-  print_split_header();
+  print_split_header(experts);
   std::printf(" %10s %10s %6s %14s  %s\n", "step (s)", "tokens/s", "MFU", "memory (GB)",
               "bottleneck");
   int rank = 0;
@@ -58,7 +67,7 @@ void print_table(const sim::SplitSearch& s) {
     bool ties_above = i > 0 && ties(c, s.best[i - 1]);
     tied = tied || ties_above;
     std::printf("%3d%s ", ++rank, ties_above ? "=" : " ");
-    print_split(m);
+    print_split(m, experts);
     std::printf(" %10.3f %10.0f %5.1f%% %6.1f / %5.1f  %s\n", c.result.step_time_s, m.tokens_per_s,
                 100 * m.mfu, m.memory.total / 1e9, m.memory.capacity / 1e9, c.bottleneck.c_str());
   }
@@ -76,14 +85,15 @@ void print_table(const sim::SplitSearch& s) {
 }
 
 void print_refinement(const sim::SplitSearch& s, const sim::SplitRefinement& r) {
+  bool experts = has_experts(s);
   std::printf("\nsimulated (SimGrid), ranked again:\n%4s %4s ", "#", "was");
-  print_split_header();
+  print_split_header(experts);
   std::printf(" %12s %12s %7s\n", "closed (s)", "simulated (s)", "diff");
   int rank = 0;
   for (const auto& split : r.order) {
     const sim::SplitCandidate& c = s.best[split.closed_form_rank - 1];
     std::printf("%4d %4d ", ++rank, split.closed_form_rank);
-    print_split(*c.result.model_parallel);
+    print_split(*c.result.model_parallel, experts);
     if (split.simulated)
       std::printf(" %12.3f %12.3f %+6.1f%%\n", c.result.step_time_s, split.simulated->step_time_s,
                   100 * (split.simulated->step_time_s / c.result.step_time_s - 1));
@@ -171,7 +181,8 @@ nlohmann::json target_json(const sim::SplitPlanAnswer& a, double target) {
 bool search_options_given(const PlanSearchArgs& a) {
   const sim::SplitSearchOptions& s = a.search;
   return a.refine > 0 || !a.emit.empty() || !a.framework.empty() || !a.schedules.empty() ||
-         !s.tensors.empty() || !s.pipelines.empty() || !s.zeros.empty() || s.max_virtual_stages > 0;
+         !s.tensors.empty() || !s.pipelines.empty() || !s.zeros.empty() || !s.experts.empty() ||
+         s.max_virtual_stages > 0;
 }
 
 void resolve_search_options(PlanSearchArgs& a) {

@@ -97,6 +97,17 @@ struct Search {
     return out;
   }
 
+  // A mixture of experts' expert-parallel degrees over a data-parallel degree of `data`: those
+  // dividing both the experts and `data` (and allowed); 1 for a dense model.
+  std::vector<int> expert_degrees(int data) const {
+    const core::TransformerShape& t = *base.workload.transformer;
+    if (!t.moe) return {1};
+    std::vector<int> out;
+    for (int e : divisors(t.moe->experts, t.moe->experts))
+      if (data % e == 0 && allowed(options.experts, e)) out.push_back(e);
+    return out;
+  }
+
   // Schedules, recomputation, ZeRO and sequence parallelism for one (t, p, micro-batch).
   void knobs(core::Parallelism p, int data, int microbatches) {
     bool ps = base.strategy.kind == core::StrategyKind::kPs;
@@ -129,9 +140,10 @@ struct Search {
           if (replica_batch % mb != 0) continue;
           core::Parallelism p;
           p.tensor = tensor, p.pipeline = pipeline, p.microbatch = static_cast<int>(mb);
-          // The written expert degree stays (splits it does not fit are left out as invalid).
-          p.expert = base.parallelism ? base.parallelism->expert : 1;
-          knobs(p, data, static_cast<int>(replica_batch / mb));
+          for (int expert : expert_degrees(data)) {
+            p.expert = expert;
+            knobs(p, data, static_cast<int>(replica_batch / mb));
+          }
         }
       }
   }
@@ -167,7 +179,7 @@ std::string bottleneck_of(const core::Plan& plan, const core::RunResult& r) {
   const core::ModelParallelOutcome& m = *r.model_parallel;
   auto share = [&r](double s) { return static_cast<int>(100 * s / r.step_time_s + 0.5); };
   char buf[128];
-  double largest = std::max({m.bubble_s, m.tensor_comm_s, m.data_comm_s});
+  double largest = std::max({m.bubble_s, m.tensor_comm_s, m.data_comm_s, m.expert_comm_s});
   if (largest < 0.05 * r.step_time_s) {
     std::snprintf(buf, sizeof buf, "compute: %d%% of the step", share(r.phases.compute_s));
   } else if (largest == m.bubble_s) {
@@ -176,11 +188,13 @@ std::string bottleneck_of(const core::Plan& plan, const core::RunResult& r) {
     bool across = m.tensor > plan.cluster.devices_per_node;
     std::snprintf(buf, sizeof buf, "tensor all-reduces %d%% of the step%s", share(m.tensor_comm_s),
                   across ? ", crossing nodes" : "");
+  } else if (largest == m.expert_comm_s) {
+    std::snprintf(buf, sizeof buf, "expert all-to-alls %d%% of the step", share(m.expert_comm_s));
+  } else if (m.zero >= 2) {
+    std::snprintf(buf, sizeof buf, "ZeRO-%d's per-layer collectives exposed, %d%% of the step",
+                  m.zero, share(m.data_comm_s));
   } else {
-    std::snprintf(buf, sizeof buf,
-                  m.zero >= 3 ? "ZeRO-3 gathers and data-parallel exchange "
-                                "exposed, %d%% of the step"
-                              : "data-parallel exchange exposed, %d%% of the step",
+    std::snprintf(buf, sizeof buf, "data-parallel exchange exposed, %d%% of the step",
                   share(m.data_comm_s));
   }
   return buf;

@@ -27,6 +27,9 @@ struct SplitSearchOptions {
   // Restrictions: an empty list allows every value the search tries. GPipe is tried only when
   // `schedules` names it.
   std::vector<int> tensors, pipelines, zeros;
+  // Expert-parallel degrees a mixture of experts is tried with (empty: every degree that divides
+  // the experts and the data-parallel degree).
+  std::vector<int> experts;
   std::vector<core::PipelineScheduleKind> schedules;
   int max_virtual_stages = 0;  // 0: no limit
 };

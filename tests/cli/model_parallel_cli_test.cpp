@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "tests/support/command.hpp"
@@ -500,14 +501,29 @@ TEST(ModelParallelCli, AMixtureOfExpertsFromItsConfigToTheSplitsArguments) {
                            "--moe-grouped-gemm"})
     EXPECT_NE(exported.text.find(flag), std::string::npos) << flag << "\n" << exported.text;
   EXPECT_EQ(exported.text.find("--moe-layer-freq"), std::string::npos) << exported.text;
-  // The search keeps a written expert degree, and says so.
+  // The search tries every expert degree dividing the 8 experts and the data-parallel degree, the
+  // table shows each split's, and --expert keeps only those asked for.
   std::string ep = source_path("experiments/model-parallel/mixtral-8x7b-h100-ep.yaml");
-  auto kept = shell(bin() + " plan " + ep + " --search --top 3 2>&1");
-  EXPECT_NE(kept.text.find("expert parallelism 8 as written"), std::string::npos) << kept.text;
-  auto kept_json = nlohmann::json::parse(
-      shell("(" + bin() + " plan " + ep + " --search --top 5 --json 2>/dev/null)").text);
-  ASSERT_FALSE(kept_json["best"].empty());
-  for (const auto& row : kept_json["best"]) EXPECT_EQ(row["parallelism"]["expert"], 8);
+  auto table = shell(bin() + " plan " + ep + " --search --top 3 2>&1");
+  EXPECT_NE(table.text.find(" sp  ep "), std::string::npos) << table.text;
+  auto search = [&](const std::string& expert) {
+    return nlohmann::json::parse(
+        shell("(" + bin() + " plan " + ep + " --search --top 5" + expert + " --json 2>/dev/null)")
+            .text);
+  };
+  std::set<int> degrees;
+  nlohmann::json any = search("");  // kept: a range over a temporary's member would dangle
+  for (const auto& row : any["best"]) degrees.insert(row["parallelism"]["expert"].get<int>());
+  EXPECT_FALSE(degrees.empty());
+  for (int expert : {1, 2, 4, 8}) {
+    nlohmann::json kept = search(" --expert " + std::to_string(expert));
+    ASSERT_FALSE(kept["best"].empty()) << expert;
+    for (const auto& row : kept["best"]) {
+      EXPECT_EQ(row["parallelism"]["expert"], expert);
+      EXPECT_EQ(row["parallelism"]["data"].get<int>() % expert, 0) << row["parallelism"].dump();
+    }
+  }
+  EXPECT_TRUE(search(" --expert 3")["best"].empty());  // 3 does not divide the 8 experts
   // One MoE layer every 2 of Mixtral's 32: only splits whose chunks hold an even number of layers.
   std::ofstream(dir / "every2.yaml")
       << "cluster: " << source_path("topologies/dgx-h100-ib.yaml") << "\n"
