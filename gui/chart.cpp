@@ -34,6 +34,11 @@ QColor series_color(const QString& name) {
       {"known gap", QColor(0xbb, 0xbb, 0xbb)},
       {"calibration (an input)", QColor(0xdd, 0x84, 0x52)},
       {"best split MFU", QColor(0x21, 0x21, 0x21)},
+      {"plan's split", QColor(0x1f, 0x77, 0xb4)},
+      // a model-parallel step by kind
+      {"tensor all-reduces", QColor(0xdd, 0x84, 0x52)},
+      {"expert all-to-alls", QColor(0x81, 0x72, 0xb2)},
+      {"data-parallel exchange", QColor(0xc4, 0x4e, 0x52)},
       // memory per device
       {"parameters", QColor(0x4c, 0x72, 0xb0)},
       {"gradients", QColor(0x55, 0xa8, 0x68)},

@@ -138,28 +138,6 @@ BarChartData breakdown_data(const Curves& curves, int workers) {
   return d;
 }
 
-SeriesData best_split_series(const std::vector<sim::SizeBest>& rows, bool mfu) {
-  SeriesData s{mfu ? "best split MFU" : "best split", {}, {}};
-  for (const auto& row : rows) {
-    if (!row.best) continue;
-    const core::RunResult& r = row.best->result;
-    const core::ModelParallelOutcome& m = *r.model_parallel;
-    s.points.append(QPointF(row.workers, mfu ? 100 * m.mfu : r.throughput_samples_per_s));
-    s.tips.append(QString("best split at %1 workers: tensor %2 x pipeline %3 x data %4, "
-                          "micro-batch %5, %6\n%7 samples/s, %8 tokens/s, MFU %9 %")
-                      .arg(row.workers)
-                      .arg(m.tensor)
-                      .arg(m.pipeline)
-                      .arg(m.data)
-                      .arg(m.microbatch)
-                      .arg(q(m.schedule))
-                      .arg(r.throughput_samples_per_s, 0, 'f', 1)
-                      .arg(m.tokens_per_s, 0, 'f', 0)
-                      .arg(100 * m.mfu, 0, 'f', 1));
-  }
-  return s;
-}
-
 LineChartData crossover_data(const sim::CrossoverOutcome& x) {
   LineChartData d = efficiency_data(x.curves);
   d.title = "Scaling efficiency: " + QString::fromStdString(x.sweep.name);

@@ -21,10 +21,6 @@ LineChartData efficiency_data(const Curves& curves);
 // Compute and exposed communication per step (ms) for each strategy at `workers`.
 BarChartData breakdown_data(const Curves& curves, int workers);
 
-// The best split at each size (the planning panel's search): its samples/s for the throughput
-// chart, or its model FLOPs utilization (%) for the efficiency chart. No points before a search.
-SeriesData best_split_series(const std::vector<sim::SizeBest>& rows, bool mfu);
-
 // Memory per device of each pipeline stage of a model-parallel plan (GB): parameters, gradients,
 // optimizer states and activations stacked, the device's memory as the limit. No categories for
 // a plan without `parallelism:` or a transformer workload.

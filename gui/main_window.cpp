@@ -24,6 +24,7 @@
 #include "gui/result_files.hpp"
 #include "gui/result_links.hpp"
 #include "gui/results_dock.hpp"
+#include "gui/split_chart_data.hpp"
 #include "gui/timeline_window.hpp"
 #include "gui/topology_view.hpp"
 
@@ -318,17 +319,12 @@ void MainWindow::recompute(const WhatIf& w) {
 }
 
 void MainWindow::redraw() {
-  LineChartData throughput = throughput_data(curves_, measured_);
-  LineChartData efficiency = efficiency_data(curves_);
-  // A transformer plan's best split per size, once the planning panel searched it.
-  const auto& splits = answer_panel_->split_rows();
-  if (!splits.empty()) {
-    throughput.lines.append(best_split_series(splits, false));
-    efficiency.lines.append(best_split_series(splits, true));
-    efficiency.y_title = "efficiency (%), best split MFU (%)";
+  if (charts_splits(what_if_.plan)) {
+    redraw_splits();
+  } else {
+    throughput_->show_data(throughput_data(curves_, measured_));
+    efficiency_->show_data(efficiency_data(curves_));
   }
-  throughput_->show_data(throughput);
-  efficiency_->show_data(efficiency);
   QString chosen = size_->currentText();
   if (chosen.isEmpty()) chosen = QString::number(what_if_.plan.training.workers);
   size_->blockSignals(true);
@@ -352,10 +348,35 @@ void MainWindow::redraw() {
   results_->set_points(measured_);
 }
 
+// A transformer plan with `parallelism:` is charted by its splits: tokens/s and MFU of the best
+// split at each size (the planning panel's search once it ran, else one here) and of the plan's.
+void MainWindow::redraw_splits() {
+  const core::Plan& plan = what_if_.plan;
+  std::vector<sim::SizeBest> best = answer_panel_->split_rows();
+  if (best.empty()) best = sim::best_split_per_size(sim::with_global_batch(plan), curves_.workers);
+  std::vector<const core::RunResult*> own = own_split_points(plan, curves_);
+  LineChartData tokens = split_scaling_data(best, own, curves_.workers, false);
+  add_measured_tokens(tokens, measured_, plan.workload.transformer->sequence);
+  throughput_->show_data(tokens);
+  efficiency_->show_data(split_scaling_data(best, own, curves_.workers, true));
+}
+
 void MainWindow::redraw_breakdown() {
   bool ok = false;
   int workers = size_->currentText().toInt(&ok);
-  if (ok) breakdown_->show_data(breakdown_data(curves_, workers));
+  if (ok && charts_splits(what_if_.plan)) {  // the plan's split and the search's top three
+    const core::Plan& plan = what_if_.plan;
+    std::vector<const core::RunResult*> own = own_split_points(plan, curves_);
+    const core::RunResult* there = nullptr;
+    for (std::size_t i = 0; i < curves_.workers.size(); ++i)
+      if (curves_.workers[i] == workers) there = own[i];
+    sim::SplitSearchOptions three;
+    three.top = 3;
+    breakdown_->show_data(split_breakdown_data(
+        sim::search_at(sim::with_global_batch(plan), workers, three).best, there, workers));
+  } else if (ok) {
+    breakdown_->show_data(breakdown_data(curves_, workers));
+  }
   const core::RunResult* ps =
       ok ? find_point(curves_, core::strategy_name(core::StrategyKind::kPs), workers) : nullptr;
   bool async = what_if_.plan.strategy.ps_mode == core::PsMode::kAsync;

@@ -88,6 +88,7 @@ class MainWindow : public QMainWindow {
   void recompute(const WhatIf& w);
   void redraw();
   void redraw_breakdown();
+  void redraw_splits();
   void export_chart(Chart* chart, const QString& name);
   void apply_refined(core::StrategyKind strategy, const core::RunResult& r);
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "gui/chart_data.hpp"
+#include "gui/split_chart_data.hpp"
 #include "gui/svg_export.hpp"
 
 namespace scaleout::gui {
@@ -19,10 +20,42 @@ int middle_size(const Curves& curves) {
   return curves.workers.empty() ? 0 : curves.workers[curves.workers.size() / 2];
 }
 
+// A model-parallel transformer plan's page: tokens/s and MFU of the best split and the plan's own
+// against cluster size, the step by kind of the plan's split and the search's top three at
+// `workers`, and the memory each stage needs.
+std::unique_ptr<QWidget> splits_page(const Curves& curves, int workers, const core::Plan& plan) {
+  auto page = std::make_unique<QWidget>();
+  page->setStyleSheet("background: white;");
+  auto* row = new QHBoxLayout(page.get());
+  core::Plan fixed = sim::with_global_batch(plan);
+  std::vector<sim::SizeBest> best = sim::best_split_per_size(fixed, curves.workers);
+  std::vector<const core::RunResult*> own = own_split_points(plan, curves);
+  sim::SplitSearchOptions three;
+  three.top = 3;
+  std::vector<sim::SplitCandidate> top = sim::search_at(fixed, workers, three).best;
+  const core::RunResult* own_there = nullptr;
+  for (std::size_t i = 0; i < curves.workers.size(); ++i)
+    if (curves.workers[i] == workers) own_there = own[i];
+  LineChart* tokens = make_line_chart(page.get());
+  LineChart* mfu = make_line_chart(page.get());
+  BarChart* breakdown = make_bar_chart(page.get());
+  BarChart* memory = make_bar_chart(page.get());
+  tokens->show_data(split_scaling_data(best, own, curves.workers, false));
+  mfu->show_data(split_scaling_data(best, own, curves.workers, true));
+  breakdown->show_data(split_breakdown_data(top, own_there, workers));
+  memory->show_data(memory_data(plan));
+  for (Chart* c : std::initializer_list<Chart*>{tokens, mfu, breakdown, memory})
+    row->addWidget(c->widget());
+  page->resize(2400, 600);
+  return page;
+}
+
 }  // namespace
 
 std::unique_ptr<QWidget> curves_page(const Curves& curves, int breakdown_workers,
                                      const core::Plan* plan) {
+  int workers = breakdown_workers > 0 ? breakdown_workers : middle_size(curves);
+  if (plan && charts_splits(*plan) && workers > 0) return splits_page(curves, workers, *plan);
   auto page = std::make_unique<QWidget>();
   page->setStyleSheet("background: white;");
   auto* row = new QHBoxLayout(page.get());

@@ -9,6 +9,7 @@
 #include <QTest>
 #include <nlohmann/json.hpp>
 
+#include "analytic/analytic.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_split.hpp"
 #include "core/plan_loader.hpp"
@@ -19,6 +20,8 @@
 #include "gui/chart_data.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
+#include "gui/render.hpp"
+#include "gui/split_chart_data.hpp"
 #include "gui/timeline_view.hpp"
 #include "gui/timeline_window.hpp"
 #include "tests/gui/gui_support.hpp"
@@ -48,6 +51,54 @@ TEST(GuiModelParallel, StepChartShowsThePipelineBubble) {
   EXPECT_NEAR(sum, ring->step_time_s * 1e3, 1e-6 * ring->step_time_s * 1e3);
   // A data-parallel plan has no bubble stack.
   EXPECT_EQ(breakdown_data(sim::compute_curves(quickstart(), {8, 64}), 64).stacks.size(), 2u);
+}
+
+// The split charts' numbers are the search's and the plan's own: at each size the best split's
+// tokens/s and MFU are what searching a plan of that many workers gives first, the plan's split's
+// what predicting the plan at that size gives, and each bar of the step by kind adds up to its
+// split's step. The page is written for a person to look at.
+TEST(GuiModelParallel, SplitChartsAreTheSearchsAndThePlansNumbers) {
+  core::Plan plan = core::load_plan(kGpt3);
+  std::vector<int> sizes = {128, 256, 512};
+  sim::Curves curves = sim::compute_curves(plan, sizes);
+  std::vector<sim::SizeBest> best = sim::best_split_per_size(sim::with_global_batch(plan), sizes);
+  std::vector<const core::RunResult*> own = own_split_points(plan, curves);
+  LineChartData tokens = split_scaling_data(best, own, sizes, false);
+  LineChartData mfu = split_scaling_data(best, own, sizes, true);
+  ASSERT_EQ(tokens.lines.size(), 2u);
+  ASSERT_EQ(tokens.lines[0].points.size(), sizes.size());
+  ASSERT_EQ(tokens.lines[1].points.size(), sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    core::Plan at = plan;
+    at.training.workers = sizes[i];
+    core::RunResult written = sim::predict_analytic(at);
+    EXPECT_DOUBLE_EQ(tokens.lines[1].points[i].y(), written.model_parallel->tokens_per_s);
+    EXPECT_DOUBLE_EQ(mfu.lines[1].points[i].y(), 100 * written.model_parallel->mfu);
+    sim::SplitSearchOptions one;
+    one.top = 1;
+    sim::SplitSearch searched = sim::search_splits(at, one);
+    ASSERT_FALSE(searched.best.empty());
+    EXPECT_DOUBLE_EQ(tokens.lines[0].points[i].y(),
+                     searched.best[0].result.model_parallel->tokens_per_s);
+    EXPECT_GE(tokens.lines[0].points[i].y(), tokens.lines[1].points[i].y());
+  }
+  sim::SplitSearchOptions three;
+  three.top = 3;
+  core::Plan at512 = plan;
+  at512.training.workers = 512;
+  std::vector<sim::SplitCandidate> top = sim::search_splits(at512, three).best;
+  BarChartData steps = split_breakdown_data(top, own[2], 512);
+  ASSERT_EQ(steps.categories.size(), 4);
+  EXPECT_TRUE(steps.categories[0].startsWith("plan 8x16x4")) << steps.categories[0].toStdString();
+  for (int c = 0; c < 4; ++c) {
+    double sum = 0;
+    for (const auto& s : steps.stacks) sum += s.points[c].y();
+    double step = c == 0 ? own[2]->step_time_s : top[c - 1].result.step_time_s;
+    EXPECT_NEAR(sum, step * 1e3, 1e-6 * step * 1e3) << steps.categories[c].toStdString();
+  }
+  std::filesystem::create_directories(kShots);
+  auto page = curves_page(curves, 512, &plan);
+  ASSERT_TRUE(save_page(*page, QString::fromStdString((kShots / "splits-gpt3.png").string())));
 }
 
 TEST(GuiModelParallel, TheWindowOpensTheGpt3Plan) {
@@ -164,14 +215,14 @@ TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
       cli("plan " + kGpt3 + " --search --top 1 --target-throughput 50 --max-workers 1024 --json")
           .text);
   EXPECT_EQ(said.toStdString(), cli_answer["target"]["message"].get<std::string>());
-  // The charts plot the best split at each size: samples/s, and MFU beside the efficiency.
+  // The charts plot the searched best split at each size: tokens/s, and its MFU.
   auto line = [](const LineChartData& d, const QString& name) -> const SeriesData* {
     for (const auto& s : d.lines)
       if (s.name == name) return &s;
     return nullptr;
   };
   const SeriesData* best = line(w.throughput_chart()->data(), "best split");
-  const SeriesData* mfu = line(w.efficiency_chart()->data(), "best split MFU");
+  const SeriesData* mfu = line(w.efficiency_chart()->data(), "best split");
   ASSERT_NE(best, nullptr);
   ASSERT_NE(mfu, nullptr);
   int with_split = 0;
@@ -179,7 +230,7 @@ TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
     if (!row.best) continue;
     ASSERT_LT(with_split, best->points.size());
     EXPECT_EQ(best->points[with_split].x(), row.workers);
-    EXPECT_DOUBLE_EQ(best->points[with_split].y(), row.best->result.throughput_samples_per_s);
+    EXPECT_DOUBLE_EQ(best->points[with_split].y(), row.best->result.model_parallel->tokens_per_s);
     EXPECT_DOUBLE_EQ(mfu->points[with_split].y(), 100 * row.best->result.model_parallel->mfu);
     ++with_split;
   }
@@ -191,10 +242,13 @@ TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
   ASSERT_TRUE(w.answer_panel()->grab().save(
       QString::fromStdString((kShots / "answer-splits.png").string())));
   ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-best-split.png").string())));
-  // Another plan forgets the search, and its line.
+  // Another plan forgets the search: its line is the best split at the window's own sizes.
   ASSERT_TRUE(w.open_plan(QString::fromStdString(kGpt3)).startsWith("opened"));
   EXPECT_TRUE(w.answer_panel()->split_rows().empty());
-  EXPECT_EQ(line(w.throughput_chart()->data(), "best split"), nullptr);
+  const SeriesData* again = line(w.throughput_chart()->data(), "best split");
+  ASSERT_NE(again, nullptr);
+  ASSERT_FALSE(again->points.isEmpty());
+  EXPECT_EQ(again->points.front().x(), w.curves().workers.front());
 }
 
 }  // namespace
