@@ -32,6 +32,14 @@ const Input kInputs[] = {
     {"price", "price / device-hour", "", "empty: the topology's price_per_device_hour"},
 };
 
+// A transformer plan's targets: tokens/s, or tokens to train (one pass) in a time. GPT-3's 300B
+// tokens (Brown et al. 2020) as the example.
+const Input kTokenInputs[] = {
+    {"throughput", "target tokens/s", "100K", "tokens per second to reach, e.g. 100000 or 100K"},
+    {"samples_per_epoch", "tokens to train", "300B", "tokens in one pass, e.g. 300B or 2T"},
+    {"epochs", "passes", "1", "passes over those tokens"},
+};
+
 // A number with an optional count suffix (50K, 1.28M); a time in seconds or in units (3600s, 6h).
 double read_number(const QLineEdit* e, const char* name, core::Quantity q) {
   std::string text = e->text().toStdString();
@@ -64,7 +72,8 @@ AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
     auto* e = new QLineEdit(in.initial);
     e->setObjectName(in.name);
     e->setToolTip(in.tip);
-    form->addRow(in.label, e);
+    labels_[in.name] = new QLabel(in.label);
+    form->addRow(labels_[in.name], e);
     connect(e, &QLineEdit::textEdited, this, [this] { update(); });
   }
   connect(kind_, &QComboBox::currentIndexChanged, this, [this] { update(); });
@@ -91,9 +100,37 @@ AnswerPanel::AnswerPanel(QWidget* parent) : QWidget(parent) {
 
 QLineEdit* AnswerPanel::input(const QString& name) const { return findChild<QLineEdit*>(name); }
 
+QString AnswerPanel::label(const QString& name) const {
+  auto it = labels_.find(name);
+  return it == labels_.end() ? QString() : it->second->text();
+}
+
+int AnswerPanel::tokens_per_sample() const {
+  return tokens_ ? what_if_.plan.workload.transformer->sequence : 0;
+}
+
+void AnswerPanel::set_units(bool tokens) {
+  if (tokens == tokens_) return;
+  tokens_ = tokens;
+  auto apply = [this](const Input& in) {
+    labels_[in.name]->setText(in.label);
+    input(in.name)->setText(in.initial);
+    input(in.name)->setToolTip(in.tip);
+  };
+  for (const Input& token_input : kTokenInputs) {
+    if (tokens) {
+      apply(token_input);
+      continue;
+    }
+    for (const Input& in : kInputs)  // the same row in samples
+      if (std::string(in.name) == token_input.name) apply(in);
+  }
+}
+
 void AnswerPanel::set_what_if(const WhatIf& w, const Curves* curves) {
   what_if_ = w;
   curves_ = curves;
+  set_units(w.plan.workload.transformer.has_value());
   splits_button_->setVisible(w.plan.workload.transformer.has_value());
   bool had_splits = !split_rows_.empty();
   split_rows_.clear();  // searched for another plan
@@ -128,15 +165,18 @@ QString AnswerPanel::search_splits() {
 
 sim::PlanRequest AnswerPanel::request() const {
   sim::PlanRequest r;
+  // Tokens are sequences of the transformer's length to the planner.
+  double per_sample = tokens_ ? tokens_per_sample() : 1.0;
+  auto number = [this](const char* name, core::Quantity q) {
+    return read_number(input(name), label(name).toStdString().c_str(), q);
+  };
   if (kind_->currentIndex() == 0) {
-    r.target.throughput =
-        read_number(input("throughput"), "target samples/s", core::Quantity::kCount);
+    r.target.throughput = number("throughput", core::Quantity::kCount) / per_sample;
   } else {
     r.target.kind = sim::PlanTarget::Kind::kTimeToTrain;
-    r.target.deadline_s = read_number(input("deadline"), "train within", core::Quantity::kTime);
-    r.target.samples_per_epoch =
-        read_number(input("samples_per_epoch"), "samples per epoch", core::Quantity::kCount);
-    r.target.epochs = read_number(input("epochs"), "epochs", core::Quantity::kCount);
+    r.target.deadline_s = number("deadline", core::Quantity::kTime);
+    r.target.samples_per_epoch = number("samples_per_epoch", core::Quantity::kCount) / per_sample;
+    r.target.epochs = number("epochs", core::Quantity::kCount);
   }
   r.min_efficiency =
       read_number(input("min_efficiency"), "min. efficiency", core::Quantity::kCount);
@@ -171,13 +211,17 @@ void AnswerPanel::update() {
 
 namespace {
 
-QString option_html(const char* title, const sim::PlanOption& o) {
+// `sequence`: tokens a sample (a transformer's), 0 when the targets are in samples.
+QString option_html(const char* title, const sim::PlanOption& o, int sequence) {
   QString s = QString("<b>%1</b> %2 on %3 workers (%4 devices)<br>")
                   .arg(QString(title), QString(core::strategy_name(o.strategy)))
                   .arg(o.workers)
                   .arg(o.devices);
-  s += QString("&nbsp;&nbsp;%1 samples/s, step %2 ms, efficiency %3 %<br>")
-           .arg(o.result.throughput_samples_per_s, 0, 'f', 0)
+  QString rate = QString("%1 samples/s").arg(o.result.throughput_samples_per_s, 0, 'f', 0);
+  if (sequence > 0)
+    rate = QString("%1 tokens/s").arg(o.result.throughput_samples_per_s * sequence, 0, 'f', 0);
+  s += QString("&nbsp;&nbsp;%1, step %2 ms, efficiency %3 %<br>")
+           .arg(rate)
            .arg(o.result.step_time_s * 1e3, 0, 'f', 2)
            .arg(o.result.scaling_efficiency * 100, 0, 'f', 1);
   if (o.train_time_s > 0)
@@ -193,12 +237,19 @@ QString option_html(const char* title, const sim::PlanOption& o) {
 }  // namespace
 
 void AnswerPanel::show_answer(const sim::PlanAnswer& a) {
-  QString html = QString("needs %1 samples/s<br>").arg(a.required_throughput, 0, 'f', 0);
+  int sequence = tokens_per_sample();
+  QString html = sequence > 0
+                     ? QString(
+                           "needs %1 tokens/s (%2 sequences/s) with the plan's split; "
+                           "<i>Best splits per size</i> searches the others<br>")
+                           .arg(a.required_throughput * sequence, 0, 'f', 0)
+                           .arg(a.required_throughput, 0, 'f', 1)
+                     : QString("needs %1 samples/s<br>").arg(a.required_throughput, 0, 'f', 0);
   if (a.reachable) {
-    html += option_html("Smallest:", *a.best);
+    html += option_html("Smallest:", *a.best, sequence);
     html += "&nbsp;&nbsp;bottleneck: " +
             QString::fromStdString(a.best->bottleneck.text).toHtmlEscaped();
-    if (a.runner_up) html += "<br>" + option_html("Runner-up:", *a.runner_up);
+    if (a.runner_up) html += "<br>" + option_html("Runner-up:", *a.runner_up, sequence);
   } else {
     html += "<span style='color:#c62828'>" + QString::fromStdString(a.message).toHtmlEscaped() +
             "</span>";

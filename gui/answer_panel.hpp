@@ -1,10 +1,11 @@
 // The planning answer: a target (throughput, or time-to-train from samples per epoch x epochs), a
 // minimum efficiency and a price, answered by sim::plan_cluster, the function `scaleout plan`
-// calls.
+// calls. A transformer plan's targets are in tokens: tokens/s, or tokens to train in a time.
 #pragma once
 
 #include <QWidget>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "explore/planner.hpp"
@@ -42,9 +43,13 @@ class AnswerPanel : public QWidget {
   void on_splits(std::function<void()> callback) { on_splits_ = std::move(callback); }
   // "throughput", "deadline", "samples_per_epoch", "epochs", "min_efficiency", "price".
   QLineEdit* input(const QString& name) const;
+  // The label of an input's row ("target samples/s", or "target tokens/s" for a transformer).
+  QString label(const QString& name) const;
 
  private:
   sim::PlanRequest request() const;  // throws core::InputError naming the input
+  int tokens_per_sample() const;     // the transformer's sequence; 0: targets in samples
+  void set_units(bool tokens);       // relabels the targets, and resets them on a change of units
   void update();
   void show_answer(const sim::PlanAnswer& a);
 
@@ -54,6 +59,8 @@ class AnswerPanel : public QWidget {
   const Curves* curves_ = nullptr;  // the window's, of what_if_.plan
   std::optional<sim::PlanAnswer> answer_;
   QComboBox* kind_ = nullptr;
+  std::map<QString, QLabel*> labels_;  // each input's row label, by input name
+  bool tokens_ = false;                // the targets are in tokens
   QLabel* text_ = nullptr;
   QPushButton* splits_button_ = nullptr;
   QLabel* splits_text_ = nullptr;

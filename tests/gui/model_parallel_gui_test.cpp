@@ -195,7 +195,10 @@ TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
   EXPECT_FALSE(w.answer_panel()->splits_button()->isVisibleTo(&w));  // nothing to split
   ASSERT_TRUE(w.open_plan(QString::fromStdString(kGpt3)).startsWith("opened"));
   EXPECT_TRUE(w.answer_panel()->splits_button()->isVisibleTo(&w));
-  type_into(w.answer_panel()->input("throughput"), "50");
+  // A transformer's targets are in tokens: 102,400 tokens/s are 50 sequences of 2,048 a second.
+  EXPECT_EQ(w.answer_panel()->label("throughput"), "target tokens/s");
+  EXPECT_EQ(w.answer_panel()->label("samples_per_epoch"), "tokens to train");
+  type_into(w.answer_panel()->input("throughput"), "102400");
   QString said = w.answer_panel()->search_splits();
   const auto& rows = w.answer_panel()->split_rows();
   core::Plan plan = core::load_plan(kGpt3);
@@ -242,13 +245,17 @@ TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
   ASSERT_TRUE(w.answer_panel()->grab().save(
       QString::fromStdString((kShots / "answer-splits.png").string())));
   ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-best-split.png").string())));
-  // Another plan forgets the search: its line is the best split at the window's own sizes.
+  // Another plan forgets the search: its line is the best split at the window's own sizes. A
+  // plan without a transformer is planned in samples again.
   ASSERT_TRUE(w.open_plan(QString::fromStdString(kGpt3)).startsWith("opened"));
   EXPECT_TRUE(w.answer_panel()->split_rows().empty());
   const SeriesData* again = line(w.throughput_chart()->data(), "best split");
   ASSERT_NE(again, nullptr);
   ASSERT_FALSE(again->points.isEmpty());
   EXPECT_EQ(again->points.front().x(), w.curves().workers.front());
+  ASSERT_TRUE(w.open_plan(QString::fromStdString(kQuickstart)).startsWith("opened"));
+  EXPECT_EQ(w.answer_panel()->label("throughput"), "target samples/s");
+  EXPECT_EQ(w.answer_panel()->input("throughput")->text(), "50K");
 }
 
 }  // namespace
