@@ -41,12 +41,6 @@ bool has_experts(const sim::SplitSearch& s) {
   return !s.best.empty() && s.best[0].plan.workload.transformer->moe.has_value();
 }
 
-// Whether two splits' steps are the same to the closed form's precision.
-bool ties(const sim::SplitCandidate& a, const sim::SplitCandidate& b) {
-  double x = a.result.step_time_s, y = b.result.step_time_s;
-  return std::abs(x - y) <= 1e-9 * std::max(x, y);
-}
-
 void print_table(const sim::SplitSearch& s) {
   std::printf("%s's splits (parallelism.framework: %s; --framework any for every combination)\n",
               core::framework_title(s.framework), core::framework_name(s.framework));
@@ -64,7 +58,7 @@ void print_table(const sim::SplitSearch& s) {
   for (std::size_t i = 0; i < s.best.size(); ++i) {
     const sim::SplitCandidate& c = s.best[i];
     const core::ModelParallelOutcome& m = *c.result.model_parallel;
-    bool ties_above = i > 0 && ties(c, s.best[i - 1]);
+    bool ties_above = i > 0 && sim::same_step(c.result, s.best[i - 1].result);
     tied = tied || ties_above;
     std::printf("%3d%s ", ++rank, ties_above ? "=" : " ");
     print_split(m, experts);

@@ -57,8 +57,7 @@ struct Search {
     core::RunResult r = predict_model_parallel(plan, &cache);
     // Faster first; of equal steps, the one needing less memory.
     auto slower = [](const SplitCandidate& a, const SplitCandidate& b) {
-      double x = a.result.step_time_s, y = b.result.step_time_s;
-      if (std::abs(x - y) > 1e-9 * std::max(x, y)) return x < y;
+      if (!same_step(a.result, b.result)) return a.result.step_time_s < b.result.step_time_s;
       return a.result.model_parallel->memory.total < b.result.model_parallel->memory.total;
     };
     SplitCandidate c{plan, std::move(r), ""};
@@ -173,6 +172,11 @@ SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& opti
   for (auto& c : search.out.best) c.bottleneck = bottleneck_of(c.plan, c.result);
   search.out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return search.out;
+}
+
+bool same_step(const core::RunResult& a, const core::RunResult& b) {
+  double x = a.step_time_s, y = b.step_time_s;
+  return std::abs(x - y) <= 1e-9 * std::max(x, y);
 }
 
 std::string bottleneck_of(const core::Plan& plan, const core::RunResult& r) {

@@ -53,6 +53,10 @@ struct SplitSearch {
 // starting point only). Throws core::InputError for a workload without `transformer:`.
 SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& options = {});
 
+// Whether two splits' steps are the same to the closed form's precision (ties: their differences
+// change nothing the engines time).
+bool same_step(const core::RunResult& a, const core::RunResult& b);
+
 // The part of the step that limits it, in words.
 std::string bottleneck_of(const core::Plan& plan, const core::RunResult& result);
 

@@ -25,6 +25,7 @@
 #include "gui/result_links.hpp"
 #include "gui/results_dock.hpp"
 #include "gui/split_chart_data.hpp"
+#include "gui/split_table.hpp"
 #include "gui/timeline_window.hpp"
 #include "gui/topology_view.hpp"
 
@@ -77,6 +78,10 @@ MainWindow::MainWindow(const core::Plan& plan) {
   memory_ = make_bar_chart(bars);
   bar_row->addWidget(memory_->widget(), 1);
   bars_layout->addLayout(bar_row, 1);
+  split_table_ = new SplitTable(bars);  // a transformer plan's best splits at the chosen size
+  split_table_->setMaximumHeight(170);
+  split_table_->on_pick([this](const core::Parallelism& split) { use_split(split); });
+  bars_layout->addWidget(split_table_);
   connect(size_, &QComboBox::currentIndexChanged, this, [this] { redraw_breakdown(); });
 
   auto* side = new QWidget;
@@ -348,35 +353,15 @@ void MainWindow::redraw() {
   results_->set_points(measured_);
 }
 
-// A transformer plan with `parallelism:` is charted by its splits: tokens/s and MFU of the best
-// split at each size (the planning panel's search once it ran, else one here) and of the plan's.
-void MainWindow::redraw_splits() {
-  const core::Plan& plan = what_if_.plan;
-  std::vector<sim::SizeBest> best = answer_panel_->split_rows();
-  if (best.empty()) best = sim::best_split_per_size(sim::with_global_batch(plan), curves_.workers);
-  std::vector<const core::RunResult*> own = own_split_points(plan, curves_);
-  LineChartData tokens = split_scaling_data(best, own, curves_.workers, false);
-  add_measured_tokens(tokens, measured_, plan.workload.transformer->sequence);
-  throughput_->show_data(tokens);
-  efficiency_->show_data(split_scaling_data(best, own, curves_.workers, true));
-}
-
 void MainWindow::redraw_breakdown() {
   bool ok = false;
   int workers = size_->currentText().toInt(&ok);
-  if (ok && charts_splits(what_if_.plan)) {  // the plan's split and the search's top three
-    const core::Plan& plan = what_if_.plan;
-    std::vector<const core::RunResult*> own = own_split_points(plan, curves_);
-    const core::RunResult* there = nullptr;
-    for (std::size_t i = 0; i < curves_.workers.size(); ++i)
-      if (curves_.workers[i] == workers) there = own[i];
-    sim::SplitSearchOptions three;
-    three.top = 3;
-    breakdown_->show_data(split_breakdown_data(
-        sim::search_at(sim::with_global_batch(plan), workers, three).best, there, workers));
+  if (ok && charts_splits(what_if_.plan)) {
+    redraw_split_breakdown(workers);
   } else if (ok) {
     breakdown_->show_data(breakdown_data(curves_, workers));
   }
+  split_table_->setVisible(ok && charts_splits(what_if_.plan));
   const core::RunResult* ps =
       ok ? find_point(curves_, core::strategy_name(core::StrategyKind::kPs), workers) : nullptr;
   bool async = what_if_.plan.strategy.ps_mode == core::PsMode::kAsync;

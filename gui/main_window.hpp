@@ -21,6 +21,7 @@ class AnswerPanel;
 class PlanPanel;
 class PointTimeline;
 class RefineBar;
+class SplitTable;
 class ResultsDock;
 class TimelineWindow;
 class TopologyView;
@@ -73,6 +74,7 @@ class MainWindow : public QMainWindow {
   LineChart* efficiency_chart() const { return efficiency_; }
   BarChart* breakdown_chart() const { return breakdown_; }
   BarChart* memory_chart() const { return memory_; }
+  SplitTable* split_table() const { return split_table_; }
   QComboBox* breakdown_size() const { return size_; }
   // The PS point's staleness at the chosen size; shown only when the plan's PS is asynchronous.
   HistogramChart* staleness_chart() const { return staleness_; }
@@ -89,6 +91,8 @@ class MainWindow : public QMainWindow {
   void redraw();
   void redraw_breakdown();
   void redraw_splits();
+  void redraw_split_breakdown(int workers);
+  void use_split(core::Parallelism split);  // a copy: redrawing refills the table it came from
   void export_chart(Chart* chart, const QString& name);
   void apply_refined(core::StrategyKind strategy, const core::RunResult& r);
 
@@ -101,7 +105,8 @@ class MainWindow : public QMainWindow {
   LineChart* throughput_ = nullptr;
   LineChart* efficiency_ = nullptr;
   BarChart* breakdown_ = nullptr;
-  BarChart* memory_ = nullptr;  // shown for a model-parallel plan
+  BarChart* memory_ = nullptr;         // shown for a model-parallel plan
+  SplitTable* split_table_ = nullptr;  // the same
   HistogramChart* staleness_ = nullptr;
   QComboBox* size_ = nullptr;
   QLabel* measured_text_ = nullptr;

@@ -86,9 +86,10 @@ LineChartData split_scaling_data(const std::vector<sim::SizeBest>& best,
 }
 
 BarChartData split_breakdown_data(const std::vector<sim::SplitCandidate>& top,
-                                  const core::RunResult* own, int workers) {
+                                  const core::RunResult* own, int workers, bool numbered) {
   BarChartData d;
-  d.title = QString("Step by kind at %1 workers (tp x pp x dp)").arg(workers);
+  d.title = numbered ? QString("Step by kind at %1 workers").arg(workers)
+                     : QString("Step by kind at %1 workers (tp x pp x dp)").arg(workers);
   d.y_title = "ms per step";
   struct Part {
     const char* name;
@@ -107,11 +108,13 @@ BarChartData split_breakdown_data(const std::vector<sim::SplitCandidate>& top,
   std::vector<const core::RunResult*> bars;
   if (own) {
     bars.push_back(own);
-    d.categories.append("plan " + split_grid(*own->model_parallel));
+    d.categories.append(numbered ? QString("plan") : "plan " + split_grid(*own->model_parallel));
   }
   for (std::size_t i = 0; i < top.size(); ++i) {
     bars.push_back(&top[i].result);
-    d.categories.append(QString("#%1 ").arg(i + 1) + split_grid(*top[i].result.model_parallel));
+    QString number = QString("#%1").arg(i + 1);
+    d.categories.append(numbered ? number
+                                 : number + " " + split_grid(*top[i].result.model_parallel));
   }
   for (const Part& part : parts) {
     SeriesData s{part.name, {}, {}};

@@ -23,8 +23,10 @@ LineChartData split_scaling_data(const std::vector<sim::SizeBest>& best,
 
 // The step (ms) of each split by kind: compute, tensor all-reduces, expert all-to-alls, the data
 // group's exchange and the pipeline bubble, which add up to the step; `own` (may be null) first.
+// `numbered`: the bars are "plan", "#1", "#2"... (a table beside them gives the splits); else
+// each names its tensor x pipeline x data.
 BarChartData split_breakdown_data(const std::vector<sim::SplitCandidate>& top,
-                                  const core::RunResult* own, int workers);
+                                  const core::RunResult* own, int workers, bool numbered = false);
 
 // Measured runs on the tokens/s chart as large dots: samples/s times the plan's `sequence`.
 void add_measured_tokens(LineChartData& tokens, const std::vector<MeasuredPoint>& measured,

@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QStatusBar>
 #include <QTest>
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,7 @@
 #include "gui/plan_panel.hpp"
 #include "gui/render.hpp"
 #include "gui/split_chart_data.hpp"
+#include "gui/split_table.hpp"
 #include "gui/timeline_view.hpp"
 #include "gui/timeline_window.hpp"
 #include "tests/gui/gui_support.hpp"
@@ -99,6 +101,55 @@ TEST(GuiModelParallel, SplitChartsAreTheSearchsAndThePlansNumbers) {
   std::filesystem::create_directories(kShots);
   auto page = curves_page(curves, 512, &plan);
   ASSERT_TRUE(save_page(*page, QString::fromStdString((kShots / "splits-gpt3.png").string())));
+}
+
+// The table under the step chart lists the search's ten best splits at the chosen size, as
+// searching a plan of that many workers gives them; double-clicking one loads it into the plan,
+// its fields and its memory chart.
+TEST(GuiModelParallel, TheSplitTableIsTheSearchsAndLoadsASplit) {
+  MainWindow w(quickstart());
+  ASSERT_TRUE(w.open_plan(QString::fromStdString(kGpt3)).startsWith("opened"));
+  int at = w.breakdown_size()->findText("512");
+  ASSERT_GE(at, 0);
+  w.breakdown_size()->setCurrentIndex(at);
+  SplitTable* table = w.split_table();
+  EXPECT_TRUE(table->isVisibleTo(&w));
+  core::Plan plan = core::load_plan(kGpt3);
+  plan.training.workers = 512;
+  plan.parallelism.reset();
+  sim::SplitSearchOptions ten;
+  ten.top = 10;
+  std::vector<sim::SplitCandidate> direct = sim::search_splits(plan, ten).best;
+  ASSERT_EQ(table->rowCount(), static_cast<int>(direct.size()));
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const core::ModelParallelOutcome& m = *direct[r].result.model_parallel;
+    EXPECT_EQ(table->item(r, 1)->text().toInt(), m.tensor) << r;
+    EXPECT_EQ(table->item(r, 2)->text().toInt(), m.pipeline) << r;
+    EXPECT_EQ(table->item(r, 3)->text().toInt(), m.data) << r;
+    EXPECT_EQ(table->item(r, 10)->text(), QString::number(direct[r].result.step_time_s, 'f', 3));
+  }
+  const core::Parallelism& picked = *direct[1].plan.parallelism;
+  table->pick(1);
+  const core::Parallelism& now = *w.plan_panel()->what_if().plan.parallelism;
+  EXPECT_EQ(now.tensor, picked.tensor);
+  EXPECT_EQ(now.pipeline, picked.pipeline);
+  EXPECT_EQ(now.microbatch, picked.microbatch);
+  EXPECT_EQ(now.schedule, picked.schedule);
+  EXPECT_EQ(now.virtual_stages, picked.virtual_stages);
+  EXPECT_EQ(now.zero, picked.zero);
+  auto* tensor = qobject_cast<QLineEdit*>(w.plan_panel()->editor("parallelism.tensor"));
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_EQ(tensor->text().toInt(), picked.tensor);
+  EXPECT_EQ(w.memory_chart()->data().categories.size(), picked.pipeline);
+  EXPECT_TRUE(w.statusBar()->currentMessage().startsWith(
+      QString("loaded split: tensor %1 x pipeline %2").arg(picked.tensor).arg(picked.pipeline)))
+      << w.statusBar()->currentMessage().toStdString();
+  w.resize(1500, 1000);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(50);
+  std::filesystem::create_directories(kShots);
+  ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-split-table.png").string())));
 }
 
 TEST(GuiModelParallel, TheWindowOpensTheGpt3Plan) {
