@@ -193,6 +193,27 @@ void add_strategy_fields(std::vector<PlanField>& f) {
       }));
 }
 
+// A plan with `parallelism:` exchanges each stage's gradient once the pipeline drains, as
+// Megatron-LM does: the data-parallel exchange's fusion, overlap and compression are not its.
+void off_for_splits(std::vector<PlanField>& fields) {
+  auto starts = [](const std::string& key, const char* prefix) {
+    return key.rfind(prefix, 0) == 0;
+  };
+  for (auto& f : fields) {
+    if (f.key != "training.overlap" && f.key != "training.fusion_buffer" &&
+        !starts(f.key, "training.fusion.") && !starts(f.key, "training.compression."))
+      continue;
+    auto before = f.why_off;
+    f.why_off = [before](const WhatIf& w) {
+      if (w.plan.parallelism)
+        return std::string(
+            "a plan with parallelism: exchanges each stage's gradient once the pipeline drains: "
+            "the data-parallel exchange's fusion, overlap and compression are not its");
+      return before ? before(w) : std::string();
+    };
+  }
+}
+
 std::vector<PlanField> make_fields() {
   std::vector<PlanField> f;
   add_training_fields(f);
@@ -202,6 +223,7 @@ std::vector<PlanField> make_fields() {
   add_compression_fields(f);
   add_parallelism_fields(f);
   add_network_fields(f);
+  off_for_splits(f);
   return f;
 }
 

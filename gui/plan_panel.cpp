@@ -22,9 +22,14 @@ const char* kBadStyle = "background: #ffd6d6; border: 1px solid #c62828;";
 
 PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
+  layout_ = layout;
   source_ = new QLabel;
   source_->setWordWrap(true);
   layout->addWidget(source_);
+  show_unused_ = new QCheckBox("show the settings this plan does not use");
+  show_unused_->setObjectName("show-unused");
+  connect(show_unused_, &QCheckBox::toggled, this, [this] { fold(); });
+  layout->addWidget(show_unused_);
   std::map<std::string, QFormLayout*> forms;
   for (const auto& name : plan_field_groups()) {
     auto* box = new QGroupBox(QString::fromStdString(name));
@@ -33,6 +38,7 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
     form->setLabelAlignment(Qt::AlignRight);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     forms[name] = form;
+    groups_[name] = box;
     layout->addWidget(box);
   }
   forms["Cluster"]->addRow("cluster", add_picker("cluster", "topologies"));
@@ -41,6 +47,7 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
     QWidget* editor = make_editor(f);
     editor->setObjectName(QString::fromStdString(f.key));
     editors_[f.key] = editor;
+    form_of_[f.key] = forms[plan_field_group(f)];
     forms[plan_field_group(f)]->addRow(QString::fromStdString(f.label), editor);
   }
   status_ = new QLabel;
@@ -114,6 +121,28 @@ void PlanPanel::show_values(const std::string& except) {
     if (!errors_.count(f.key))
       editors_.at(f.key)->setToolTip(QString::fromStdString(why.empty() ? f.hint : why));
   }
+  fold();
+}
+
+void PlanPanel::fold() {
+  int unused = 0;
+  for (const auto& f : plan_fields()) {
+    QWidget* e = editors_.at(f.key);
+    bool off = !e->isEnabled() && !errors_.count(f.key);
+    unused += off;
+    form_of_.at(f.key)->setRowVisible(e, !off || show_unused_->isChecked());
+  }
+  show_unused_->setText(QString("show the %1 settings this plan does not use").arg(unused));
+  // A split plan's own fields come first, after the model.
+  QGroupBox* split = groups_.at("Parallelism");
+  layout_->removeWidget(split);
+  int after = layout_->indexOf(groups_.at(good_.plan.parallelism ? "Workload" : "Strategy"));
+  layout_->insertWidget(after + 1, split);
+}
+
+bool PlanPanel::row_shown(const std::string& key) const {
+  QWidget* e = editors_.at(key);
+  return !e->isHidden();
 }
 
 QComboBox* PlanPanel::add_picker(const std::string& key, const std::string& dir) {

@@ -10,8 +10,12 @@
 
 #include "gui/plan_fields.hpp"
 
+class QCheckBox;
 class QComboBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
+class QVBoxLayout;
 
 namespace scaleout::gui {
 
@@ -38,6 +42,10 @@ class PlanPanel : public QWidget {
   QString warnings() const;
   // The message marking a field; empty when its value is good.
   QString error(const std::string& key) const;
+  // Fields that do not apply to the plan are folded away (their rows hidden) until the box at the
+  // top shows them; whether a field's row shows now.
+  bool row_shown(const std::string& key) const;
+  QCheckBox* show_unused() const { return show_unused_; }
 
  private:
   QWidget* make_editor(const PlanField& field);
@@ -54,9 +62,16 @@ class PlanPanel : public QWidget {
   // Loads a picked topology or model into the plan; the sweep range follows a new cluster.
   void picked(const std::string& key, const std::string& path) { open_part(key, path); }
   void mark(const std::string& key, const QString& message);
+  // Hides the rows of the fields that do not apply (unless show_unused_ is on), and puts the
+  // Parallelism group right after Workload for a plan with `parallelism:`.
+  void fold();
 
   WhatIf good_;
   std::map<std::string, QWidget*> editors_;
+  std::map<std::string, QFormLayout*> form_of_;  // each field's group
+  std::map<std::string, QGroupBox*> groups_;     // by name
+  QVBoxLayout* layout_ = nullptr;
+  QCheckBox* show_unused_ = nullptr;
   std::map<std::string, QString> errors_;
   QLabel* source_ = nullptr;
   QLabel* status_ = nullptr;

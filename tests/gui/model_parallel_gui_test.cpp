@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QLayout>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QStatusBar>
@@ -159,6 +161,22 @@ TEST(GuiModelParallel, TheWindowOpensTheGpt3Plan) {
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
   QApplication::processEvents();
+  // The data-parallel exchange's knobs do not apply to a split plan: folded away until asked for,
+  // the split's fields first after the model; a data-parallel plan keeps them in view.
+  PlanPanel* panel = w.plan_panel();
+  EXPECT_FALSE(panel->row_shown("training.fusion_buffer"));
+  EXPECT_FALSE(panel->editor("training.fusion_buffer")->isEnabled());
+  EXPECT_TRUE(panel->row_shown("parallelism.tensor"));
+  QWidget* workload = panel->findChild<QWidget*>("group-Workload");
+  QWidget* split = panel->findChild<QWidget*>("group-Parallelism");
+  QWidget* training = panel->findChild<QWidget*>("group-Training");
+  ASSERT_TRUE(workload && split && training);
+  auto* column = panel->layout();
+  EXPECT_EQ(column->indexOf(split), column->indexOf(workload) + 1);
+  EXPECT_GT(column->indexOf(training), column->indexOf(split));
+  panel->show_unused()->setChecked(true);
+  EXPECT_TRUE(panel->row_shown("training.fusion_buffer"));
+  panel->show_unused()->setChecked(false);
   // The plan gives the global batch: the batch per worker follows from it, so it is not editable.
   QWidget* batch = w.plan_panel()->editor("training.batch_per_worker");
   ASSERT_NE(batch, nullptr);
@@ -168,6 +186,8 @@ TEST(GuiModelParallel, TheWindowOpensTheGpt3Plan) {
   std::filesystem::create_directories(kShots);
   ASSERT_TRUE(
       w.grab().save(QString::fromStdString((kShots / "window-model-parallel.png").string())));
+  MainWindow data_parallel(quickstart());
+  EXPECT_TRUE(data_parallel.plan_panel()->row_shown("training.fusion_buffer"));
   // 16 stages and 192 micro-batches: the bubble at both ends is 15 of 207 slots a stage.
   EXPECT_TRUE(w.show_pipeline_schedule().startsWith("timeline of "));
   EXPECT_EQ(w.timeline()->view()->trace().tracks.size(), 16u);
