@@ -1,11 +1,13 @@
-// `scaleout import-log megatron LOG --plan PLAN`: a Megatron-LM training log as a measured result
-// of the plan (core/megatron_log.hpp), for `compare`, `validate`-like checks and the GUI.
+// `scaleout import-log megatron|deepspeed LOG --plan PLAN`: a Megatron-LM or DeepSpeed training log
+// as a measured result of the plan (core/megatron_log.hpp, core/deepspeed_log.hpp), for `compare`
+// and the GUI.
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
+#include "core/deepspeed_log.hpp"
 #include "core/megatron_log.hpp"
 #include "core/plan_loader.hpp"
 
@@ -14,15 +16,17 @@ namespace scaleout::cli {
 namespace {
 
 struct ImportLogArgs {
+  std::string format;  // the subcommand: megatron or deepspeed
   std::string log;
   std::string plan;
   std::string output;
   int warm_up = 1;
 };
 
-int import_megatron_log(const ImportLogArgs& a) {
+int import_log(const ImportLogArgs& a) {
   core::Plan plan = core::load_plan(a.plan);
-  nlohmann::json j = core::megatron_log_result(a.log, plan, a.warm_up);
+  nlohmann::json j = a.format == "deepspeed" ? core::deepspeed_log_result(a.log, plan, a.warm_up)
+                                             : core::megatron_log_result(a.log, plan, a.warm_up);
   std::string text = j.dump(2) + "\n";
   if (a.output.empty()) {
     std::fputs(text.c_str(), stdout);
@@ -48,18 +52,25 @@ Action add_import_log_command(CLI::App& app) {
       "Write a framework's training log as a measured result of a plan, for compare.\n"
       "Example: scaleout import-log megatron train.log --plan plan.yaml -o measured.json");
   cmd->require_subcommand(1);
-  CLI::App* megatron = cmd->add_subcommand(
-      "megatron", "Megatron-LM's iteration lines (elapsed time per iteration, global batch size)");
-  megatron->add_option("log", args->log, "the training log")->required();
-  megatron->add_option("--plan", args->plan, "the plan the run followed")
-      ->required()
-      ->check(CLI::ExistingFile);
-  megatron
-      ->add_option("--warm-up", args->warm_up,
-                   "iteration lines dropped first (compilation, allocator, data loader)")
-      ->check(CLI::Range(0, 1 << 20));
-  megatron->add_option("-o,--output", args->output, "write the result JSON here (default: print)");
-  return [args]() { return import_megatron_log(*args); };
+  auto add_format = [&](const char* name, const char* what) {
+    CLI::App* format = cmd->add_subcommand(name, what);
+    format->add_option("log", args->log, "the training log")->required();
+    format->add_option("--plan", args->plan, "the plan the run followed")
+        ->required()
+        ->check(CLI::ExistingFile);
+    format
+        ->add_option("--warm-up", args->warm_up,
+                     "log lines dropped first (compilation, allocator, data loader)")
+        ->check(CLI::Range(0, 1 << 20));
+    format->add_option("-o,--output", args->output, "write the result JSON here (default: print)");
+    format->callback([args, name] { args->format = name; });
+  };
+  add_format("megatron",
+             "Megatron-LM's iteration lines (elapsed time per iteration, global batch size)");
+  add_format("deepspeed",
+             "DeepSpeed's throughput lines (global_step, CurrSamplesPerSec; the plan's global "
+             "batch)");
+  return [args]() { return import_log(*args); };
 }
 
 }  // namespace scaleout::cli

@@ -457,6 +457,32 @@ TEST(ModelParallelCli, ImportLogMakesAMegatronLogAMeasuredResult) {
   fs::remove_all(dir);
 }
 
+// DeepSpeed's throughput lines (a hand-written log in its timer's format, for the BLOOM plan's
+// 2,048 sequences a step): global steps 10 (16 samples/s, dropped as warm-up), 20 (20.48: 100 s),
+// 30 (19.2: 106.666... s) and 40 (20.48: 100 s), one step each: 306.666.../3 s an iteration; the
+// last RunningAvgSamplesPerSec, 19.5, is kept beside it. Lines of other kinds are passed over.
+TEST(ModelParallelCli, ImportLogMakesADeepSpeedLogAMeasuredResult) {
+  std::string log = source_path("tests/data/deepspeed/bloom-176b-train.log");
+  std::string plan = source_path("experiments/bloom176b/bloom-176b.yaml");
+  auto o =
+      shell("(" + bin() + " import-log deepspeed " + log + " --plan " + plan + " 2>/dev/null)");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(o.text);
+  double step = (100.0 + 2048 / 19.2 + 100.0) / 3;
+  EXPECT_NEAR(j["step_time_s"].get<double>(), step, 1e-12 * step);
+  EXPECT_NEAR(j["throughput_samples_per_s"].get<double>(), 2048 / step, 1e-12 * 2048 / step);
+  EXPECT_EQ(j["engine"], "deepspeed");
+  EXPECT_EQ(j["steps"].size(), 3u);
+  EXPECT_EQ(j["steps"][0]["step"], 20);
+  EXPECT_DOUBLE_EQ(j["log"]["running_average_samples_per_s"].get<double>(), 19.5);
+  auto megatron = shell(bin() + " import-log megatron " + log + " --plan " + plan + " 2>&1");
+  EXPECT_EQ(megatron.code, 2) << megatron.text;  // its iteration line has no elapsed time
+  EXPECT_NE(megatron.text.find("no iteration lines"), std::string::npos) << megatron.text;
+  auto none = shell(bin() + " import-log deepspeed " + kGpt3 + " --plan " + plan + " 2>&1");
+  EXPECT_EQ(none.code, 2) << none.text;
+  EXPECT_NE(none.text.find("no throughput lines"), std::string::npos) << none.text;
+}
+
 // A Hugging Face config becomes a workload file that plans use as they are; a mixture of experts
 // is refused naming the field.
 TEST(ModelParallelCli, ImportHfWritesAWorkloadThatPlansUse) {
