@@ -110,9 +110,10 @@ TEST_F(Emulated, TwoRailsCarryHalfTheBytesEachAtTwiceOneRailsRate) {
   std::vector<double> steps;
   for (const auto& s : r.steps) steps.push_back(s.time_s);
   double busbw = r.bytes / median(steps);  // a ring of two: 2(N-1)/N = 1
-  // Measured 83% to 94% of two rails' rate over six runs (CI once failed a bound of 85% at
-  // 84.5%); one rail alone cannot pass 48% (TCP through tbf carries 95.6% of one rail).
-  EXPECT_GE(busbw, 0.75 * 2 * kLineRate) << "median step " << median(steps) << " s";
+  // Measured 83% to 94% of two rails' rate over six runs; CI once failed a bound of 85% at
+  // 84.5% and once a bound of 75% at 72.6%, beside other tests on a 2-core machine. One rail alone
+  // cannot pass 48% (TCP through tbf carries 95.6% of one rail), so 60% still tells them apart.
+  EXPECT_GE(busbw, 0.6 * 2 * kLineRate) << "median step " << median(steps) << " s";
   auto sent = sent_by_device(c.node_netns[0]);
   ASSERT_EQ(sent.size(), 2u);
   double total = 0;
