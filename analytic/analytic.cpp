@@ -14,6 +14,7 @@
 #include "core/compression.hpp"
 #include "core/delay_compensation.hpp"
 #include "core/failure_model.hpp"
+#include "core/goodput.hpp"
 #include "core/host_costs.hpp"
 #include "core/input_error.hpp"
 #include "core/network_factors.hpp"
@@ -354,6 +355,7 @@ RunResult AnalyticModel::assemble(const Plan& plan, const core::StepModel& m, do
   r.resilience = core::restart_uniform_steps(
       plan.training.steps, step, plan.resilience,
       static_cast<double>(applied_per_step) * plan.training.batch_per_worker);
+  if (plan.reliability) r.reliability = core::reliability_outcome(plan, step);
   return r;
 }
 

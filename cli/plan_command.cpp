@@ -81,7 +81,11 @@ void print_option(const char* title, const sim::PlanOption& o) {
   std::printf("  step time %.3f ms, throughput %.1f samples/s, scaling efficiency %.1f %%\n",
               o.result.step_time_s * 1e3, o.result.throughput_samples_per_s,
               o.result.scaling_efficiency * 100);
-  if (o.train_time_s > 0) std::printf("  time to train %.2f h\n", o.train_time_s / 3600);
+  if (o.train_time_s > 0 && o.result.reliability)
+    std::printf("  time to train %.2f h at %.1f %% goodput (failures, checkpoints, restarts)\n",
+                o.train_time_s / 3600, 100 * o.result.reliability->goodput);
+  else if (o.train_time_s > 0)
+    std::printf("  time to train %.2f h\n", o.train_time_s / 3600);
   if (o.cost_per_hour) std::printf("  cost %.2f per hour", *o.cost_per_hour);
   if (o.cost) std::printf(", %.2f for the run", *o.cost);
   if (o.cost_per_hour) std::printf("\n");

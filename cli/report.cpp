@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "cli/report_reliability.hpp"
 #include "core/atomic_file.hpp"
 #include "core/compare.hpp"
 
@@ -131,6 +132,7 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
         r.resilience.failures, r.resilience.lost_work_s, r.resilience.restart_s,
         r.resilience.checkpoint_s);
   }
+  if (r.reliability) print_reliability(out, *r.reliability);
   if (!r.links.empty()) {
     auto busiest = std::max_element(
         r.links.begin(), r.links.end(),

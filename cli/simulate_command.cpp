@@ -29,6 +29,7 @@ struct SimulateArgs {
   double max_events = sim::kDefaultMaxEvents;
   int baseline_workers = 0;  // 0: none
   std::string progress = "auto";
+  int samples = 0;  // 0: the plan's reliability.samples
 };
 
 }  // namespace
@@ -63,9 +64,19 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--progress", args->progress,
                   "sim: messages sent so far on stderr: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--samples", args->samples,
+                  "plans with reliability: sampled runs behind the goodput and time-to-train "
+                  "percentiles (default: reliability.samples, else 100)")
+      ->check(CLI::Range(1, 100000));
 
   return [args]() {
     core::Plan plan = load_plan_args(args->plan);
+    if (args->samples > 0) {
+      if (!plan.reliability)
+        throw core::InputError(plan.file, 0, "--samples",
+                               "the plan has no failure rates to sample: add reliability:");
+      plan.reliability->samples = args->samples;
+    }
     bool analytic_trace = args->engine == "analytic" && !args->trace.empty();
     if (analytic_trace && !plan.parallelism)
       throw core::InputError("", 0, "--trace",

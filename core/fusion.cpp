@@ -11,7 +11,7 @@ namespace scaleout::core {
 
 namespace {
 
-using Kind = Training::Fusion::Kind;
+using FusionKind = Training::Fusion::Kind;
 
 // How many even buckets of at most `limit` bytes `count` elements leave in.
 std::int64_t pieces(std::int64_t count, int bytes_per_element, double limit) {
@@ -44,10 +44,10 @@ std::vector<ReadyPoint> cycle_groups(const Plan& plan, const std::vector<ReadyPo
 std::vector<ReadyPoint> split_points(const Plan& plan, const std::vector<ReadyPoint>& points,
                                      double& limit) {
   const auto& t = plan.training;
-  limit = !t.overlap                        ? std::numeric_limits<double>::infinity()
-          : t.fusion.kind == Kind::kHorovod ? t.fusion.threshold
-                                            : t.fusion_buffer;
-  return t.overlap && t.fusion.kind == Kind::kHorovod ? cycle_groups(plan, points) : points;
+  limit = !t.overlap                              ? std::numeric_limits<double>::infinity()
+          : t.fusion.kind == FusionKind::kHorovod ? t.fusion.threshold
+                                                  : t.fusion_buffer;
+  return t.overlap && t.fusion.kind == FusionKind::kHorovod ? cycle_groups(plan, points) : points;
 }
 
 // DDP's buckets in elements: the first (at most first_bucket bytes, within the first point that
@@ -132,14 +132,14 @@ double nominal_backward_s(const Plan& plan) {
 
 double fusion_cycle(const Plan& plan) {
   const auto& t = plan.training;
-  return t.overlap && t.fusion.kind == Kind::kHorovod ? t.fusion.cycle_time : 0.0;
+  return t.overlap && t.fusion.kind == FusionKind::kHorovod ? t.fusion.cycle_time : 0.0;
 }
 
 const char* fusion_size_field(const Plan& plan) {
   switch (plan.training.fusion.kind) {
-    case Kind::kHorovod:
+    case FusionKind::kHorovod:
       return "training.fusion.threshold";
-    case Kind::kDdp:
+    case FusionKind::kDdp:
       return "training.fusion.bucket_cap";
     default:
       return "training.fusion_buffer";
@@ -147,15 +147,15 @@ const char* fusion_size_field(const Plan& plan) {
 }
 
 int fusion_size_line(const Plan& plan) {
-  return plan.training.fusion.kind == Kind::kLegacy ? plan.training.fusion_line
-                                                    : plan.training.fusion.line;
+  return plan.training.fusion.kind == FusionKind::kLegacy ? plan.training.fusion_line
+                                                          : plan.training.fusion.line;
 }
 
-const char* fusion_kind_name(Kind kind) {
+const char* fusion_kind_name(FusionKind kind) {
   switch (kind) {
-    case Kind::kHorovod:
+    case FusionKind::kHorovod:
       return "horovod";
-    case Kind::kDdp:
+    case FusionKind::kDdp:
       return "ddp";
     default:
       return "legacy";
@@ -164,7 +164,7 @@ const char* fusion_kind_name(Kind kind) {
 
 double count_fused_buckets(const Plan& plan, const std::vector<ReadyPoint>& points) {
   int bpe = plan.training.gradient_bytes_per_element;
-  if (plan.training.overlap && plan.training.fusion.kind == Kind::kDdp) {
+  if (plan.training.overlap && plan.training.fusion.kind == FusionKind::kDdp) {
     if (!plan.workload.tensors.empty()) return static_cast<double>(ddp_tensor_buckets(plan).size());
     DdpLayout d = ddp_layout(plan, points);
     return (d.first > 0) + (d.partial > 0) + static_cast<double>(d.full);
@@ -176,7 +176,7 @@ double count_fused_buckets(const Plan& plan, const std::vector<ReadyPoint>& poin
 }
 
 std::vector<Bucket> fuse_buckets(const Plan& plan, const std::vector<ReadyPoint>& points) {
-  if (plan.training.overlap && plan.training.fusion.kind == Kind::kDdp)
+  if (plan.training.overlap && plan.training.fusion.kind == FusionKind::kDdp)
     return buckets_of(ddp_sizes(plan, points), points);
   std::vector<Bucket> out;
   double limit = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/compute_rate.hpp"
+#include "core/goodput.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_split.hpp"
 #include "core/pipeline_schedule.hpp"
@@ -95,6 +96,7 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
     r.steps.push_back({i, ph.step});
   r.gradients.applied = static_cast<long>(mp.data) * plan.training.steps;
   r.model_parallel = mp;
+  if (plan.reliability) r.reliability = reliability_outcome(plan, ph.step);
   if (plan.training.overlap)
     r.warnings.push_back(
         "training.overlap is not modelled for model-parallel plans: the data group's exchange "

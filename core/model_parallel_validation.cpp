@@ -160,12 +160,14 @@ void check_modelled(const Plan& plan, const Parallelism& p) {
     throw InputError(plan.file, st.slow_workers_line ? st.slow_workers_line : p.line, "stragglers",
                      "are not modelled for model-parallel plans yet: remove them or the "
                      "parallelism");
-  if (!plan.resilience.failures.empty() || plan.resilience.checkpoint_every > 0)
-    throw InputError(plan.file,
-                     plan.resilience.failures.empty() ? p.line : plan.resilience.failures[0].line,
-                     "failures",
-                     "failures and checkpoints are not modelled for model-parallel "
-                     "plans yet");
+  if (!plan.resilience.failures.empty())
+    throw InputError(plan.file, plan.resilience.failures[0].line, "failures",
+                     "a list of failures is not modelled for model-parallel plans yet: give "
+                     "failure rates (reliability:) instead");
+  if (plan.resilience.checkpoint_every > 0 && !plan.reliability)
+    throw InputError(plan.file, plan.resilience.checkpoint_line, "checkpoint",
+                     "a model-parallel plan's checkpoints are costed with its failure rates: add "
+                     "reliability: (see docs/reliability.md)");
   const Heterogeneity& h = plan.cluster.heterogeneity;
   if (!h.speed_factors.empty() || !h.link_bandwidth.empty())
     throw InputError(plan.cluster.file.empty() ? plan.file : plan.cluster.file, h.line,

@@ -108,6 +108,14 @@ struct HostCosts {
   bool any() const { return message_overhead > 0 || copy_rate > 0 || sum_rate > 0; }
 };
 
+// `storage:` the shared file system checkpoints are written to and read back from (0: not given).
+struct Storage {
+  double write_bandwidth = 0;      // bytes/s, all writers together
+  double read_bandwidth = 0;       // bytes/s, all readers together
+  double host_copy_bandwidth = 0;  // bytes/s, each device to its host's memory (asynchronous)
+  int line = 0;
+};
+
 struct Cluster {
   std::string file;  // where it was loaded from ("" when inline in a plan)
   std::string name;
@@ -131,6 +139,7 @@ struct Cluster {
   Heterogeneity heterogeneity;
   std::optional<double> price_per_device_hour;  // for planning costs; any currency
   HostCosts host;                               // `host:` software costs (see core/host_costs.hpp)
+  Storage storage;                              // `storage:` where checkpoints go
   // Rails: each node's NICs (all alike: `nic`), striped over by every inter-node transfer. In the
   // explicit form each host then lists this many links to switches, its rails in that order.
   int nics_per_node = 1;
@@ -387,9 +396,27 @@ struct Failure {
 
 struct Resilience {
   std::vector<Failure> failures;
-  int checkpoint_every = 0;    // steps; 0: no checkpoints (a failure loses everything so far)
-  double checkpoint_cost = 0;  // seconds each checkpoint stalls training
-  double restart_time = 0;     // seconds from a failure until training resumes
+  int checkpoint_every = 0;       // steps; 0: no checkpoints (a failure loses everything so far)
+  double checkpoint_every_s = 0;  // or seconds of training between checkpoints (0: by steps)
+  double checkpoint_cost = 0;     // seconds each checkpoint stalls training
+  bool checkpoint_cost_given = false;    // else the storage's rates and the split's bytes set it
+  bool checkpoint_asynchronous = false;  // copy to host memory (stalls), write beside training
+  double restart_time = 0;               // seconds from a failure until training resumes
+  int checkpoint_line = 0;
+};
+
+// `reliability:` failure rates of a long run (see core/goodput.hpp). Each component fails at
+// random, independently, with the mean time between failures given (0: it never fails); the job
+// fails when any of its components does.
+struct Reliability {
+  double gpu_mtbf = 0;   // seconds, per device
+  double node_mtbf = 0;  // seconds, per node (host, power, software)
+  double link_mtbf = 0;  // seconds, per network link of a node (each NIC)
+  std::uint64_t seed = 1;
+  int samples = 100;        // sampled runs behind the percentiles
+  double train_steps = 0;   // the run's length in steps, or
+  double train_tokens = 0;  // in tokens (transformer plans)
+  int line = 0;
 };
 
 struct Plan {
@@ -400,6 +427,7 @@ struct Plan {
   Training training;
   Stragglers stragglers;
   Resilience resilience;
+  std::optional<Reliability> reliability;  // nullopt: no failure rates, no goodput
   std::optional<Parallelism>
       parallelism;  // nullopt: data parallelism only (every device holds all)
   // Deprecated forms the loader accepted, each a "file:line: field '...': deprecated: ..." line

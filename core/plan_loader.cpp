@@ -112,6 +112,19 @@ void read_explicit(YamlMap& m, Cluster& c) {
   }
 }
 
+// `storage: { write_bandwidth, read_bandwidth, host_copy_bandwidth }` (each optional).
+Storage read_storage(YamlMap& parent) {
+  YAML::Node node = parent.child("storage");
+  YamlMap m(node, parent.file(), parent.field("storage"));
+  Storage st;
+  st.line = line_of(node);
+  st.write_bandwidth = m.get_quantity("write_bandwidth", Quantity::kBandwidth, 0.0);
+  st.read_bandwidth = m.get_quantity("read_bandwidth", Quantity::kBandwidth, 0.0);
+  st.host_copy_bandwidth = m.get_quantity("host_copy_bandwidth", Quantity::kBandwidth, 0.0);
+  m.finish();
+  return st;
+}
+
 Cluster read_cluster(const YAML::Node& node, const std::string& file, const std::string& context) {
   YamlMap m(node, file, context);
   Cluster c;
@@ -171,6 +184,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   if (m.has("price_per_device_hour"))
     c.price_per_device_hour = m.get_double("price_per_device_hour", 0.0, 1e9);
   if (m.has("host")) c.host = read_host_costs(m);
+  if (m.has("storage")) c.storage = read_storage(m);
   m.finish();
   if (c.network.kind == NetworkKind::kTorus2d && c.nodes &&
       *c.nodes != c.network.dims[0] * c.network.dims[1])
@@ -329,15 +343,45 @@ Resilience read_resilience(YamlMap& parent) {
     }
   }
   if (parent.has("checkpoint")) {
-    YamlMap c(parent.child("checkpoint"), parent.file(), "checkpoint");
-    res.checkpoint_every = c.get_int("every", 1);
+    YAML::Node node = parent.child("checkpoint");
+    YamlMap c(node, parent.file(), "checkpoint");
+    res.checkpoint_line = line_of(node);
+    // `every`: a whole number of steps, or a time of training between checkpoints ("30min").
+    YAML::Node every = c.child("every");
+    if (read_whole(every, 1, INT_MAX))
+      res.checkpoint_every = c.get_int("every", 1);
+    else
+      res.checkpoint_every_s = c.get_quantity("every", Quantity::kTime);
+    res.checkpoint_cost_given = c.has("cost");
     res.checkpoint_cost = c.get_quantity("cost", Quantity::kTime, 0.0, false);
+    res.checkpoint_asynchronous = c.get_bool("asynchronous", false);
     res.restart_time = c.get_quantity("restart", Quantity::kTime, 0.0, false);
     c.finish();
   } else {
     parent.child("checkpoint", false);
   }
   return res;
+}
+
+std::optional<Reliability> read_reliability(YamlMap& parent) {
+  if (!parent.has("reliability")) return std::nullopt;
+  YAML::Node node = parent.child("reliability");
+  YamlMap m(node, parent.file(), "reliability");
+  Reliability r;
+  r.line = line_of(node);
+  r.gpu_mtbf = m.get_quantity("gpu_mtbf", Quantity::kTime, 0.0);
+  r.node_mtbf = m.get_quantity("node_mtbf", Quantity::kTime, 0.0);
+  r.link_mtbf = m.get_quantity("link_mtbf", Quantity::kTime, 0.0);
+  if (!m.has("gpu_mtbf") && !m.has("node_mtbf") && !m.has("link_mtbf"))
+    m.fail("gpu_mtbf", "give at least one of gpu_mtbf, node_mtbf or link_mtbf (such as 50000h)");
+  r.seed = static_cast<std::uint64_t>(m.get_long_or("seed", 0, 1));
+  r.samples = m.get_int_or("samples", 1, 100, 100000);
+  if (m.has("train_steps") && m.has("train_tokens"))
+    m.fail("train_tokens", "give one of train_steps or train_tokens");
+  r.train_steps = m.get_quantity("train_steps", Quantity::kCount, 0.0);
+  r.train_tokens = m.get_quantity("train_tokens", Quantity::kCount, 0.0);
+  m.finish();
+  return r;
 }
 
 }  // namespace
@@ -398,6 +442,7 @@ Plan read_plan(const std::string& path, const PlanOverrides& overrides) {
   plan.training = read_training(m);
   plan.stragglers = read_stragglers(m);
   plan.resilience = read_resilience(m);
+  plan.reliability = read_reliability(m);
   plan.parallelism = read_parallelism(m);
   m.finish();
   if (overrides.workers && *overrides.workers != plan.training.workers) {

@@ -14,7 +14,7 @@ namespace scaleout::core {
 
 namespace {
 
-using Kind = Training::Fusion::Kind;
+using FusionKind = Training::Fusion::Kind;
 
 // `key` of `parent` when given (nullopt when absent; either way the key counts as read).
 std::optional<YAML::Node> given_child(YamlMap& parent, const char* key) {
@@ -44,18 +44,18 @@ Training::Fusion read_fusion(YamlMap& parent, bool buffer_given) {
   YamlMap m(*given, parent.file(), parent.field("fusion"));
   std::string kind = m.get_choice("kind", {"legacy", "horovod", "ddp"});
   if (kind == "horovod") {
-    f.kind = Kind::kHorovod;
+    f.kind = FusionKind::kHorovod;
     f.cycle_time = m.get_quantity("cycle_time", Quantity::kTime, f.cycle_time);
     f.threshold = m.get_quantity("threshold", Quantity::kBytes, f.threshold);
   } else if (kind == "ddp") {
-    f.kind = Kind::kDdp;
+    f.kind = FusionKind::kDdp;
     f.bucket_cap = m.get_quantity("bucket_cap", Quantity::kBytes, f.bucket_cap);
     f.first_bucket = m.get_quantity("first_bucket", Quantity::kBytes, f.first_bucket);
     if (f.first_bucket > f.bucket_cap)
       m.fail("first_bucket", "larger than bucket_cap (the first bucket is the small one)");
   }
   m.finish();
-  if (f.kind != Kind::kLegacy && buffer_given)
+  if (f.kind != FusionKind::kLegacy && buffer_given)
     parent.fail("fusion_buffer", "is the legacy fusion's bucket size; with fusion kind " + kind +
                                      " give the size inside training.fusion");
   return f;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/compression.hpp"
+#include "core/goodput.hpp"
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_parallel_loader.hpp"
@@ -217,6 +218,7 @@ void validate_plan(const Plan& plan, bool split_searched) {
   check_job_members(plan);
   check_compression(plan);
   validate_model_parallel(plan, split_searched);
+  validate_reliability(plan);
   if (std::string why = data_parallel_does_not_fit(plan); !why.empty())
     throw InputError(plan.cluster.file.empty() ? plan.file : plan.cluster.file,
                      plan.cluster.device.memory_line, "device.memory", why);

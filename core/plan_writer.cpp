@@ -164,6 +164,17 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
   }
   if (c.price_per_device_hour)
     out << YAML::Key << "price_per_device_hour" << YAML::Value << exact(*c.price_per_device_hour);
+  if (c.storage.write_bandwidth > 0 || c.storage.read_bandwidth > 0 ||
+      c.storage.host_copy_bandwidth > 0) {
+    out << YAML::Key << "storage" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    auto rate = [&](const char* key, double bps) {
+      if (bps > 0) out << YAML::Key << key << YAML::Value << exact(bps, "B/s");
+    };
+    rate("write_bandwidth", c.storage.write_bandwidth);
+    rate("read_bandwidth", c.storage.read_bandwidth);
+    rate("host_copy_bandwidth", c.storage.host_copy_bandwidth);
+    out << YAML::EndMap;
+  }
   if (c.host.any() || c.host.compensate_rate != HostCosts{}.compensate_rate) {
     out << YAML::Key << "host" << YAML::Value << YAML::Flow << YAML::BeginMap;
     if (c.host.message_overhead > 0)
@@ -406,11 +417,35 @@ void resilience(YAML::Emitter& out, const Resilience& r) {
     }
     out << YAML::EndSeq;
   }
-  if (r.checkpoint_every > 0)
-    out << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-        << "every" << YAML::Value << r.checkpoint_every << YAML::Key << "cost" << YAML::Value
-        << exact(r.checkpoint_cost, "s") << YAML::Key << "restart" << YAML::Value
-        << exact(r.restart_time, "s") << YAML::EndMap;
+  if (r.checkpoint_every > 0 || r.checkpoint_every_s > 0) {
+    out << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "every" << YAML::Value;
+    if (r.checkpoint_every > 0)
+      out << r.checkpoint_every;
+    else
+      out << exact(r.checkpoint_every_s, "s");
+    if (r.checkpoint_cost_given)
+      out << YAML::Key << "cost" << YAML::Value << exact(r.checkpoint_cost, "s");
+    if (r.checkpoint_asynchronous) out << YAML::Key << "asynchronous" << YAML::Value << true;
+    out << YAML::Key << "restart" << YAML::Value << exact(r.restart_time, "s") << YAML::EndMap;
+  }
+}
+
+void reliability(YAML::Emitter& out, const std::optional<Reliability>& r) {
+  if (!r) return;
+  out << YAML::Key << "reliability" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  auto mtbf = [&](const char* key, double s) {
+    if (s > 0) out << YAML::Key << key << YAML::Value << exact(s, "s");
+  };
+  mtbf("gpu_mtbf", r->gpu_mtbf);
+  mtbf("node_mtbf", r->node_mtbf);
+  mtbf("link_mtbf", r->link_mtbf);
+  out << YAML::Key << "seed" << YAML::Value << r->seed;
+  out << YAML::Key << "samples" << YAML::Value << r->samples;
+  if (r->train_steps > 0) out << YAML::Key << "train_steps" << YAML::Value << exact(r->train_steps);
+  if (r->train_tokens > 0)
+    out << YAML::Key << "train_tokens" << YAML::Value << exact(r->train_tokens);
+  out << YAML::EndMap;
 }
 
 void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
@@ -444,6 +479,7 @@ std::string plan_to_yaml(const Plan& plan) {
   training(out, plan.training);
   stragglers(out, plan.stragglers);
   resilience(out, plan.resilience);
+  reliability(out, plan.reliability);
   parallelism(out, plan.parallelism);
   out << YAML::EndMap;
   return "# Written by scaleout-gui: every value in SI units.\n" + std::string(out.c_str()) + "\n";

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/model_parallel_result.hpp"
+#include "core/reliability_result.hpp"
 
 namespace scaleout::core {
 
@@ -79,6 +80,7 @@ json to_json(const RunResult& r) {
   j["baseline"] = {{"workers", r.baseline_workers}, {"efficiency", r.baseline_efficiency}};
   if (r.model_parallel) add_model_parallel_keys(j, *r.model_parallel);
   if (r.stamp) j["plan_stamp"] = stamp_to_json(*r.stamp);
+  if (r.reliability) j["reliability"] = reliability_to_json(*r.reliability);
   if (r.compensation)
     j["delay_compensation"] = {{"lambda", r.compensation->lambda},
                                {"learning_rate", r.compensation->learning_rate},
@@ -172,6 +174,7 @@ RunResult result_from_json(const json& j) {
   r.wall_s = j.value("wall_s", 0.0);
   r.warnings = j.value("warnings", std::vector<std::string>{});
   r.model_parallel = model_parallel_from_json(j);
+  r.reliability = reliability_from_json(j);
   r.fusion = j.value("fusion", "legacy");
   r.buckets = j.value("buckets", 0.0);
   r.grid = j.value("grid", "");

@@ -54,6 +54,30 @@ struct ResilienceOutcome {
   std::vector<int> left_workers;
 };
 
+// A long run under random failures (plans with `reliability:`, see core/goodput.hpp): the
+// closed form's expectation, the best checkpoint interval, and the spread of sampled runs.
+struct ReliabilityOutcome {
+  double goodput = 0;            // expected share of wall time spent on work kept
+  double time_to_train_s = 0;    // expected wall time of the whole run
+  double work_s = 0;             // the same run without failures or checkpoints
+  double job_mtbf_s = 0;         // 0: the job never fails
+  double failures = 0;           // expected
+  double lost_work_s = 0;        // work thrown away and redone
+  double restart_s = 0;          // restarting, all failures together
+  double checkpoint_s = 0;       // checkpoint stalls, all together
+  double checkpoint_cost_s = 0;  // one checkpoint's stall
+  double checkpoint_write_s = 0;
+  double checkpoint_read_s = 0;
+  double checkpoint_bytes = 0;
+  double checkpoint_interval_s = 0;       // work between checkpoints (0: none)
+  double best_checkpoint_interval_s = 0;  // maximizes goodput (0: no failures, none needed)
+  double best_goodput = 0;
+  double young_interval_s = 0;  // sqrt(2 x stall x MTBF)
+  int samples = 0;
+  double time_to_train_p10_s = 0, time_to_train_p50_s = 0, time_to_train_p90_s = 0;
+  double goodput_p10 = 0, goodput_p50 = 0, goodput_p90 = 0;
+};
+
 // An all-reduce run by another implementation on the same data, for comparison (executed runs).
 struct Baseline {
   std::string name;  // gloo_ring_chunked | gloo_halving_doubling
@@ -115,6 +139,7 @@ struct RunResult {
   std::vector<LinkLoad> links;
   Gradients gradients;
   ResilienceOutcome resilience;
+  std::optional<ReliabilityOutcome> reliability;  // plans with `reliability:`
   long wrong = 0;  // executed runs: elements that differed from the exact sum (nccl-tests' #wrong)
   std::vector<Baseline> baselines;
   double wall_s = 0;  // seconds the engine itself took

@@ -129,6 +129,10 @@ class Evaluator {
     o.workers = plan.training.workers;
     o.devices = core::accelerators_needed(plan);  // CPU server hosts hold no accelerators
     double throughput = o.result.throughput_samples_per_s;
+    // A long run loses time to failures, checkpoints and restarts: a deadline counts them.
+    if (request_.target.kind == PlanTarget::Kind::kTimeToTrain && o.result.reliability)
+      throughput *= o.result.reliability->goodput;
+    o.effective_throughput = throughput;
     if (request_.target.kind == PlanTarget::Kind::kTimeToTrain && throughput > 0)
       o.train_time_s = request_.target.samples_per_epoch * request_.target.epochs / throughput;
     if (price_) o.cost_per_hour = *price_ * o.devices;
@@ -137,9 +141,7 @@ class Evaluator {
     return o;
   }
 
-  bool fast_enough(const PlanOption& o) const {
-    return o.result.throughput_samples_per_s >= required_;
-  }
+  bool fast_enough(const PlanOption& o) const { return o.effective_throughput >= required_; }
   bool meets(const PlanOption& o) const {
     return fast_enough(o) && o.result.scaling_efficiency >= request_.min_efficiency;
   }
@@ -264,6 +266,10 @@ std::string describe(const PlanOption& o) {
                 core::strategy_name(o.strategy), o.workers, o.devices,
                 o.result.throughput_samples_per_s, o.result.scaling_efficiency * 100);
   std::string out = buf;
+  if (o.result.reliability && o.train_time_s > 0) {
+    std::snprintf(buf, sizeof buf, ", %.1f%% goodput", 100 * o.result.reliability->goodput);
+    out += buf;
+  }
   if (o.train_time_s > 0) {
     std::snprintf(buf, sizeof buf, ", %.2f h", o.train_time_s / 3600);
     out += buf;
@@ -310,10 +316,10 @@ PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request) {
   // Fewest devices first; among equals the fastest (a shorter, cheaper run).
   std::stable_sort(c.all.begin(), c.all.end(), [](const PlanOption& x, const PlanOption& y) {
     if (x.devices != y.devices) return x.devices < y.devices;
-    return x.result.throughput_samples_per_s > y.result.throughput_samples_per_s;
+    return x.effective_throughput > y.effective_throughput;
   });
   for (const auto& o : c.all) {
-    bool meets = o.result.throughput_samples_per_s >= a.required_throughput &&
+    bool meets = o.effective_throughput >= a.required_throughput &&
                  o.result.scaling_efficiency >= request.min_efficiency;
     if (!meets) continue;
     if (!a.best) {
@@ -331,9 +337,7 @@ PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request) {
     return a;
   }
   for (const auto& o : c.all)
-    if (!a.closest ||
-        o.result.throughput_samples_per_s > a.closest->result.throughput_samples_per_s)
-      a.closest = o;
+    if (!a.closest || o.effective_throughput > a.closest->effective_throughput) a.closest = o;
   a.message = unreachable_message(a, c, request.min_efficiency);
   return a;
 }
@@ -349,6 +353,7 @@ nlohmann::json option_json(const PlanOption& o) {
       {"throughput_samples_per_s", o.result.throughput_samples_per_s},
       {"scaling_efficiency", o.result.scaling_efficiency},
       {"train_time_s", o.train_time_s},
+      {"effective_throughput_samples_per_s", o.effective_throughput},
       {"bottleneck",
        {{"kind", o.bottleneck.kind}, {"link", o.bottleneck.link}, {"text", o.bottleneck.text}}}};
   j["cost_per_hour"] = o.cost_per_hour ? nlohmann::json(*o.cost_per_hour) : nlohmann::json();

@@ -50,7 +50,10 @@ struct PlanOption {
   int workers = 0;
   int devices = 0;  // workers plus the devices of dedicated parameter-server nodes (not CPU hosts)
   core::RunResult result;
-  double train_time_s = 0;              // kTimeToTrain targets; 0 otherwise
+  double train_time_s = 0;  // kTimeToTrain targets; 0 otherwise
+  // The samples/s the target is held to: the result's, times its expected goodput for a
+  // time-to-train target when the plan gives failure rates (`reliability:`).
+  double effective_throughput = 0;
   std::optional<double> cost_per_hour;  // devices x price
   std::optional<double> cost;           // for the whole run (kTimeToTrain with a price)
   Bottleneck bottleneck;

@@ -15,9 +15,9 @@ namespace scaleout::sim {
 namespace {
 
 const std::vector<std::string>& metric_names() {
-  static const std::vector<std::string> names = {"scaling_efficiency", "speedup", "epoch_time_s",
-                                                 "throughput_samples_per_s",
-                                                 "megatron_tflops_per_device"};
+  static const std::vector<std::string> names = {
+      "scaling_efficiency",         "speedup", "epoch_time_s",    "throughput_samples_per_s",
+      "megatron_tflops_per_device", "goodput", "failures_per_day"};
   return names;
 }
 
@@ -25,6 +25,14 @@ StudyMetric parse_metric(const std::string& name) {
   const auto& names = metric_names();
   return static_cast<StudyMetric>(std::find(names.begin(), names.end(), name) - names.begin());
 }
+
+}  // namespace
+
+bool counted_in_points(StudyMetric m) {
+  return m == StudyMetric::kScalingEfficiency || m == StudyMetric::kGoodput;
+}
+
+namespace {
 
 bool needs_baseline(StudyMetric m) {
   return m == StudyMetric::kScalingEfficiency || m == StudyMetric::kSpeedup;
@@ -68,7 +76,7 @@ StudyCase read_case(const YAML::Node& node, const std::string& file, double defa
     c.samples_per_epoch = m.get_quantity("samples_per_epoch", core::Quantity::kCount);
     c.epochs = m.get_double("epochs", 1e-9, 1e9, 1.0);
   }
-  double max_published = c.metric == StudyMetric::kScalingEfficiency ? 2.0 : 1e300;
+  double max_published = counted_in_points(c.metric) ? 2.0 : 1e300;
   c.published = m.get_double("published", 1e-300, max_published);
   c.tolerance = m.get_double("tolerance", 0, 1e6, default_tolerance);
   c.note = m.get_string("note", "");
@@ -130,7 +138,7 @@ Study load_study(const std::string& path) {
   std::filesystem::path folder = std::filesystem::path(path).parent_path();
   for (std::size_t i = 0; cases.IsDefined() && i < cases.size(); ++i)
     s.cases.push_back(read_case(cases[i], path, tolerance, folder, i));
-  auto in_points = [](const StudyCase& c) { return c.metric == StudyMetric::kScalingEfficiency; };
+  auto in_points = [](const StudyCase& c) { return counted_in_points(c.metric); };
   if (s.goal > 0 && std::any_of(s.cases.begin(), s.cases.end(), in_points) &&
       !std::all_of(s.cases.begin(), s.cases.end(), in_points))
     m.fail("goal", "the cases mix points of efficiency with percents: one goal cannot hold both");
@@ -154,6 +162,12 @@ double metric_value(const StudyCase& c, const core::RunResult& run,
       return throughput;
     case StudyMetric::kMegatronTflops:
       return run.model_parallel ? run.model_parallel->megatron_flops_per_s_per_device / 1e12 : 0;
+    case StudyMetric::kGoodput:
+      return run.reliability ? run.reliability->goodput : 0;
+    case StudyMetric::kFailuresPerDay:
+      return run.reliability && run.reliability->time_to_train_s > 0
+                 ? run.reliability->failures / (run.reliability->time_to_train_s / 86400)
+                 : 0;
   }
   return 0;
 }
@@ -197,9 +211,8 @@ StudyOutcome run_study(const Study& study, std::optional<Engine> engine,
       add_warnings(o.warnings, *o.baseline);
     }
     o.predicted = metric_value(c, o.result, o.baseline);
-    o.error = c.metric == StudyMetric::kScalingEfficiency
-                  ? 100 * (o.predicted - c.published)
-                  : 100 * (o.predicted - c.published) / c.published;
+    o.error = counted_in_points(c.metric) ? 100 * (o.predicted - c.published)
+                                          : 100 * (o.predicted - c.published) / c.published;
     o.within = std::isfinite(o.error) && std::fabs(o.error) <= c.tolerance;
     out.cases.push_back(std::move(o));
     if (on_case) on_case(out.cases.size(), study.cases.size() + study.crossovers.size());

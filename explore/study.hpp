@@ -24,7 +24,13 @@ enum class StudyMetric {
   kEpochTime,          // seconds for `epochs` epochs of `samples_per_epoch` samples
   kThroughput,         // samples/s
   kMegatronTflops,     // TFLOP/s per device as Narayanan et al. 2021 count them (model-parallel)
+  kGoodput,            // expected share of wall time spent on work kept (plans with reliability:)
+  kFailuresPerDay,     // expected job failures a day of wall time (plans with reliability:)
 };
+
+// Whether a metric is a share whose errors are counted in points (efficiency, goodput), not in
+// percents of the published value.
+bool counted_in_points(StudyMetric metric);
 
 const char* metric_name(StudyMetric metric);
 

@@ -30,16 +30,20 @@ std::string metric_value_text(StudyMetric m, double v) {
       return format("%.0f samples/s", v);
     case StudyMetric::kMegatronTflops:
       return format("%.0f TFLOP/s", v);
+    case StudyMetric::kGoodput:
+      return format("%.1f %%", 100 * v);
+    case StudyMetric::kFailuresPerDay:
+      return format("%.2f a day", v);
   }
   return "";
 }
 
 std::string error_text(StudyMetric m, double e) {
-  return m == StudyMetric::kScalingEfficiency ? format("%+.1f points", e) : format("%+.1f %%", e);
+  return counted_in_points(m) ? format("%+.1f points", e) : format("%+.1f %%", e);
 }
 
 std::string tolerance_text(StudyMetric m, double t) {
-  return m == StudyMetric::kScalingEfficiency ? format("%g points", t) : format("%g %%", t);
+  return counted_in_points(m) ? format("%g points", t) : format("%g %%", t);
 }
 
 std::string size_text(const StudyCase& c) {
@@ -92,7 +96,7 @@ void details(std::ostringstream& md, const StudyOutcome& o) {
 double median_abs_error(const StudyOutcome& o, bool efficiency) {
   std::vector<double> e;
   for (const auto& c : o.cases)
-    if (c.predicts() && (c.study_case.metric == StudyMetric::kScalingEfficiency) == efficiency)
+    if (c.predicts() && counted_in_points(c.study_case.metric) == efficiency)
       e.push_back(std::fabs(c.error));
   if (e.empty()) return -1;
   std::sort(e.begin(), e.end());
@@ -122,7 +126,13 @@ void summary(std::ostringstream& md, const StudyOutcome& o) {
     md << " " << n.calibration << " calibration row" << (n.calibration == 1 ? " is an" : "s are")
        << " input, counted nowhere.";
   double eff = median_abs_error(o, true), rel = median_abs_error(o, false);
-  if (eff >= 0) md << " Median error on scaling efficiency: " << format("%.1f points.", eff);
+  bool goodput = std::any_of(o.cases.begin(), o.cases.end(), [](const auto& c) {
+    return c.study_case.metric == StudyMetric::kGoodput;
+  });
+  if (eff >= 0)
+    md << (goodput ? " Median error on goodput and efficiency: "
+                   : " Median error on scaling efficiency: ")
+       << format("%.1f points.", eff);
   if (rel >= 0) md << " Median error on the other numbers: " << format("%.1f %%.", rel);
   md << "\n";
 }

@@ -75,7 +75,12 @@ const std::vector<std::string>& sweep_columns() {
                                                    "tokens_per_s_per_device",
                                                    "mfu",
                                                    "memory_bytes",
-                                                   "bubble_s"};
+                                                   "bubble_s",
+                                                   "goodput",
+                                                   "time_to_train_s",
+                                                   "time_to_train_p10_s",
+                                                   "time_to_train_p50_s",
+                                                   "time_to_train_p90_s"};
   return columns;
 }
 

@@ -53,6 +53,17 @@ std::string transformer_fields(const core::RunResult& r) {
   return buf;
 }
 
+// goodput and the time to train (expected, P10, P50, P90) of a plan with `reliability:`; empty
+// without one.
+std::string reliability_fields(const core::RunResult& r) {
+  if (!r.reliability) return ",,,,,";
+  const core::ReliabilityOutcome& o = *r.reliability;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, ",%.6f,%.9g,%.9g,%.9g,%.9g", o.goodput, o.time_to_train_s,
+                o.time_to_train_p10_s, o.time_to_train_p50_s, o.time_to_train_p90_s);
+  return buf;
+}
+
 bool empty_or_number(const std::string& text) { return text.empty() || is_number(text); }
 
 }  // namespace
@@ -100,7 +111,7 @@ std::string format_sweep_row(const core::RunResult& r, const std::string& plan_h
                 r.phases.compute_s, r.phases.comm_s, r.phases.exposed_comm_s, r.algbw_Bps, r.wall_s,
                 plan_hash.c_str(), r.fusion.c_str(), r.buckets,
                 r.grid.empty() ? "-" : r.grid.c_str(), r.baseline_workers, r.baseline_efficiency);
-  std::string row = buf + transformer_fields(r);
+  std::string row = buf + transformer_fields(r) + reliability_fields(r);
   for (const auto& v : varied_values) row += "," + v;
   if (stamp)
     row += "," + stamp->grid_hash + "," + std::to_string(stamp->point) + "," +
@@ -141,7 +152,8 @@ bool valid_sweep_row(const std::vector<std::string>& fields, bool sharded, std::
   if (extra[0] != "legacy" && extra[0] != "horovod" && extra[0] != "ddp") return false;
   if (!is_number(extra[1]) || extra[2].empty() || !is_count(extra[3]) || !is_number(extra[4]))
     return false;
-  if (!std::all_of(extra + 5, extra + 10, empty_or_number)) return false;  // transformer's
+  // The transformer's columns, then the reliability ones.
+  if (!std::all_of(extra + 5, extra + 15, empty_or_number)) return false;
   return !sharded || valid_stamp(fields, base + varied);
 }
 

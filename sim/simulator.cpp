@@ -12,6 +12,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/failure_model.hpp"
+#include "core/goodput.hpp"
 #include "core/input_error.hpp"
 #include "core/rank_plan.hpp"
 #include "core/slowdown.hpp"
@@ -287,6 +288,7 @@ RunResult assemble_result(Run& run, const Plan& plan, const core::RankPlan& rank
   result.phases.compute_s = run.model.compute_flops() / plan.cluster.device.flops;
   core::fill_derived(result, plan.training.batch_per_worker);
   assemble_training(result, run, plan, go_on_without, makespan);
+  if (plan.reliability) result.reliability = core::reliability_outcome(plan, result.step_time_s);
   std::vector<double> step_start(run.steps, 0.0);
   for (int s = 1; s < run.steps; ++s) step_start[s] = step_end[s - 1];
   result.links = link_loads(ranks.topology, run.world, step_start, step_end, run.trace);

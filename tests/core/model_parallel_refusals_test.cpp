@@ -172,6 +172,10 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism: { tensor: 2 }\ntraining: { workers: 8 }\n"
                              "failures: [{ node: 0, step: 1 }]\n"),
                 14, "not modelled for model-parallel plans"},
+        Refusal{"checkpoint_without_rates",
+                plan(kRing + "parallelism: { tensor: 2 }\ntraining: { workers: 8 }\n"
+                             "checkpoint: { every: 10, cost: 1s }\n"),
+                14, "add reliability:"},
         Refusal{"heterogeneity",
                 std::string(testing::kInlineCluster) + "  speed_factors: { node1: 0.5 }\n" +
                     "workload:\n  name: gpt\n"

@@ -130,6 +130,38 @@ TEST(Planner, TimeToTrainGivesTimeAndCost) {
   EXPECT_DOUBLE_EQ(*plan_cluster(plan, request).best->cost_per_hour, 3.0 * o.devices);
 }
 
+TEST(Planner, TimeToTrainCountsFailuresWhenThePlanGivesRates) {
+  core::Plan plan = quickstart();
+  PlanRequest request;
+  request.target.kind = PlanTarget::Kind::kTimeToTrain;
+  request.target.samples_per_epoch = 1.28e6;
+  request.target.epochs = 90;
+  request.target.deadline_s = 6 * 3600;
+  PlanAnswer steady = plan_cluster(plan, request);
+  ASSERT_TRUE(steady.reachable) << steady.message;
+  // A node failing every 20 days, an hour-long run's worth of checkpoints costing a minute each.
+  core::Reliability rates;
+  rates.node_mtbf = 20 * 86400.0;
+  rates.train_steps = 1e6;
+  plan.reliability = rates;
+  plan.resilience.checkpoint_every = 2000;
+  plan.resilience.checkpoint_cost = 60;
+  plan.resilience.checkpoint_cost_given = true;
+  plan.resilience.restart_time = 600;
+  PlanAnswer failing = plan_cluster(plan, request);
+  ASSERT_TRUE(failing.reachable) << failing.message;
+  const PlanOption& o = *failing.best;
+  ASSERT_TRUE(o.result.reliability);
+  double goodput = o.result.reliability->goodput;
+  EXPECT_LT(goodput, 0.99);
+  EXPECT_DOUBLE_EQ(o.effective_throughput, o.result.throughput_samples_per_s * goodput);
+  EXPECT_DOUBLE_EQ(o.train_time_s, 1.28e6 * 90 / o.effective_throughput);
+  EXPECT_LE(o.train_time_s, 6 * 3600);
+  // Losing time to failures, the deadline needs at least as many devices as without them.
+  EXPECT_GE(o.devices, steady.best->devices);
+  EXPECT_NE(failing.message.find("goodput"), std::string::npos) << failing.message;
+}
+
 TEST(Planner, UnreachableTargetSaysHowFarItTriedAndWhy) {
   core::Plan plan = quickstart();
   PlanRequest request;

@@ -68,7 +68,8 @@ TEST(SweepBaseline, TheCsvCarriesItAndTheBucketsAndGrid) {
   std::getline(in, header);
   EXPECT_EQ(header.substr(header.find("plan_hash")),
             "plan_hash,fusion,buckets,grid,baseline_workers,baseline_efficiency,tokens_per_s,"
-            "tokens_per_s_per_device,mfu,memory_bytes,bubble_s");
+            "tokens_per_s_per_device,mfu,memory_bytes,bubble_s,goodput,time_to_train_s,"
+            "time_to_train_p10_s,time_to_train_p50_s,time_to_train_p90_s");
   int rows = 0;
   for (std::string line; std::getline(in, line); ++rows) {
     auto f = split_row(line);

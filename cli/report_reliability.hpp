@@ -1,0 +1,12 @@
+// The lines `simulate` prints for a plan with failure rates (core::ReliabilityOutcome).
+#pragma once
+
+#include <cstdio>
+
+#include "core/result.hpp"
+
+namespace scaleout::cli {
+
+void print_reliability(std::FILE* out, const core::ReliabilityOutcome& o);
+
+}  // namespace scaleout::cli

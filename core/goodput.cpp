@@ -1,0 +1,246 @@
+#include "core/goodput.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/checkpoint_size.hpp"
+#include "core/input_error.hpp"
+#include "core/model_split.hpp"
+#include "core/topology.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Beyond this many expected failures per segment the run does not finish in any useful time.
+constexpr double kHopelessExponent = 50;
+
+double failure_rate(const GoodputInputs& in) { return in.mtbf_s > 0 ? 1 / in.mtbf_s : 0; }
+
+// An asynchronous write longer than the work between checkpoints holds the next one back.
+double segment_stall(const GoodputInputs& in, double interval) {
+  return std::max(in.stall_s, in.write_s - interval);
+}
+
+// A failure while a checkpoint is still being written (asynchronous) loses that segment too: to
+// first order, the write's length in expectation.
+double restart_cost(const GoodputInputs& in) {
+  return in.restart_s + std::max(0.0, in.write_s - in.stall_s);
+}
+
+// Expected wall time of `length` seconds of segment (work and its checkpoint) under failures.
+double expected_segment(double length, double rate, double restart) {
+  if (rate == 0) return length;
+  if (rate * length > kHopelessExponent) return kInfinity;
+  return std::expm1(rate * length) * (1 / rate + restart);
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  double at = p * (v.size() - 1);
+  std::size_t lo = static_cast<std::size_t>(at);
+  std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - lo) * (v[hi] - v[lo]);
+}
+
+}  // namespace
+
+double job_failure_rate(const Plan& plan) {
+  const Reliability& r = *plan.reliability;
+  double devices = devices_needed(plan);
+  double nodes = std::ceil(devices / plan.cluster.devices_per_node);
+  double links = nodes * plan.cluster.nics_per_node;
+  double rate = 0;
+  if (r.gpu_mtbf > 0) rate += devices / r.gpu_mtbf;
+  if (r.node_mtbf > 0) rate += nodes / r.node_mtbf;
+  if (r.link_mtbf > 0) rate += links / r.link_mtbf;
+  return rate;
+}
+
+ReliabilityOutcome expected_run(const GoodputInputs& in) {
+  ReliabilityOutcome o;
+  double rate = failure_rate(in), restart = restart_cost(in);
+  o.work_s = in.work_s;
+  o.job_mtbf_s = in.mtbf_s;
+  o.checkpoint_interval_s = in.interval_s;
+  // Whole segments, then what is left (none when the interval divides the work, to rounding).
+  double whole = in.interval_s > 0 ? std::floor(in.work_s / in.interval_s + 1e-9) : 0;
+  double rest = std::max(0.0, in.work_s - whole * in.interval_s);
+  if (in.interval_s > 0 && rest < 1e-9 * in.interval_s) rest = 0;
+  double stall = in.interval_s > 0 ? segment_stall(in, in.interval_s) : 0;
+  double last_stall = in.interval_s > 0 ? segment_stall(in, rest) : 0;
+  double segments = whole + (rest > 0 ? 1 : 0);
+  auto add = [&](double count, double length) {
+    if (count == 0) return;
+    o.time_to_train_s += count * expected_segment(length, rate, restart);
+    if (rate > 0) o.failures += count * std::expm1(std::min(rate * length, kHopelessExponent));
+  };
+  add(whole, in.interval_s + stall);
+  add(rest > 0 ? 1 : 0, rest + last_stall);
+  o.checkpoint_s = whole * stall + (rest > 0 ? last_stall : 0);
+  if (segments == 0) o.time_to_train_s = 0;
+  o.restart_s = o.failures * restart;
+  o.lost_work_s = std::max(0.0, o.time_to_train_s - o.work_s - o.checkpoint_s - o.restart_s);
+  o.goodput = o.time_to_train_s > 0 ? o.work_s / o.time_to_train_s : 0;
+  return o;
+}
+
+double expected_goodput(const GoodputInputs& in, double interval_s) {
+  double length = interval_s + segment_stall(in, interval_s);
+  double wall = expected_segment(length, failure_rate(in), restart_cost(in));
+  return std::isfinite(wall) && wall > 0 ? interval_s / wall : 0;
+}
+
+double best_checkpoint_interval(const GoodputInputs& in, double shortest_s) {
+  if (!(in.mtbf_s > 0)) return 0;
+  // Goodput is unimodal in the interval: golden-section search over its logarithm.
+  double lo = std::log(std::max(shortest_s, 1e-6));
+  double hi = std::max(lo + 1, std::log(100 * in.mtbf_s));
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  double a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo);
+  double ga = expected_goodput(in, std::exp(a)), gb = expected_goodput(in, std::exp(b));
+  for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
+    if (ga >= gb) {
+      hi = b, b = a, gb = ga;
+      a = hi - ratio * (hi - lo);
+      ga = expected_goodput(in, std::exp(a));
+    } else {
+      lo = a, a = b, ga = gb;
+      b = lo + ratio * (hi - lo);
+      gb = expected_goodput(in, std::exp(b));
+    }
+  }
+  return std::exp((lo + hi) / 2);
+}
+
+double young_interval(double stall_s, double mtbf_s) { return std::sqrt(2 * stall_s * mtbf_s); }
+
+double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed) {
+  double rate = failure_rate(in);
+  std::mt19937_64 random(seed);
+  std::exponential_distribution<double> gap(rate > 0 ? rate : 1);
+  auto next_failure = [&] { return rate > 0 ? gap(random) : kInfinity; };
+  double remaining = in.work_s, wall = 0, until_failure = next_failure();
+  double unsafe = 0;  // work whose checkpoint is still being written (asynchronous)
+  long failures = 0;
+  const double done = 1e-9 * std::max(in.work_s, in.interval_s);  // rounding left over
+  while (remaining > done) {
+    double work = in.interval_s > 0 ? std::min(in.interval_s, remaining) : remaining;
+    double length = work + (in.interval_s > 0 ? segment_stall(in, work) : 0);
+    if (until_failure >= length) {
+      wall += length;
+      until_failure -= length;
+      remaining -= work;
+      unsafe = in.write_s > in.stall_s ? work : 0;
+      continue;
+    }
+    if (rate * length > kHopelessExponent || ++failures > 100'000'000) return kInfinity;
+    wall += until_failure + in.restart_s;
+    // The last checkpoint was not yet on storage: its segment is redone too.
+    if (until_failure < in.write_s - in.stall_s) remaining += unsafe;
+    unsafe = 0;
+    until_failure = next_failure();
+  }
+  return wall;
+}
+
+namespace {
+
+// The run's length in steps: `train_steps`, or `train_tokens` over the tokens of one step.
+double run_steps(const Plan& plan) {
+  const Reliability& r = *plan.reliability;
+  if (r.train_steps > 0) return r.train_steps;
+  const ModelSplit s = model_split(plan);
+  return r.train_tokens /
+         (static_cast<double>(s.global_batch) * plan.workload.transformer->sequence);
+}
+
+// Work between checkpoints: whole steps (`every` in steps, or the time rounded up to steps).
+double checkpoint_interval(const Resilience& r, double step_s) {
+  if (r.checkpoint_every > 0) return r.checkpoint_every * step_s;
+  if (r.checkpoint_every_s > 0) return std::ceil(r.checkpoint_every_s / step_s - 1e-9) * step_s;
+  return 0;
+}
+
+void add_percentiles(ReliabilityOutcome& o, const GoodputInputs& in, const Reliability& r) {
+  std::vector<double> walls, goodputs;
+  for (int k = 0; k < r.samples; ++k) {
+    double wall = sampled_wall_time(in, r.seed + k);
+    walls.push_back(wall);
+    goodputs.push_back(std::isfinite(wall) && wall > 0 ? in.work_s / wall : 0);
+  }
+  o.samples = r.samples;
+  o.time_to_train_p10_s = percentile(walls, 0.1);
+  o.time_to_train_p50_s = percentile(walls, 0.5);
+  o.time_to_train_p90_s = percentile(walls, 0.9);
+  o.goodput_p10 = percentile(goodputs, 0.1);
+  o.goodput_p50 = percentile(goodputs, 0.5);
+  o.goodput_p90 = percentile(goodputs, 0.9);
+}
+
+}  // namespace
+
+ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s) {
+  const CheckpointSize size = checkpoint_size(plan);
+  const bool checkpoints =
+      plan.resilience.checkpoint_every > 0 || plan.resilience.checkpoint_every_s > 0;
+  const CheckpointTimes times = checkpoints ? checkpoint_times(plan, size) : CheckpointTimes{};
+  GoodputInputs in;
+  in.work_s = run_steps(plan) * step_s;
+  in.interval_s = checkpoint_interval(plan.resilience, step_s);
+  in.stall_s = times.stall_s;
+  in.write_s = times.write_s;
+  in.restart_s = plan.resilience.restart_time + times.read_s;
+  double rate = job_failure_rate(plan);
+  in.mtbf_s = rate > 0 ? 1 / rate : 0;
+  ReliabilityOutcome o = expected_run(in);
+  o.checkpoint_bytes = checkpoints ? size.bytes : 0;
+  o.checkpoint_cost_s = times.stall_s;
+  o.checkpoint_write_s = times.write_s;
+  o.checkpoint_read_s = times.read_s;
+  if (checkpoints) {
+    o.best_checkpoint_interval_s = best_checkpoint_interval(in, step_s);
+    o.best_goodput = o.best_checkpoint_interval_s > 0
+                         ? expected_goodput(in, o.best_checkpoint_interval_s)
+                         : expected_goodput(in, in.interval_s);
+    o.young_interval_s = in.mtbf_s > 0 ? young_interval(in.stall_s, in.mtbf_s) : 0;
+  }
+  add_percentiles(o, in, *plan.reliability);
+  return o;
+}
+
+void validate_reliability(const Plan& plan) {
+  const Resilience& res = plan.resilience;
+  const bool checkpoints = res.checkpoint_every > 0 || res.checkpoint_every_s > 0;
+  if (!plan.reliability) {
+    if (res.checkpoint_every_s > 0)
+      throw InputError(plan.file, res.checkpoint_line, "checkpoint.every",
+                       "a time between checkpoints needs failure rates (reliability:); without "
+                       "them give a number of steps");
+    return;
+  }
+  const Reliability& r = *plan.reliability;
+  if (!(r.train_steps > 0) && !(r.train_tokens > 0))
+    throw InputError(plan.file, r.line, "reliability.train_steps",
+                     "give the run's length: train_steps, or train_tokens for a transformer");
+  if (r.train_tokens > 0 && !plan.workload.transformer)
+    throw InputError(plan.file, r.line, "reliability.train_tokens",
+                     "needs a transformer workload (tokens per step); give train_steps");
+  if (!checkpoints || res.checkpoint_cost_given) return;
+  const Storage& st = plan.cluster.storage;
+  const std::string& file = plan.cluster.file.empty() ? plan.file : plan.cluster.file;
+  if (!(st.write_bandwidth > 0))
+    throw InputError(plan.file, res.checkpoint_line, "checkpoint.cost",
+                     "give checkpoint.cost, or the cluster's storage.write_bandwidth (and "
+                     "read_bandwidth) so that the split sets what a checkpoint costs");
+  if (res.checkpoint_asynchronous && !(st.host_copy_bandwidth > 0))
+    throw InputError(file, st.line, "storage.host_copy_bandwidth",
+                     "an asynchronous checkpoint stalls training for the copy to host memory: "
+                     "give its rate (such as 25GB/s)");
+}
+
+}  // namespace scaleout::core

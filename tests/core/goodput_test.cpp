@@ -1,0 +1,210 @@
+// Goodput under random failures: the closed form against sampled runs and against the published
+// first-order forms (Young 1974; Kokolis et al. 2024's ETTR), the job's failure rate counted by
+// hand, checkpoint sizes from a split worked out by hand, and the refusals of bad input.
+#include "core/goodput.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/checkpoint_size.hpp"
+#include "core/plan_writer.hpp"
+#include "core/reliability_result.hpp"
+#include "tests/core/plan_text.hpp"
+
+namespace scaleout::core {
+namespace {
+
+constexpr double kHour = 3600, kDay = 86400;
+
+TEST(Goodput, WithoutFailuresTheRunIsItsWorkAndItsCheckpointStalls) {
+  GoodputInputs in{10000, 1000, 10, 10, 600, 0};
+  ReliabilityOutcome o = expected_run(in);
+  EXPECT_DOUBLE_EQ(o.time_to_train_s, 10000 + 10 * 10);  // ten segments, each with its stall
+  EXPECT_DOUBLE_EQ(o.failures, 0);
+  EXPECT_DOUBLE_EQ(o.checkpoint_s, 100);
+  EXPECT_DOUBLE_EQ(o.goodput, 10000.0 / 10100);
+  EXPECT_DOUBLE_EQ(sampled_wall_time(in, 7), 10100);
+  EXPECT_EQ(best_checkpoint_interval(in, 1), 0);  // nothing to win from checkpoints
+}
+
+TEST(Goodput, ClosedFormIsTheMeanOfSampledRuns) {
+  // A month of work, hourly checkpoints of a minute, 10-minute restarts, a failure every 5 hours.
+  GoodputInputs in{30 * kDay, kHour, 60, 60, 600, 5 * kHour};
+  ReliabilityOutcome o = expected_run(in);
+  double sum = 0;
+  const int runs = 2000;
+  for (int k = 0; k < runs; ++k) sum += sampled_wall_time(in, 1000 + k);
+  // Each run sums ~720 segments: the mean of 2,000 has a relative spread near 0.02 %.
+  EXPECT_NEAR(sum / runs / o.time_to_train_s, 1.0, 0.003) << o.time_to_train_s;
+  EXPECT_GT(o.failures, 100);
+  EXPECT_NEAR(o.work_s + o.checkpoint_s + o.restart_s + o.lost_work_s, o.time_to_train_s, 1e-6);
+}
+
+TEST(Goodput, AgreesWithKokolisFirstOrderEttrWhereFailuresAreRare) {
+  // Kokolis et al. (arXiv 2410.21680): ETTR ~ (1 - (u0 + dt/2) / MTTF) / (1 + w / dt) for a
+  // checkpoint every dt = 1 h writing w = 1 min, restarts of u0 = 5 min, MTTF = 100 h.
+  double dt = kHour, w = 60, u0 = 300, mttf = 100 * kHour;
+  double first_order = (1 - (u0 + dt / 2) / mttf) / (1 + w / dt);
+  GoodputInputs in{365 * kDay, dt, w, w, u0, mttf};
+  EXPECT_NEAR(expected_goodput(in, dt), first_order, 0.002);
+}
+
+TEST(Goodput, BestIntervalIsYoungsWhereFailuresAreRare) {
+  // Young (1974): sqrt(2 x cost x MTBF), first order in cost / MTBF (here 6e-5).
+  GoodputInputs in{365 * kDay, kHour, 60, 60, 600, 1e6};
+  double young = std::sqrt(2 * 60 * 1e6);
+  double best = best_checkpoint_interval(in, 1);
+  EXPECT_NEAR(best / young, 1.0, 0.05) << best;
+  // The search's interval beats its neighbours on the closed form's own curve.
+  EXPECT_GE(expected_goodput(in, best), expected_goodput(in, best * 1.1));
+  EXPECT_GE(expected_goodput(in, best), expected_goodput(in, best / 1.1));
+}
+
+TEST(Goodput, AsynchronousWriteLosesTheSegmentItWasSaving) {
+  // The same write, but beside training: goodput rises by the stall and the sampled runs agree
+  // with the closed form's first-order charge for a failure during the write.
+  GoodputInputs sync{30 * kDay, kHour, 300, 300, 600, 5 * kHour};
+  GoodputInputs async = sync;
+  async.stall_s = 5;
+  EXPECT_GT(expected_run(async).goodput, expected_run(sync).goodput + 0.05);
+  double sum = 0;
+  for (int k = 0; k < 1000; ++k) sum += sampled_wall_time(async, k);
+  EXPECT_NEAR(sum / 1000 / expected_run(async).time_to_train_s, 1.0, 0.01);
+}
+
+// Two 8-device nodes (lines 1-7), a workload, then `rest`.
+std::string plan_with(const std::string& rest) {
+  return std::string(testing::kInlineCluster) + testing::kInlineWorkload +
+         "strategy: { kind: ring }\ntraining: { workers: 16 }\n" + rest;
+}
+
+TEST(Goodput, JobFailureRateCountsEveryDeviceNodeAndLink) {
+  Plan plan = testing::load_text(
+      "goodput-rate",
+      plan_with("reliability: { gpu_mtbf: 1000h, node_mtbf: 500h, link_mtbf: 2000h, "
+                "train_steps: 1000 }\n"));
+  // 16 devices, 2 nodes, one NIC each.
+  double expected = 16 / (1000 * kHour) + 2 / (500 * kHour) + 2 / (2000 * kHour);
+  EXPECT_DOUBLE_EQ(job_failure_rate(plan), expected);
+  ReliabilityOutcome o = reliability_outcome(plan, 1.0);
+  EXPECT_NEAR(o.job_mtbf_s, 1 / expected, 1e-6);
+  EXPECT_DOUBLE_EQ(o.work_s, 1000);
+  EXPECT_EQ(o.samples, 100);
+  EXPECT_LE(o.time_to_train_p10_s, o.time_to_train_p50_s);
+  EXPECT_LE(o.time_to_train_p50_s, o.time_to_train_p90_s);
+}
+
+// A transformer (8 layers, hidden 2048, 32,000 words, 1,024 positions, learned) on one node:
+// tensor 2, data 4, with ZeRO `zero`, storage at 10 GB/s each way and 25 GB/s to host memory.
+Plan transformer_plan(int zero, const std::string& checkpoint) {
+  return testing::load_text(
+      "goodput-size-" + std::to_string(zero),
+      "cluster:\n  name: c\n  devices_per_node: 8\n  device: { name: X, flops: 100TFLOPS }\n"
+      "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
+      "  nic: { bandwidth: 100Gbps, latency: 2us }\n"
+      "  storage: { write_bandwidth: 10GB/s, read_bandwidth: 10GB/s, host_copy_bandwidth: "
+      "25GB/s }\n"
+      "workload:\n  name: gpt\n"
+      "  transformer: { layers: 8, hidden: 2048, heads: 16, sequence: 1024, vocabulary: 32000 }\n"
+      "parallelism: { tensor: 2, zero: " +
+          std::to_string(zero) +
+          " }\n"
+          "strategy: { kind: ring }\n"
+          "training: { workers: 8, global_batch: 8 }\n"
+          "reliability: { node_mtbf: 100d, train_steps: 1M }\n" +
+          checkpoint);
+}
+
+TEST(CheckpointSize, OneCopyOfWeightsAndAdamStatesByTensorRank) {
+  // Each tensor rank: 8 layers of (12 h^2 + 13 h) / 2 = 201,433,088, the word embedding / 2 =
+  // 32,768,000 and its own copy of the positions, 2,097,152: 236,298,240 parameters, 14 bytes
+  // each (16-bit weights, fp32 master, momentum, variance). Both tensor ranks write theirs.
+  const double per_rank = 236298240.0;
+  CheckpointSize plain = checkpoint_size(transformer_plan(0, ""));
+  EXPECT_DOUBLE_EQ(plain.bytes, 2 * 14 * per_rank);
+  EXPECT_DOUBLE_EQ(plain.busiest_rank, 14 * per_rank);
+  EXPECT_DOUBLE_EQ(plain.read_bytes, 8 * 14 * per_rank);  // all 8 ranks read what they hold
+  // ZeRO-1 shards the optimizer states over the 4 data ranks: the same bytes, spread out.
+  CheckpointSize sharded = checkpoint_size(transformer_plan(1, ""));
+  EXPECT_DOUBLE_EQ(sharded.bytes, plain.bytes);
+  EXPECT_DOUBLE_EQ(sharded.busiest_rank, 2 * per_rank + 12 * per_rank / 4);
+}
+
+TEST(CheckpointSize, StorageRatesSetTheStallAndAsynchronousCopiesStallLess) {
+  const double per_rank = 236298240.0;
+  Plan sync = transformer_plan(0, "checkpoint: { every: 100, restart: 5min }\n");
+  CheckpointTimes t = checkpoint_times(sync, checkpoint_size(sync));
+  // Without ZeRO the two ranks of data rank 0 write, both on the one node: 6.6 GB over the
+  // storage's 10 GB/s takes longer than over the node's 100 Gb/s NIC (12.5 GB/s).
+  EXPECT_DOUBLE_EQ(t.stall_s, 2 * 14 * per_rank / 10e9);
+  // Reading back, all 8 ranks read 3.3 GB each: 26.5 GB over 10 GB/s.
+  EXPECT_DOUBLE_EQ(t.read_s, 8 * 14 * per_rank / 10e9);
+  EXPECT_DOUBLE_EQ(t.write_s, t.stall_s);
+  Plan async =
+      transformer_plan(0, "checkpoint: { every: 100, restart: 5min, asynchronous: true }\n");
+  CheckpointTimes a = checkpoint_times(async, checkpoint_size(async));
+  EXPECT_DOUBLE_EQ(a.stall_s, 14 * per_rank / 25e9);
+  EXPECT_DOUBLE_EQ(a.write_s, t.write_s);
+  EXPECT_GT(reliability_outcome(async, 1.0).goodput, reliability_outcome(sync, 1.0).goodput);
+}
+
+TEST(Goodput, ResultKeysRoundTrip) {
+  ReliabilityOutcome o = reliability_outcome(
+      transformer_plan(1, "checkpoint: { every: 30min, restart: 5min }\n"), 2.0);
+  EXPECT_DOUBLE_EQ(o.checkpoint_interval_s, 1800);  // 900 steps of 2 s
+  nlohmann::json j = {{"reliability", reliability_to_json(o)}};
+  auto back = reliability_from_json(j);
+  ASSERT_TRUE(back);
+  EXPECT_DOUBLE_EQ(back->goodput, o.goodput);
+  EXPECT_DOUBLE_EQ(back->best_checkpoint_interval_s, o.best_checkpoint_interval_s);
+  EXPECT_DOUBLE_EQ(back->time_to_train_p90_s, o.time_to_train_p90_s);
+  EXPECT_EQ(back->samples, o.samples);
+}
+
+TEST(Goodput, PlanWriterKeepsStorageCheckpointAndRates) {
+  Plan p = transformer_plan(1, "checkpoint: { every: 30min, restart: 5min, asynchronous: true }\n");
+  testing::TempDir dir("goodput-writer");
+  Plan again = load_plan(dir.write("again.yaml", plan_to_yaml(p)));
+  EXPECT_EQ(plan_to_yaml(again), plan_to_yaml(p));
+  EXPECT_DOUBLE_EQ(again.cluster.storage.host_copy_bandwidth, 25e9);
+  EXPECT_TRUE(again.resilience.checkpoint_asynchronous);
+  EXPECT_FALSE(again.resilience.checkpoint_cost_given);
+  EXPECT_DOUBLE_EQ(reliability_outcome(again, 2.0).goodput, reliability_outcome(p, 2.0).goodput);
+}
+
+class ReliabilityRefusals : public ::testing::TestWithParam<testing::Refusal> {};
+
+TEST_P(ReliabilityRefusals, NameFileLineAndField) {
+  const testing::Refusal& r = GetParam();
+  testing::expect_refused(std::string("reliability-") + r.name, r.yaml, r.line, r.expect);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Plans, ReliabilityRefusals,
+    ::testing::Values(
+        testing::Refusal{"zero_mtbf", plan_with("reliability: { node_mtbf: 0, train_steps: 9 }\n"),
+                         11, "reliability.node_mtbf"},
+        testing::Refusal{"negative_mtbf",
+                         plan_with("reliability: { gpu_mtbf: -5h, train_steps: 9 }\n"), 11,
+                         "reliability.gpu_mtbf"},
+        testing::Refusal{"no_rate", plan_with("reliability: { train_steps: 9 }\n"), 11,
+                         "give at least one of gpu_mtbf"},
+        testing::Refusal{"no_length", plan_with("reliability: { node_mtbf: 100d }\n"), 11,
+                         "the run's length"},
+        testing::Refusal{"tokens_without_transformer",
+                         plan_with("reliability: { node_mtbf: 100d, train_tokens: 1T }\n"), 11,
+                         "needs a transformer"},
+        testing::Refusal{"zero_interval",
+                         plan_with("reliability: { node_mtbf: 100d, train_steps: 9 }\n"
+                                   "checkpoint: { every: 0, cost: 1s }\n"),
+                         12, "checkpoint.every"},
+        testing::Refusal{"no_storage",
+                         plan_with("reliability: { node_mtbf: 100d, train_steps: 9 }\n"
+                                   "checkpoint: { every: 10 }\n"),
+                         12, "storage.write_bandwidth"},
+        testing::Refusal{"time_interval_without_rates", plan_with("checkpoint: { every: 1h }\n"),
+                         11, "needs failure rates"}));
+
+}  // namespace
+}  // namespace scaleout::core
