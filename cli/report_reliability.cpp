@@ -25,6 +25,13 @@ std::string duration(double s) {
 }  // namespace
 
 void print_reliability(std::FILE* out, const core::ReliabilityOutcome& o) {
+  if (o.samples == 0) {
+    std::fprintf(out,
+                 "  goodput             %10.1f %% expected (not sampled: %.3g failures expected), "
+                 "time to train %s\n",
+                 100 * o.goodput, o.failures, duration(o.time_to_train_s).c_str());
+    return;
+  }
   std::fprintf(out,
                "  goodput             %10.1f %% expected (P10-P90 %.1f-%.1f %% over %d runs)\n",
                100 * o.goodput, 100 * o.goodput_p10, 100 * o.goodput_p90, o.samples);

@@ -209,7 +209,11 @@ ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s) {
                          : expected_goodput(in, in.interval_s);
     o.young_interval_s = in.mtbf_s > 0 ? young_interval(in.stall_s, in.mtbf_s) : 0;
   }
-  add_percentiles(o, in, *plan.reliability);
+  // A run expecting more failures than this is not one to plan: its spread is not sampled (each
+  // sampled run would replay every failure).
+  constexpr double kMostSampledFailures = 1e5;
+  if (plan.reliability->samples > 0 && o.failures <= kMostSampledFailures)
+    add_percentiles(o, in, *plan.reliability);
   return o;
 }
 

@@ -49,7 +49,8 @@ double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed);
 
 // The plan's reliability outcome for failure-free steps of `step_s` each: checkpoint size and
 // times from the split, the expectation, the best interval and the percentiles of
-// `reliability.samples` sampled runs. REQUIRES: plan.reliability.
+// `reliability.samples` sampled runs (none, `samples` 0, when over 100,000 failures are
+// expected). REQUIRES: plan.reliability.
 ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s);
 
 // Throws InputError for a plan whose reliability section cannot be answered: no run length, no

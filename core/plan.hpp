@@ -413,7 +413,7 @@ struct Reliability {
   double node_mtbf = 0;  // seconds, per node (host, power, software)
   double link_mtbf = 0;  // seconds, per network link of a node (each NIC)
   std::uint64_t seed = 1;
-  int samples = 100;        // sampled runs behind the percentiles
+  int samples = 100;        // sampled runs behind the percentiles (0: the expectation only)
   double train_steps = 0;   // the run's length in steps, or
   double train_tokens = 0;  // in tokens (transformer plans)
   int line = 0;

@@ -157,6 +157,8 @@ SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& opti
                            "the search splits a transformer: give the workload's dimensions "
                            "(`transformer:` with layers, hidden, heads, sequence, vocabulary)");
   core::Plan base = plan;
+  // Thousands of candidates: their goodput in closed form, without sampled runs.
+  if (base.reliability) base.reliability->samples = 0;
   if (base.training.global_batch <= 0) {
     int replicas = plan.parallelism ? plan.training.workers /
                                           (plan.parallelism->tensor * plan.parallelism->pipeline)

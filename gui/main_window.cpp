@@ -18,6 +18,7 @@
 #include "core/plan_writer.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
+#include "gui/goodput_chart_data.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/point_timeline.hpp"
 #include "gui/refine_bar.hpp"
@@ -77,6 +78,8 @@ MainWindow::MainWindow(const core::Plan& plan) {
   bar_row->addWidget(staleness_->widget(), 1);
   memory_ = make_bar_chart(bars);
   bar_row->addWidget(memory_->widget(), 1);
+  goodput_ = make_line_chart(bars);
+  bar_row->addWidget(goodput_->widget(), 1);
   bars_layout->addLayout(bar_row, 1);
   split_table_ = new SplitTable(bars);  // a transformer plan's best splits at the chosen size
   split_table_->setMaximumHeight(170);
@@ -342,6 +345,9 @@ void MainWindow::redraw() {
   BarChartData memory = memory_data(what_if_.plan);
   memory_->widget()->setVisible(!memory.categories.isEmpty());
   memory_->show_data(memory);
+  LineChartData goodput = goodput_data(curves_, core::strategy_name(what_if_.plan.strategy.kind));
+  goodput_->widget()->setVisible(!goodput.lines.isEmpty());
+  goodput_->show_data(goodput);
   // The numbers are in the results table; a long list here would squeeze the planning answer.
   QString text;
   if (!measured_.empty())

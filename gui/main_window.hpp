@@ -74,6 +74,7 @@ class MainWindow : public QMainWindow {
   LineChart* efficiency_chart() const { return efficiency_; }
   BarChart* breakdown_chart() const { return breakdown_; }
   BarChart* memory_chart() const { return memory_; }
+  LineChart* goodput_chart() const { return goodput_; }
   SplitTable* split_table() const { return split_table_; }
   QComboBox* breakdown_size() const { return size_; }
   // The PS point's staleness at the chosen size; shown only when the plan's PS is asynchronous.
@@ -106,6 +107,7 @@ class MainWindow : public QMainWindow {
   LineChart* efficiency_ = nullptr;
   BarChart* breakdown_ = nullptr;
   BarChart* memory_ = nullptr;         // shown for a model-parallel plan
+  LineChart* goodput_ = nullptr;       // shown for a plan with failure rates
   SplitTable* split_table_ = nullptr;  // the same
   HistogramChart* staleness_ = nullptr;
   QComboBox* size_ = nullptr;

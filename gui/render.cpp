@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "gui/chart_data.hpp"
+#include "gui/goodput_chart_data.hpp"
 #include "gui/split_chart_data.hpp"
 #include "gui/svg_export.hpp"
 
@@ -18,6 +19,16 @@ namespace {
 // The middle size: at the largest, a parameter server's step can dwarf every other bar.
 int middle_size(const Curves& curves) {
   return curves.workers.empty() ? 0 : curves.workers[curves.workers.size() / 2];
+}
+
+// A plan with failure rates: its goodput against cluster size, as the window shows it. False (and
+// nothing added) without them.
+bool add_goodput(QHBoxLayout& row, QWidget* page, const Curves& curves, const core::Plan& plan) {
+  if (!plan.reliability) return false;
+  LineChart* goodput = make_line_chart(page);
+  goodput->show_data(goodput_data(curves, core::strategy_name(plan.strategy.kind)));
+  row.addWidget(goodput->widget());
+  return true;
 }
 
 // A model-parallel transformer plan's page: tokens/s and MFU of the best split and the plan's own
@@ -46,7 +57,9 @@ std::unique_ptr<QWidget> splits_page(const Curves& curves, int workers, const co
   memory->show_data(memory_data(plan));
   for (Chart* c : std::initializer_list<Chart*>{tokens, mfu, breakdown, memory})
     row->addWidget(c->widget());
-  page->resize(2400, 600);
+  int width = 2400;
+  if (add_goodput(*row, page.get(), curves, plan)) width = 3000;
+  page->resize(width, 600);
   return page;
 }
 
@@ -75,6 +88,7 @@ std::unique_ptr<QWidget> curves_page(const Curves& curves, int breakdown_workers
     row->addWidget(memory->widget());
     width = 2400;
   }
+  if (plan && add_goodput(*row, page.get(), curves, *plan)) width += 600;
   page->resize(width, 560);
   return page;
 }
