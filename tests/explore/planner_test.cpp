@@ -108,13 +108,19 @@ TEST(Planner, RunnerUpIsAnotherStrategyAndDevicesCountDedicatedServers) {
   EXPECT_EQ(ps.best->devices, 8 + 8 * 8);
 }
 
-TEST(Planner, TimeToTrainGivesTimeAndCost) {
-  core::Plan plan = quickstart();
+// ImageNet's 90 epochs of 1.28M samples within 6 hours.
+PlanRequest imagenet_in_six_hours() {
   PlanRequest request;
   request.target.kind = PlanTarget::Kind::kTimeToTrain;
   request.target.samples_per_epoch = 1.28e6;
   request.target.epochs = 90;
   request.target.deadline_s = 6 * 3600;
+  return request;
+}
+
+TEST(Planner, TimeToTrainGivesTimeAndCost) {
+  core::Plan plan = quickstart();
+  PlanRequest request = imagenet_in_six_hours();
   request.price_per_device_hour = 2.0;
   PlanAnswer a = plan_cluster(plan, request);
   ASSERT_TRUE(a.reachable) << a.message;
@@ -131,23 +137,11 @@ TEST(Planner, TimeToTrainGivesTimeAndCost) {
 }
 
 TEST(Planner, TimeToTrainCountsFailuresWhenThePlanGivesRates) {
-  core::Plan plan = quickstart();
-  PlanRequest request;
-  request.target.kind = PlanTarget::Kind::kTimeToTrain;
-  request.target.samples_per_epoch = 1.28e6;
-  request.target.epochs = 90;
-  request.target.deadline_s = 6 * 3600;
-  PlanAnswer steady = plan_cluster(plan, request);
+  PlanRequest request = imagenet_in_six_hours();
+  PlanAnswer steady = plan_cluster(quickstart(), request);
   ASSERT_TRUE(steady.reachable) << steady.message;
-  // A node failing every 20 days, an hour-long run's worth of checkpoints costing a minute each.
-  core::Reliability rates;
-  rates.node_mtbf = 20 * 86400.0;
-  rates.train_steps = 1e6;
-  plan.reliability = rates;
-  plan.resilience.checkpoint_every = 2000;
-  plan.resilience.checkpoint_cost = 60;
-  plan.resilience.checkpoint_cost_given = true;
-  plan.resilience.restart_time = 600;
+  // A node failing every 20 days, a checkpoint every 2,000 steps costing a minute each.
+  core::Plan plan = testing::with_node_failures(quickstart(), 20 * 86400.0, 1e6, 2000, 60, 600);
   PlanAnswer failing = plan_cluster(plan, request);
   ASSERT_TRUE(failing.reachable) << failing.message;
   const PlanOption& o = *failing.best;

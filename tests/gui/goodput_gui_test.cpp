@@ -11,6 +11,7 @@
 #include "gui/main_window.hpp"
 #include "gui/render.hpp"
 #include "tests/gui/gui_support.hpp"
+#include "tests/support/test_plans.hpp"
 
 namespace scaleout::gui {
 namespace {
@@ -19,16 +20,8 @@ namespace {
 // 50,000 hours, and a checkpoint every 20,000 steps (about 14 minutes) costing 5 s: failures, not
 // checkpoints, take most of the lost time.
 core::Plan failing_quickstart() {
-  core::Plan plan = quickstart();
-  core::Reliability rates;
-  rates.node_mtbf = 5 * 86400.0;
-  rates.gpu_mtbf = 50000 * 3600.0;
-  rates.train_steps = 450000;
-  plan.reliability = rates;
-  plan.resilience.checkpoint_every = 20000;
-  plan.resilience.checkpoint_cost = 5;
-  plan.resilience.checkpoint_cost_given = true;
-  plan.resilience.restart_time = 300;
+  core::Plan plan = testing::with_node_failures(quickstart(), 5 * 86400.0, 450000, 20000, 5, 300);
+  plan.reliability->gpu_mtbf = 50000 * 3600.0;
   return plan;
 }
 

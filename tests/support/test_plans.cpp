@@ -64,4 +64,17 @@ void expect_rates_from_applied(const core::RunResult& r, int batch_per_worker, i
   EXPECT_NEAR(r.scaling_efficiency, efficiency, 1e-9 * efficiency) << r.engine;
 }
 
+core::Plan with_node_failures(core::Plan plan, double node_mtbf_s, double train_steps,
+                              int every_steps, double cost_s, double restart_s) {
+  core::Reliability rates;
+  rates.node_mtbf = node_mtbf_s;
+  rates.train_steps = train_steps;
+  plan.reliability = rates;
+  plan.resilience.checkpoint_every = every_steps;
+  plan.resilience.checkpoint_cost = cost_s;
+  plan.resilience.checkpoint_cost_given = true;
+  plan.resilience.restart_time = restart_s;
+  return plan;
+}
+
 }  // namespace scaleout::testing

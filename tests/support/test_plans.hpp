@@ -29,4 +29,9 @@ core::Plan collective_plan(const core::Cluster& cluster, core::StrategyKind kind
 // workers each doing a batch per compute time. Checked with gtest's EXPECTs.
 void expect_rates_from_applied(const core::RunResult& r, int batch_per_worker, int steps);
 
+// `plan` with failure rates (`reliability:`): each node failing every `node_mtbf_s`, a run of
+// `train_steps`, a checkpoint every `every_steps` stalling `cost_s`, restarts of `restart_s`.
+core::Plan with_node_failures(core::Plan plan, double node_mtbf_s, double train_steps,
+                              int every_steps, double cost_s, double restart_s);
+
 }  // namespace scaleout::testing
