@@ -260,11 +260,13 @@ Candidates evaluate(const core::Plan& base, const PlanRequest& request, std::vec
   return c;
 }
 
-std::string describe(const PlanOption& o) {
+// `sequence`: tokens a sample of a transformer plan (its rates are said in tokens), else 0.
+std::string describe(const PlanOption& o, int sequence) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%s on %d workers (%d devices): %.0f samples/s, efficiency %.0f%%",
-                core::strategy_name(o.strategy), o.workers, o.devices,
-                o.result.throughput_samples_per_s, o.result.scaling_efficiency * 100);
+  double rate = o.result.throughput_samples_per_s * (sequence > 0 ? sequence : 1);
+  std::snprintf(buf, sizeof buf, "%s on %d workers (%d devices): %.0f %s/s, efficiency %.0f%%",
+                core::strategy_name(o.strategy), o.workers, o.devices, rate,
+                sequence > 0 ? "tokens" : "samples", o.result.scaling_efficiency * 100);
   std::string out = buf;
   if (o.result.reliability && o.train_time_s > 0) {
     std::snprintf(buf, sizeof buf, ", %.1f%% goodput", 100 * o.result.reliability->goodput);
@@ -284,13 +286,15 @@ std::string describe(const PlanOption& o) {
   return out;
 }
 
-std::string unreachable_message(const PlanAnswer& a, const Candidates& c, double min_efficiency) {
+std::string unreachable_message(const PlanAnswer& a, const Candidates& c, double min_efficiency,
+                                int sequence) {
   if (a.sizes.empty() || !a.closest)
     return "not reachable: no configuration could run on this cluster";
-  std::string out =
-      "not reachable with at most " + std::to_string(a.sizes.back()) + " workers (tried " +
-      std::to_string(a.sizes.front()) + ".." + std::to_string(a.sizes.back()) +
-      "); bottleneck: " + a.closest->bottleneck.text + "; fastest: " + describe(*a.closest);
+  std::string out = "not reachable with at most " + std::to_string(a.sizes.back()) +
+                    " workers (tried " + std::to_string(a.sizes.front()) + ".." +
+                    std::to_string(a.sizes.back()) +
+                    "); bottleneck: " + a.closest->bottleneck.text +
+                    "; fastest: " + describe(*a.closest, sequence);
   if (c.below_efficiency > 0)
     out += "; " + std::to_string(c.below_efficiency) +
            " configurations reach the throughput below the minimum efficiency " +
@@ -310,6 +314,8 @@ double plan_cluster_target(const PlanRequest& request) {
 PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request) {
   check_request(request);
   PlanAnswer a;
+  // A transformer plan's answer speaks in tokens, as its targets do.
+  const int sequence = base.workload.transformer ? base.workload.transformer->sequence : 0;
   a.required_throughput = plan_cluster_target(request);
   a.sizes = planner_sizes(base, request.max_workers);
   Candidates c = evaluate(base, request, a.sizes, a.required_throughput);
@@ -331,14 +337,14 @@ PlanAnswer plan_cluster(const core::Plan& base, const PlanRequest& request) {
   }
   a.reachable = a.best.has_value();
   if (a.reachable) {
-    a.message = "reachable: " + describe(*a.best);
-    if (a.runner_up) a.message += "; runner-up: " + describe(*a.runner_up);
+    a.message = "reachable: " + describe(*a.best, sequence);
+    if (a.runner_up) a.message += "; runner-up: " + describe(*a.runner_up, sequence);
     a.message += "; bottleneck: " + a.best->bottleneck.text;
     return a;
   }
   for (const auto& o : c.all)
     if (!a.closest || o.effective_throughput > a.closest->effective_throughput) a.closest = o;
-  a.message = unreachable_message(a, c, request.min_efficiency);
+  a.message = unreachable_message(a, c, request.min_efficiency, sequence);
   return a;
 }
 

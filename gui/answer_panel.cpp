@@ -226,6 +226,8 @@ QString option_html(const char* title, const sim::PlanOption& o, int sequence) {
            .arg(o.result.scaling_efficiency * 100, 0, 'f', 1);
   if (o.train_time_s > 0)
     s += QString("&nbsp;&nbsp;time to train %1 h").arg(o.train_time_s / 3600, 0, 'f', 2);
+  if (o.train_time_s > 0 && o.result.reliability)  // the deadline counted failures
+    s += QString(" at %1 % goodput").arg(100 * o.result.reliability->goodput, 0, 'f', 1);
   if (o.cost)
     s += QString(", cost %1").arg(*o.cost, 0, 'f', 2);
   else if (o.cost_per_hour)

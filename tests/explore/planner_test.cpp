@@ -156,6 +156,21 @@ TEST(Planner, TimeToTrainCountsFailuresWhenThePlanGivesRates) {
   EXPECT_NE(failing.message.find("goodput"), std::string::npos) << failing.message;
 }
 
+TEST(Planner, ATransformerPlansAnswerSpeaksInTokens) {
+  core::Plan plan =
+      core::load_plan(testing::source_path("experiments/model-parallel/gpt-7.5b-64.yaml"));
+  PlanRequest request;
+  request.target.throughput = 1e9;  // sequences/s: out of reach
+  PlanAnswer a = plan_cluster(plan, request);
+  ASSERT_FALSE(a.reachable);
+  ASSERT_TRUE(a.closest);
+  double tokens = a.closest->result.throughput_samples_per_s * plan.workload.transformer->sequence;
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.0f tokens/s", tokens);
+  EXPECT_NE(a.message.find(rate), std::string::npos) << a.message;
+  EXPECT_EQ(a.message.find("samples/s"), std::string::npos) << a.message;
+}
+
 TEST(Planner, UnreachableTargetSaysHowFarItTriedAndWhy) {
   core::Plan plan = quickstart();
   PlanRequest request;
