@@ -40,9 +40,9 @@ QColor series_color(const QString& name) {
       {"expert all-to-alls", QColor(0x81, 0x72, 0xb2)},
       {"data-parallel exchange", QColor(0xc4, 0x4e, 0x52)},
       // goodput of a long run: the expectation dark, the sampled P10 and P90 light
-      {"goodput expected", QColor(0x21, 0x21, 0x21)},
-      {"P10 sampled", QColor(0xdd, 0x84, 0x52)},
-      {"P90 sampled", QColor(0x55, 0xa8, 0x68)},
+      {"expected", QColor(0x21, 0x21, 0x21)},
+      {"P10", QColor(0xdd, 0x84, 0x52)},
+      {"P90", QColor(0x55, 0xa8, 0x68)},
       // memory per device
       {"parameters", QColor(0x4c, 0x72, 0xb0)},
       {"gradients", QColor(0x55, 0xa8, 0x68)},

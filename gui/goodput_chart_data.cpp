@@ -61,8 +61,7 @@ LineChartData goodput_data(const Curves& curves, const std::string& strategy) {
   d.y_max = 100;
   const Curve* c = curve_with_reliability(curves, strategy);
   if (!c) return d;
-  SeriesData expected{"goodput expected", {}, {}}, p10{"P10 sampled", {}, {}},
-      p90{"P90 sampled", {}, {}};
+  SeriesData expected{"expected", {}, {}}, p10{"P10", {}, {}}, p90{"P90", {}, {}};
   for (const auto& r : c->points) {
     if (!r.reliability) continue;
     QString tip = goodput_tip(r);

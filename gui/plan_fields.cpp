@@ -221,6 +221,7 @@ std::vector<PlanField> make_fields() {
   add_strategy_fields(f);
   add_knob_fields(f);
   add_compression_fields(f);
+  add_reliability_fields(f);
   add_parallelism_fields(f);
   add_network_fields(f);
   off_for_splits(f);
@@ -243,7 +244,8 @@ const std::vector<std::string>& plan_field_groups() {
 std::string plan_field_group(const PlanField& field) {
   auto starts = [&](const char* prefix) { return field.key.rfind(prefix, 0) == 0; };
   if (starts("workload.")) return "Workload";
-  if (starts("training.") || starts("sweep.")) return "Training";
+  if (starts("training.") || starts("sweep.") || starts("checkpoint.") || starts("reliability."))
+    return "Training";
   if (starts("strategy.")) return "Strategy";
   if (starts("parallelism.")) return "Parallelism";
   if (starts("nic.") || starts("network.")) return "Network";

@@ -64,6 +64,7 @@ void add_network_fields(std::vector<PlanField>& fields);
 void add_knob_fields(std::vector<PlanField>& fields);
 void add_parallelism_fields(std::vector<PlanField>& fields);  // plan_fields_parallelism.cpp
 void add_compression_fields(std::vector<PlanField>& fields);  // plan_fields_compression.cpp
+void add_reliability_fields(std::vector<PlanField>& fields);  // plan_fields_reliability.cpp
 PlanField torus_grid_field();                                 // plan_fields_knobs.cpp
 
 // Human renderings that the unit parser reads back: "100Gbps" (networks count bits), "150GB/s"

@@ -9,6 +9,7 @@
 
 #include "gui/goodput_chart_data.hpp"
 #include "gui/main_window.hpp"
+#include "gui/plan_panel.hpp"
 #include "gui/render.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"
@@ -53,6 +54,33 @@ TEST(GuiGoodput, TheWindowChartsGoodputFallingWithClusterSize) {
   QTest::qWait(100);
   std::filesystem::create_directories(kShots);
   ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-goodput.png").string())));
+}
+
+// The checkpoint interval is a field of the plan: typed, the goodput chart follows, as the same
+// edit of the YAML would give; a plan without failure rates shows it disabled, saying why.
+TEST(GuiGoodput, TheCheckpointIntervalFieldMovesTheGoodputChart) {
+  MainWindow without(quickstart());
+  QWidget* off = without.plan_panel()->editor("checkpoint.every");
+  ASSERT_NE(off, nullptr);
+  EXPECT_FALSE(off->isEnabled());
+  EXPECT_EQ(off->toolTip().toStdString(), "applies to plans with failure rates (reliability:)");
+
+  MainWindow w(failing_quickstart());
+  QWidget* every = w.plan_panel()->editor("checkpoint.every");
+  ASSERT_TRUE(every->isEnabled());
+  LineChartData before = w.goodput_chart()->data();
+  type_into(every, "5000");
+  EXPECT_TRUE(w.plan_panel()->error("checkpoint.every").isEmpty())
+      << w.plan_panel()->error("checkpoint.every").toStdString();
+  QApplication::processEvents();
+  core::Plan edited = failing_quickstart();
+  edited.resilience.checkpoint_every = 5000;
+  LineChartData expected = goodput_data(compute_curves(edited, w.curves().workers), "ring");
+  const LineChartData& after = w.goodput_chart()->data();
+  ASSERT_EQ(after.lines[0].points.size(), expected.lines[0].points.size());
+  for (int i = 0; i < after.lines[0].points.size(); ++i)
+    EXPECT_DOUBLE_EQ(after.lines[0].points[i].y(), expected.lines[0].points[i].y());
+  EXPECT_NE(after.lines[0].points.back().y(), before.lines[0].points.back().y());
 }
 
 TEST(GuiGoodput, TheRenderedPageAddsTheGoodputChart) {
