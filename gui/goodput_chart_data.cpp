@@ -2,16 +2,13 @@
 
 #include <algorithm>
 
+#include "core/duration_text.hpp"
+
 namespace scaleout::gui {
 
 namespace {
 
-// A duration as a person reads it: minutes, hours or days.
-QString duration(double s) {
-  if (s < 2 * 3600) return QString("%1 min").arg(s / 60, 0, 'f', 1);
-  if (s < 3 * 86400) return QString("%1 h").arg(s / 3600, 0, 'f', 1);
-  return QString("%1 days").arg(s / 86400, 0, 'f', 1);
-}
+QString duration(double s) { return QString::fromStdString(core::duration_text(s)); }
 
 QString goodput_tip(const core::RunResult& r) {
   const core::ReliabilityOutcome& o = *r.reliability;

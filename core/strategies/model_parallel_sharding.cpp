@@ -51,7 +51,7 @@ void ModelParallelTraining::reduce_shards(const Rank& rank, ModelParallelStepTim
 void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, std::size_t index,
                                            ModelParallelStepTimes& times) const {
   Fabric& fabric = rank.fabric;
-  bool forward = op.kind == Kind::kForward;
+  bool forward = op.kind == PipeOp::Kind::kForward;
   bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
   int layers = stage_layers(state_.split(), rank.at.stage);
   double flops =
