@@ -36,9 +36,10 @@ QColor series_color(const QString& name) {
       {"best split MFU", QColor(0x21, 0x21, 0x21)},
       {"plan's split", QColor(0x1f, 0x77, 0xb4)},
       // a model-parallel step by kind
-      {"tensor all-reduces", QColor(0xdd, 0x84, 0x52)},
-      {"expert all-to-alls", QColor(0x81, 0x72, 0xb2)},
-      {"data-parallel exchange", QColor(0xc4, 0x4e, 0x52)},
+      {"tensor", QColor(0xdd, 0x84, 0x52)},
+      {"expert", QColor(0x81, 0x72, 0xb2)},
+      {"data", QColor(0xc4, 0x4e, 0x52)},
+      {"bubble", QColor(0x99, 0x99, 0x99)},
       // goodput of a long run: the expectation dark, the sampled P10 and P90 light
       {"expected", QColor(0x21, 0x21, 0x21)},
       {"P10", QColor(0xdd, 0x84, 0x52)},
@@ -46,7 +47,7 @@ QColor series_color(const QString& name) {
       // memory per device
       {"parameters", QColor(0x4c, 0x72, 0xb0)},
       {"gradients", QColor(0x55, 0xa8, 0x68)},
-      {"optimizer states", QColor(0xc4, 0x4e, 0x52)},
+      {"optimizer", QColor(0xc4, 0x4e, 0x52)},
       {"activations", QColor(0x81, 0x72, 0xb2)}};
   auto it = colors.find(name);
   if (it == colors.end()) it = colors.find(name.section(' ', 0, 0));

@@ -39,7 +39,7 @@ struct LineChartData {
 };
 
 struct BarChartData {
-  QString title, y_title;
+  QString title, subtitle, x_title, y_title;
   QStringList categories;
   QList<SeriesData> stacks;  // one per stacked part; points[i].y() is category i's value
   double limit = 0;          // a horizontal line across the bars (a capacity); 0: none

@@ -180,11 +180,12 @@ BarChartData study_data(const sim::StudyOutcome& o) {
 
 BarChartData memory_data(const core::Plan& plan) {
   BarChartData d;
-  d.y_title = "GB per device, by pipeline stage";
+  d.x_title = "pipeline stage";
+  d.y_title = "GB per device";
   if (!plan.parallelism || !plan.workload.transformer) return d;
   SeriesData parts[4] = {{"parameters", {}, {}},
                          {"gradients", {}, {}},
-                         {"optimizer states", {}, {}},
+                         {"optimizer", {}, {}},
                          {"activations", {}, {}}};
   core::MemoryBreakdown worst = core::worst_stage_memory(plan);
   for (int s = 0; s < plan.parallelism->pipeline; ++s) {
@@ -203,10 +204,10 @@ BarChartData memory_data(const core::Plan& plan) {
   d.stacks = {parts[0], parts[1], parts[2], parts[3]};
   d.limit = worst.capacity / 1e9;
   d.limit_name = QString("%1 GB").arg(d.limit, 0, 'f', 0);  // short: the legend is narrow
-  d.title = QString("Memory per device: %1 GB at most (stage %2)")
-                .arg(worst.total / 1e9, 0, 'f', 1)
-                .arg(worst.stage);
-  if (worst.capacity > 0 && worst.total > worst.capacity) d.title += " - does not fit";
+  d.title = "Memory per device";
+  d.subtitle =
+      QString("%1 GB at most (stage %2)").arg(worst.total / 1e9, 0, 'f', 1).arg(worst.stage);
+  if (worst.capacity > 0 && worst.total > worst.capacity) d.subtitle += " - does not fit";
   return d;
 }
 

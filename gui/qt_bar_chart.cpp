@@ -50,9 +50,36 @@ void add_limit(QChart* c, const BarChartData& d, QAbstractAxis* y) {
   line->attachAxis(y);
 }
 
+// Categories "0", "1", ... (pipeline stages) go on a number axis whose labels thin out as the bars
+// narrow (gui/chart_fit.hpp): a category axis would cut every label once they no longer fit.
+bool numbered(const QStringList& categories) {
+  for (int i = 0; i < categories.size(); ++i)
+    if (categories[i] != QString::number(i)) return false;
+  return categories.size() > 1;
+}
+
+QAbstractAxis* category_axis(const BarChartData& d) {
+  if (!numbered(d.categories)) {
+    auto* x = new QBarCategoryAxis;
+    x->append(d.categories);
+    x->setTitleText(d.x_title);
+    return x;
+  }
+  auto* x = new QValueAxis;
+  x->setObjectName(kNumberedBarsAxis);
+  x->setRange(-0.5, static_cast<double>(d.categories.size()) - 0.5);
+  x->setTickType(QValueAxis::TicksDynamic);
+  x->setTickAnchor(0);
+  x->setTickInterval(1);
+  x->setLabelFormat("%.0f");
+  x->setGridLineVisible(false);
+  x->setTitleText(d.x_title);
+  return x;
+}
+
 void QtBarChart::show_data(const BarChartData& d) {
   data_ = d;
-  reset_chart(d.title);
+  reset_chart(d.title, d.subtitle);
   QChart* c = chart();
   auto* series = new QStackedBarSeries;
   QList<double> totals(d.categories.size(), 0.0);
@@ -72,8 +99,7 @@ void QtBarChart::show_data(const BarChartData& d) {
   }
   series->setBarWidth(0.6);
   c->addSeries(series);
-  auto* x = new QBarCategoryAxis;
-  x->append(d.categories);
+  QAbstractAxis* x = category_axis(d);
   auto* y = new QValueAxis;
   double top = d.limit;
   for (double t : totals) top = std::max(top, t);
@@ -86,6 +112,7 @@ void QtBarChart::show_data(const BarChartData& d) {
   series->attachAxis(x);
   series->attachAxis(y);
   if (d.limit > 0) add_limit(c, d, y);
+  fit_words();
 }
 
 }  // namespace

@@ -82,6 +82,7 @@ void QtHistogramChart::show_data(const HistogramData& d) {
   series->attachAxis(x);
   series->attachAxis(y);
   place_note();
+  fit_words();
 }
 
 }  // namespace

@@ -130,7 +130,7 @@ void QtLineChart::show_data(const LineChartData& d) {
     dots->setColor(series_color(s.name));
     dots->setBorderColor(Qt::black);
     add_series(dots, s, x, y);
-    for (QLegendMarker* lm : c->legend()->markers(dots)) lm->setVisible(false);  // see subtitle
+    hide_from_legend(c, dots);  // the subtitle says what they are
   }
   for (const auto& s : d.refined) {
     auto* rings = new QScatterSeries;
@@ -148,8 +148,9 @@ void QtLineChart::show_data(const LineChartData& d) {
     mark->setPointLabelsClipping(false);
     mark->setPointLabelsFormat(m.label);
     add_series(mark, {m.label, {m.at}, {m.tip}}, x, y);
-    for (QLegendMarker* lm : c->legend()->markers(mark)) lm->setVisible(false);
+    hide_from_legend(c, mark);
   }
+  fit_words();
 }
 
 }  // namespace

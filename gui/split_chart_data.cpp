@@ -91,19 +91,22 @@ BarChartData split_breakdown_data(const std::vector<sim::SplitCandidate>& top,
   d.title = numbered ? QString("Step by kind at %1 workers").arg(workers)
                      : QString("Step by kind at %1 workers (tp x pp x dp)").arg(workers);
   d.y_title = "ms per step";
+  // Short names keep the legend whole in a narrow window; each bar part's tip says it in full.
   struct Part {
     const char* name;
+    const char* meaning;
     double (*of)(const core::RunResult&);
   };
   static const Part parts[] = {
-      {"compute", [](const core::RunResult& r) { return r.phases.compute_s; }},
-      {"tensor all-reduces",
+      {"compute", "compute", [](const core::RunResult& r) { return r.phases.compute_s; }},
+      {"tensor", "tensor-group all-reduces on the busiest stage",
        [](const core::RunResult& r) { return r.model_parallel->tensor_comm_s; }},
-      {"expert all-to-alls",
+      {"expert", "expert-parallel all-to-alls on the busiest stage",
        [](const core::RunResult& r) { return r.model_parallel->expert_comm_s; }},
-      {"data-parallel exchange",
+      {"data", "the data group's gradient exchange (and ZeRO's gathers)",
        [](const core::RunResult& r) { return r.model_parallel->data_comm_s; }},
-      {"pipeline bubble", [](const core::RunResult& r) { return r.model_parallel->bubble_s; }},
+      {"bubble", "pipeline bubble: the busiest stage's idle time",
+       [](const core::RunResult& r) { return r.model_parallel->bubble_s; }},
   };
   std::vector<const core::RunResult*> bars;
   if (own) {
@@ -123,6 +126,11 @@ BarChartData split_breakdown_data(const std::vector<sim::SplitCandidate>& top,
       double ms = part.of(*bars[i]) * 1e3;
       any = any || ms > 0;
       s.points.append(QPointF(static_cast<double>(i), ms));
+      s.tips.append(QString("%1: %2, %3 ms of %4 ms")
+                        .arg(d.categories[static_cast<int>(i)])
+                        .arg(part.meaning)
+                        .arg(ms, 0, 'f', 1)
+                        .arg(bars[i]->step_time_s * 1e3, 0, 'f', 1));
     }
     if (any || std::string(part.name) == "compute") d.stacks.append(s);
   }

@@ -4,6 +4,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsTextItem>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -130,6 +131,21 @@ std::string edited_quickstart(const fs::path& dir, const std::vector<YamlReplace
   fs::create_directories(dir);
   for (const auto& [name, content] : text) std::ofstream(dir / (name + ".yaml")) << content;
   return (dir / "plan.yaml").string();
+}
+
+QStringList cut_labels(MainWindow& w) {
+  QStringList cut;
+  for (QChartView* view : w.findChildren<QChartView*>()) {
+    if (!view->isVisible()) continue;
+    for (QGraphicsItem* item : view->scene()->items()) {
+      auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+      if (!text || !text->isVisible()) continue;
+      QString s = text->toPlainText();
+      if (s.contains("...") || s.contains(QChar(0x2026)))
+        cut << view->chart()->title().left(40) + ": " + s;
+    }
+  }
+  return cut;
 }
 
 }  // namespace scaleout::gui

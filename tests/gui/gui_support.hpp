@@ -50,6 +50,9 @@ struct YamlReplace {
 // `before` that is not found fails the test); returns the plan's path.
 std::string edited_quickstart(const std::filesystem::path& dir,
                               const std::vector<YamlReplace>& edits);
+// The visible texts of every chart in `w` that Qt Charts shortened with an ellipsis, each after
+// its chart's title.
+QStringList cut_labels(MainWindow& w);
 // Points of the window's curves that the simulator computed.
 int simulated_points(const MainWindow& w);
 

@@ -184,6 +184,7 @@ TEST(GuiModelParallel, TheWindowOpensTheGpt3Plan) {
   EXPECT_NE(batch->toolTip().toStdString().find("training.global_batch (1536)"), std::string::npos)
       << batch->toolTip().toStdString();
   std::filesystem::create_directories(kShots);
+  QTest::qWait(50);  // the panel's fold settles as a person would see it
   ASSERT_TRUE(
       w.grab().save(QString::fromStdString((kShots / "window-model-parallel.png").string())));
   MainWindow data_parallel(quickstart());
@@ -235,6 +236,7 @@ TEST(GuiModelParallel, EditingThePipelineChangesTheMemoryBars) {
   QTest::qWait(100);  // the charts' layout settles as a person would see it
   std::filesystem::create_directories(kShots);
   ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-memory-bars.png").string())));
+  EXPECT_TRUE(cut_labels(w).isEmpty()) << cut_labels(w).join("\n").toStdString();
   // The schedule follows the edit too: four stages, each running every micro-batch forward and
   // backward; the last stage starts once the first three have passed the first micro-batch on (the
   // bubble, seen in the screenshot as the staircase at both ends).

@@ -329,7 +329,7 @@ TEST(GuiBinary, RendersSvgByItsNameAndAModelParallelPlansMemory) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text.rfind("<?xml", 0), 0u) << text.substr(0, 40);
   EXPECT_NE(text.find("<svg"), std::string::npos);
-  EXPECT_NE(text.find("Memory per device"), std::string::npos);  // the memory chart's title
+  EXPECT_NE(text.find("GB per device"), std::string::npos);  // the memory chart's axis
   ASSERT_EQ(gui("--render-plan " + gpt3 + " -o " + png.string()).code, 0);
   QImage image(QString::fromStdString(png.string()));
   EXPECT_EQ(image.width(), 2400);  // four charts; three for a data-parallel plan (1800)
