@@ -62,8 +62,12 @@ core::Plan with_global_batch(const core::Plan& plan) {
 SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOptions& options) {
   core::Plan at = plan;
   at.training.workers = workers;
+  // The plan's split does not carry over to another size, but its framework still decides which
+  // splits are proposed there.
+  SplitSearchOptions o = options;
+  if (!o.framework && plan.parallelism) o.framework = plan.parallelism->framework;
   at.parallelism.reset();
-  return search_splits(at, options);
+  return search_splits(at, o);
 }
 
 std::vector<SizeBest> best_split_per_size(const core::Plan& plan, const std::vector<int>& sizes,

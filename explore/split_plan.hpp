@@ -34,7 +34,8 @@ struct SplitPlanAnswer {
 // is held as the workers change.
 core::Plan with_global_batch(const core::Plan& plan);
 
-// The search at `workers`, the split left to it. REQUIRES: `plan` from with_global_batch.
+// The search at `workers`, the split left to it (the plan's framework kept unless `options` name
+// one). REQUIRES: `plan` from with_global_batch.
 SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOptions& options);
 
 // The answer in one line (SplitPlanAnswer::message): "reachable: 1152 workers, tensor 8 x ...".

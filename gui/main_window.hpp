@@ -10,6 +10,7 @@
 #include "gui/curves.hpp"
 #include "gui/measured.hpp"
 #include "gui/plan_fields.hpp"
+#include "gui/split_search_cache.hpp"
 
 class QComboBox;
 class QLabel;
@@ -83,6 +84,7 @@ class MainWindow : public QMainWindow {
   ResultsDock* results() const { return results_; }
   const Curves& curves() const { return curves_; }
   const std::vector<MeasuredPoint>& measured() const { return measured_; }
+  const SplitSearchCache& split_cache() const { return split_cache_; }
 
  private:
   void build_menus();
@@ -101,6 +103,7 @@ class MainWindow : public QMainWindow {
   QString saved_path_;  // the file that holds what_if_.plan; empty after an edit
   Curves curves_;
   std::vector<MeasuredPoint> measured_;
+  SplitSearchCache split_cache_;  // the charts' split searches, kept across edits of the split
   PlanPanel* plan_panel_ = nullptr;
   AnswerPanel* answer_panel_ = nullptr;
   LineChart* throughput_ = nullptr;

@@ -20,7 +20,7 @@ namespace scaleout::gui {
 void MainWindow::redraw_splits() {
   const core::Plan& plan = what_if_.plan;
   std::vector<sim::SizeBest> best = answer_panel_->split_rows();
-  if (best.empty()) best = sim::best_split_per_size(sim::with_global_batch(plan), curves_.workers);
+  if (best.empty()) best = split_cache_.best_per_size(plan, curves_.workers);
   std::vector<const core::RunResult*> own = own_split_points(plan, curves_);
   LineChartData tokens = split_scaling_data(best, own, curves_.workers, false);
   add_measured_tokens(tokens, measured_, plan.workload.transformer->sequence);
@@ -36,10 +36,7 @@ void MainWindow::redraw_split_breakdown(int workers) {
   const core::RunResult* there = nullptr;
   for (std::size_t i = 0; i < curves_.workers.size(); ++i)
     if (curves_.workers[i] == workers) there = own[i];
-  sim::SplitSearchOptions ten;
-  ten.top = 10;
-  std::vector<sim::SplitCandidate> top =
-      sim::search_at(sim::with_global_batch(plan), workers, ten).best;
+  std::vector<sim::SplitCandidate> top = split_cache_.top_at(plan, workers, 10);
   std::vector<sim::SplitCandidate> three(top.begin(),
                                          top.begin() + std::min<std::size_t>(3, top.size()));
   breakdown_->show_data(split_breakdown_data(three, there, workers, true));

@@ -49,25 +49,31 @@ class QtChartView : public QChartView {
     qreal room = width() - c->margins().left() - c->margins().right();
     c->setTitle(wrapped_title(title_, subtitle_, c->titleFont(), room - 40));
     fit_legend(c, room);
-    if (c->layout()) c->layout()->activate();  // a grab right after a resize sees the new title
   }
   // The view as `size` pixels; a view not shown is laid out at that size first.
   QImage grab_image(QSize size) {
     if (!isVisible()) resize(size);
     fit_words();
+    settle();
     return grab().toImage();
   }
   // Draws the view on `painter` (a vector device keeps lines and text as such) at `size`.
   void draw(QPainter& painter, QSize size) {
     if (!isVisible()) resize(size);
     fit_words();
+    settle();
     render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), rect());
   }
 
  protected:
+  // Lays the chart out now: a view not shown is grabbed before its layout would run.
+  void settle() {
+    if (chart()->layout()) chart()->layout()->activate();
+  }
   void resizeEvent(QResizeEvent* event) override {
     QChartView::resizeEvent(event);
     fit_words();
+    if (!isVisible()) settle();  // a page grabbed off screen paints before its layout would run
   }
 
  private:

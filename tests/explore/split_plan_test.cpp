@@ -72,6 +72,31 @@ TEST(SplitPlan, TheAnswerIsTheSmallestWholeNodeCountThatReachesTheTarget) {
       << a.message;
 }
 
+// A plan for DeepSpeed is searched for DeepSpeed's splits at every size, as `plan --search` does
+// at the plan's own size: the best split per size and the smallest cluster's answer alike.
+TEST(SplitPlan, OtherSizesAreSearchedForThePlansFramework) {
+  core::Plan plan = small_plan();
+  plan.training.workers = 32;
+  plan.parallelism->framework = core::Framework::kDeepSpeed;
+  std::vector<SizeBest> rows = best_split_per_size(plan, {16, 32});
+  for (const SizeBest& row : rows) {
+    ASSERT_TRUE(row.best.has_value()) << row.workers;
+    EXPECT_EQ(row.best->plan.parallelism->framework, core::Framework::kDeepSpeed) << row.workers;
+  }
+  core::Plan at = plan;
+  SplitSearchOptions one;
+  one.top = 1;
+  SplitSearch direct = search_splits(at, one);
+  EXPECT_EQ(direct.framework, core::Framework::kDeepSpeed);
+  ASSERT_FALSE(direct.best.empty());
+  EXPECT_DOUBLE_EQ(rows[1].best->result.step_time_s, direct.best.front().result.step_time_s);
+  SplitPlanRequest request;
+  request.sequences_per_s = 1e-6;
+  request.max_workers = 64;
+  SplitPlanAnswer a = smallest_split_cluster(plan, request);
+  EXPECT_EQ(a.search.framework, core::Framework::kDeepSpeed) << a.message;
+}
+
 TEST(SplitPlan, AnUnreachableTargetSaysHowFarItTried) {
   SplitPlanRequest request;
   request.sequences_per_s = 1e12;
