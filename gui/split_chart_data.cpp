@@ -91,6 +91,7 @@ BarChartData split_breakdown_data(const std::vector<sim::SplitCandidate>& top,
   d.title = numbered ? QString("Step by kind at %1 workers").arg(workers)
                      : QString("Step by kind at %1 workers (tp x pp x dp)").arg(workers);
   d.y_title = "ms per step";
+  d.subtitle = "stacked: what the step waits on; overlapped transfers in the compute tips";
   // Short names keep the legend whole in a narrow window; each bar part's tip says it in full.
   struct Part {
     const char* name;
@@ -126,11 +127,15 @@ BarChartData split_breakdown_data(const std::vector<sim::SplitCandidate>& top,
       double ms = part.of(*bars[i]) * 1e3;
       any = any || ms > 0;
       s.points.append(QPointF(static_cast<double>(i), ms));
-      s.tips.append(QString("%1: %2, %3 ms of %4 ms")
+      QString tip = QString("%1: %2, %3 ms of %4 ms")
                         .arg(d.categories[static_cast<int>(i)])
                         .arg(part.meaning)
                         .arg(ms, 0, 'f', 1)
-                        .arg(bars[i]->step_time_s * 1e3, 0, 'f', 1));
+                        .arg(bars[i]->step_time_s * 1e3, 0, 'f', 1);
+      if (std::string(part.name) == "compute")  // what runs hidden beside it, not stacked
+        tip += QString("\npipeline transfers in flight beside it (overlapped, not stacked): %1 ms")
+                   .arg(bars[i]->model_parallel->pipeline_comm_s * 1e3, 0, 'f', 1);
+      s.tips.append(tip);
     }
     if (any || std::string(part.name) == "compute") d.stacks.append(s);
   }

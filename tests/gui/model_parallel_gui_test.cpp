@@ -100,6 +100,13 @@ TEST(GuiModelParallel, SplitChartsAreTheSearchsAndThePlansNumbers) {
     double step = c == 0 ? own[2]->step_time_s : top[c - 1].result.step_time_s;
     EXPECT_NEAR(sum, step * 1e3, 1e-6 * step * 1e3) << steps.categories[c].toStdString();
   }
+  // The pipeline's transfers run beside compute: not stacked, named in the compute part's tip.
+  ASSERT_EQ(steps.stacks[0].name, "compute");
+  QString in_flight = QString::number(own[2]->model_parallel->pipeline_comm_s * 1e3, 'f', 1);
+  ASSERT_GT(own[2]->model_parallel->pipeline_comm_s, 0);
+  EXPECT_TRUE(steps.stacks[0].tips[0].contains(
+      "in flight beside it (overlapped, not stacked): " + in_flight + " ms"))
+      << steps.stacks[0].tips[0].toStdString();
   std::filesystem::create_directories(kShots);
   auto page = curves_page(curves, 512, &plan);
   ASSERT_TRUE(save_page(*page, QString::fromStdString((kShots / "splits-gpt3.png").string())));
