@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "analytic/analytic.hpp"
+#include "analytic/chakra_trace.hpp"
 #include "analytic/pipeline_trace.hpp"
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
@@ -25,6 +27,7 @@ struct SimulateArgs {
   std::string fidelity = "fast";
   std::string output;
   std::string trace;
+  std::string chakra;  // a folder for the step as Chakra execution traces
   bool json = false;
   double max_events = sim::kDefaultMaxEvents;
   int baseline_workers = 0;  // 0: none
@@ -52,6 +55,10 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", args->trace,
                   "write a Chrome trace here (sim engine; analytic: a model-parallel plan's "
                   "pipeline schedule)")
+      ->check(non_empty_path());
+  cmd->add_option("--chakra", args->chakra,
+                  "also write the step as Chakra execution traces (one file per rank, "
+                  "DIR/scaleout.<rank>.et, and DIR/comm_group.json), which ASTRA-sim replays")
       ->check(non_empty_path());
   cmd->add_flag("--json", args->json, "print the result JSON on stdout");
   cmd->add_option("--max-events", args->max_events,
@@ -90,7 +97,14 @@ Action add_simulate_command(CLI::App& app) {
         return sim::simulate(p, options, show);
       return sim::simulate(p, options);
     };
+    std::optional<sim::ChakraProgram> chakra;  // refused before the simulation runs
+    if (!args->chakra.empty()) chakra = sim::chakra_program(plan);
     core::RunResult result = predict(plan, args->trace);
+    if (chakra) {
+      sim::write_chakra(*chakra, plan, args->chakra);
+      std::fprintf(stderr, "wrote %zu Chakra traces and comm_group.json to %s\n",
+                   chakra->ranks.size(), args->chakra.c_str());
+    }
     if (analytic_trace)
       sim::pipeline_trace(plan).write(args->trace, sim::pipeline_trace_name(plan));
     if (args->baseline_workers > 0) {

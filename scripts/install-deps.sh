@@ -6,7 +6,7 @@ packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev lib
           nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
           iproute2 clang-format clang libclang-rt-14-dev qt6-base-dev qt6-charts-dev qt6-svg-dev
           libqt6opengl6-dev qt6-qpa-plugins libgl-dev libjemalloc-dev dpkg-dev
-          python3)
+          python3 protobuf-compiler python3-protobuf)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

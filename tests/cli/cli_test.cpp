@@ -82,6 +82,28 @@ TEST(Cli, JsonOnStdoutAndAnalyticEngine) {
   EXPECT_EQ(j["strategy"], "torus2d");
 }
 
+// `--chakra DIR` writes one Chakra trace a rank and the communicator groups beside the result;
+// a parameter server, which is no collective, is refused before anything is simulated or written.
+TEST(Cli, SimulateWritesChakraTracesOrSaysWhyNot) {
+  fs::path dir = fs::temp_directory_path() / ("scaleout-cli-chakra-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  Output o =
+      run("simulate " + kQuickstart + " --workers 16 --engine analytic --chakra " + dir.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("wrote 16 Chakra traces"), std::string::npos) << o.text;
+  for (int r = 0; r < 16; ++r)
+    EXPECT_GT(fs::file_size(dir / ("scaleout." + std::to_string(r) + ".et")), 0u) << r;
+  EXPECT_FALSE(fs::exists(dir / "scaleout.16.et"));
+  auto groups = nlohmann::json::parse(std::ifstream(dir / "comm_group.json"));
+  ASSERT_EQ(groups.size(), 1u);  // everyone's all-reduce
+  EXPECT_EQ(groups["1"].size(), 16u);
+  fs::remove_all(dir);
+  o = run("simulate " + kQuickstart + " --strategy ps --chakra " + dir.string());
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.text.find("--chakra"), std::string::npos) << o.text;
+  EXPECT_FALSE(fs::exists(dir));
+}
+
 // The analytic engine outside its tested range says so: a warning line and the JSON field.
 // The tree's closed form warns on a partial last node only (60 workers on nodes of 8).
 TEST(Cli, AnalyticWarningsArePrintedAndInTheJson) {

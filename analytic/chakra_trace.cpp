@@ -1,0 +1,279 @@
+// A plan's training step as Chakra execution traces (analytic/chakra_trace.hpp).
+#include "analytic/chakra_trace.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "analytic/analytic.hpp"
+#include "analytic/analytic_model_parallel.hpp"
+#include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
+#include "core/model_memory.hpp"
+#include "core/model_parallel_work.hpp"
+#include "core/parallel_state.hpp"
+#include "core/pipeline_schedule.hpp"
+
+namespace scaleout::sim {
+
+namespace {
+
+using core::ChakraAttribute;
+using core::ChakraNode;
+
+// The schema version Chakra's own converters write.
+constexpr const char* kChakraSchema = "1.0.2-chakra.1.0.0";
+
+std::uint64_t micros(double seconds) {
+  return static_cast<std::uint64_t>(std::llround(std::max(0.0, seconds) * 1e6));
+}
+
+// Every node runs on the device (the feeder takes a node without the attribute for a CPU's).
+ChakraNode device_node(std::string name, core::ChakraNodeType type) {
+  ChakraNode n;
+  n.name = std::move(name);
+  n.type = type;
+  n.attributes.push_back(ChakraAttribute::boolean("is_cpu_op", false));
+  return n;
+}
+
+ChakraNode compute(std::string name, double seconds, double flops) {
+  ChakraNode n = device_node(std::move(name), core::ChakraNodeType::kComputation);
+  n.duration_micros = micros(seconds);
+  if (flops > 0) n.attributes.push_back(ChakraAttribute::int64("num_ops", std::llround(flops)));
+  return n;
+}
+
+ChakraNode collective(std::string name, core::ChakraCollective kind, double bytes, int group) {
+  ChakraNode n = device_node(std::move(name), core::ChakraNodeType::kCollective);
+  n.attributes.push_back(ChakraAttribute::int64("comm_type", static_cast<int>(kind)));
+  n.attributes.push_back(ChakraAttribute::int64("comm_size", std::llround(bytes)));
+  n.attributes.push_back(ChakraAttribute::string("pg_name", std::to_string(group)));
+  return n;
+}
+
+ChakraNode transfer(bool send, std::string name, int src, int dst, int tag, double bytes) {
+  ChakraNode n = device_node(std::move(name),
+                             send ? core::ChakraNodeType::kSend : core::ChakraNodeType::kReceive);
+  n.attributes.push_back(ChakraAttribute::int32("comm_src", src));
+  n.attributes.push_back(ChakraAttribute::int32("comm_dst", dst));
+  n.attributes.push_back(ChakraAttribute::int32("comm_tag", tag));
+  n.attributes.push_back(ChakraAttribute::int64("comm_size", std::llround(bytes)));
+  return n;
+}
+
+// One rank's nodes: a chain, each waiting for the one before, and sends running beside it.
+class RankNodes {
+ public:
+  explicit RankNodes(std::vector<ChakraNode>& out) : out_(out) {}
+  // After the chain's last node (and, with `join`, after everything left beside it).
+  void then(ChakraNode node, bool join = false) {
+    if (last_) node.data_deps.push_back(*last_);
+    if (join) node.data_deps.insert(node.data_deps.end(), beside_.begin(), beside_.end());
+    if (join) beside_.clear();
+    last_ = add(std::move(node));
+  }
+  // After the chain's last node, the chain going on without waiting for it.
+  void beside(ChakraNode node) {
+    if (last_) node.data_deps.push_back(*last_);
+    beside_.push_back(add(std::move(node)));
+  }
+
+ private:
+  std::uint64_t add(ChakraNode node) {
+    node.id = out_.size();
+    out_.push_back(std::move(node));
+    return out_.back().id;
+  }
+  std::vector<ChakraNode>& out_;
+  std::optional<std::uint64_t> last_;
+  std::vector<std::uint64_t> beside_;
+};
+
+// Communicator groups by their members, numbered from 1 as they are first used.
+class GroupIds {
+ public:
+  explicit GroupIds(std::map<int, std::vector<int>>& out) : out_(out) {}
+  int id_of(const std::vector<int>& members) {
+    auto [it, fresh] = ids_.try_emplace(members, static_cast<int>(ids_.size()) + 1);
+    if (fresh) out_[it->second] = members;
+    return it->second;
+  }
+
+ private:
+  std::map<std::vector<int>, int> ids_;
+  std::map<int, std::vector<int>>& out_;
+};
+
+void refuse(const std::string& why) {
+  throw core::InputError("", 0, "--chakra", why + ": Chakra traces hold a plan without it yet");
+}
+
+void check_supported(const core::Plan& plan) {
+  if (plan.strategy.kind == core::StrategyKind::kPs)
+    refuse("a parameter server's exchange is not a collective");
+  if (plan.training.compression.kind != core::CompressionKind::kNone)
+    refuse("gradient compression");
+  if (!plan.parallelism) return;
+  if (plan.parallelism->zero >= 2) refuse("ZeRO-2 and 3's per-layer collectives");
+  if (plan.parallelism->expert > 1) refuse("expert parallelism's all-to-alls");
+}
+
+}  // namespace
+
+namespace {
+
+// A model-parallel rank's step: its stage's schedule, then the data group's exchange.
+struct StageProgram {
+  const core::Plan& plan;
+  const core::ParallelState& state;
+  const ModelParallelCosts& costs;
+  const core::ModelParallelWork& work;
+  GroupIds& groups;
+
+  int virtual_stages() const { return state.split().pipeline * state.split().chunks; }
+
+  // The rank holding virtual stage `v` (chunk-major: v = chunk x stages + stage) beside `rank`.
+  int rank_at(int rank, int v) const {
+    core::RankCoords at = state.coordinates(rank);
+    at.stage = v % state.split().pipeline;
+    return state.rank_of(at);
+  }
+
+  // A transfer's tag: the micro-batch, the boundary after virtual stage `boundary`, the direction.
+  int tag(int microbatch, int boundary, bool forward) const {
+    return (microbatch * virtual_stages() + boundary) * 2 + (forward ? 0 : 1);
+  }
+
+  void layers(RankNodes& nodes, int rank, const std::string& what, int count, bool forward) const {
+    const core::ModelSplit& s = state.split();
+    double seconds = forward ? costs.layer_forward_compute : costs.layer_backward_compute;
+    double flops = forward ? work.layer_forward_flops : work.layer_backward_flops;
+    int allreduces = forward ? work.tensor_allreduces_forward : work.tensor_allreduces_backward;
+    int tensor_group = groups.id_of(state.group(rank, {core::ParallelDim::kTensor}));
+    for (int layer = 0; layer < count; ++layer) {
+      std::string name = what + " layer " + std::to_string(layer);
+      nodes.then(compute(name, seconds, flops));
+      for (int k = 0; s.tensor > 1 && k < allreduces; ++k)
+        nodes.then(collective(name + " tensor all-reduce " + std::to_string(k),
+                              core::ChakraCollective::kAllReduce, work.activation_bytes,
+                              tensor_group));
+    }
+  }
+
+  // A forward or backward of one micro-batch and chunk, with its receive and its send.
+  void op(RankNodes& nodes, int rank, const core::PipeOp& op) const {
+    const core::ModelSplit& s = state.split();
+    int stage = state.coordinates(rank).stage;
+    int v = op.chunk * s.pipeline + stage, last = virtual_stages() - 1;
+    bool forward = op.kind == core::PipeOp::Kind::kForward;
+    std::string what = "microbatch " + std::to_string(op.microbatch) + " chunk " +
+                       std::to_string(op.chunk) + (forward ? " forward" : " backward");
+    double bytes = work.activation_bytes;
+    int from = forward ? v - 1 : v + 1, to = forward ? v + 1 : v - 1;
+    if (from >= 0 && from <= last)
+      nodes.then(transfer(false, what + " receive", rank_at(rank, from), rank,
+                          tag(op.microbatch, std::min(from, v), forward), bytes));
+    if (!forward && v == last)
+      nodes.then(compute(what + " output layer", 2 * costs.logit_forward, 0));
+    int count = op.chunk == 0 ? core::stage_layers(s, stage) : s.layers_per_chunk;
+    layers(nodes, rank, what, count, forward);
+    if (forward && v == last) nodes.then(compute(what + " output layer", costs.logit_forward, 0));
+    if (to < 0 || to > last) return;
+    ChakraNode send = transfer(true, what + " send", rank, rank_at(rank, to),
+                               tag(op.microbatch, std::min(to, v), forward), bytes);
+    if (costs.blocking_transfers)
+      nodes.then(std::move(send));
+    else
+      nodes.beside(std::move(send));
+  }
+
+  // The data group's exchange once every send is done, then the optimizer's update.
+  void step_end(RankNodes& nodes, int rank) const {
+    std::vector<int> data = state.group(rank, {core::ParallelDim::kData});
+    ChakraNode end = compute("optimizer step", costs.optimizer, work.optimizer_flops);
+    if (data.size() > 1) {
+      int group = groups.id_of(data);
+      double bytes = work.gradient_bytes;
+      if (plan.parallelism->zero == 1) {
+        nodes.then(collective("gradient reduce-scatter", core::ChakraCollective::kReduceScatter,
+                              bytes, group),
+                   true);
+        nodes.then(
+            collective("parameter all-gather", core::ChakraCollective::kAllGather, bytes, group));
+      } else {
+        nodes.then(
+            collective("gradient all-reduce", core::ChakraCollective::kAllReduce, bytes, group),
+            true);
+      }
+    }
+    nodes.then(std::move(end), true);
+  }
+
+  std::vector<ChakraNode> rank_program(int rank) const {
+    const core::ModelSplit& s = state.split();
+    std::vector<ChakraNode> out;
+    RankNodes nodes(out);
+    for (const core::PipeOp& o :
+         core::stage_schedule(plan.parallelism->schedule, state.coordinates(rank).stage, s.pipeline,
+                              s.microbatches, s.chunks))
+      op(nodes, rank, o);
+    step_end(nodes, rank);
+    return out;
+  }
+};
+
+// A data-parallel rank: its step's compute, then the all-reduce of its gradients.
+std::vector<ChakraNode> data_parallel_rank(const core::Plan& plan, double compute_s, int everyone) {
+  std::vector<ChakraNode> out;
+  RankNodes nodes(out);
+  nodes.then(compute("forward and backward", compute_s, 0));
+  if (plan.training.workers > 1)
+    nodes.then(collective("gradient all-reduce", core::ChakraCollective::kAllReduce,
+                          plan.gradient_bytes(), everyone));
+  return out;
+}
+
+}  // namespace
+
+ChakraProgram chakra_program(const core::Plan& plan) {
+  check_supported(plan);
+  ChakraProgram program;
+  GroupIds groups(program.groups);
+  if (!plan.parallelism) {
+    std::vector<int> everyone(static_cast<std::size_t>(plan.training.workers));
+    for (int r = 0; r < plan.training.workers; ++r) everyone[r] = r;
+    int world = groups.id_of(everyone);
+    double compute_s = predict_analytic(plan).phases.compute_s;
+    for (int r = 0; r < plan.training.workers; ++r)
+      program.ranks.push_back(data_parallel_rank(plan, compute_s, world));
+    return program;
+  }
+  core::check_memory_fits(plan);
+  const core::ParallelState state = core::ParallelState::of(plan);
+  ModelParallelCosts costs = model_parallel_costs(plan, state);
+  core::ModelParallelWork work = core::model_parallel_work(plan, state.split());
+  StageProgram stages{plan, state, costs, work, groups};
+  for (int r = 0; r < state.world_size(); ++r) program.ranks.push_back(stages.rank_program(r));
+  return program;
+}
+
+void write_chakra(const ChakraProgram& program, const core::Plan& plan, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  std::vector<ChakraAttribute> metadata = {ChakraAttribute::string("schema", kChakraSchema),
+                                           ChakraAttribute::string("producer", "scaleout"),
+                                           ChakraAttribute::string("plan", plan.file)};
+  for (std::size_t r = 0; r < program.ranks.size(); ++r) {
+    std::string stream;
+    core::append_delimited(stream, core::encode_global_metadata(metadata));
+    for (const ChakraNode& n : program.ranks[r])
+      core::append_delimited(stream, core::encode_node(n));
+    core::write_file_atomic(dir + "/scaleout." + std::to_string(r) + ".et", stream);
+  }
+  nlohmann::json groups = nlohmann::json::object();
+  for (const auto& [id, members] : program.groups) groups[std::to_string(id)] = members;
+  core::write_file_atomic(dir + "/comm_group.json", groups.dump(1) + "\n");
+}
+
+}  // namespace scaleout::sim

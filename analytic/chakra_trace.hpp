@@ -1,0 +1,35 @@
+// A plan's training step as Chakra execution traces, which ASTRA-sim replays: one file per rank
+// holding what the rank runs, in order, each node waiting for the one before. A model-parallel
+// rank runs its stage's schedule: for each forward and backward of a micro-batch (and chunk),
+// the receive of its input, each layer's compute and tensor all-reduces, the output layer on the
+// last stage, and the send of its output (beside what follows, as Megatron-LM's non-blocking
+// sends run; DeepSpeed's pipeline waits for it); then the data group's exchange (an all-reduce,
+// or ZeRO-1's reduce-scatter and all-gather) and the optimizer's update. A data-parallel rank
+// computes its step, then all-reduces its gradients. Times are the closed form's; the groups the
+// collectives run over are written as ASTRA-sim's communicator groups.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/chakra_format.hpp"
+#include "core/plan.hpp"
+
+namespace scaleout::sim {
+
+struct ChakraProgram {
+  std::vector<std::vector<core::ChakraNode>> ranks;  // each rank's nodes, ids from 0
+  std::map<int, std::vector<int>> groups;            // a collective's pg_name -> its ranks
+};
+
+// Throws core::InputError (naming `--chakra`) for what the traces cannot hold yet: a parameter
+// server, compression, ZeRO-2 and 3, expert parallelism. REQUIRES: a validated plan.
+ChakraProgram chakra_program(const core::Plan& plan);
+
+// Writes `dir`/scaleout.<rank>.et for every rank and `dir`/comm_group.json (creating `dir`), each
+// file atomically. ASTRA-sim takes `dir`/scaleout as its workload and comm_group.json as its
+// communicator groups.
+void write_chakra(const ChakraProgram& program, const core::Plan& plan, const std::string& dir);
+
+}  // namespace scaleout::sim

@@ -1,0 +1,140 @@
+// A model-parallel plan's step as Chakra execution traces, read back with Chakra's schema (the
+// Python classes protoc makes of tests/data/chakra/et_def.proto, by tests/chakra_read.py): each
+// rank's file parses, and holds what the split says it runs, worked out here by hand.
+#include "analytic/chakra_trace.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+#include "analytic/analytic.hpp"
+#include "core/input_error.hpp"
+#include "core/plan_loader.hpp"
+#include "tests/core/plan_text.hpp"
+#include "tests/support/command.hpp"
+#include "tests/support/test_plans.hpp"
+
+namespace scaleout::sim {
+namespace {
+
+using nlohmann::json;
+
+// 8 layers (hidden 2,048, sequence 1,024) on 32 devices: tensor 2 x pipeline 2 x data 8, 64
+// sequences in micro-batches of 2, so 4 micro-batches a replica, 1F1B, no recomputation.
+core::Plan split_plan() {
+  core::Plan plan = testing::small_transformer_plan("chakra", "80GB");
+  plan.parallelism->tensor = 2;
+  plan.parallelism->pipeline = 2;
+  plan.parallelism->microbatch = 2;
+  plan.parallelism->schedule = core::PipelineScheduleKind::kOneFOneB;
+  plan.parallelism->recompute = core::Recompute::kNone;
+  core::validate_plan(plan);
+  return plan;
+}
+
+// Writes the plan's traces into `dir` and reads them back with the schema.
+json read_back(const core::Plan& plan, const std::filesystem::path& dir, int ranks) {
+  write_chakra(chakra_program(plan), plan, dir.string());
+  std::string schema = testing::source_path("tests/data/chakra");
+  testing::Output protoc =
+      testing::shell("protoc --proto_path=" + schema + " --python_out=" + dir.string() + " " +
+                     schema + "/et_def.proto");
+  EXPECT_EQ(protoc.code, 0) << protoc.text;
+  testing::Output read = testing::shell(
+      "/usr/bin/python3 " + testing::source_path("tests/chakra_read.py") + " " + dir.string() +
+      " " + dir.string() + " " + std::to_string(ranks) + " 2>/dev/null");
+  EXPECT_EQ(read.code, 0) << "a trace does not parse with Chakra's schema";
+  return json::parse(read.text);
+}
+
+std::vector<json> of_type(const json& rank, const std::string& type) {
+  std::vector<json> out;
+  for (const json& n : rank["nodes"])
+    if (n["type"] == type) out.push_back(n);
+  return out;
+}
+
+// Megatron's numbering, tensor fastest, then data, then stage: 2 x 8 x 2.
+int rank_of(int tensor, int data, int stage) { return tensor + 2 * (data + 8 * stage); }
+
+TEST(ChakraTrace, EachRankRunsItsStagesScheduleThenTheDataGroupsExchange) {
+  core::Plan plan = split_plan();
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "scaleout-chakra-test";
+  std::filesystem::remove_all(dir);
+  json traces = read_back(plan, dir, 32);
+  json groups = json::parse(std::ifstream(dir / "comm_group.json"));
+  ASSERT_EQ(traces["ranks"].size(), 32u);
+  const double activation = 2.0 * 1024 * 2048 * 2;            // b s h at 2 bytes
+  std::set<std::tuple<int, int, int, long>> sends, receives;  // (src, dst, tag, bytes)
+  for (int r = 0; r < 32; ++r) {
+    const json& rank = traces["ranks"][r];
+    EXPECT_EQ(rank["metadata"]["producer"], "scaleout");
+    int tensor = r % 2, data = (r / 2) % 8, stage = r / 16;
+    // 4 micro-batches, forward and backward, 4 layers a stage; the output layer forward and
+    // backward on the last; the optimizer's update.
+    EXPECT_EQ(of_type(rank, "COMP_NODE").size(), 4u * 2 * 4 + (stage == 1 ? 8 : 0) + 1) << r;
+    int tensor_allreduces = 0, data_allreduces = 0;
+    for (const json& n : of_type(rank, "COMM_COLL_NODE")) {
+      EXPECT_EQ(n["attr"]["comm_type"], 0) << "all-reduce";
+      std::vector<int> members = groups[n["attr"]["pg_name"].get<std::string>()];
+      if (members.size() == 2) {
+        ++tensor_allreduces;
+        EXPECT_EQ(n["attr"]["comm_size"], static_cast<long>(activation));
+        EXPECT_EQ(members, (std::vector<int>{rank_of(0, data, stage), rank_of(1, data, stage)}));
+      } else {
+        ++data_allreduces;
+        ASSERT_EQ(members.size(), 8u);
+        for (int d = 0; d < 8; ++d) EXPECT_EQ(members[d], rank_of(tensor, d, stage));
+        EXPECT_GT(n["attr"]["comm_size"], 0);
+      }
+    }
+    EXPECT_EQ(tensor_allreduces, 4 * 4 * (2 + 2)) << r;  // a layer's 2 forward, 2 backward
+    EXPECT_EQ(data_allreduces, 1) << r;
+    for (const json& n : rank["nodes"]) {
+      EXPECT_FALSE(n["attr"]["is_cpu_op"].get<bool>());
+      for (std::uint64_t dep : n["data_deps"]) EXPECT_LT(dep, n["id"].get<std::uint64_t>());
+      if (n["type"] != "COMM_SEND_NODE" && n["type"] != "COMM_RECV_NODE") continue;
+      EXPECT_EQ(n["attr"]["comm_size"], static_cast<long>(activation));
+      auto key =
+          std::make_tuple(n["attr"]["comm_src"].get<int>(), n["attr"]["comm_dst"].get<int>(),
+                          n["attr"]["comm_tag"].get<int>(), n["attr"]["comm_size"].get<long>());
+      (n["type"] == "COMM_SEND_NODE" ? sends : receives).insert(key);
+      int peer = rank_of(tensor, data, 1 - stage);
+      EXPECT_EQ(n["type"] == "COMM_SEND_NODE" ? std::get<1>(key) : std::get<0>(key), peer);
+    }
+  }
+  // Each stage sends 4 micro-batches' activations (or their gradients) to the other: every send
+  // has its receive.
+  EXPECT_EQ(sends.size(), 32u * 4);
+  EXPECT_EQ(sends, receives);
+  // The busiest rank's compute nodes add up to the closed form's compute, to the microsecond
+  // each node is rounded to.
+  double most = 0;
+  for (const json& rank : traces["ranks"]) {
+    double sum = 0;
+    for (const json& n : of_type(rank, "COMP_NODE")) sum += n["duration_micros"].get<double>();
+    most = std::max(most, sum);
+  }
+  EXPECT_NEAR(most * 1e-6, predict_analytic(plan).phases.compute_s, 41 * 0.5e-6);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ChakraTrace, WhatTheTracesCannotHoldIsRefusedNamingTheOption) {
+  core::Plan plan = split_plan();
+  plan.parallelism->zero = 3;
+  try {
+    chakra_program(plan);
+    FAIL() << "ZeRO-3 written as traces";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--chakra"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ZeRO"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace scaleout::sim
