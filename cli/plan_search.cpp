@@ -49,10 +49,17 @@ void print_table(const sim::SplitSearch& s) {
     std::printf(
         "ep: expert parallelism, the experts shared out over runs of ep data-parallel "
         "ranks (dp counts them)\n");
+  // Under failure rates each split's goodput, which the ranking counts (sim::ranked_step).
+  bool goodput = !s.best.empty() && s.best[0].result.reliability.has_value();
+  if (goodput)
+    std::printf(
+        "goodput: the share of wall time kept under the plan's failure rates, checkpoints and "
+        "restarts (reliability:); ranked by step / goodput\n");
   std::printf("%4s ", "#");
   print_split_header(experts);
-  std::printf(" %10s %10s %6s %14s  %s\n", "step (s)", "tokens/s", "MFU", "memory (GB)",
-              "bottleneck");
+  std::printf(" %10s %10s %6s %14s", "step (s)", "tokens/s", "MFU", "memory (GB)");
+  if (goodput) std::printf(" %7s", "goodput");
+  std::printf("  %s\n", "bottleneck");
   int rank = 0;
   bool tied = false;
   for (std::size_t i = 0; i < s.best.size(); ++i) {
@@ -62,8 +69,10 @@ void print_table(const sim::SplitSearch& s) {
     tied = tied || ties_above;
     std::printf("%3d%s ", ++rank, ties_above ? "=" : " ");
     print_split(m, experts);
-    std::printf(" %10.3f %10.0f %5.1f%% %6.1f / %5.1f  %s\n", c.result.step_time_s, m.tokens_per_s,
-                100 * m.mfu, m.memory.total / 1e9, m.memory.capacity / 1e9, c.bottleneck.c_str());
+    std::printf(" %10.3f %10.0f %5.1f%% %6.1f / %5.1f", c.result.step_time_s, m.tokens_per_s,
+                100 * m.mfu, m.memory.total / 1e9, m.memory.capacity / 1e9);
+    if (goodput) std::printf(" %6.1f%%", 100 * c.result.reliability->goodput);
+    std::printf("  %s\n", c.bottleneck.c_str());
   }
   if (tied)
     std::printf(
@@ -99,10 +108,15 @@ void print_refinement(const sim::SplitSearch& s, const sim::SplitRefinement& r) 
 
 nlohmann::json candidate_json(const sim::SplitCandidate& c) {
   nlohmann::json r = core::to_json(c.result);
-  return {{"parallelism", r["parallelism"]},   {"step_time_s", c.result.step_time_s},
-          {"tokens_per_s", r["tokens_per_s"]}, {"mfu", r["mfu"]},
-          {"memory_bytes", r["memory_bytes"]}, {"phases", r["phases"]},
-          {"bottleneck", c.bottleneck}};
+  return {{"parallelism", r["parallelism"]},
+          {"step_time_s", c.result.step_time_s},
+          {"tokens_per_s", r["tokens_per_s"]},
+          {"mfu", r["mfu"]},
+          {"memory_bytes", r["memory_bytes"]},
+          {"phases", r["phases"]},
+          {"bottleneck", c.bottleneck},
+          {"goodput", c.result.reliability ? nlohmann::json(c.result.reliability->goodput)
+                                           : nlohmann::json()}};
 }
 
 nlohmann::json refinement_json(const sim::SplitSearch& s, const sim::SplitRefinement& r) {

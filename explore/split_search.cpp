@@ -55,9 +55,9 @@ struct Search {
     }
     ++out.evaluated;
     core::RunResult r = predict_model_parallel(plan, &cache);
-    // Faster first; of equal steps, the one needing less memory.
+    // Faster first (by ranked_step); of equal steps, the one needing less memory.
     auto slower = [](const SplitCandidate& a, const SplitCandidate& b) {
-      if (!same_step(a.result, b.result)) return a.result.step_time_s < b.result.step_time_s;
+      if (!same_step(a.result, b.result)) return ranked_step(a.result) < ranked_step(b.result);
       return a.result.model_parallel->memory.total < b.result.model_parallel->memory.total;
     };
     SplitCandidate c{plan, std::move(r), ""};
@@ -176,8 +176,13 @@ SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& opti
   return search.out;
 }
 
+double ranked_step(const core::RunResult& r) {
+  if (r.reliability && r.reliability->goodput > 0) return r.step_time_s / r.reliability->goodput;
+  return r.step_time_s;
+}
+
 bool same_step(const core::RunResult& a, const core::RunResult& b) {
-  double x = a.step_time_s, y = b.step_time_s;
+  double x = ranked_step(a), y = ranked_step(b);
   return std::abs(x - y) <= 1e-9 * std::max(x, y);
 }
 

@@ -1,7 +1,7 @@
 // Choosing the split: every tensor x pipeline x data x micro-batch x schedule x recompute x ZeRO x
 // sequence-parallel combination of a transformer plan at its worker count and global batch,
 // those that do not fit dropped (counted by reason), the rest ranked by the closed form's
-// iteration time, each with its bottleneck in words.
+// iteration time (over its goodput under failure rates), each with its bottleneck in words.
 #pragma once
 
 #include <map>
@@ -53,8 +53,13 @@ struct SplitSearch {
 // starting point only). Throws core::InputError for a workload without `transformer:`.
 SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& options = {});
 
-// Whether two splits' steps are the same to the closed form's precision (ties: their differences
-// change nothing the engines time).
+// What the search ranks splits by: the step, or with failure rates (`reliability:`) the step over
+// its goodput, since a checkpoint's size and its writers follow the split: a slower step can
+// train sooner.
+double ranked_step(const core::RunResult& r);
+
+// Whether two splits' ranked steps are the same to the closed form's precision (ties: their
+// differences change nothing the engines time).
 bool same_step(const core::RunResult& a, const core::RunResult& b);
 
 // The part of the step that limits it, in words.
