@@ -26,10 +26,30 @@ double segment_stall(const GoodputInputs& in, double interval) {
   return std::max(in.stall_s, in.write_s - interval);
 }
 
+// Erlang's B formula: failed nodes leave at `offered` per mean repair time, each away an
+// exponential time; the job runs only while at most `spares` of them are away, so at a failure all
+// spares are in use with this probability (the birth-death chain's stationary share of `spares`).
+double no_spare_chance(int spares, double offered) {
+  double b = 1;
+  for (int k = 1; k <= spares; ++k) b = offered * b / (k + offered * b);
+  return b;
+}
+
+// The expected wait for a node after a failure. With a spare left, none. Without, the first of the
+// spares + 1 nodes then away to come back: with repair times exponential, repair / (spares + 1)
+// in expectation (the failed node's own repair when there are no spares). Nodes fail only while
+// the job runs but come back during its restarts too: the spares see one failure every
+// M + restart, not every M.
+double expected_node_wait(const GoodputInputs& in) {
+  if (!(in.repair_s > 0) || !(in.mtbf_s > 0)) return 0;
+  double offered = in.repair_s / (in.mtbf_s + in.restart_s);
+  return no_spare_chance(in.spares, offered) * in.repair_s / (in.spares + 1);
+}
+
 // A failure while a checkpoint is still being written (asynchronous) loses that segment too: to
-// first order, the write's length in expectation.
+// first order, the write's length in expectation. The wait for a node comes first.
 double restart_cost(const GoodputInputs& in) {
-  return in.restart_s + std::max(0.0, in.write_s - in.stall_s);
+  return in.restart_s + expected_node_wait(in) + std::max(0.0, in.write_s - in.stall_s);
 }
 
 // Expected wall time of `length` seconds of segment (work and its checkpoint) under failures.
@@ -84,6 +104,7 @@ ReliabilityOutcome expected_run(const GoodputInputs& in) {
   o.checkpoint_s = whole * stall + (rest > 0 ? last_stall : 0);
   if (segments == 0) o.time_to_train_s = 0;
   o.restart_s = o.failures * restart;
+  o.node_wait_s = o.failures * expected_node_wait(in);
   o.lost_work_s = std::max(0.0, o.time_to_train_s - o.work_s - o.checkpoint_s - o.restart_s);
   o.goodput = o.time_to_train_s > 0 ? o.work_s / o.time_to_train_s : 0;
   return o;
@@ -119,6 +140,24 @@ double best_checkpoint_interval(const GoodputInputs& in, double shortest_s) {
 
 double young_interval(double stall_s, double mtbf_s) { return std::sqrt(2 * stall_s * mtbf_s); }
 
+namespace {
+
+// The sampled run's wait at a failure at wall time `now`: the failed node goes away for `repair`
+// seconds; a spare takes its place while one is left, else the job waits for the first node back.
+// `away` holds when each node away comes back (at most spares + 1 of them).
+double node_wait(std::vector<double>& away, double now, int spares, double repair) {
+  std::erase_if(away, [now](double back) { return back <= now; });
+  bool spare_left = static_cast<int>(away.size()) < spares;
+  away.push_back(now + repair);
+  if (spare_left) return 0;
+  auto first = std::min_element(away.begin(), away.end());
+  double wait = *first - now;
+  away.erase(first);  // that node joins the job
+  return wait;
+}
+
+}  // namespace
+
 double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed) {
   double rate = failure_rate(in);
   std::mt19937_64 random(seed);
@@ -127,6 +166,10 @@ double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed) {
   double remaining = in.work_s, wall = 0, until_failure = next_failure();
   double unsafe = 0;  // work whose checkpoint is still being written (asynchronous)
   long failures = 0;
+  std::vector<double> away;  // when each failed node comes back
+  // Repair times on a stream of their own: the failures are those of the same run without spares.
+  std::mt19937_64 repairs(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::exponential_distribution<double> repair(in.repair_s > 0 ? 1 / in.repair_s : 1);
   const double done = 1e-9 * std::max(in.work_s, in.interval_s);  // rounding left over
   while (remaining > done) {
     double work = in.interval_s > 0 ? std::min(in.interval_s, remaining) : remaining;
@@ -139,7 +182,9 @@ double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed) {
       continue;
     }
     if (rate * length > kHopelessExponent || ++failures > 100'000'000) return kInfinity;
-    wall += until_failure + in.restart_s;
+    wall += until_failure;
+    if (in.repair_s > 0) wall += node_wait(away, wall, in.spares, repair(repairs));
+    wall += in.restart_s;
     // The last checkpoint was not yet on storage: its segment is redone too.
     if (until_failure < in.write_s - in.stall_s) remaining += unsafe;
     unsafe = 0;
@@ -195,6 +240,8 @@ ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s) {
   in.stall_s = times.stall_s;
   in.write_s = times.write_s;
   in.restart_s = plan.resilience.restart_time + times.read_s;
+  in.repair_s = plan.reliability->repair;
+  in.spares = plan.reliability->hot_spares;
   double rate = job_failure_rate(plan);
   in.mtbf_s = rate > 0 ? 1 / rate : 0;
   ReliabilityOutcome o = expected_run(in);

@@ -8,6 +8,14 @@
 // under way and costs `restart` seconds before the segment starts again. The expected time of one
 // segment is then (exp((interval + stall) / M) - 1) (M + restart), and goodput, the share of wall
 // time spent on work kept, is interval over that.
+//
+// Hot spares: a failed node is away for a repair time, exponential with mean `repair`. While one of
+// the spares is idle it takes the node's place; when none is, the job waits for the first node back
+// before it restarts. With failures at rate 1/M, the chance of finding no spare is Erlang's B
+// formula B(spares, repair / (M + restart)) (the job runs only while at most `spares` nodes are
+// away, and nodes come back during restarts too), and the wait then repair / (spares + 1) in
+// expectation; their product is added to the restart. The sampled run draws each repair and
+// tracks each node away.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +33,8 @@ struct GoodputInputs {
   double write_s = 0;     // until a checkpoint is safe (asynchronous: beside training)
   double restart_s = 0;   // detection, rescheduling and reading the checkpoint back
   double mtbf_s = 0;      // the job's (0: it never fails)
+  double repair_s = 0;    // a failed node away (0: a replacement is always at hand)
+  int spares = 0;         // idle nodes that take a failed node's place while it is away
 };
 
 // The job's failures per second: each device, node and node link of the plan at its own rate.

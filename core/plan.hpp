@@ -416,6 +416,12 @@ struct Reliability {
   int samples = 100;        // sampled runs behind the percentiles (0: the expectation only)
   double train_steps = 0;   // the run's length in steps, or
   double train_tokens = 0;  // in tokens (transformer plans)
+  // A failed node comes back (repaired or replaced) `repair` seconds later on average (the time is
+  // exponential); until then the job
+  // runs on one of `hot_spares` idle nodes, or waits for a node when none is left. 0: a failure
+  // costs the checkpoint's `restart` alone (a node is always at hand).
+  double repair = 0;
+  int hot_spares = 0;
   int line = 0;
 };
 

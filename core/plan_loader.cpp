@@ -380,6 +380,12 @@ std::optional<Reliability> read_reliability(YamlMap& parent) {
     m.fail("train_tokens", "give one of train_steps or train_tokens");
   r.train_steps = m.get_quantity("train_steps", Quantity::kCount, 0.0);
   r.train_tokens = m.get_quantity("train_tokens", Quantity::kCount, 0.0);
+  r.repair = m.get_quantity("repair", Quantity::kTime, 0.0);
+  r.hot_spares = m.get_int_or("hot_spares", 0, 0, 1000000);
+  if (m.has("hot_spares") && !(r.repair > 0))
+    m.fail("hot_spares",
+           "spares matter only while a failed node is away: give repair, the time a failed node "
+           "takes to come back (such as 48h)");
   m.finish();
   return r;
 }

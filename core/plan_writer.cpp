@@ -445,6 +445,10 @@ void reliability(YAML::Emitter& out, const std::optional<Reliability>& r) {
   if (r->train_steps > 0) out << YAML::Key << "train_steps" << YAML::Value << exact(r->train_steps);
   if (r->train_tokens > 0)
     out << YAML::Key << "train_tokens" << YAML::Value << exact(r->train_tokens);
+  if (r->repair > 0) {
+    out << YAML::Key << "repair" << YAML::Value << exact(r->repair, "s");
+    out << YAML::Key << "hot_spares" << YAML::Value << r->hot_spares;
+  }
   out << YAML::EndMap;
 }
 

@@ -63,7 +63,8 @@ struct ReliabilityOutcome {
   double job_mtbf_s = 0;         // 0: the job never fails
   double failures = 0;           // expected
   double lost_work_s = 0;        // work thrown away and redone
-  double restart_s = 0;          // restarting, all failures together
+  double restart_s = 0;          // restarting, all failures together (node_wait_s included)
+  double node_wait_s = 0;        // of that, waiting for a node: no hot spare left
   double checkpoint_s = 0;       // checkpoint stalls, all together
   double checkpoint_cost_s = 0;  // one checkpoint's stall
   double checkpoint_write_s = 0;
