@@ -37,19 +37,25 @@ double no_spare_chance(int spares, double offered) {
 
 // The expected wait for a node after a failure. With a spare left, none. Without, the first of the
 // spares + 1 nodes then away to come back: with repair times exponential, repair / (spares + 1)
-// in expectation (the failed node's own repair when there are no spares). Nodes fail only while
-// the job runs but come back during its restarts too: the spares see one failure every
-// M + restart, not every M.
+// in expectation (the failed node's own repair when there are no spares). Outside the waits nodes
+// fail at 1/M (restarts too) and come back at their repair rate: the birth-death chain of nodes
+// away whose share at `spares` is Erlang's B of repair / M.
 double expected_node_wait(const GoodputInputs& in) {
   if (!(in.repair_s > 0) || !(in.mtbf_s > 0)) return 0;
-  double offered = in.repair_s / (in.mtbf_s + in.restart_s);
+  double offered = in.repair_s / in.mtbf_s;
   return no_spare_chance(in.spares, offered) * in.repair_s / (in.spares + 1);
 }
 
-// A failure while a checkpoint is still being written (asynchronous) loses that segment too: to
-// first order, the write's length in expectation. The wait for a node comes first.
+// What a failure costs before its segment starts again: a wait for a node, then the restart, which
+// a failure can interrupt too, and then both again (Daly 2006's complete model): exp(restart / M)
+// attempts in expectation, each the wait and the restart's part before any failure. A failure while
+// a checkpoint is still being written (asynchronous) loses that segment too: to first order, the
+// write's length in expectation.
 double restart_cost(const GoodputInputs& in) {
-  return in.restart_s + expected_node_wait(in) + std::max(0.0, in.write_s - in.stall_s);
+  double rate = failure_rate(in);
+  double attempts = rate > 0 ? std::exp(rate * in.restart_s) : 1;
+  double restarting = rate > 0 ? std::expm1(rate * in.restart_s) / rate : in.restart_s;
+  return attempts * expected_node_wait(in) + restarting + std::max(0.0, in.write_s - in.stall_s);
 }
 
 // Expected wall time of `length` seconds of segment (work and its checkpoint) under failures.
@@ -104,6 +110,8 @@ ReliabilityOutcome expected_run(const GoodputInputs& in) {
   o.checkpoint_s = whole * stall + (rest > 0 ? last_stall : 0);
   if (segments == 0) o.time_to_train_s = 0;
   o.restart_s = o.failures * restart;
+  // Each failure in a segment brings exp(restart / M) - 1 more while restarting.
+  if (rate > 0) o.failures *= std::exp(std::min(rate * in.restart_s, kHopelessExponent));
   o.node_wait_s = o.failures * expected_node_wait(in);
   o.lost_work_s = std::max(0.0, o.time_to_train_s - o.work_s - o.checkpoint_s - o.restart_s);
   o.goodput = o.time_to_train_s > 0 ? o.work_s / o.time_to_train_s : 0;
@@ -183,12 +191,21 @@ double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed) {
     }
     if (rate * length > kHopelessExponent || ++failures > 100'000'000) return kInfinity;
     wall += until_failure;
-    if (in.repair_s > 0) wall += node_wait(away, wall, in.spares, repair(repairs));
-    wall += in.restart_s;
     // The last checkpoint was not yet on storage: its segment is redone too.
     if (until_failure < in.write_s - in.stall_s) remaining += unsafe;
     unsafe = 0;
-    until_failure = next_failure();
+    // A wait for a node, then the restart, during which the job can fail again.
+    for (;;) {
+      if (in.repair_s > 0) wall += node_wait(away, wall, in.spares, repair(repairs));
+      double next = next_failure();
+      if (next >= in.restart_s) {
+        wall += in.restart_s;
+        until_failure = next - in.restart_s;
+        break;
+      }
+      wall += next;
+      if (++failures > 100'000'000) return kInfinity;
+    }
   }
   return wall;
 }

@@ -2,12 +2,13 @@
 // interval, and a restart after each failure that reads the last checkpoint back and redoes the
 // work done since. The closed form gives the expectation; a sampled run, the spread.
 //
-// The model (Daly 2006, with restarts that do not fail): training runs in segments of `interval`
-// seconds of work, each followed by a checkpoint that stalls training `stall` seconds. Failures
-// arrive at rate 1/M (M: the job's mean time between failures). A failure throws away the segment
-// under way and costs `restart` seconds before the segment starts again. The expected time of one
-// segment is then (exp((interval + stall) / M) - 1) (M + restart), and goodput, the share of wall
-// time spent on work kept, is interval over that.
+// The model (Daly 2006's complete one): training runs in segments of `interval` seconds of work,
+// each followed by a checkpoint that stalls training `stall` seconds. Failures arrive at rate 1/M
+// (M: the job's mean time between failures), also while the job restarts. A failure throws away
+// the segment under way and costs `restart` seconds before the segment starts again, or a failure
+// and another restart when one comes first. The expected time of one segment is then
+// M exp(restart / M) (exp((interval + stall) / M) - 1), and goodput, the share of wall time spent
+// on work kept, is interval over that.
 //
 // Hot spares: a failed node is away for a repair time, exponential with mean `repair`. While one of
 // the spares is idle it takes the node's place; when none is, the job waits for the first node back
