@@ -79,7 +79,9 @@ FlashSeconds flash_seconds(const DeviceSpec& d, const TransformerShape& t, int m
   for (const MatrixProduct& p : layer_products(t, microbatch, tensor))
     if (is_attention(p)) products += tile_seconds(d, p);
   double tokens = static_cast<double>(t.sequence) * microbatch;
-  double width = static_cast<double>(t.hidden) / tensor * (2 + 2.0 * t.kv_heads / t.heads);
+  double width = t.head_dim > 0
+                     ? (2 * query_width(t) + 2 * kv_width(t)) / tensor
+                     : static_cast<double>(t.hidden) / tensor * (2 + 2.0 * t.kv_heads / t.heads);
   double io = activation_bytes(d) * tokens * width / d.memory_bandwidth;
   return {std::max(products, io) + d.kernel_gap, std::max(2.5 * products, 2 * io) + d.kernel_gap};
 }

@@ -53,33 +53,31 @@ struct Reader {
   }
 };
 
-enum class Family { kLlama, kMixtral, kQwenMoe, kGpt2, kNeox, kFalcon };
+enum class Family { kLlama, kGemma, kMixtral, kQwenMoe, kGpt2, kNeox, kFalcon };
 
 Family family_of(const std::string& path, const std::string& type) {
   if (type == "llama" || type == "mistral" || type == "qwen2") return Family::kLlama;
+  if (type == "gemma") return Family::kGemma;
   if (type == "mixtral") return Family::kMixtral;
   if (type == "qwen2_moe") return Family::kQwenMoe;
   if (type == "gpt2") return Family::kGpt2;
   if (type == "gpt_neox") return Family::kNeox;
   if (type == "falcon" || type == "RefinedWebModel" || type == "RefinedWeb") return Family::kFalcon;
   std::string why = "'" + type +
-                    "' is not described: llama, mistral, mixtral, qwen2, qwen2_moe, gpt2, "
-                    "gpt_neox and falcon are";
+                    "' is not described: llama, mistral, gemma, mixtral, qwen2, qwen2_moe, "
+                    "gpt2, gpt_neox and falcon are";
   if (type.rfind("deepseek", 0) == 0)
     why += " (DeepSeek's multi-head latent attention is not modelled)";
-  if (type == "gemma" || type == "gemma2") why += " (Gemma's heads are wider than hidden / heads)";
+  if (type == "gemma2")
+    why += " (Gemma 2's extra norms, local attention and soft-capped logits are not)";
   throw InputError(path, 0, "model_type", why);
 }
 
-// Heads whose width is not hidden / heads (Gemma's, some Qwen's) are not what the formulas hold.
-void check_head_width(Reader& r, const TransformerShape& t) {
-  if (!r.config.contains("head_dim") || !r.config["head_dim"].is_number_integer()) return;
-  long width = r.config["head_dim"].get<long>();
-  if (width * t.heads != t.hidden)
-    throw InputError(r.path, 0, "head_dim",
-                     std::to_string(width) + " x " + std::to_string(t.heads) +
-                         " heads is not the hidden size " + std::to_string(t.hidden) +
-                         ": attention wider or narrower than the model is not described");
+// A head's width when it is not hidden / heads (Gemma's, some Qwen's): head_dim.
+void read_head_width(Reader& r, TransformerShape& t) {
+  if (!r.config.contains("head_dim") || r.config["head_dim"].is_null()) return;
+  int width = r.count("head_dim", {"head_dim"});
+  if (static_cast<long>(width) * t.heads != t.hidden) t.head_dim = width;
 }
 
 void read_llama(Reader& r, TransformerShape& t) {
@@ -93,6 +91,15 @@ void read_llama(Reader& r, TransformerShape& t) {
   t.mlp = MlpKind::kSwiglu;
   t.positions = PositionKind::kRotary;
   t.tied_embeddings = r.flag("tie_word_embeddings", false);
+}
+
+// Gemma: Llama's layers with wider heads (head_dim), a GeGLU MLP (three matrices, as SwiGLU's),
+// the output layer tied to the embedding.
+void read_gemma(Reader& r, TransformerShape& t) {
+  read_llama(r, t);
+  t.tied_embeddings = r.flag("tie_word_embeddings", true);
+  r.model.derivation.push_back(
+      "mlp swiglu: Gemma's GeGLU has the same three matrices (gate, up, down)");
 }
 
 // Mixtral: Llama's layers, each MLP a mixture of num_local_experts experts of intermediate_size.
@@ -182,6 +189,9 @@ HfModel read_hf_config(const std::string& path, int sequence) {
     case Family::kLlama:
       read_llama(r, t);
       break;
+    case Family::kGemma:
+      read_gemma(r, t);
+      break;
     case Family::kMixtral:
       read_mixtral(r, t);
       break;
@@ -198,10 +208,10 @@ HfModel read_hf_config(const std::string& path, int sequence) {
       read_falcon(r, t);
       break;
   }
-  if (t.hidden % t.heads != 0 || t.heads % t.kv_heads != 0)
+  read_head_width(r, t);
+  if ((t.head_dim == 0 && t.hidden % t.heads != 0) || t.heads % t.kv_heads != 0)
     throw InputError(path, 0, "num_attention_heads",
                      "the heads do not divide the hidden size, or the key-value heads the heads");
-  check_head_width(r, t);
   if (sequence > 0) {
     for (std::string& line : model.derivation)
       if (line.rfind("sequence ", 0) == 0)
@@ -233,8 +243,9 @@ std::string hf_workload_yaml(const HfModel& model, const std::string& source) {
       << "  layers: " << t.layers << "\n"
       << "  hidden: " << t.hidden << "\n"
       << "  heads: " << t.heads << "\n"
-      << "  kv_heads: " << t.kv_heads << "\n"
-      << "  ffn_hidden: " << t.ffn_hidden << "\n"
+      << "  kv_heads: " << t.kv_heads << "\n";
+  if (t.head_dim > 0) out << "  head_dim: " << t.head_dim << "\n";
+  out << "  ffn_hidden: " << t.ffn_hidden << "\n"
       << "  sequence: " << t.sequence << "\n"
       << "  vocabulary: " << t.vocabulary << "\n"
       << "  mlp: " << (t.mlp == MlpKind::kSwiglu ? "swiglu" : "gelu") << "\n"

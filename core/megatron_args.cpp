@@ -46,6 +46,7 @@ void model_arguments(const Plan& plan, Args& out) {
   add(out, "--hidden-size", t.hidden);
   add(out, "--num-attention-heads", t.heads);
   add(out, "--ffn-hidden-size", t.ffn_hidden);
+  if (t.head_dim > 0) add(out, "--kv-channels", t.head_dim);
   if (t.kv_heads != t.heads) {
     out.push_back("--group-query-attention");
     add(out, "--num-query-groups", t.kv_heads);

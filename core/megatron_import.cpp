@@ -22,6 +22,7 @@ const std::map<std::string, bool>& known_flags() {
       {"--hidden-size", true},
       {"--num-attention-heads", true},
       {"--ffn-hidden-size", true},
+      {"--kv-channels", true},
       {"--group-query-attention", false},
       {"--num-query-groups", true},
       {"--seq-length", true},
@@ -195,6 +196,10 @@ Model model_yaml(Arguments& a, int vocabulary) {
   int ffn = whole(a, "--ffn-hidden-size", "ffn_hidden", default_ffn(out.hidden, swiglu));
   int kv =
       a.has("--group-query-attention") ? whole(a, "--num-query-groups", "kv_heads", 1) : out.heads;
+  // --kv-channels: one head's width, hidden / heads unless given (Gemma's are wider).
+  std::string head_dim;
+  if (a.has("--kv-channels"))
+    head_dim = ", head_dim: " + std::to_string(whole(a, "--kv-channels", "head_dim"));
   int sequence = whole(a, "--seq-length", "sequence");
   if (a.has("--vocab-size")) {
     vocabulary = whole(a, "--vocab-size", "vocabulary");
@@ -215,7 +220,7 @@ Model model_yaml(Arguments& a, int vocabulary) {
   bool flash = switched(a, "--use-flash-attn", "attention", "flash", "standard");
   std::ostringstream t;
   t << "{ layers: " << out.layers << ", hidden: " << out.hidden << ", heads: " << out.heads
-    << ", kv_heads: " << kv << ", ffn_hidden: " << ffn << ", sequence: " << sequence
+    << ", kv_heads: " << kv << head_dim << ", ffn_hidden: " << ffn << ", sequence: " << sequence
     << ", vocabulary: " << vocabulary << ", mlp: " << (swiglu ? "swiglu" : "gelu")
     << ", positions: " << (positions == "rope" ? "rotary" : "learned")
     << ", tied_embeddings: " << (untied ? "false" : "true")

@@ -127,6 +127,7 @@ bool read_transformer(YamlMap& workload, Workload& w) {
   t.vocabulary = m.get_int("vocabulary", 1, 1 << 30);
   t.ffn_hidden = m.get_int_or("ffn_hidden", 1, 4 * t.hidden, kMaxDimension);
   t.kv_heads = m.get_int_or("kv_heads", 1, t.heads, kMaxDimension);
+  t.head_dim = m.get_int_or("head_dim", 1, 0, kMaxDimension);
   t.mlp = m.get_choice("mlp", {"gelu", "swiglu"}, "gelu") == "swiglu" ? MlpKind::kSwiglu
                                                                       : MlpKind::kGelu;
   std::string positions = m.get_choice("positions", {"learned", "rotary", "alibi"}, "learned");
@@ -138,7 +139,7 @@ bool read_transformer(YamlMap& workload, Workload& w) {
                     ? AttentionKind::kFlash
                     : AttentionKind::kStandard;
   t.moe = read_moe(m, t);
-  if (t.hidden % t.heads != 0)
+  if (t.head_dim == 0 && t.hidden % t.heads != 0)
     m.fail("heads", std::to_string(t.heads) + " heads do not divide the hidden size " +
                         std::to_string(t.hidden));
   if (t.heads % t.kv_heads != 0)

@@ -196,6 +196,7 @@ struct TransformerShape {
   int vocabulary = 0;
   int ffn_hidden = 0;  // the MLP's inner width (default 4 x hidden)
   int kv_heads = 0;    // heads of keys and values (default heads; fewer: grouped-query attention)
+  int head_dim = 0;    // one head's width (0: hidden / heads; Gemma's are wider)
   int line = 0;
   MlpKind mlp = MlpKind::kGelu;
   PositionKind positions = PositionKind::kLearned;

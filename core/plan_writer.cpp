@@ -238,6 +238,7 @@ void workload(YAML::Emitter& out, const Workload& w) {
                               {"ffn_hidden", t.ffn_hidden},
                               {"kv_heads", t.kv_heads}})
       out << YAML::Key << key << YAML::Value << value;
+    if (t.head_dim > 0) out << YAML::Key << "head_dim" << YAML::Value << t.head_dim;
     if (t.mlp == MlpKind::kSwiglu) out << YAML::Key << "mlp" << YAML::Value << "swiglu";
     if (t.attention == AttentionKind::kFlash)
       out << YAML::Key << "attention" << YAML::Value << "flash";

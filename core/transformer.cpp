@@ -2,18 +2,27 @@
 
 namespace scaleout::core {
 
-namespace {
+double head_width(const TransformerShape& t) {
+  return t.head_dim > 0 ? t.head_dim : static_cast<double>(t.hidden) / t.heads;
+}
+
+double query_width(const TransformerShape& t) {
+  return t.head_dim > 0 ? static_cast<double>(t.head_dim) * t.heads : t.hidden;
+}
 
 double kv_width(const TransformerShape& t) {
+  if (t.head_dim > 0) return static_cast<double>(t.head_dim) * t.kv_heads;
   return static_cast<double>(t.hidden) * t.kv_heads / t.heads;
 }
+
+namespace {
 
 int mlp_matrices(const TransformerShape& t) { return t.mlp == MlpKind::kSwiglu ? 3 : 2; }
 
 // The attention's matrices: QKV and the output projection.
 double attention_matrix_parameters(const TransformerShape& t) {
-  double h = t.hidden;
-  return h * (h + 2 * kv_width(t)) + h * h;
+  double h = t.hidden, q = query_width(t);
+  return h * (q + 2 * kv_width(t)) + q * h;
 }
 
 // One MLP of inner width f: its matrices, and its biases (gelu only).
@@ -27,7 +36,7 @@ double mlp_biases(const TransformerShape& t, double f) {
 // The attention's biases and the two norms (LayerNorm's weight and bias), in every layer.
 double attention_biases_and_norms(const TransformerShape& t) {
   double h = t.hidden;
-  return (h + 2 * kv_width(t)) + h + 4 * h;
+  return (query_width(t) + 2 * kv_width(t)) + h + 4 * h;
 }
 
 // A MoE layer's MLP matrices for `routed` of its experts: the router, those experts and the shared
@@ -128,10 +137,10 @@ double active_parameters(const TransformerShape& t) {
 }
 
 double layer_forward_flops(const TransformerShape& t) {
-  double s = t.sequence, h = t.hidden;
+  double s = t.sequence, q = query_width(t);
   double matrices =
       layer_mean(t, dense_matrix_parameters(t), t.moe ? moe_active_matrix_parameters(t) : 0);
-  return 2 * s * matrices + 4 * s * s * h;
+  return 2 * s * matrices + 4 * s * s * q;
 }
 
 double logit_forward_flops(const TransformerShape& t) {
@@ -157,7 +166,7 @@ double split_activations_per_sbh(const TransformerShape& t) {
   double mlp_bytes_per_f = t.mlp == MlpKind::kSwiglu ? 6.0 : 4.0;
   double dense = mlp_bytes_per_f * t.ffn_hidden / t.hidden;
   double moe = t.moe ? mlp_bytes_per_f * moe_mlp_width(t) / t.hidden : 0;
-  return 8 + layer_mean(t, dense, moe);
+  return 8 * query_width(t) / t.hidden + layer_mean(t, dense, moe);
 }
 
 // A MoE layer also keeps each token's top_k dispatched copies of its input (2 bytes x h each),

@@ -18,6 +18,12 @@ namespace scaleout::core {
 // over the model's layers, which is each pipeline stage's own mean when `every` divides the
 // layers of a stage (plan validation requires it).
 double layer_parameters(const TransformerShape& t);
+
+// The attention's widths: one head's (head_dim, else hidden / heads), all query heads' together
+// and the keys' (or values'), kv_heads heads.
+double head_width(const TransformerShape& t);
+double query_width(const TransformerShape& t);
+double kv_width(const TransformerShape& t);
 // The layers whose MLP is a mixture of experts: every `every`-th from the first (0 without moe).
 int moe_layer_count(const TransformerShape& t);
 // Whether `chunks` equal runs of layers (pipeline stages x virtual stages) hold the same dense and

@@ -36,14 +36,15 @@ std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microba
                                           bool moe, int expert) {
   double tokens = static_cast<double>(t.sequence) * microbatch;
   double h = t.hidden, f = t.ffn_hidden, s = t.sequence;
-  double head = h / t.heads;
+  double head = head_width(t);
+  double q = query_width(t);
   double kv = head * t.kv_heads;  // keys' (and values') width
   double heads_here = static_cast<double>(t.heads) / tensor * microbatch;
   std::vector<MatrixProduct> out = {
-      {"qkv", 1, tokens, (h + 2 * kv) / tensor, h},
+      {"qkv", 1, tokens, (q + 2 * kv) / tensor, h},
       {"scores", heads_here, s, s, head},
       {"context", heads_here, s, head, s},
-      {"projection", 1, tokens, h, h / tensor},
+      {"projection", 1, tokens, h, q / tensor},
   };
   if (moe && t.moe) {
     add_moe_products(t, tokens, tensor, expert, out);

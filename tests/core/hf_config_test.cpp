@@ -34,7 +34,12 @@ TEST(HfConfig, ParametersAgreeWithThePublishedSizes) {
        {Published{"llama-2-7b", 6738415616.0}, Published{"llama-3-8b", 8030261248.0},
         Published{"llama-3-70b", 70553706496.0}, Published{"mistral-7b", 7241732096.0},
         Published{"qwen2-7b", 7615616512.0}, Published{"gpt2", 124439808.0},
-        Published{"gpt-neox-20b", 20554567680.0}, Published{"falcon-7b", 6921720704.0}}) {
+        Published{"gpt-neox-20b", 20554567680.0}, Published{"falcon-7b", 6921720704.0},
+        // Gemma (Gemma Team 2024, Table 2: embedding and non-embedding parameters, the
+        // embedding at the config's 256,000 words): 7B's heads are 256 wide, 16 x 256 = 4,096
+        // against a hidden size of 3,072; 2B's 8 x 256 are its hidden size.
+        Published{"gemma-7b", 786432000.0 + 7751248896.0},
+        Published{"gemma-2b", 524288000.0 + 1981884416.0}}) {
     HfModel m = read_hf_config(config(p.file));
     double counted = transformer_parameters(m.shape);
     EXPECT_LT(std::fabs(counted - p.parameters) / p.parameters, 5e-4)
@@ -93,6 +98,12 @@ TEST(HfConfig, EachFamilysFeaturesAreRead) {
   EXPECT_EQ(read_hf_config(config("mistral-7b"), 4096).shape.sequence, 4096);  // given
   EXPECT_NE(hf_workload_yaml(llama3, "llama-3-8b.json").find("kv_heads 8: num_key_value_heads"),
             std::string::npos);
+  HfModel gemma = read_hf_config(config("gemma-7b"));
+  EXPECT_EQ(gemma.shape.head_dim, 256);          // 16 heads of 256: wider than 3,072 / 16
+  EXPECT_EQ(gemma.shape.mlp, MlpKind::kSwiglu);  // GeGLU: the same three matrices
+  EXPECT_TRUE(gemma.shape.tied_embeddings);
+  EXPECT_EQ(read_hf_config(config("gemma-2b")).shape.head_dim, 0);  // 8 x 256 = 2,048: the default
+  EXPECT_NE(hf_workload_yaml(gemma, "gemma-7b.json").find("  head_dim: 256\n"), std::string::npos);
 }
 
 TEST(HfConfig, WhatIsNotDescribedIsRefusedWithWhy) {
@@ -112,19 +123,15 @@ TEST(HfConfig, WhatIsNotDescribedIsRefusedWithWhy) {
   std::string sparse_step = error_of(
       deepseek_dir.write("qwen.json", R"({"model_type": "qwen2_moe", "decoder_sparse_step": 2})"));
   EXPECT_NE(sparse_step.find("decoder_sparse_step"), std::string::npos) << sparse_step;
-  std::string gemma = error_of(config("gemma-7b"));
-  EXPECT_NE(gemma.find("heads are wider than hidden / heads"), std::string::npos) << gemma;
-  // A family read here whose heads are not hidden / heads wide is refused at head_dim.
+  std::string gemma2 = error_of(deepseek_dir.write("gemma2.json", R"({"model_type": "gemma2"})"));
+  EXPECT_NE(gemma2.find("Gemma 2's extra norms"), std::string::npos) << gemma2;
   scaleout::testing::TempDir dir("hf-head-dim");
-  std::string wide = dir.write("config.json",
-                               R"({"model_type": "llama", "hidden_size": 4096,
+  std::string bad_width = error_of(dir.write("config.json",
+                                             R"({"model_type": "llama", "hidden_size": 4096,
                                    "intermediate_size": 11008, "num_attention_heads": 32,
                                    "num_hidden_layers": 2, "vocab_size": 32000,
-                                   "max_position_embeddings": 4096, "head_dim": 256})");
-  std::string head_dim = error_of(wide);
-  EXPECT_NE(head_dim.find("field 'head_dim': 256 x 32 heads is not the hidden size 4096"),
-            std::string::npos)
-      << head_dim;
+                                   "max_position_embeddings": 4096, "head_dim": 0})"));
+  EXPECT_NE(bad_width.find("field 'head_dim'"), std::string::npos) << bad_width;
   std::string missing = error_of(config("nonexistent"));
   EXPECT_NE(missing.find("cannot open"), std::string::npos) << missing;
   std::string not_config = error_of(scaleout::testing::source_path("tests/data/README.md"));

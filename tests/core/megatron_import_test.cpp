@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "core/input_error.hpp"
 #include "core/megatron_args.hpp"
 #include "core/plan_loader.hpp"
+#include "core/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -43,6 +45,28 @@ TEST(MegatronImport, TheBundledPlansArgumentsComeBackTheSame) {
     EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters) << file;
     EXPECT_EQ(again.training.gradient_precision, plan.training.gradient_precision) << file;
   }
+}
+
+// Heads wider than hidden / heads (Gemma's): through the plan writer, out as --kv-channels and
+// back; the parameters follow the width (64 heads of 256 queries, not 8,192 wide).
+TEST(MegatronImport, WideHeadsComeBackThroughKvChannels) {
+  Plan base =
+      load_plan(scaleout::testing::source_path("experiments/model-parallel/llama2-70b-h100.yaml"));
+  base.workload.transformer->head_dim = 256;
+  scaleout::testing::TempDir dir("megatron-wide-heads");
+  Plan plan = load_plan(dir.write("plan.yaml", plan_to_yaml(base)));
+  ASSERT_EQ(plan.workload.transformer->head_dim, 256);
+  EXPECT_GT(plan.workload.parameters, base.workload.parameters);
+  Args args = megatron_arguments(plan);
+  auto at = std::find(args.begin(), args.end(), "--kv-channels");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), "256");
+  MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});
+  EXPECT_TRUE(imported.left_out.empty());
+  Plan again = load_import("megatron-wide-heads-again", imported);
+  EXPECT_EQ(again.workload.transformer->head_dim, 256);
+  EXPECT_EQ(megatron_arguments(again), args);
+  EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters);
 }
 
 // Left out, Megatron-LM fills: the FFN (SwiGLU: 2/3 of 4 x 8192 = 21,845.3, down to a multiple
