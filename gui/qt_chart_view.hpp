@@ -42,8 +42,9 @@ class QtChartView : public QChartView {
     fit_words();
   }
   // Wraps the title and places the legend for the view's width (gui/chart_fit.hpp); the chart
-  // kinds call it again once their series are in.
-  // The view's own width, not the chart's: a view not shown has its size before its chart does.
+  // kinds call it again once their series are in. The view's own width, not the chart's: a view
+  // not shown has its size before its chart does. The title keeps 40 pixels of its layout's own
+  // margins free.
   void fit_words() {
     QChart* c = chart();
     qreal room = width() - c->margins().left() - c->margins().right();
