@@ -281,6 +281,12 @@ ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s) {
   return o;
 }
 
+double paid_devices(const Plan& plan, double devices) {
+  if (!plan.reliability) return devices;
+  return devices +
+         static_cast<double>(plan.reliability->hot_spares) * plan.cluster.devices_per_node;
+}
+
 void validate_reliability(const Plan& plan) {
   const Resilience& res = plan.resilience;
   const bool checkpoints = res.checkpoint_every > 0 || res.checkpoint_every_s > 0;

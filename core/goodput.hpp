@@ -64,6 +64,10 @@ double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed);
 // expected). REQUIRES: plan.reliability.
 ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s);
 
+// The devices a cluster of `devices` is paid for: with them, its hot spares' nodes
+// (reliability.hot_spares, idle until a node fails).
+double paid_devices(const Plan& plan, double devices);
+
 // Throws InputError for a plan whose reliability section cannot be answered: no run length, no
 // way to time a checkpoint, an asynchronous checkpoint without the host copy's rate.
 void validate_reliability(const Plan& plan);

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "analytic/analytic.hpp"
+#include "core/goodput.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "core/server_hosts.hpp"
@@ -135,7 +136,7 @@ class Evaluator {
     o.effective_throughput = throughput;
     if (request_.target.kind == PlanTarget::Kind::kTimeToTrain && throughput > 0)
       o.train_time_s = request_.target.samples_per_epoch * request_.target.epochs / throughput;
-    if (price_) o.cost_per_hour = *price_ * o.devices;
+    if (price_) o.cost_per_hour = *price_ * core::paid_devices(plan, o.devices);
     if (price_ && o.train_time_s > 0) o.cost = *o.cost_per_hour * o.train_time_s / 3600;
     o.bottleneck = find_bottleneck(model_, plan, o.result);
     return o;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/goodput.hpp"
 #include "core/input_error.hpp"
 #include "explore/planner.hpp"
 
@@ -119,7 +120,7 @@ SplitPlanAnswer smallest_split_cluster(const core::Plan& plan, const SplitPlanRe
   std::sort(a.tried.begin(), a.tried.end());
   std::optional<double> price = request.price_per_device_hour ? request.price_per_device_hour
                                                               : plan.cluster.price_per_device_hour;
-  if (a.reachable && price) a.cost_per_hour = *price * a.workers;
+  if (a.reachable && price) a.cost_per_hour = *price * core::paid_devices(plan, a.workers);
   a.message = describe_answer(a, request.sequences_per_s);
   return a;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/goodput.hpp"
 #include "explore/planner.hpp"
 
 namespace scaleout::sim {
@@ -81,8 +82,9 @@ ConfirmedCluster confirm_by_simulation(const core::Plan& plan, const SplitPlanRe
     c.refinement = refine_splits(c.answer.search, options);
     c.simulated_sequences_per_s = simulated_best(c.refinement);
   }
-  if (c.answer.cost_per_hour)
-    c.answer.cost_per_hour = *c.answer.cost_per_hour / first * c.answer.workers;
+  if (c.answer.cost_per_hour)  // the same price a device, at the count it ends at
+    c.answer.cost_per_hour = *c.answer.cost_per_hour / core::paid_devices(plan, first) *
+                             core::paid_devices(plan, c.answer.workers);
   c.message = describe(c, request);
   // The answer's line speaks of the count it ends at: the closed form's figures there, or, when
   // no count up to the limit reaches the target in simulation, simulation's line.

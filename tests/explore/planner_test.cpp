@@ -154,6 +154,13 @@ TEST(Planner, TimeToTrainCountsFailuresWhenThePlanGivesRates) {
   // Losing time to failures, the deadline needs at least as many devices as without them.
   EXPECT_GE(o.devices, steady.best->devices);
   EXPECT_NE(failing.message.find("goodput"), std::string::npos) << failing.message;
+  // Two hot spare nodes of 8 devices, paid for while idle (repairs take a day).
+  plan.reliability->repair = 86400;
+  plan.reliability->hot_spares = 2;
+  request.price_per_device_hour = 3.0;
+  PlanAnswer spared = plan_cluster(plan, request);
+  ASSERT_TRUE(spared.reachable) << spared.message;
+  EXPECT_DOUBLE_EQ(*spared.best->cost_per_hour, 3.0 * (spared.best->devices + 16));
 }
 
 TEST(Planner, ATransformerPlansAnswerSpeaksInTokens) {

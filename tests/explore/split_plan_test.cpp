@@ -97,6 +97,24 @@ TEST(SplitPlan, OtherSizesAreSearchedForThePlansFramework) {
   EXPECT_EQ(a.search.framework, core::Framework::kDeepSpeed) << a.message;
 }
 
+// Hot spares are paid for while idle: the cluster's price counts their nodes beside its own.
+TEST(SplitPlan, TheCostCountsTheHotSpares) {
+  core::Plan plan = small_plan();
+  plan.reliability = core::Reliability{};
+  plan.reliability->node_mtbf = 100 * 86400.0;
+  plan.reliability->train_steps = 1000;
+  plan.reliability->repair = 86400;
+  plan.reliability->hot_spares = 2;  // nodes of 8 devices
+  SplitPlanRequest request;
+  request.sequences_per_s = 1e-6;  // the first size reaches it
+  request.max_workers = 64;
+  request.price_per_device_hour = 2.0;
+  SplitPlanAnswer a = smallest_split_cluster(plan, request);
+  ASSERT_TRUE(a.reachable) << a.message;
+  ASSERT_TRUE(a.cost_per_hour.has_value());
+  EXPECT_DOUBLE_EQ(*a.cost_per_hour, 2.0 * (a.workers + 2 * 8));
+}
+
 TEST(SplitPlan, AnUnreachableTargetSaysHowFarItTried) {
   SplitPlanRequest request;
   request.sequences_per_s = 1e12;
