@@ -356,7 +356,8 @@ void MainWindow::redraw() {
                "predictions and errors in the Results table below")
                .arg(measured_.size());
   measured_text_->setText(text);
-  results_->set_points(measured_);
+  const auto& transformer = what_if_.plan.workload.transformer;
+  results_->set_points(measured_, transformer ? transformer->sequence : 0);
 }
 
 void MainWindow::redraw_breakdown() {

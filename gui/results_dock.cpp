@@ -75,8 +75,8 @@ void ResultsDock::add_file_actions(QMenu* file) {
   file->addAction("Compare the two selected results", this, [this] { compare_selected(); });
 }
 
-void ResultsDock::set_points(const std::vector<MeasuredPoint>& points) {
-  model_->set_points(points);
+void ResultsDock::set_points(const std::vector<MeasuredPoint>& points, int tokens_per_sample) {
+  model_->set_points(points, tokens_per_sample);
   count_->setText(QString("%1 result%2; error = (predicted - measured) / measured; select two "
                           "rows to compare them")
                       .arg(points.size())

@@ -30,7 +30,7 @@ class ResultsDock : public QDockWidget {
   // selected results (View > Results is the dock's toggleViewAction()).
   void add_file_actions(QMenu* file);
   // The rows: the window's measured points. Shows the dock when there are some.
-  void set_points(const std::vector<MeasuredPoint>& points);
+  void set_points(const std::vector<MeasuredPoint>& points, int tokens_per_sample = 0);
 
   // Opens every *.json directly in `dir`; returns (and shows) the status line.
   QString open_folder(const QString& dir);

@@ -35,9 +35,11 @@ const core::ComparedValue& find(const std::vector<core::ComparedValue>& values, 
 
 }  // namespace
 
-void ResultsTableModel::set_points(const std::vector<MeasuredPoint>& points) {
+void ResultsTableModel::set_points(const std::vector<MeasuredPoint>& points,
+                                   int tokens_per_sample) {
   beginResetModel();
   points_ = points;
+  tokens_per_sample_ = tokens_per_sample;
   rows_.clear();
   for (const auto& m : points_) {
     auto values = core::compare_results(m.predicted, m.measured);
@@ -102,6 +104,7 @@ QVariant ResultsTableModel::data(const QModelIndex& index, int role) const {
       return QString::number(v.toDouble() * 1e3, 'f', 3) + " ms";
     case kPredictedThroughput:
     case kMeasuredThroughput:
+      if (tokens_per_sample_ > 0) return QString::number(v.toDouble() * tokens_per_sample_, 'f', 0);
       return QString::number(v.toDouble(), 'f', 1);
     case kStepError:
     case kThroughputError:
@@ -113,6 +116,10 @@ QVariant ResultsTableModel::data(const QModelIndex& index, int role) const {
 QVariant ResultsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= kColumnCount) return {};
   if (role == kValueRole) return QString(kColumns[section].name);
+  bool tokens =
+      tokens_per_sample_ > 0 && (section == kPredictedThroughput || section == kMeasuredThroughput);
+  if (role == Qt::DisplayRole && tokens)
+    return QString(section == kPredictedThroughput ? "Predicted tokens/s" : "Measured tokens/s");
   if (role == Qt::DisplayRole) return QString(kColumns[section].title);
   if (role == Qt::ToolTipRole && section >= kStepError)
     return QString("(predicted - measured) / measured, as scaleout compare reports it");

@@ -31,8 +31,10 @@ class ResultsTableModel : public QAbstractTableModel {
 
   using QAbstractTableModel::QAbstractTableModel;
 
-  // Replaces the rows: one per point, in this order.
-  void set_points(const std::vector<MeasuredPoint>& points);
+  // Replaces the rows: one per point, in this order. `tokens_per_sample` > 0 (a transformer's
+  // sequence): the throughput columns show tokens/s; their exact values and machine names stay in
+  // samples/s.
+  void set_points(const std::vector<MeasuredPoint>& points, int tokens_per_sample = 0);
   const MeasuredPoint& point(int row) const { return points_.at(row); }
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -50,6 +52,7 @@ class ResultsTableModel : public QAbstractTableModel {
   };
   std::vector<MeasuredPoint> points_;
   std::vector<Row> rows_;
+  int tokens_per_sample_ = 0;
 };
 
 }  // namespace scaleout::gui

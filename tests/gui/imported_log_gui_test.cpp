@@ -11,6 +11,8 @@
 #include "analytic/analytic.hpp"
 #include "core/plan_loader.hpp"
 #include "gui/main_window.hpp"
+#include "gui/results_dock.hpp"
+#include "gui/results_table.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -46,6 +48,17 @@ TEST(GuiImportedLog, AMegatronLogOverlaysTheGpt3Curves) {
   EXPECT_DOUBLE_EQ(m.predicted.throughput_samples_per_s, predicted);
   EXPECT_NEAR(m.throughput_error, predicted / run["throughput_samples_per_s"].get<double>() - 1,
               1e-12);
+  // The results table speaks in tokens too; its values and CSV names stay in samples/s.
+  const ResultsTableModel* table = w.results()->model();
+  EXPECT_EQ(table->headerData(ResultsTableModel::kMeasuredThroughput, Qt::Horizontal).toString(),
+            "Measured tokens/s");
+  EXPECT_EQ(table->data(table->index(0, ResultsTableModel::kMeasuredThroughput)).toString(),
+            QString::number(run["throughput_samples_per_s"].get<double>() * 2048, 'f', 0));
+  EXPECT_DOUBLE_EQ(table
+                       ->data(table->index(0, ResultsTableModel::kMeasuredThroughput),
+                              ResultsTableModel::kValueRole)
+                       .toDouble(),
+                   run["throughput_samples_per_s"].get<double>());
   w.resize(1500, 950);
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
