@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -237,43 +238,64 @@ std::vector<ChakraNode> data_parallel_rank(const core::Plan& plan, double comput
 
 }  // namespace
 
-ChakraProgram chakra_program(const core::Plan& plan) {
-  check_supported(plan);
-  ChakraProgram program;
-  GroupIds groups(program.groups);
+namespace {
+
+// Builds each rank's nodes in turn and hands them to `take`: one rank's in memory at a time (a
+// 175B plan's 1,024 ranks hold millions of nodes). The groups they name are added to `named`.
+void for_each_rank(const core::Plan& plan, std::map<int, std::vector<int>>& named,
+                   const std::function<void(int, std::vector<ChakraNode>)>& take) {
+  GroupIds groups(named);
   if (!plan.parallelism) {
     std::vector<int> everyone(static_cast<std::size_t>(plan.training.workers));
     for (int r = 0; r < plan.training.workers; ++r) everyone[r] = r;
     int world = groups.id_of(everyone);
     double compute_s = predict_analytic(plan).phases.compute_s;
     for (int r = 0; r < plan.training.workers; ++r)
-      program.ranks.push_back(data_parallel_rank(plan, compute_s, world));
-    return program;
+      take(r, data_parallel_rank(plan, compute_s, world));
+    return;
   }
-  core::check_memory_fits(plan);
   const core::ParallelState state = core::ParallelState::of(plan);
   ModelParallelCosts costs = model_parallel_costs(plan, state);
   core::ModelParallelWork work = core::model_parallel_work(plan, state.split());
   StageProgram stages{plan, state, costs, work, groups};
-  for (int r = 0; r < state.world_size(); ++r) program.ranks.push_back(stages.rank_program(r));
+  for (int r = 0; r < state.world_size(); ++r) take(r, stages.rank_program(r));
+}
+
+}  // namespace
+
+void check_chakra(const core::Plan& plan) {
+  check_supported(plan);
+  if (plan.parallelism) core::check_memory_fits(plan);
+}
+
+ChakraProgram chakra_program(const core::Plan& plan) {
+  check_chakra(plan);
+  ChakraProgram program;
+  for_each_rank(plan, program.groups, [&program](int, std::vector<ChakraNode> nodes) {
+    program.ranks.push_back(std::move(nodes));
+  });
   return program;
 }
 
-void write_chakra(const ChakraProgram& program, const core::Plan& plan, const std::string& dir) {
+int write_chakra(const core::Plan& plan, const std::string& dir) {
+  check_chakra(plan);
   std::filesystem::create_directories(dir);
   std::vector<ChakraAttribute> metadata = {ChakraAttribute::string("schema", kChakraSchema),
                                            ChakraAttribute::string("producer", "scaleout"),
                                            ChakraAttribute::string("plan", plan.file)};
-  for (std::size_t r = 0; r < program.ranks.size(); ++r) {
+  std::map<int, std::vector<int>> named;
+  int ranks = 0;
+  for_each_rank(plan, named, [&](int r, std::vector<ChakraNode> nodes) {
     std::string stream;
     core::append_delimited(stream, core::encode_global_metadata(metadata));
-    for (const ChakraNode& n : program.ranks[r])
-      core::append_delimited(stream, core::encode_node(n));
+    for (const ChakraNode& n : nodes) core::append_delimited(stream, core::encode_node(n));
     core::write_file_atomic(dir + "/scaleout." + std::to_string(r) + ".et", stream);
-  }
+    ++ranks;
+  });
   nlohmann::json groups = nlohmann::json::object();
-  for (const auto& [id, members] : program.groups) groups[std::to_string(id)] = members;
+  for (const auto& [id, members] : named) groups[std::to_string(id)] = members;
   core::write_file_atomic(dir + "/comm_group.json", groups.dump(1) + "\n");
+  return ranks;
 }
 
 }  // namespace scaleout::sim

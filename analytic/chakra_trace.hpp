@@ -24,12 +24,16 @@ struct ChakraProgram {
 };
 
 // Throws core::InputError (naming `--chakra`) for what the traces cannot hold yet: a parameter
-// server, compression, ZeRO-2 and 3, expert parallelism. REQUIRES: a validated plan.
+// server, compression, ZeRO-2 and 3, expert parallelism; and for a split that does not fit.
+// REQUIRES (all three): a validated plan.
+void check_chakra(const core::Plan& plan);
+
+// Every rank's nodes at once (for a small plan).
 ChakraProgram chakra_program(const core::Plan& plan);
 
-// Writes `dir`/scaleout.<rank>.et for every rank and `dir`/comm_group.json (creating `dir`), each
-// file atomically. ASTRA-sim takes `dir`/scaleout as its workload and comm_group.json as its
-// communicator groups.
-void write_chakra(const ChakraProgram& program, const core::Plan& plan, const std::string& dir);
+// Writes `dir`/scaleout.<rank>.et for every rank, one rank in memory at a time, and
+// `dir`/comm_group.json (creating `dir`), each file atomically; returns how many ranks. ASTRA-sim
+// takes `dir`/scaleout as its workload and comm_group.json as its communicator groups.
+int write_chakra(const core::Plan& plan, const std::string& dir);
 
 }  // namespace scaleout::sim

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "analytic/analytic.hpp"
@@ -97,13 +96,12 @@ Action add_simulate_command(CLI::App& app) {
         return sim::simulate(p, options, show);
       return sim::simulate(p, options);
     };
-    std::optional<sim::ChakraProgram> chakra;  // refused before the simulation runs
-    if (!args->chakra.empty()) chakra = sim::chakra_program(plan);
+    if (!args->chakra.empty()) sim::check_chakra(plan);  // refused before the simulation runs
     core::RunResult result = predict(plan, args->trace);
-    if (chakra) {
-      sim::write_chakra(*chakra, plan, args->chakra);
-      std::fprintf(stderr, "wrote %zu Chakra traces and comm_group.json to %s\n",
-                   chakra->ranks.size(), args->chakra.c_str());
+    if (!args->chakra.empty()) {
+      int ranks = sim::write_chakra(plan, args->chakra);
+      std::fprintf(stderr, "wrote %d Chakra traces and comm_group.json to %s\n", ranks,
+                   args->chakra.c_str());
     }
     if (analytic_trace)
       sim::pipeline_trace(plan).write(args->trace, sim::pipeline_trace_name(plan));

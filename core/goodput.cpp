@@ -168,6 +168,7 @@ double node_wait(std::vector<double>& away, double now, int spares, double repai
 
 double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed) {
   double rate = failure_rate(in);
+  if (rate * in.restart_s > kHopelessExponent) return kInfinity;  // restarts that never finish
   std::mt19937_64 random(seed);
   std::exponential_distribution<double> gap(rate > 0 ? rate : 1);
   auto next_failure = [&] { return rate > 0 ? gap(random) : kInfinity; };

@@ -39,7 +39,7 @@ core::Plan split_plan() {
 
 // Writes the plan's traces into `dir` and reads them back with the schema.
 json read_back(const core::Plan& plan, const std::filesystem::path& dir, int ranks) {
-  write_chakra(chakra_program(plan), plan, dir.string());
+  EXPECT_EQ(write_chakra(plan, dir.string()), ranks);
   std::string schema = testing::source_path("tests/data/chakra");
   testing::Output protoc =
       testing::shell("protoc --proto_path=" + schema + " --python_out=" + dir.string() + " " +
@@ -121,6 +121,30 @@ TEST(ChakraTrace, EachRankRunsItsStagesScheduleThenTheDataGroupsExchange) {
     most = std::max(most, sum);
   }
   EXPECT_NEAR(most * 1e-6, predict_analytic(plan).phases.compute_s, 41 * 0.5e-6);
+  std::filesystem::remove_all(dir);
+}
+
+// The whole program at once holds what the files hold, rank by rank.
+TEST(ChakraTrace, TheProgramInMemoryIsWhatTheFilesHold) {
+  core::Plan plan = split_plan();
+  ChakraProgram program = chakra_program(plan);
+  ASSERT_EQ(program.ranks.size(), 32u);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "scaleout-chakra-same";
+  std::filesystem::remove_all(dir);
+  write_chakra(plan, dir.string());
+  for (int r : {0, 17, 31}) {
+    std::ifstream in(dir / ("scaleout." + std::to_string(r) + ".et"), std::ios::binary);
+    std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string expected;
+    core::append_delimited(
+        expected,
+        core::encode_global_metadata({core::ChakraAttribute::string("schema", "1.0.2-chakra.1.0.0"),
+                                      core::ChakraAttribute::string("producer", "scaleout"),
+                                      core::ChakraAttribute::string("plan", plan.file)}));
+    for (const core::ChakraNode& n : program.ranks[r])
+      core::append_delimited(expected, core::encode_node(n));
+    EXPECT_EQ(file, expected) << r;
+  }
   std::filesystem::remove_all(dir);
 }
 
