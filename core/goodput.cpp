@@ -53,6 +53,7 @@ double expected_node_wait(const GoodputInputs& in) {
 // write's length in expectation.
 double restart_cost(const GoodputInputs& in) {
   double rate = failure_rate(in);
+  if (rate * in.restart_s > kHopelessExponent) return kInfinity;  // restarts that never finish
   double attempts = rate > 0 ? std::exp(rate * in.restart_s) : 1;
   double restarting = rate > 0 ? std::expm1(rate * in.restart_s) / rate : in.restart_s;
   return attempts * expected_node_wait(in) + restarting + std::max(0.0, in.write_s - in.stall_s);

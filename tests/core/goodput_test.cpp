@@ -109,6 +109,11 @@ TEST(Goodput, RestartsFailTooAsDalysCompleteModelHasIt) {
   double sum = 0;
   for (int k = 0; k < 400; ++k) sum += sampled_wall_time(in, 300 + k);
   EXPECT_NEAR(sum / 400 / o.time_to_train_s, 1.0, 0.01);
+  // A restart 100 times the MTBF never finishes: infinite in both, at once.
+  GoodputInputs never = in;
+  never.restart_s = 100 * m;
+  EXPECT_TRUE(std::isinf(expected_run(never).time_to_train_s));
+  EXPECT_TRUE(std::isinf(sampled_wall_time(never, 1)));
 }
 
 TEST(Goodput, AgreesWithKokolisFirstOrderEttrWhereFailuresAreRare) {
