@@ -147,12 +147,13 @@ struct StageProgram {
     return (microbatch * virtual_stages() + boundary) * 2 + (forward ? 0 : 1);
   }
 
-  void layers(RankNodes& nodes, int rank, const std::string& what, int count, bool forward) const {
+  // `tensor_group`: the rank's tensor group's id, looked up once per rank.
+  void layers(RankNodes& nodes, int tensor_group, const std::string& what, int count,
+              bool forward) const {
     const core::ModelSplit& s = state.split();
     double seconds = forward ? costs.layer_forward_compute : costs.layer_backward_compute;
     double flops = forward ? work.layer_forward_flops : work.layer_backward_flops;
     int allreduces = forward ? work.tensor_allreduces_forward : work.tensor_allreduces_backward;
-    int tensor_group = groups.id_of(state.group(rank, {core::ParallelDim::kTensor}));
     for (int layer = 0; layer < count; ++layer) {
       std::string name = what + " layer " + std::to_string(layer);
       nodes.then(compute(name, seconds, flops));
@@ -164,7 +165,7 @@ struct StageProgram {
   }
 
   // A forward or backward of one micro-batch and chunk, with its receive and its send.
-  void op(RankNodes& nodes, int rank, const core::PipeOp& op) const {
+  void op(RankNodes& nodes, int rank, int tensor_group, const core::PipeOp& op) const {
     const core::ModelSplit& s = state.split();
     int stage = state.coordinates(rank).stage;
     int v = op.chunk * s.pipeline + stage, last = virtual_stages() - 1;
@@ -179,7 +180,7 @@ struct StageProgram {
     if (!forward && v == last)
       nodes.then(compute(what + " output layer", 2 * costs.logit_forward, 0));
     int count = op.chunk == 0 ? core::stage_layers(s, stage) : s.layers_per_chunk;
-    layers(nodes, rank, what, count, forward);
+    layers(nodes, tensor_group, what, count, forward);
     if (forward && v == last) nodes.then(compute(what + " output layer", costs.logit_forward, 0));
     if (to < 0 || to > last) return;
     ChakraNode send = transfer(true, what + " send", rank, rank_at(rank, to),
@@ -216,10 +217,11 @@ struct StageProgram {
     const core::ModelSplit& s = state.split();
     std::vector<ChakraNode> out;
     RankNodes nodes(out);
+    int tensor_group = groups.id_of(state.group(rank, {core::ParallelDim::kTensor}));
     for (const core::PipeOp& o :
          core::stage_schedule(plan.parallelism->schedule, state.coordinates(rank).stage, s.pipeline,
                               s.microbatches, s.chunks))
-      op(nodes, rank, o);
+      op(nodes, rank, tensor_group, o);
     step_end(nodes, rank);
     return out;
   }

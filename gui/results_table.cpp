@@ -103,9 +103,11 @@ QVariant ResultsTableModel::data(const QModelIndex& index, int role) const {
     case kMeasuredStep:
       return QString::number(v.toDouble() * 1e3, 'f', 3) + " ms";
     case kPredictedThroughput:
-    case kMeasuredThroughput:
-      if (tokens_per_sample_ > 0) return QString::number(v.toDouble() * tokens_per_sample_, 'f', 0);
-      return QString::number(v.toDouble(), 'f', 1);
+    case kMeasuredThroughput: {
+      if (tokens_per_sample_ == 0) return QString::number(v.toDouble(), 'f', 1);
+      double tokens = v.toDouble() * tokens_per_sample_;
+      return QString::number(tokens, 'f', 0);
+    }
     case kStepError:
     case kThroughputError:
       return QString::asprintf("%+.1f %%", v.toDouble() * 100);

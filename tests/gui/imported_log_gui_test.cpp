@@ -54,11 +54,9 @@ TEST(GuiImportedLog, AMegatronLogOverlaysTheGpt3Curves) {
             "Measured tokens/s");
   EXPECT_EQ(table->data(table->index(0, ResultsTableModel::kMeasuredThroughput)).toString(),
             QString::number(run["throughput_samples_per_s"].get<double>() * 2048, 'f', 0));
-  EXPECT_DOUBLE_EQ(table
-                       ->data(table->index(0, ResultsTableModel::kMeasuredThroughput),
-                              ResultsTableModel::kValueRole)
-                       .toDouble(),
-                   run["throughput_samples_per_s"].get<double>());
+  QModelIndex measured_cell = table->index(0, ResultsTableModel::kMeasuredThroughput);
+  double exact = table->data(measured_cell, ResultsTableModel::kValueRole).toDouble();
+  EXPECT_DOUBLE_EQ(exact, run["throughput_samples_per_s"].get<double>());
   w.resize(1500, 950);
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
