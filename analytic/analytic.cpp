@@ -125,13 +125,15 @@ double ring_allreduce(const Layout& L, int n, double bytes) {
 }
 
 // The compressed ring (core/compression.hpp): the codec's work at the device's rates, then the
-// sparse blocks' all-gather, or the encoded parts' n-1 rounds of direct sends (round s to rank
+// sparse blocks' all-gather (shared random-k: its values' all-reduce), or the encoded parts' n-1
+// rounds of direct sends (round s to rank
 // + s) and their all-gather, as the program runs them.
 double compressed_ring(const Layout& L, const Plan& plan, std::int64_t count) {
   const core::Compression& c = plan.training.compression;
   int n = L.workers;
   double codec = core::codec_seconds(c, plan.cluster.device, count, n).total();
   auto next = [n](int r) { return (r + 1) % n; };
+  if (c.shared_draw()) return codec + ring_allreduce(L, n, 4.0 * core::sparse_count(c, count));
   if (c.kind == core::CompressionKind::kTopk || c.kind == core::CompressionKind::kRandomk)
     return codec + ring_phase(L, n - 1, 8.0 * core::sparse_count(c, count), next, Sums::kNo);
   // Parts of `slot` bytes to their owners, then the owners' results all-gathered.

@@ -55,7 +55,7 @@ std::int64_t quantized_slot_words(const Compression& c, std::int64_t count, int 
 }
 
 std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers) {
-  if (sparse(c.kind)) return 2 * sparse_count(c, count) * workers;
+  if (sparse(c.kind)) return 2 * sparse_count(c, count) * (c.shared_draw() ? 1 : workers);
   if (c.kind == CompressionKind::kPowersgd) return LowRankCodec(c, workers, count).scratch_words();
   if (c.on()) return 3 * quantized_slot_words(c, count, workers) * workers;
   return 0;
@@ -63,6 +63,7 @@ std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers
 
 double compressed_wire_bytes(const Compression& c, std::int64_t count, int workers) {
   double n1 = workers - 1;
+  if (c.shared_draw()) return ring_wire_bytes(sparse_count(c, count), 4, workers);
   if (sparse(c.kind)) return n1 * 2.0 * static_cast<double>(sparse_count(c, count)) * 4;
   if (c.kind == CompressionKind::kPowersgd) {
     LowRankCodec codec(c, workers, count);
@@ -99,7 +100,8 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
   if (sparse(c.kind)) {
     double k = static_cast<double>(sparse_count(c, count));
     s.encode = c.kind == CompressionKind::kTopk ? elements / device.compress_topk : elements * pass;
-    s.decode = (elements + workers * k) * pass;  // zero the bucket, add n blocks
+    // zero the bucket, add n blocks (or write the one all-reduced block)
+    s.decode = (elements + (c.shared_draw() ? 1 : workers) * k) * pass;
   } else {
     double part = std::ceil(elements / workers);
     s.encode = elements * pass;
@@ -137,6 +139,7 @@ CompressionStep compression_step(const Plan& plan, const std::vector<std::int64_
   int n = plan.training.workers;
   CompressionStep out;
   out.kind = compression_name(c.kind);
+  out.shared_indices = c.shared_draw();
   for (std::int64_t count : bucket_counts) {
     if (c.on() && plan.strategy.kind == StrategyKind::kPs) {
       add_ps_bucket(plan, count, out);

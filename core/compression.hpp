@@ -7,6 +7,9 @@
 //  - topk, randomk: each worker keeps k = round(density x c) elements (at least 1) and sends
 //    (index, value) pairs: a block of 2k words, all-gathered around the ring, so each worker sends
 //    (n-1) x 2k words; every worker then adds the n blocks into a zeroed bucket.
+//  - randomk with shared_indices (GRACE's random-k): every worker draws the same k indices from a
+//    seed of (step, bucket), keeps them locally, and the k values are ring all-reduced: each worker
+//    sends 2(n-1)/n x k words; every worker then writes the summed values into a zeroed bucket.
 //  - int8, onebit: the compressed all-reduce of 1-bit Adam. The bucket is cut into n parts; each
 //    worker encodes every part (one fp32 scale per `chunk` bytes of gradient, then 4 (int8) or 32
 //    (onebit) elements per word) and sends part j to its owner (n-1 direct sends); the owner
@@ -43,8 +46,8 @@ int elements_per_word(CompressionKind kind);
 std::int64_t quantized_words(const Compression& c, std::int64_t count);
 
 // The scratch words a worker's compressed exchange of a bucket of `count` elements needs beyond
-// the gradient, over `workers` workers (sparse: n blocks of 2k; quantized: send, receive and
-// result areas of n slots each).
+// the gradient, over `workers` workers (sparse: n blocks of 2k, one when the indices are shared;
+// quantized: send, receive and result areas of n slots each).
 std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers);
 // Words of one slot of the quantized layout (the largest part's encoding).
 std::int64_t quantized_slot_words(const Compression& c, std::int64_t count, int workers);
@@ -76,6 +79,7 @@ struct CompressionStep {
   double wire_bytes = 0;               // with compression
   double codec_s = 0;                  // encode + owner + decode, at the device's rates
   double error_feedback_bytes = 0;     // the residual buffers a worker keeps
+  bool shared_indices = false;         // randomk: the values all-reduced over shared indices
 };
 CompressionStep compression_step(const Plan& plan, const std::vector<std::int64_t>& bucket_counts);
 

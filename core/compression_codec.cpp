@@ -82,7 +82,7 @@ std::int64_t BucketCodec::scratch_words() const {
 Span BucketCodec::part(int p) const { return split_part(Span{0, count_}, workers_, p); }
 
 Span BucketCodec::gather_area() const {
-  if (sparse_) return {0, 2 * k_ * workers_};
+  if (sparse_) return {0, 2 * k_ * blocks()};
   return {2 * slot_ * workers_, slot_ * workers_};
 }
 
@@ -97,7 +97,7 @@ void BucketCodec::encode(int rank, std::uint64_t bucket_id, const float* grad, f
     for (std::int64_t i = 0; i < count_; ++i) x[i] += st.residual[i];
   }
   if (sparse_) {
-    encode_sparse(rank, bucket_id, x.data(), scratch + segment_of(rank) * 2 * k_, st);
+    encode_sparse(rank, bucket_id, x.data(), scratch + block_of(rank), st);
   } else {
     for (int p = 0; p < workers_; ++p)
       encode_part(x.data() + part(p).begin, part(p).count, scratch + send_slot(p).begin);
@@ -118,7 +118,7 @@ void BucketCodec::encode_sparse(int rank, std::uint64_t bucket_id, const float* 
   if (c_.kind == CompressionKind::kTopk) {
     idx = top_k_indices(x, count_, k_);
   } else {
-    idx = random_k_indices(rank, st.steps, bucket_id, count_, k_);
+    idx = random_k_indices(draw_rank(rank), st.steps, bucket_id, count_, k_);
   }
   for (std::int64_t j = 0; j < k_; ++j) {
     block[j] = to_word(idx[j]);
@@ -157,7 +157,7 @@ void BucketCodec::decode(const float* scratch, float* grad) const {
     return;
   }
   std::fill(grad, grad + count_, 0.0f);
-  for (int s = 0; s < workers_; ++s) {  // in segment order: every worker adds in the same order
+  for (int s = 0; s < blocks(); ++s) {  // in segment order: every worker adds in the same order
     const float* block = scratch + s * 2 * k_;
     for (std::int64_t j = 0; j < k_; ++j) grad[from_word(block[j])] += block[k_ + j];
   }

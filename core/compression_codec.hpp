@@ -6,9 +6,10 @@
 //
 // Selection is deterministic: top-k keeps the largest magnitudes, ties going to the lower index
 // (DGC's sampled threshold, then an exact selection: core/codec_steps.hpp); random-k draws from a
-// seed of (worker, step, bucket); int8 scales each chunk by max|x| / 127 and rounds to nearest;
-// onebit sends signs with one scale per chunk, the mean |x| (the scale that minimizes the chunk's
-// squared error), each folded in a GPU block's order (core/codec_steps.hpp).
+// seed of (worker, step, bucket), or of (step, bucket) alone when the indices are shared; int8
+// scales each chunk by max|x| / 127 and rounds to nearest; onebit sends signs with one scale per
+// chunk, the mean |x| (the scale that minimizes the chunk's squared error), each folded in a GPU
+// block's order (core/codec_steps.hpp).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,15 @@ class BucketCodec {
   BucketCodec(const Compression& c, int workers, std::int64_t count);
 
   bool sparse() const { return sparse_; }
+  // Random-k with shared indices: one block, its values all-reduced (core/compression.hpp).
+  bool shared() const { return c_.shared_draw(); }
+  // Sparse: the blocks the exchange leaves in the scratch (n, or 1 when shared) and where worker
+  // `rank` writes its own; the worker whose random-k draw `rank` makes (worker 0's when shared).
+  int blocks() const { return shared() ? 1 : workers_; }
+  std::int64_t block_of(int rank) const { return shared() ? 0 : segment_of(rank) * 2 * k_; }
+  int draw_rank(int rank) const { return shared() ? 0 : rank; }
+  // Shared random-k: the k values that are all-reduced (after the block's k indices).
+  Span values_area() const { return {k_, k_}; }
   const Compression& compression() const { return c_; }
   int workers() const { return workers_; }
   std::int64_t count() const { return count_; }

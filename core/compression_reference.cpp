@@ -87,6 +87,17 @@ void CompressionReference::ps_step(Span bucket) {
   }
 }
 
+// Shared random-k: every worker drew the same indices; the all-reduce sums the values (exactly:
+// core/check_values.hpp), and each worker writes them into its zeroed bucket.
+void CompressionReference::shared_sum(const BucketCodec& codec,
+                                      std::vector<std::vector<float>>& scratch, Span bucket) {
+  Span values = codec.values_area();
+  for (int r = 1; r < workers_; ++r)
+    for (std::int64_t j = 0; j < values.count; ++j)
+      scratch[0][values.begin + j] += scratch[r][values.begin + j];
+  codec.decode(scratch[0].data(), expected_.data() + bucket.begin);
+}
+
 void CompressionReference::bucket_step(Span bucket) {
   if (servers_ > 0) return ps_step(bucket);
   if (compression_.kind == CompressionKind::kPowersgd) return low_rank_step(bucket);
@@ -100,6 +111,7 @@ void CompressionReference::bucket_step(Span bucket) {
     for (std::int64_t j = 0; j < bucket.count; ++j) grad[j] = values_.value(r, bucket.begin + j);
     codec.encode(r, id, grad.data(), scratch[r].data(), states_[{r, id}]);
   }
+  if (codec.shared()) return shared_sum(codec, scratch, bucket);
   // What the all-gather leaves on every worker: each worker's segment from its owner.
   std::vector<float> gathered(words, 0.0f);
   Span area = codec.gather_area();

@@ -32,6 +32,7 @@ class CompressionReference {
   void bucket_step(Span bucket);
   void low_rank_step(Span bucket);
   void ps_step(Span bucket);
+  void shared_sum(const BucketCodec& codec, std::vector<std::vector<float>>& scratch, Span bucket);
 
   Compression compression_;
   int workers_;

@@ -295,11 +295,15 @@ enum class CompressionKind { kNone, kFp16, kTopk, kRandomk, kInt8, kOnebit, kPow
 struct Compression {
   CompressionKind kind = CompressionKind::kNone;
   double density = 0.01;             // topk, randomk: share of the elements kept, in (0, 1]
+  bool shared_indices = false;       // randomk: every worker draws the same indices and the
+                                     // selected values are all-reduced (GRACE's random-k)
   bool error_feedback = true;        // keep what compression dropped and add it to the next step
   int rank = 4;                      // powersgd
   double chunk = 1.0 * 1024 * 1024;  // int8, onebit: bytes of fp32 gradient per scale
   int line = 0;
-  int density_line = 0, rank_line = 0, chunk_line = 0;
+  int density_line = 0, rank_line = 0, chunk_line = 0, shared_indices_line = 0;
+  // randomk with shared indices: the ring all-reduces the values (core/compression.hpp)
+  bool shared_draw() const { return kind == CompressionKind::kRandomk && shared_indices; }
   bool on() const { return kind != CompressionKind::kNone && kind != CompressionKind::kFp16; }
 };
 

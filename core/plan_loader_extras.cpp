@@ -95,6 +95,15 @@ Compression read_compression(YamlMap& parent) {
     c.density_line = line_of(node["density"]);
     c.density = m.get_double("density", 1e-12, 1.0, c.density);
   }
+  if (node["shared_indices"]) {
+    c.shared_indices_line = line_of(node["shared_indices"]);
+    if (c.kind != CompressionKind::kRandomk)
+      m.fail("shared_indices", "applies to randomk only: " + std::string(compression_name(c.kind)) +
+                                   (c.kind == CompressionKind::kTopk
+                                        ? " picks each worker's largest elements, which differ"
+                                        : " sends no indices"));
+    c.shared_indices = m.get_bool("shared_indices", false);
+  }
   if (quantized) {
     c.chunk_line = line_of(node["chunk"]);
     c.chunk = m.get_quantity("chunk", Quantity::kBytes, c.chunk);

@@ -150,6 +150,9 @@ void check_compressed_ps(const Plan& plan, const std::string& name) {
   if (c.kind == CompressionKind::kPowersgd)
     refuse(c.line, "training.compression.kind",
            "is not built (PowerSGD's two all-reduces run over the ring)");
+  if (c.shared_draw())
+    refuse(c.shared_indices_line, "training.compression.shared_indices",
+           "sums each worker's (index, value) pairs; shared indices all-reduce over the ring");
   if (s.ps_mode != PsMode::kSync || s.replicas_to_aggregate > 0 || s.softsync > 0 ||
       s.staleness_bound >= 0)
     refuse(s.line, "strategy.mode", "runs synchronous steps only (every worker's push summed)");

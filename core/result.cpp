@@ -93,6 +93,7 @@ json to_json(const RunResult& r) {
         {"wire_bytes_per_worker", r.compression->wire_bytes},
         {"codec_s_at_device_rates", r.compression->codec_s},
         {"error_feedback_bytes", r.compression->error_feedback_bytes}};
+  if (r.compression && r.compression->shared_indices) j["compression"]["shared_indices"] = true;
   return j;
 }
 
@@ -181,9 +182,9 @@ RunResult result_from_json(const json& j) {
   if (j.contains("compression")) {
     const json& c = j["compression"];
     r.compression = CompressionStep{
-        c.at("kind").get<std::string>(), c.value("wire_bytes_per_worker_uncompressed", 0.0),
+        c.at("kind").get<std::string>(),       c.value("wire_bytes_per_worker_uncompressed", 0.0),
         c.value("wire_bytes_per_worker", 0.0), c.value("codec_s_at_device_rates", 0.0),
-        c.value("error_feedback_bytes", 0.0)};
+        c.value("error_feedback_bytes", 0.0),  c.value("shared_indices", false)};
   }
   if (j.contains("delay_compensation")) {
     const json& c = j["delay_compensation"];

@@ -108,6 +108,14 @@ void add_compression_fields(std::vector<PlanField>& f) {
       [](const WhatIf& w) { return exact(w.plan.training.compression.density, ""); }, sparse,
       "applies to compression topk and randomk", "share of the elements kept, in (0, 1]"));
   f.push_back(compression_knob(
+      "shared_indices", "shared indices", PlanField::Kind::kBool,
+      [](const WhatIf& w) {
+        return std::string(w.plan.training.compression.shared_indices ? "true" : "false");
+      },
+      [](const Plan& p) { return p.training.compression.kind == CompressionKind::kRandomk; },
+      "applies to compression randomk",
+      "every worker draws the same indices: the ring all-reduces the values (GRACE)"));
+  f.push_back(compression_knob(
       "chunk", "quantization chunk", PlanField::Kind::kText,
       [](const WhatIf& w) { return core::format_bytes(w.plan.training.compression.chunk); },
       quantized, "applies to compression int8 and onebit", "fp32 gradient bytes per scale"));

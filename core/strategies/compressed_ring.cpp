@@ -1,8 +1,9 @@
 // The ring with gradient compression (training.compression; core/compression.hpp has the wire
 // formats). Sparse kinds all-gather each worker's (index, value) block around the ring; summed
-// sparse vectors are not sparse, so there is no reduce-scatter. Quantized kinds run 1-bit Adam's
-// compressed all-reduce: direct sends of each encoded part to its owner (n-1 rounds, round s to
-// rank + s), the owner's decode-sum-encode, then a ring all-gather of the encoded results. The
+// sparse vectors are not sparse, so there is no reduce-scatter. Random-k with shared indices
+// all-reduces the values alone: every worker selected the same elements. Quantized kinds run 1-bit
+// Adam's compressed all-reduce: direct sends of each encoded part to its owner (n-1 rounds, round s
+// to rank + s), the owner's decode-sum-encode, then a ring all-gather of the encoded results. The
 // encoding and decoding run as local work: real on executed fabrics, priced at the device's
 // compressor rates on simulated ones (on the communication path, beside backward's compute).
 #include "core/codec_backend.hpp"
@@ -43,7 +44,10 @@ class CompressedRing : public StrategyProgram {
         codecs.owner_reduce(codec, at.rank, at.id, words + scratch_begin_);
       });
     }
-    ring_allgather(fabric, ring, at_scratch(codec.gather_area()));
+    if (codec.shared())
+      ring_allreduce(fabric, ring, at_scratch(codec.values_area()));
+    else
+      ring_allgather(fabric, ring, at_scratch(codec.gather_area()));
     fabric.device().local_work(at.cost.decode, [&](float* words) {
       codecs.decode(codec, words + scratch_begin_, words + bucket.begin);
     });
@@ -89,6 +93,8 @@ class CompressedRing : public StrategyProgram {
     if (compression_.kind == CompressionKind::kPowersgd)
       return "ring with powersgd compression: all-reduces of P and Q (parts to their owners, "
              "owners sum in worker order, all-gather of the sums)";
+    if (compression_.shared_draw())
+      return "ring with randomk compression, shared indices: all-reduce of the selected values";
     return std::string("ring with ") + compression_name(compression_.kind) +
            (sparse ? " compression: all-gather of (index, value) blocks"
                    : " compression: direct sends of encoded parts to their owners, owners sum "

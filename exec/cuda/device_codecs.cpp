@@ -101,12 +101,13 @@ void DeviceCodecs::encode(const core::BucketCodec& codec, int rank, std::uint64_
 void DeviceCodecs::encode_sparse(const core::BucketCodec& codec, int rank, std::uint64_t bucket,
                                  const float* x, float* scratch, State& st) {
   std::int64_t count = codec.count(), k = codec.k();
-  std::vector<std::uint32_t> idx = codec.compression().kind == core::CompressionKind::kTopk
-                                       ? select_top_k(x, count, k)
-                                       : core::random_k_indices(rank, st.steps, bucket, count, k);
+  std::vector<std::uint32_t> idx =
+      codec.compression().kind == core::CompressionKind::kTopk
+          ? select_top_k(x, count, k)
+          : core::random_k_indices(codec.draw_rank(rank), st.steps, bucket, count, k);
   auto* chosen = as<std::uint32_t>(small_.ensure(k));
   upload(idx, chosen, stream_);
-  launch_gather_block(x, chosen, k, scratch + codec.segment_of(rank) * 2 * k, stream_);
+  launch_gather_block(x, chosen, k, scratch + codec.block_of(rank), stream_);
   if (codec.compression().error_feedback)
     launch_residual_without(x, chosen, k, st.residual.get(), count, stream_);
   SCALEOUT_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before small_ is reused
@@ -184,7 +185,7 @@ void DeviceCodecs::decode(const core::BucketCodec& codec, const float* scratch, 
     return;
   }
   SCALEOUT_CUDA_CHECK(cudaMemsetAsync(grad, 0, codec.count() * sizeof(float), stream_));
-  for (int s = 0; s < codec.workers(); ++s)  // in segment order, as every worker adds
+  for (int s = 0; s < codec.blocks(); ++s)  // in segment order, as every worker adds
     launch_scatter_add(scratch + s * 2 * codec.k(), codec.k(), grad, stream_);
 }
 

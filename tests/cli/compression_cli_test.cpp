@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -47,6 +48,26 @@ TEST_F(CompressionCli, RunChecksEveryStepAndReportsTheWireBytes) {
   EXPECT_EQ(j["compression"]["kind"], "topk");
   // (n - 1) x k x 8 bytes: 3 x 1,000 x 8.
   EXPECT_DOUBLE_EQ(j["compression"]["wire_bytes_per_worker"].get<double>(), 24000);
+}
+
+// GRACE's random-k: shared indices, the values all-reduced: 2 (n - 1) / n x k x 4 bytes.
+TEST_F(CompressionCli, SharedRandomKRunsAndSaysSo) {
+  std::ifstream in(plan());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("{ kind: topk, density: 0.01 }"), 29,
+               "{ kind: randomk, density: 0.01, shared_indices: true }");
+  std::ofstream(plan()) << text;
+  auto sim = shell(bin() + " simulate " + plan());
+  ASSERT_EQ(sim.code, 0) << sim.text;
+  EXPECT_NE(sim.text.find("randomk (shared indices), 0.01 MB on the wire"), std::string::npos)
+      << sim.text;
+  auto o = shell(bin() + " run " + plan() + " --no-baselines --json -o " +
+                 (dir_ / "r.json").string() + " > /dev/null");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto j = nlohmann::json::parse(std::ifstream(dir_ / "r.json"));
+  EXPECT_EQ(j["wrong"], 0);
+  EXPECT_EQ(j["compression"]["shared_indices"], true);
+  EXPECT_DOUBLE_EQ(j["compression"]["wire_bytes_per_worker"].get<double>(), 2 * 3 / 4.0 * 4000);
 }
 
 TEST_F(CompressionCli, ARunWithoutItsErrorFeedbackFails) {

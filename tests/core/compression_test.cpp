@@ -13,6 +13,7 @@
 #include "core/plan_stamp.hpp"
 #include "core/plan_writer.hpp"
 #include "core/powersgd_codec.hpp"
+#include "core/result.hpp"
 #include "tests/core/compression_kind.hpp"
 #include "tests/core/plan_text.hpp"
 
@@ -101,10 +102,75 @@ TEST(CompressionCodec, RandomKDrawsDifferentElementsEachStep) {
   EXPECT_LT(a.back(), 1000u);
 }
 
+// GRACE's random-k: the seed is (step, bucket) alone, so every worker picks the same elements,
+// writes them as one block at the scratch's start and sends only the values.
+TEST(CompressionCodec, SharedRandomKDrawsTheSameIndicesOnEveryWorker) {
+  Compression c = kind(CompressionKind::kRandomk, 0.1);
+  c.shared_indices = true;
+  BucketCodec shared(c, 3, 1000), own(kind(CompressionKind::kRandomk, 0.1), 3, 1000);
+  EXPECT_EQ(shared.scratch_words(), 2 * 100);
+  std::vector<float> grad(1000);
+  for (int i = 0; i < 1000; ++i) grad[i] = static_cast<float>(i + 1);
+  // Indices in the block's first k words, then the values at them.
+  auto indices = [&](const BucketCodec& codec, int rank) {
+    std::vector<float> scratch(codec.scratch_words());
+    CodecState st;
+    codec.encode(rank, 7, grad.data(), scratch.data(), st);
+    std::vector<std::uint32_t> idx;
+    const float* block = scratch.data() + codec.block_of(rank);
+    for (int j = 0; j < 100; ++j) {
+      idx.push_back(bits(block[j]));
+      EXPECT_EQ(block[100 + j], grad[idx.back()]);
+    }
+    return idx;
+  };
+  EXPECT_EQ(shared.block_of(2), 0);
+  EXPECT_EQ(indices(shared, 1), indices(shared, 0));
+  EXPECT_EQ(indices(shared, 2), indices(shared, 0));
+  EXPECT_NE(indices(own, 1), indices(own, 0));  // each worker's own draw differs
+  // The summed values land at the shared indices of a zeroed bucket.
+  std::vector<float> scratch(shared.scratch_words()), out(1000, 5.0f);
+  CodecState st;
+  shared.encode(0, 7, grad.data(), scratch.data(), st);
+  shared.decode(scratch.data(), out.data());
+  int kept = 0, zero = 0;
+  for (int i = 0; i < 1000; ++i) {
+    kept += out[i] == grad[i] ? 1 : 0;
+    zero += out[i] == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(kept, 100);
+  EXPECT_EQ(zero, 900);
+}
+
+TEST(CompressionWire, SharedIndicesAreReportedAndReadBack) {
+  Plan plan;
+  plan.training.workers = 4;
+  plan.training.compression = kind(CompressionKind::kRandomk, 0.01);
+  plan.training.compression.shared_indices = true;
+  RunResult r;
+  r.compression = compression_step(plan, {100000});
+  EXPECT_TRUE(r.compression->shared_indices);
+  EXPECT_DOUBLE_EQ(r.compression->wire_bytes, 2.0 * 3 / 4 * 1000 * 4);
+  nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["compression"]["shared_indices"], true);
+  EXPECT_TRUE(result_from_json(j).compression->shared_indices);
+  plan.training.compression.shared_indices = false;
+  r.compression = compression_step(plan, {100000});
+  EXPECT_FALSE(to_json(r)["compression"].contains("shared_indices"));
+}
+
 TEST(CompressionWire, BytesPerWorkerFollowTheClosedForms) {
   // Top-k all-gather: (n - 1) x k x (4-byte index + 4-byte value).
   EXPECT_DOUBLE_EQ(compressed_wire_bytes(kind(CompressionKind::kTopk, 0.001), 1000000, 8),
                    7.0 * 1000 * 8);
+  // Random-k with shared indices: a ring all-reduce of the k values, 2 (n - 1) / n x 4k bytes;
+  // each worker's own draw all-gathers (index, value) pairs, n times as many bytes.
+  Compression shared = kind(CompressionKind::kRandomk, 0.001);
+  shared.shared_indices = true;
+  EXPECT_DOUBLE_EQ(compressed_wire_bytes(shared, 1000000, 8), 2.0 * 7 / 8 * 1000 * 4);
+  EXPECT_DOUBLE_EQ(compressed_wire_bytes(kind(CompressionKind::kRandomk, 0.001), 1000000, 8) /
+                       compressed_wire_bytes(shared, 1000000, 8),
+                   8.0);
   // 1-bit: a part of 8M / 8 = 1,048,576 elements is 32,768 words of signs and 4 scales (one per
   // 1 MiB of fp32 = 262,144 elements); 2 (n - 1) parts of it: about 1/32 of the ring's bytes.
   std::int64_t count = 8 << 20;
@@ -278,6 +344,16 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"density_above_one", plan(kRing + training("{ kind: randomk, density: 1.5 }")), 12,
                 "density"},
         Refusal{"unknown_kind", plan(kRing + training("{ kind: top-k }")), 12, "onebit"},
+        Refusal{"shared_indices_on_topk",
+                plan(kRing + training("{ kind: topk, shared_indices: true }")), 12,
+                "applies to randomk only: topk picks each worker's largest elements"},
+        Refusal{"shared_indices_not_a_boolean",
+                plan(kRing + training("{ kind: randomk, shared_indices: often }")), 12,
+                "true or false"},
+        Refusal{"shared_indices_over_ps",
+                plan("strategy: { kind: ps }\n" +
+                     training("{ kind: randomk, density: 0.01, shared_indices: true }")),
+                12, "shared indices all-reduce over the ring"},
         Refusal{"torus_cannot_carry_topk",
                 plan("strategy: { kind: torus2d }\n" + training("{ kind: topk }")), 9,
                 "torus2d cannot carry it"},
@@ -336,7 +412,8 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
                   "{ flops: 100TFLOPS, compress: { topk: 1.5G/s, quantize: 20G, lowrank: 5G/s } }");
   for (const std::string& c :
        {std::string("{ kind: topk, density: 0.001, error_feedback: false }"),
-        std::string("{ kind: onebit, chunk: 64KiB }"), std::string("{ kind: fp16 }")}) {
+        std::string("{ kind: onebit, chunk: 64KiB }"), std::string("{ kind: fp16 }"),
+        std::string("{ kind: randomk, density: 0.01, shared_indices: true }")}) {
     Plan p = testing::load_text("save", cluster + testing::kInlineWorkload + kRing + training(c));
     Plan back = testing::load_text("back", plan_to_yaml(p));
     const Compression &a = p.training.compression, &b = back.training.compression;
@@ -344,6 +421,8 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
     EXPECT_EQ(a.density, b.density) << c;
     EXPECT_EQ(a.chunk, b.chunk) << c;
     EXPECT_EQ(a.error_feedback, b.error_feedback) << c;
+    EXPECT_EQ(a.shared_indices, b.shared_indices) << c;
+    EXPECT_EQ(a.shared_indices, c.find("shared_indices") != std::string::npos) << c;
     EXPECT_EQ(back.cluster.device.compress_topk, 1.5e9);
     EXPECT_EQ(back.cluster.device.compress_quantize, 20e9);
     EXPECT_EQ(back.cluster.device.compress_lowrank, 5e9);

@@ -48,6 +48,29 @@ TEST(CompressionRun, EveryStepMatchesTheReferenceExactly) {
       }
 }
 
+// GRACE's random-k: every worker draws the same indices and the ring all-reduces the values.
+TEST(CompressionRun, SharedRandomKMatchesTheReferenceExactly) {
+  for (int n : {3, 4})
+    for (bool overlap : {false, true}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (overlap ? " overlapped" : ""));
+      core::Plan p = compressed_plan(CompressionKind::kRandomk, n, overlap);
+      p.training.compression.shared_indices = true;
+      core::RunResult r = run_local(p, quick());
+      EXPECT_EQ(r.wrong, 0);
+      EXPECT_EQ(r.steps.size(), 3u);
+      ASSERT_TRUE(r.compression);
+      // 2 (n - 1) / n of the values against (n - 1) (index, value) pairs: n times fewer bytes.
+      p.training.compression.shared_indices = false;
+      core::RunResult own = run_local(p, quick());
+      EXPECT_NEAR(own.compression->wire_bytes / r.compression->wire_bytes, n, 1e-9);
+    }
+  core::Plan p = compressed_plan(CompressionKind::kRandomk, 3, false);
+  p.training.compression.shared_indices = true;
+  ExecOptions o = quick();
+  o.drop_error_feedback = true;
+  EXPECT_GT(run_local(p, o).wrong, 0);
+}
+
 TEST(CompressionRun, DroppingErrorFeedbackFailsTheCheck) {
   for (CompressionKind kind :
        {CompressionKind::kTopk, CompressionKind::kOnebit, CompressionKind::kPowersgd}) {

@@ -108,6 +108,12 @@ const std::vector<FieldCase>& field_cases() {
        {{"plan", "placement: dedicated }",
          "placement: dedicated, mode: async,\n"
          "        delay_compensation: { lambda: 0.1, learning_rate: 0.05 } }"}}},
+      {{{"training.compression.kind", "randomk"},
+        {"training.compression.density", "0.001"},
+        {"training.compression.shared_indices", "true"}},
+       {{"plan", "fusion_buffer: 64MiB",
+         "fusion_buffer: 64MiB\n  compression: { kind: randomk, density: 0.001, shared_indices: "
+         "true }"}}},
   };
   return cases;
 }
@@ -153,8 +159,10 @@ TEST(GuiFields, FieldsThatDoNotApplyAreDisabledAndSayWhy) {
   EXPECT_TRUE(off("strategy.delay_compensation.lambda"));
   EXPECT_EQ(why("strategy.delay_compensation.lambda"), "delay compensation applies to mode: async");
 
+  EXPECT_TRUE(off("training.compression.shared_indices"));
   enter(panel, "training.compression.kind", "randomk");
   EXPECT_FALSE(off("training.compression.density"));
+  EXPECT_FALSE(off("training.compression.shared_indices"));
   EXPECT_TRUE(off("training.compression.chunk"));
   enter(panel, "network.kind", "two_tier");
   EXPECT_FALSE(off("network.hosts_per_rack"));

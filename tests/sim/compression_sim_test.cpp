@@ -124,6 +124,43 @@ TEST(CompressionSim, TheNetworksPartIsTheHandCount) {
   }
 }
 
+// Random-k with shared indices all-reduces k values around the ring: 2 (n - 1) / n x 4k bytes a
+// worker (k = 2,500 of 2,500,000 at density 0.001; n = 4 and 5 cut k into equal segments: 6 x
+// 625 and 8 x 500 words of 4 bytes), the engines agree on the network, and on two 4-device
+// nodes the 2 (n - 1) = 14 ring steps of k / 8 values each last 6 us + their bytes at 12.5 GB/s.
+core::Plan shared_randomk(core::Plan plan) {
+  plan = compressed(plan, CompressionKind::kRandomk);
+  plan.training.compression.shared_indices = true;
+  return plan;
+}
+
+TEST(CompressionSim, SharedRandomKAllReducesTheValuesAlone) {
+  core::Cluster one_per_node = testing::switch_cluster(1, 12.5e9, 2e-6);
+  for (auto [n, bytes] : {std::pair{4, 6 * 625 * 4.0}, std::pair{5, 8 * 500 * 4.0}}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    core::RunResult r = simulate(shared_randomk(
+        testing::collective_plan(one_per_node, core::StrategyKind::kRing, n, 2.5e6)));
+    EXPECT_NEAR(link_bytes(r, "node0-nic"), 2 * bytes, 1e-9 * bytes);
+    ASSERT_TRUE(r.compression);
+    EXPECT_DOUBLE_EQ(r.compression->wire_bytes, bytes);
+  }
+  core::Cluster four_per_node = testing::switch_cluster(4, 12.5e9, 2e-6);
+  for (int n : {4, 8, 16}) {
+    SCOPED_TRACE("agreement n=" + std::to_string(n));
+    core::Plan plan = shared_randomk(
+        testing::collective_plan(four_per_node, core::StrategyKind::kRing, n, 2.5e7));
+    core::RunResult sim = simulate(plan), ana = predict_analytic(plan);
+    EXPECT_LT(std::fabs(network_s(sim) - network_s(ana)) / network_s(sim), 0.02)
+        << "network: sim " << network_s(sim) << " s, analytic " << network_s(ana) << " s";
+  }
+  // k = 25,000 values of 25M: segments of 3,125 values, 12,500 bytes.
+  double expected = 14 * (6e-6 + 12500 / 12.5e9);
+  core::Plan plan =
+      shared_randomk(testing::collective_plan(four_per_node, core::StrategyKind::kRing, 8, 2.5e7));
+  EXPECT_NEAR(network_s(simulate(plan)), expected, 1e-9 * expected);
+  EXPECT_NEAR(network_s(predict_analytic(plan)), expected, 1e-9 * expected);
+}
+
 TEST(CompressionSim, NoCompressorWinsWhenCommunicationIsFree) {
   core::Cluster cluster = testing::switch_cluster(8, 12.5e15, 0, 12.5e15, 0);  // 100,000 Gb/s
   for (bool overlap : {false, true})
@@ -135,6 +172,10 @@ TEST(CompressionSim, NoCompressorWinsWhenCommunicationIsFree) {
       plan = compressed(plan, kind);
       EXPECT_GE(simulate(plan).step_time_s, none_sim) << core::compression_name(kind);
       EXPECT_GE(predict_analytic(plan).step_time_s, none_ana) << core::compression_name(kind);
+      if (kind != CompressionKind::kRandomk) continue;
+      plan.training.compression.shared_indices = true;
+      EXPECT_GE(simulate(plan).step_time_s, none_sim) << "shared randomk";
+      EXPECT_GE(predict_analytic(plan).step_time_s, none_ana) << "shared randomk";
     }
 }
 
