@@ -111,6 +111,22 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
   return s;
 }
 
+double worker_codec_seconds(const Plan& plan, std::int64_t count) {
+  const Compression& c = plan.training.compression;
+  if (!c.on()) return 0;
+  int n = plan.training.workers;
+  if (plan.strategy.kind != StrategyKind::kPs)
+    return codec_seconds(c, plan.cluster.device, count, n).total();
+  double seconds = 0;
+  int servers = plan.strategy.ps_servers;
+  for (int j = 0; j < servers; ++j) {
+    PsCodecSeconds s =
+        ps_codec_seconds(c, plan.cluster.device, split_part(Span{0, count}, servers, j).count, n);
+    seconds += s.encode + s.decode;  // sparse pulls are dense: no decoding (0)
+  }
+  return seconds;
+}
+
 namespace {
 
 // A worker of the compressed synchronous PS (core/ps_codec.hpp): every shard pushed and pulled.

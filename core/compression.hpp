@@ -70,6 +70,11 @@ struct CodecSeconds {
 CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::int64_t count,
                            int workers);
 
+// Seconds of a bucket's codec work on the worker's own device: over the ring all of it, over the
+// parameter server its encoding and decoding of every shard (the servers combine on theirs).
+// This work competes with the worker's compute: beside backward it delays backward by as much.
+double worker_codec_seconds(const Plan& plan, std::int64_t count);
+
 // What a step's compression amounts to for one worker, summed over the step's buckets (over the
 // parameter server: every shard pushed and pulled, the uncompressed figure a dense push and pull;
 // the codec seconds include the slowest server's combination of the pushes).

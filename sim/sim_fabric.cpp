@@ -418,4 +418,16 @@ double SimFabric::wait_compute(ComputeTicket ticket) {
   return end;
 }
 
+// Local work (a compressor's encoding, an owner's sums, the decoding) runs on the rank's device,
+// which does one thing at a time: it takes the device from the compute stream, so every job
+// queued there and not yet finished ends `seconds` later (jobs end in order: only the last ones
+// move). Beside backward, a compressed exchange thus slows the step by its codec's time, as
+// DDP's communication hooks do when their kernels share the GPU with backward's.
+void SimFabric::local_work(double seconds, const WordsFn&) {
+  double t = now();
+  for (auto end = stream_done_at_.rbegin(); end != stream_done_at_.rend() && *end > t; ++end)
+    *end += seconds;
+  idle(seconds);
+}
+
 }  // namespace scaleout::sim

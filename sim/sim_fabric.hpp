@@ -112,6 +112,8 @@ class SimFabric : public core::Fabric,
   ComputeTicket compute_async(double flops) override;
   double wait_compute(ComputeTicket ticket) override;
   void idle(double seconds) override;
+  // A codec's kernels take the device from the compute stream (see sim_fabric.cpp).
+  void local_work(double seconds, const WordsFn& apply) override;
   double now() override;
 
  private:

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "analytic/analytic.hpp"
 #include "core/compression.hpp"
@@ -159,6 +160,41 @@ TEST(CompressionSim, SharedRandomKAllReducesTheValuesAlone) {
       shared_randomk(testing::collective_plan(four_per_node, core::StrategyKind::kRing, 8, 2.5e7));
   EXPECT_NEAR(network_s(simulate(plan)), expected, 1e-9 * expected);
   EXPECT_NEAR(network_s(predict_analytic(plan)), expected, 1e-9 * expected);
+}
+
+// With the network made free, a compressed step is the plain one plus its codec's seconds, with
+// overlap too: the codec runs on the device that computes backward, and what it takes from
+// backward comes back nowhere. int8's seconds by hand: an element-wise pass (40 G elements/s) to
+// encode the bucket, n + 1 over the owned part (decode the n copies, re-encode), one to decode:
+// (2 + 17/16) x 25M / 40e9 at 16 workers (every bucket's parts even: 2^24 and 8,222,784).
+// Before codecs took the device from backward, an overlapped step paid only the last bucket's.
+TEST(CompressionSim, AFreeNetworkCostsExactlyTheCodecsDeviceTime) {
+  core::Cluster cluster = testing::switch_cluster(8, 12.5e15, 0, 12.5e15, 0);
+  double int8 = (2 + 17.0 / 16) * 2.5e7 / 40e9;
+  for (bool overlap : {false, true}) {
+    core::Plan plain = testing::collective_plan(cluster, core::StrategyKind::kRing, 16, 2.5e7);
+    plain.training.overlap = overlap;
+    plain.training.fusion_buffer = 64.0 * 1024 * 1024;
+    for (bool analytic : {false, true}) {
+      auto step = [&](const core::Plan& p) {
+        core::RunResult r = analytic ? predict_analytic(p) : simulate(p);
+        return std::pair{r.step_time_s, r.compression ? r.compression->codec_s : 0.0};
+      };
+      double none = step(plain).first;
+      std::vector<core::Plan> plans;
+      for (CompressionKind kind : kKinds) plans.push_back(compressed(plain, kind));
+      plans.push_back(shared_randomk(plain));
+      for (const core::Plan& p : plans) {
+        SCOPED_TRACE(std::string(core::compression_name(p.training.compression.kind)) +
+                     (overlap ? " overlapped" : "") + (analytic ? " analytic" : " sim"));
+        auto [time, codec] = step(p);
+        // The plain exchange's bytes still take 15 ns at 100,000 Gb/s (2 x 15/16 x 100 MB).
+        EXPECT_NEAR(time - none, codec, 5e-8);
+        if (p.training.compression.kind == CompressionKind::kInt8)
+          EXPECT_NEAR(codec, int8, 1e-6 * int8);
+      }
+    }
+  }
 }
 
 TEST(CompressionSim, NoCompressorWinsWhenCommunicationIsFree) {
