@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/compression.hpp"
+
 namespace scaleout::core {
 
 namespace {
@@ -88,14 +90,16 @@ std::vector<std::uint32_t> top_k_indices(const float* x, std::int64_t count, std
   return chosen;
 }
 
-float chunk_scale(const float* x, std::int64_t count, bool onebit) {
+float chunk_scale(const float* x, std::int64_t count, int bits) {
+  bool onebit = bits == 1;
   float lanes[kScaleLanes] = {};
   auto fold = [onebit](float a, float b) { return onebit ? a + b : std::max(a, b); };
   for (std::int64_t i = 0; i < count; ++i)
     lanes[i % kScaleLanes] = fold(lanes[i % kScaleLanes], std::fabs(x[i]));
   for (int s = kScaleLanes / 2; s > 0; s /= 2)
     for (int t = 0; t < s; ++t) lanes[t] = fold(lanes[t], lanes[t + s]);
-  return onebit ? lanes[0] / static_cast<float>(count) : lanes[0] / 127.0f;
+  return onebit ? lanes[0] / static_cast<float>(count)
+                : lanes[0] / static_cast<float>(quantize_levels(bits));
 }
 
 }  // namespace scaleout::core

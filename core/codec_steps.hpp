@@ -43,7 +43,8 @@ std::vector<std::uint32_t> random_k_indices(int rank, std::uint64_t step, std::u
                                             std::int64_t count, std::int64_t k);
 
 constexpr int kScaleLanes = 256;
-// int8: max |x| / 127; onebit: (sum of |x|) / count, folded in the lane order above.
-float chunk_scale(const float* x, std::int64_t count, bool onebit);
+// `bits` 2 to 8: max |x| / (2^(bits-1) - 1) (int8: / 127); 1 (onebit): (sum of |x|) / count,
+// folded in the lane order above.
+float chunk_scale(const float* x, std::int64_t count, int bits);
 
 }  // namespace scaleout::core

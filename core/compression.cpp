@@ -18,8 +18,8 @@ bool sparse(CompressionKind k) {
 }  // namespace
 
 const std::vector<const char*>& compression_names() {
-  static const std::vector<const char*> names{"none", "fp16",   "topk",    "randomk",
-                                              "int8", "onebit", "powersgd"};
+  static const std::vector<const char*> names{"none", "fp16",   "topk",     "randomk",
+                                              "int8", "onebit", "powersgd", "quantize"};
   return names;
 }
 
@@ -43,11 +43,13 @@ std::int64_t elements_per_scale(const Compression& c) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(c.chunk / 4));
 }
 
-int elements_per_word(CompressionKind kind) { return kind == CompressionKind::kOnebit ? 32 : 4; }
+int elements_per_word(const Compression& c) { return 32 / c.quantize_bits(); }
+
+int quantize_levels(int bits) { return bits == 1 ? 1 : (1 << (bits - 1)) - 1; }
 
 std::int64_t quantized_words(const Compression& c, std::int64_t count) {
   if (count <= 0) return 0;
-  return ceil_div(count, elements_per_scale(c)) + ceil_div(count, elements_per_word(c.kind));
+  return ceil_div(count, elements_per_scale(c)) + ceil_div(count, elements_per_word(c));
 }
 
 std::int64_t quantized_slot_words(const Compression& c, std::int64_t count, int workers) {

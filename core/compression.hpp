@@ -10,11 +10,12 @@
 //  - randomk with shared_indices (GRACE's random-k): every worker draws the same k indices from a
 //    seed of (step, bucket), keeps them locally, and the k values are ring all-reduced: each worker
 //    sends 2(n-1)/n x k words; every worker then writes the summed values into a zeroed bucket.
-//  - int8, onebit: the compressed all-reduce of 1-bit Adam. The bucket is cut into n parts; each
-//    worker encodes every part (one fp32 scale per `chunk` bytes of gradient, then 4 (int8) or 32
-//    (onebit) elements per word) and sends part j to its owner (n-1 direct sends); the owner
-//    decodes the n copies, sums them in worker order, adds its own error feedback, re-encodes, and
-//    the encoded parts are all-gathered around the ring. Each worker sends 2(n-1) parts' words.
+//  - int8, onebit, quantize: the compressed all-reduce of 1-bit Adam. The bucket is cut into n
+//    parts; each worker encodes every part (one fp32 scale per `chunk` bytes of gradient, then
+//    32 / bits elements per word: int8 4, onebit 32, quantize with `bits` 1, 2, 4 or 8) and sends
+//    part j to its owner (n-1 direct sends); the owner decodes the n copies, sums them in worker
+//    order, adds its own error feedback, re-encodes, and the encoded parts are all-gathered around
+//    the ring. Each worker sends 2(n-1) parts' words.
 //  - powersgd: two all-reduces of fp32 sums (P, rows x r, then Q, cols x r, of the bucket's matrix:
 //    core/powersgd_codec.hpp), each as direct sends of n-1 parts to their owners and a ring
 //    all-gather of the owners' sums: 2(n-1) x (ceil(rows r / n) + ceil(cols r / n)) words.
@@ -40,8 +41,11 @@ const std::vector<const char*>& compression_names();
 std::int64_t sparse_count(const Compression& c, std::int64_t count);
 // Elements per fp32 scale of a quantized kind (chunk bytes / 4, at least 1).
 std::int64_t elements_per_scale(const Compression& c);
-// Elements packed into one 4-byte word: int8 4, onebit 32.
-int elements_per_word(CompressionKind kind);
+// Elements packed into one 4-byte word: 32 / bits (int8 4, onebit 32, quantize 4-bit 8).
+int elements_per_word(const Compression& c);
+// The largest code magnitude of a `bits`-bit element: 127 at 8 bits, 7 at 4, 1 at 2; 1-bit codes
+// are signs (1 too). A chunk's scale is its max |x| over this (1 bit: its mean |x|).
+int quantize_levels(int bits);
 // Words of one encoded part of `count` elements (scales, then packed values).
 std::int64_t quantized_words(const Compression& c, std::int64_t count);
 

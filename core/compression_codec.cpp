@@ -18,29 +18,36 @@ namespace {
 float to_word(std::uint32_t bits) { return std::bit_cast<float>(bits); }
 std::uint32_t from_word(float w) { return std::bit_cast<std::uint32_t>(w); }
 
+// A `bits`-bit code's value: its low bits as a two's complement number (bits 2 to 8).
+int signed_code(std::uint32_t code, int bits) {
+  auto shift = static_cast<unsigned>(32 - bits);
+  return static_cast<std::int32_t>(code << shift) >> shift;
+}
+
 }  // namespace
 
 void encode_quantized(const Compression& c, const float* x, std::int64_t count, float* slot) {
   std::int64_t per_scale = elements_per_scale(c);
   std::int64_t scales = (count + per_scale - 1) / per_scale;
-  bool onebit = c.kind == CompressionKind::kOnebit;
-  int per_word = elements_per_word(c.kind);
+  int bits = c.quantize_bits(), per_word = elements_per_word(c);
+  long levels = quantize_levels(bits);
+  std::uint32_t mask = (1u << bits) - 1;
   float* packed = slot + scales;
   std::fill(packed, packed + (count + per_word - 1) / per_word, to_word(0));
   for (std::int64_t s = 0; s < scales; ++s) {
     std::int64_t begin = s * per_scale, end = std::min(count, begin + per_scale);
-    float scale = chunk_scale(x + begin, end - begin, onebit);
+    float scale = chunk_scale(x + begin, end - begin, bits);
     slot[s] = scale;
     for (std::int64_t i = begin; i < end; ++i) {
       std::uint32_t code;
-      if (onebit) {
+      if (bits == 1) {
         code = x[i] >= 0 ? 1u : 0u;
       } else {
         long q = scale > 0 ? std::lround(x[i] / scale) : 0;
-        code = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(q, -127L, 127L)));
+        code = static_cast<std::uint32_t>(std::clamp(q, -levels, levels)) & mask;
       }
       std::uint32_t word = from_word(packed[i / per_word]);
-      word |= code << ((i % per_word) * (32 / per_word));
+      word |= code << ((i % per_word) * bits);
       packed[i / per_word] = to_word(word);
     }
   }
@@ -50,14 +57,13 @@ void decode_quantized(const Compression& c, const float* slot, std::int64_t coun
                       bool add) {
   std::int64_t per_scale = elements_per_scale(c);
   std::int64_t scales = (count + per_scale - 1) / per_scale;
-  bool onebit = c.kind == CompressionKind::kOnebit;
-  int per_word = elements_per_word(c.kind);
+  int bits = c.quantize_bits(), per_word = elements_per_word(c);
   const float* packed = slot + scales;
   for (std::int64_t i = 0; i < count; ++i) {
     float scale = slot[i / per_scale];
-    std::uint32_t code = from_word(packed[i / per_word]) >> ((i % per_word) * (32 / per_word));
-    float v = onebit ? ((code & 1u) ? scale : -scale)
-                     : static_cast<float>(static_cast<std::int8_t>(code & 0xFFu)) * scale;
+    std::uint32_t code = from_word(packed[i / per_word]) >> ((i % per_word) * bits);
+    float v = bits == 1 ? ((code & 1u) ? scale : -scale)
+                        : static_cast<float>(signed_code(code, bits)) * scale;
     out[i] = add ? out[i] + v : v;
   }
 }

@@ -7,9 +7,10 @@
 // Selection is deterministic: top-k keeps the largest magnitudes, ties going to the lower index
 // (DGC's sampled threshold, then an exact selection: core/codec_steps.hpp); random-k draws from a
 // seed of (worker, step, bucket), or of (step, bucket) alone when the indices are shared; int8
-// scales each chunk by max|x| / 127 and rounds to nearest; onebit sends signs with one scale per
-// chunk, the mean |x| (the scale that minimizes the chunk's squared error), each folded in a GPU
-// block's order (core/codec_steps.hpp).
+// scales each chunk by max|x| / 127 and rounds to nearest (quantize with b bits: by
+// max|x| / (2^(b-1) - 1), codes of b bits); onebit (and quantize 1 bit) sends signs with one scale
+// per chunk, the mean |x| (the scale that minimizes the chunk's squared error), each folded in a
+// GPU block's order (core/codec_steps.hpp).
 #pragma once
 
 #include <cstdint>

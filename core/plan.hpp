@@ -290,7 +290,7 @@ struct Strategy {
 
 // `training.compression`: what a worker does to its gradient before it crosses the network
 // (core/compression.hpp says what each kind exchanges).
-enum class CompressionKind { kNone, kFp16, kTopk, kRandomk, kInt8, kOnebit, kPowersgd };
+enum class CompressionKind { kNone, kFp16, kTopk, kRandomk, kInt8, kOnebit, kPowersgd, kQuantize };
 
 struct Compression {
   CompressionKind kind = CompressionKind::kNone;
@@ -299,9 +299,19 @@ struct Compression {
                                      // selected values are all-reduced (GRACE's random-k)
   bool error_feedback = true;        // keep what compression dropped and add it to the next step
   int rank = 4;                      // powersgd
+  int bits = 8;                      // quantize: 1, 2, 4 or 8 bits an element
   double chunk = 1.0 * 1024 * 1024;  // int8, onebit: bytes of fp32 gradient per scale
   int line = 0;
-  int density_line = 0, rank_line = 0, chunk_line = 0, shared_indices_line = 0;
+  int density_line = 0, rank_line = 0, chunk_line = 0, shared_indices_line = 0, bits_line = 0;
+  // int8, onebit and quantize: scales per chunk and packed codes (core/compression.hpp)
+  bool quantized() const {
+    return kind == CompressionKind::kInt8 || kind == CompressionKind::kOnebit ||
+           kind == CompressionKind::kQuantize;
+  }
+  // Bits a quantized kind codes an element in: int8 8, onebit 1, quantize `bits`.
+  int quantize_bits() const {
+    return kind == CompressionKind::kOnebit ? 1 : kind == CompressionKind::kQuantize ? bits : 8;
+  }
   // randomk with shared indices: the ring all-reduces the values (core/compression.hpp)
   bool shared_draw() const { return kind == CompressionKind::kRandomk && shared_indices; }
   bool on() const { return kind != CompressionKind::kNone && kind != CompressionKind::kFp16; }

@@ -90,7 +90,7 @@ Compression read_compression(YamlMap& parent) {
   for (const char* name : compression_names()) kinds.push_back(name);
   c.kind = *parse_compression_kind(m.get_choice("kind", kinds));
   bool sparse = c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk;
-  bool quantized = c.kind == CompressionKind::kInt8 || c.kind == CompressionKind::kOnebit;
+  bool quantized = c.quantized();
   if (sparse) {
     c.density_line = line_of(node["density"]);
     c.density = m.get_double("density", 1e-12, 1.0, c.density);
@@ -103,6 +103,12 @@ Compression read_compression(YamlMap& parent) {
                                         ? " picks each worker's largest elements, which differ"
                                         : " sends no indices"));
     c.shared_indices = m.get_bool("shared_indices", false);
+  }
+  if (c.kind == CompressionKind::kQuantize) {
+    c.bits_line = line_of(node["bits"]);
+    c.bits = m.get_int_or("bits", 1, c.bits);
+    if (c.bits != 1 && c.bits != 2 && c.bits != 4 && c.bits != 8)
+      m.fail("bits", "must be 1, 2, 4 or 8 (bits an element; got " + std::to_string(c.bits) + ")");
   }
   if (quantized) {
     c.chunk_line = line_of(node["chunk"]);

@@ -343,8 +343,8 @@ void compression(YAML::Emitter& out, const Compression& c) {
   if (c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk)
     out << YAML::Key << "density" << YAML::Value << exact(c.density);
   if (c.shared_draw()) out << YAML::Key << "shared_indices" << YAML::Value << true;
-  if (c.kind == CompressionKind::kInt8 || c.kind == CompressionKind::kOnebit)
-    out << YAML::Key << "chunk" << YAML::Value << exact(c.chunk, "B");
+  if (c.kind == CompressionKind::kQuantize) out << YAML::Key << "bits" << YAML::Value << c.bits;
+  if (c.quantized()) out << YAML::Key << "chunk" << YAML::Value << exact(c.chunk, "B");
   if (c.kind == CompressionKind::kPowersgd) out << YAML::Key << "rank" << YAML::Value << c.rank;
   if (c.kind != CompressionKind::kFp16)
     out << YAML::Key << "error_feedback" << YAML::Value << c.error_feedback;

@@ -17,10 +17,7 @@ bool sparse(const Plan& p) {
   auto k = p.training.compression.kind;
   return k == CompressionKind::kTopk || k == CompressionKind::kRandomk;
 }
-bool quantized(const Plan& p) {
-  auto k = p.training.compression.kind;
-  return k == CompressionKind::kInt8 || k == CompressionKind::kOnebit;
-}
+bool quantized(const Plan& p) { return p.training.compression.quantized(); }
 
 // training.compression.<knob>, applying while `applies`.
 PlanField compression_knob(const std::string& knob, std::string label, PlanField::Kind kind,
@@ -37,8 +34,8 @@ PlanField compression_knob(const std::string& knob, std::string label, PlanField
 }
 
 void add_compression_kind(std::vector<PlanField>& f) {
-  std::vector<std::string> kinds = {"none", "fp16",   "topk",    "randomk",
-                                    "int8", "onebit", "powersgd"};
+  std::vector<std::string> kinds = {"none", "fp16",   "topk",     "randomk",
+                                    "int8", "onebit", "powersgd", "quantize"};
   f.push_back(yaml_field(
       "training.compression.kind", "gradient compression", PlanField::Kind::kChoice, kinds,
       [](const WhatIf& w) {
@@ -118,7 +115,14 @@ void add_compression_fields(std::vector<PlanField>& f) {
   f.push_back(compression_knob(
       "chunk", "quantization chunk", PlanField::Kind::kText,
       [](const WhatIf& w) { return core::format_bytes(w.plan.training.compression.chunk); },
-      quantized, "applies to compression int8 and onebit", "fp32 gradient bytes per scale"));
+      quantized, "applies to compression int8, onebit and quantize",
+      "fp32 gradient bytes per scale"));
+  f.push_back(compression_knob(
+      "bits", "quantization bits", PlanField::Kind::kChoice,
+      [](const WhatIf& w) { return std::to_string(w.plan.training.compression.bits); },
+      [](const Plan& p) { return p.training.compression.kind == CompressionKind::kQuantize; },
+      "applies to compression quantize", "bits an element: 1 (signs), 2, 4 or 8 (QSGD, CGX)"));
+  f.back().choices = {"1", "2", "4", "8"};
   f.push_back(compression_knob(
       "rank", "low rank", PlanField::Kind::kText,
       [](const WhatIf& w) { return std::to_string(w.plan.training.compression.rank); },
@@ -130,7 +134,7 @@ void add_compression_fields(std::vector<PlanField>& f) {
         return std::string(w.plan.training.compression.error_feedback ? "true" : "false");
       },
       [](const Plan& p) { return p.training.compression.on(); },
-      "applies to topk, randomk, int8, onebit and powersgd",
+      "applies to topk, randomk, int8, onebit, quantize and powersgd",
       "keep what compression dropped and add it to the next step"));
   add_delay_compensation_fields(f);
 }

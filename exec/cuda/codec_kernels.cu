@@ -27,14 +27,20 @@ __device__ float word_of(std::uint32_t bits) { return __uint_as_float(bits); }
 __device__ std::uint32_t bits_of(float w) { return __float_as_uint(w); }
 
 // Element i of an encoded slot (scales first, then the packed codes), as the host decodes it.
+// (`bits` 1: signs; 2 to 8: two's complement codes, as core::decode_quantized reads them).
 __device__ float decoded(const float* slot, std::int64_t i, std::int64_t per_scale,
-                         std::int64_t scales, bool onebit) {
+                         std::int64_t scales, int bits) {
   float scale = slot[i / per_scale];
-  int per_word = onebit ? 32 : 4;
-  std::uint32_t code = bits_of(slot[scales + i / per_word]) >> ((i % per_word) * (32 / per_word));
-  if (onebit) return (code & 1u) ? scale : -scale;
-  return __fmul_rn(static_cast<float>(static_cast<signed char>(code & 0xFFu)), scale);
+  int per_word = 32 / bits;
+  std::uint32_t code = bits_of(slot[scales + i / per_word]) >> ((i % per_word) * bits);
+  if (bits == 1) return (code & 1u) ? scale : -scale;
+  auto shift = static_cast<unsigned>(32 - bits);
+  int value = static_cast<std::int32_t>(code << shift) >> shift;
+  return __fmul_rn(static_cast<float>(value), scale);
 }
+
+// The largest code magnitude of a `bits`-bit element (core::quantize_levels).
+__host__ __device__ int levels_of(int bits) { return bits == 1 ? 1 : (1 << (bits - 1)) - 1; }
 
 std::int64_t scales_of(std::int64_t count, std::int64_t per_scale) {
   return (count + per_scale - 1) / per_scale;
@@ -117,8 +123,9 @@ __global__ void scatter_add_kernel(const float* block, std::int64_t k, float* gr
 
 // One block per scale: lane t folds elements t, t + 256, ... in turn, then the lanes fold
 // pairwise, as core::chunk_scale does.
-__global__ void scale_kernel(const float* x, std::int64_t count, std::int64_t per_scale,
-                             bool onebit, float* slot) {
+__global__ void scale_kernel(const float* x, std::int64_t count, std::int64_t per_scale, int bits,
+                             float* slot) {
+  bool onebit = bits == 1;
   __shared__ float lanes[kThreads];
   std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * per_scale;
   std::int64_t n = min(per_scale, count - begin);
@@ -134,14 +141,16 @@ __global__ void scale_kernel(const float* x, std::int64_t count, std::int64_t pe
     __syncthreads();
   }
   if (threadIdx.x == 0)
-    slot[blockIdx.x] =
-        onebit ? __fdiv_rn(lanes[0], static_cast<float>(n)) : __fdiv_rn(lanes[0], 127.0f);
+    slot[blockIdx.x] = onebit ? __fdiv_rn(lanes[0], static_cast<float>(n))
+                              : __fdiv_rn(lanes[0], static_cast<float>(levels_of(bits)));
 }
 
 // One thread per packed word: the codes of its elements, each by its own chunk's scale.
-__global__ void pack_kernel(const float* x, std::int64_t count, std::int64_t per_scale, bool onebit,
+__global__ void pack_kernel(const float* x, std::int64_t count, std::int64_t per_scale, int bits,
                             float* slot) {
-  int per_word = onebit ? 32 : 4;
+  int per_word = 32 / bits;
+  long levels = levels_of(bits);
+  std::uint32_t mask = (1u << bits) - 1;
   std::int64_t scales = (count + per_scale - 1) / per_scale;
   std::int64_t words = (count + per_word - 1) / per_word;
   SCALEOUT_GRID_LOOP(w, words) {
@@ -150,39 +159,39 @@ __global__ void pack_kernel(const float* x, std::int64_t count, std::int64_t per
       std::int64_t i = w * per_word + e;
       if (i >= count) break;
       std::uint32_t code;
-      if (onebit) {
+      if (bits == 1) {
         code = x[i] >= 0.0f ? 1u : 0u;
       } else {
         float scale = slot[i / per_scale];
         long q = scale > 0.0f ? lroundf(__fdiv_rn(x[i], scale)) : 0;
-        q = q < -127 ? -127 : (q > 127 ? 127 : q);
-        code = static_cast<std::uint8_t>(static_cast<signed char>(q));
+        q = q < -levels ? -levels : (q > levels ? levels : q);
+        code = static_cast<std::uint32_t>(q) & mask;
       }
-      word |= code << (e * (32 / per_word));
+      word |= code << (e * bits);
     }
     slot[scales + w] = word_of(word);
   }
 }
 
 __global__ void decode_kernel(const float* slot, std::int64_t count, std::int64_t per_scale,
-                              std::int64_t scales, bool onebit, float* out) {
-  SCALEOUT_GRID_LOOP(i, count) out[i] = decoded(slot, i, per_scale, scales, onebit);
+                              std::int64_t scales, int bits, float* out) {
+  SCALEOUT_GRID_LOOP(i, count) out[i] = decoded(slot, i, per_scale, scales, bits);
 }
 
 __global__ void residual_kernel(const float* x, const float* slot, std::int64_t count,
-                                std::int64_t per_scale, std::int64_t scales, bool onebit,
+                                std::int64_t per_scale, std::int64_t scales, int bits,
                                 float* residual) {
   SCALEOUT_GRID_LOOP(i, count)
-  residual[i] = __fsub_rn(x[i], decoded(slot, i, per_scale, scales, onebit));
+  residual[i] = __fsub_rn(x[i], decoded(slot, i, per_scale, scales, bits));
 }
 
 __global__ void sum_parts_kernel(const float* first_slot, std::int64_t slot_words, int slots,
                                  std::int64_t count, std::int64_t per_scale, std::int64_t scales,
-                                 bool onebit, const float* residual, float* sum) {
+                                 int bits, const float* residual, float* sum) {
   SCALEOUT_GRID_LOOP(i, count) {
     float s = 0.0f;
     for (int q = 0; q < slots; ++q)
-      s = __fadd_rn(s, decoded(first_slot + q * slot_words, i, per_scale, scales, onebit));
+      s = __fadd_rn(s, decoded(first_slot + q * slot_words, i, per_scale, scales, bits));
     sum[i] = residual ? __fadd_rn(s, residual[i]) : s;
   }
 }
@@ -277,41 +286,41 @@ void launch_scatter_add(const float* block, std::int64_t k, float* grad, cudaStr
   checked();
 }
 
-void launch_encode_part(const float* x, std::int64_t count, std::int64_t per_scale, bool onebit,
+void launch_encode_part(const float* x, std::int64_t count, std::int64_t per_scale, int bits,
                         float* slot, cudaStream_t stream) {
   if (count <= 0) return;
   auto scales = static_cast<unsigned>(scales_of(count, per_scale));
-  scale_kernel<<<scales, kThreads, 0, stream>>>(x, count, per_scale, onebit, slot);
+  scale_kernel<<<scales, kThreads, 0, stream>>>(x, count, per_scale, bits, slot);
   checked();
-  std::int64_t words = (count + (onebit ? 32 : 4) - 1) / (onebit ? 32 : 4);
-  pack_kernel<<<blocks_for(words), kThreads, 0, stream>>>(x, count, per_scale, onebit, slot);
+  std::int64_t words = (count + 32 / bits - 1) / (32 / bits);
+  pack_kernel<<<blocks_for(words), kThreads, 0, stream>>>(x, count, per_scale, bits, slot);
   checked();
 }
 
-void launch_decode_part(const float* slot, std::int64_t count, std::int64_t per_scale, bool onebit,
+void launch_decode_part(const float* slot, std::int64_t count, std::int64_t per_scale, int bits,
                         float* out, cudaStream_t stream) {
   if (count <= 0) return;
-  decode_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
-      slot, count, per_scale, scales_of(count, per_scale), onebit, out);
+  decode_kernel<<<blocks_for(count), kThreads, 0, stream>>>(slot, count, per_scale,
+                                                            scales_of(count, per_scale), bits, out);
   checked();
 }
 
 void launch_residual_of_part(const float* x, const float* slot, std::int64_t count,
-                             std::int64_t per_scale, bool onebit, float* residual,
+                             std::int64_t per_scale, int bits, float* residual,
                              cudaStream_t stream) {
   if (count <= 0) return;
   residual_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
-      x, slot, count, per_scale, scales_of(count, per_scale), onebit, residual);
+      x, slot, count, per_scale, scales_of(count, per_scale), bits, residual);
   checked();
 }
 
 void launch_sum_parts(const float* first_slot, std::int64_t slot_words, int slots,
-                      std::int64_t count, std::int64_t per_scale, bool onebit,
-                      const float* residual, float* sum, cudaStream_t stream) {
+                      std::int64_t count, std::int64_t per_scale, int bits, const float* residual,
+                      float* sum, cudaStream_t stream) {
   if (count <= 0) return;
   sum_parts_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
-      first_slot, slot_words, slots, count, per_scale, scales_of(count, per_scale), onebit,
-      residual, sum);
+      first_slot, slot_words, slots, count, per_scale, scales_of(count, per_scale), bits, residual,
+      sum);
   checked();
 }
 

@@ -36,21 +36,22 @@ void launch_residual_without(const float* x, const std::uint32_t* idx, std::int6
 void launch_scatter_add(const float* block, std::int64_t k, float* grad, cudaStream_t stream);
 
 // The quantized encoding of `count` elements into a slot: one scale per `per_scale` elements
-// (onebit: mean |x|; int8: max |x| / 127), then the codes packed 32 (onebit) or 4 (int8) a word.
-void launch_encode_part(const float* x, std::int64_t count, std::int64_t per_scale, bool onebit,
+// (`bits` 1: mean |x|; 2 to 8: max |x| / (2^(bits-1) - 1), int8's 127), then the codes packed
+// 32 / bits a word.
+void launch_encode_part(const float* x, std::int64_t count, std::int64_t per_scale, int bits,
                         float* slot, cudaStream_t stream);
 // out[i] = decode(slot, i); residual[i] = x[i] - decode(slot, i) (the error feedback an encoding
 // leaves).
-void launch_decode_part(const float* slot, std::int64_t count, std::int64_t per_scale, bool onebit,
+void launch_decode_part(const float* slot, std::int64_t count, std::int64_t per_scale, int bits,
                         float* out, cudaStream_t stream);
 void launch_residual_of_part(const float* x, const float* slot, std::int64_t count,
-                             std::int64_t per_scale, bool onebit, float* residual,
+                             std::int64_t per_scale, int bits, float* residual,
                              cudaStream_t stream);
 // sum[i] = 0 + decode(slot 0, i) + ... + decode(slot n-1, i), slots `slot_words` apart from
 // `first_slot`; then + residual[i] when `residual` is given.
 void launch_sum_parts(const float* first_slot, std::int64_t slot_words, int slots,
-                      std::int64_t count, std::int64_t per_scale, bool onebit,
-                      const float* residual, float* sum, cudaStream_t stream);
+                      std::int64_t count, std::int64_t per_scale, int bits, const float* residual,
+                      float* sum, cudaStream_t stream);
 
 // sum[i] = 0 + part(0)[i] + ... + part(n-1)[i]: PowerSGD's owner sum, part w at
 // `parts[w]` (a device array of n pointers).

@@ -84,14 +84,14 @@ void DeviceCodecs::encode(const core::BucketCodec& codec, int rank, std::uint64_
   if (codec.sparse()) {
     encode_sparse(codec, rank, bucket, x, scratch, st);
   } else {
-    bool onebit = c.kind == core::CompressionKind::kOnebit;
+    int bits = c.quantize_bits();
     std::int64_t per_scale = core::elements_per_scale(c);
     for (int p = 0; p < codec.workers(); ++p) {
       core::Span part = codec.part(p);
       float* slot = scratch + codec.send_slot(p).begin;
-      launch_encode_part(x + part.begin, part.count, per_scale, onebit, slot, stream_);
+      launch_encode_part(x + part.begin, part.count, per_scale, bits, slot, stream_);
       if (c.error_feedback)
-        launch_residual_of_part(x + part.begin, slot, part.count, per_scale, onebit,
+        launch_residual_of_part(x + part.begin, slot, part.count, per_scale, bits,
                                 st.residual.get() + part.begin, stream_);
     }
   }
@@ -163,24 +163,24 @@ void DeviceCodecs::owner_reduce(const core::BucketCodec& codec, int rank, std::u
   if (c.error_feedback && st.owner_residual.empty())
     SCALEOUT_CUDA_CHECK(
         cudaMemsetAsync(st.owner_residual.ensure(m), 0, m * sizeof(float), stream_));
-  bool onebit = c.kind == core::CompressionKind::kOnebit;
+  int bits = c.quantize_bits();
   std::int64_t per_scale = core::elements_per_scale(c);
   float* sum = x_.ensure(m);
-  launch_sum_parts(scratch + codec.recv_slot(0).begin, slot, codec.workers(), m, per_scale, onebit,
+  launch_sum_parts(scratch + codec.recv_slot(0).begin, slot, codec.workers(), m, per_scale, bits,
                    c.error_feedback ? st.owner_residual.get() : nullptr, sum, stream_);
   float* result = scratch + codec.gather_area().begin + p * slot;
-  launch_encode_part(sum, m, per_scale, onebit, result, stream_);
+  launch_encode_part(sum, m, per_scale, bits, result, stream_);
   if (c.error_feedback)
-    launch_residual_of_part(sum, result, m, per_scale, onebit, st.owner_residual.get(), stream_);
+    launch_residual_of_part(sum, result, m, per_scale, bits, st.owner_residual.get(), stream_);
 }
 
 void DeviceCodecs::decode(const core::BucketCodec& codec, const float* scratch, float* grad) {
   const core::Compression& c = codec.compression();
   if (!codec.sparse()) {
-    bool onebit = c.kind == core::CompressionKind::kOnebit;
+    int bits = c.quantize_bits();
     for (int p = 0; p < codec.workers(); ++p)
       launch_decode_part(scratch + codec.gather_area().begin + p * codec.slot(),
-                         codec.part(p).count, core::elements_per_scale(c), onebit,
+                         codec.part(p).count, core::elements_per_scale(c), bits,
                          grad + codec.part(p).begin, stream_);
     return;
   }

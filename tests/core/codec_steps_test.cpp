@@ -64,11 +64,13 @@ TEST(CodecSteps, TheSampleIsAboutOnePercentAndAtLeast4096) {
 TEST(CodecSteps, OnebitScaleFoldsInTheGpuBlocksOrder) {
   std::vector<float> x(257, 1.0f);
   x[0] = 16777216.0f;
-  EXPECT_EQ(chunk_scale(x.data(), 257, true), (16777216.0f + 254.0f) / 257.0f);
-  EXPECT_EQ(chunk_scale(x.data(), 257, false), 16777216.0f / 127.0f);
+  EXPECT_EQ(chunk_scale(x.data(), 257, 1), (16777216.0f + 254.0f) / 257.0f);
+  EXPECT_EQ(chunk_scale(x.data(), 257, 8), 16777216.0f / 127.0f);
+  EXPECT_EQ(chunk_scale(x.data(), 257, 4), 16777216.0f / 7.0f);
+  EXPECT_EQ(chunk_scale(x.data(), 257, 2), 16777216.0f);
   std::vector<float> mixed = {-3.0f, 1.0f, 2.0f};
-  EXPECT_EQ(chunk_scale(mixed.data(), 3, true), 2.0f);
-  EXPECT_EQ(chunk_scale(mixed.data(), 3, false), 3.0f / 127.0f);
+  EXPECT_EQ(chunk_scale(mixed.data(), 3, 1), 2.0f);
+  EXPECT_EQ(chunk_scale(mixed.data(), 3, 8), 3.0f / 127.0f);
 }
 
 }  // namespace

@@ -86,6 +86,42 @@ TEST(CompressionCodec, Int8RoundsToTheChunkScale) {
   EXPECT_EQ(st.residual, (std::vector<float>{0, 0.5f, 0, 0}));
 }
 
+// QSGD's and CGX's b-bit codes: a chunk's scale is max |x| / (2^(b-1) - 1), each element rounds
+// to the nearest level (halves away from zero) and what rounding dropped is carried.
+TEST(CompressionCodec, QuantizeRoundsToItsBitsLevels) {
+  Compression four = kind(CompressionKind::kQuantize, 0, 16);
+  four.bits = 4;  // levels -7..7; scale 7 / 7 = 1
+  CodecState st;
+  std::vector<float> scratch;
+  auto out = one_worker_step(BucketCodec(four, 1, 4), {7, -3.5f, 1, 0}, st, &scratch);
+  EXPECT_EQ(out, (std::vector<float>{7, -4, 1, 0}));
+  EXPECT_EQ(st.residual, (std::vector<float>{0, 0.5f, 0, 0}));
+  // One scale, then 8 codes a word: 0x7, 0xC (-4), 0x1, 0x0 from the lowest bits up.
+  EXPECT_EQ(scratch[0], 1.0f);
+  EXPECT_EQ(bits(scratch[1]), 0x1C7u);
+  Compression two = kind(CompressionKind::kQuantize, 0, 16);
+  two.bits = 2;  // levels -1..1; scale 2
+  CodecState st2;
+  out = one_worker_step(BucketCodec(two, 1, 4), {2, -1, 0.4f, -2}, st2);
+  EXPECT_EQ(out, (std::vector<float>{2, -2, 0, -2}));
+  EXPECT_EQ(st2.residual, (std::vector<float>{0, 1, 0.4f, 0}));
+}
+
+// int8 is quantize with 8 bits and onebit quantize with 1, bit for bit.
+TEST(CompressionCodec, EightAndOneBitQuantizeAreInt8AndOnebit) {
+  std::vector<float> x = {0.3f, -1.7f, 2.5f, -0.01f, 9.0f, -4.25f, 0.0f, 1.0f, 3.3f};
+  for (auto [width, same] :
+       {std::pair{8, CompressionKind::kInt8}, std::pair{1, CompressionKind::kOnebit}}) {
+    Compression q = kind(CompressionKind::kQuantize, 0, 16);
+    q.bits = width;
+    std::vector<float> a(quantized_words(q, 9)), b(quantized_words(kind(same, 0, 16), 9));
+    ASSERT_EQ(a.size(), b.size());
+    encode_quantized(q, x.data(), 9, a.data());
+    encode_quantized(kind(same, 0, 16), x.data(), 9, b.data());
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(bits(a[i]), bits(b[i]));
+  }
+}
+
 TEST(CompressionCodec, RandomKDrawsDifferentElementsEachStep) {
   BucketCodec codec(kind(CompressionKind::kRandomk, 0.1), 1, 1000);
   CodecState st;
@@ -171,6 +207,11 @@ TEST(CompressionWire, BytesPerWorkerFollowTheClosedForms) {
   EXPECT_DOUBLE_EQ(compressed_wire_bytes(kind(CompressionKind::kRandomk, 0.001), 1000000, 8) /
                        compressed_wire_bytes(shared, 1000000, 8),
                    8.0);
+  // 4-bit quantize: the same part is 131,072 words of 8 codes and its 4 scales, sent 2 (n - 1)
+  // times.
+  Compression four = kind(CompressionKind::kQuantize);
+  four.bits = 4;
+  EXPECT_DOUBLE_EQ(compressed_wire_bytes(four, 8 << 20, 8), 14.0 * (131072 + 4) * 4);
   // 1-bit: a part of 8M / 8 = 1,048,576 elements is 32,768 words of signs and 4 scales (one per
   // 1 MiB of fp32 = 262,144 elements); 2 (n - 1) parts of it: about 1/32 of the ring's bytes.
   std::int64_t count = 8 << 20;
@@ -380,6 +421,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "chunk"},
         Refusal{"density_on_int8", plan(kRing + training("{ kind: int8, density: 0.1 }")), 12,
                 "density"},
+        Refusal{"three_bits", plan(kRing + training("{ kind: quantize, bits: 3 }")), 12,
+                "must be 1, 2, 4 or 8"},
+        Refusal{"bits_on_int8", plan(kRing + training("{ kind: int8, bits: 4 }")), 12, "bits"},
         Refusal{"bad_rate",
                 std::string("cluster:\n  name: c\n  devices_per_node: 8\n"
                             "  device: { flops: 100TFLOPS, compress: { topk: fast } }\n"
@@ -413,7 +457,8 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
   for (const std::string& c :
        {std::string("{ kind: topk, density: 0.001, error_feedback: false }"),
         std::string("{ kind: onebit, chunk: 64KiB }"), std::string("{ kind: fp16 }"),
-        std::string("{ kind: randomk, density: 0.01, shared_indices: true }")}) {
+        std::string("{ kind: randomk, density: 0.01, shared_indices: true }"),
+        std::string("{ kind: quantize, bits: 4, chunk: 64KiB }")}) {
     Plan p = testing::load_text("save", cluster + testing::kInlineWorkload + kRing + training(c));
     Plan back = testing::load_text("back", plan_to_yaml(p));
     const Compression &a = p.training.compression, &b = back.training.compression;
@@ -422,6 +467,7 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
     EXPECT_EQ(a.chunk, b.chunk) << c;
     EXPECT_EQ(a.error_feedback, b.error_feedback) << c;
     EXPECT_EQ(a.shared_indices, b.shared_indices) << c;
+    EXPECT_EQ(a.bits, b.bits) << c;
     EXPECT_EQ(a.shared_indices, c.find("shared_indices") != std::string::npos) << c;
     EXPECT_EQ(back.cluster.device.compress_topk, 1.5e9);
     EXPECT_EQ(back.cluster.device.compress_quantize, 20e9);

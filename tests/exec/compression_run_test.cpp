@@ -136,5 +136,22 @@ TEST(CompressionRun, OverAParameterServerEmptyShardsTakeNoPart) {
   }
 }
 
+// QSGD's and CGX's codes of 2 and 4 bits in 1-bit Adam's compressed all-reduce, and over the
+// parameter server.
+TEST(CompressionRun, QuantizedToTwoAndFourBitsMatchesTheReferenceExactly) {
+  for (int bits : {2, 4})
+    for (bool ps : {false, true}) {
+      SCOPED_TRACE(std::to_string(bits) + " bits" + (ps ? " over the ps" : ""));
+      core::Plan p = ps ? compressed_ps_plan(CompressionKind::kQuantize, true)
+                        : compressed_plan(CompressionKind::kQuantize, 4, true);
+      p.training.compression.bits = bits;
+      core::RunResult r = run_local(p, quick());
+      EXPECT_EQ(r.wrong, 0);
+      EXPECT_EQ(r.steps.size(), 3u);
+      ASSERT_TRUE(r.compression);
+      EXPECT_LT(r.compression->wire_bytes, r.compression->wire_bytes_uncompressed);
+    }
+}
+
 }  // namespace
 }  // namespace scaleout::exec

@@ -174,8 +174,13 @@ TEST(DeviceCodecs, TopkRandomkInt8AndOnebitGiveTheHostsBits) {
     cases.push_back(compression(kind));
   cases.push_back(compression(CompressionKind::kRandomk));
   cases.back().shared_indices = true;
+  for (int bits : {2, 4}) {
+    cases.push_back(compression(CompressionKind::kQuantize));
+    cases.back().bits = bits;
+  }
   for (const core::Compression& c : cases) {
-    SCOPED_TRACE(std::string(core::compression_name(c.kind)) + (c.shared_indices ? " shared" : ""));
+    SCOPED_TRACE(std::string(core::compression_name(c.kind)) + (c.shared_indices ? " shared" : "") +
+                 " " + std::to_string(c.bits) + " bits");
     Outcome o = run_both(c);
     for (std::size_t w = 0; w < o.host.size(); ++w) {
       long differing = 0;

@@ -114,6 +114,9 @@ const std::vector<FieldCase>& field_cases() {
        {{"plan", "fusion_buffer: 64MiB",
          "fusion_buffer: 64MiB\n  compression: { kind: randomk, density: 0.001, shared_indices: "
          "true }"}}},
+      {{{"training.compression.kind", "quantize"}, {"training.compression.bits", "4"}},
+       {{"plan", "fusion_buffer: 64MiB",
+         "fusion_buffer: 64MiB\n  compression: { kind: quantize, bits: 4 }"}}},
   };
   return cases;
 }

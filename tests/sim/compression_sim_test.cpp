@@ -19,12 +19,13 @@ namespace {
 
 using core::CompressionKind;
 
-const CompressionKind kKinds[] = {CompressionKind::kTopk, CompressionKind::kRandomk,
-                                  CompressionKind::kInt8, CompressionKind::kOnebit,
-                                  CompressionKind::kPowersgd};
+const CompressionKind kKinds[] = {CompressionKind::kTopk,     CompressionKind::kRandomk,
+                                  CompressionKind::kInt8,     CompressionKind::kOnebit,
+                                  CompressionKind::kPowersgd, CompressionKind::kQuantize};
 
 core::Plan compressed(core::Plan plan, CompressionKind kind) {
   plan.training.compression.kind = kind;
+  plan.training.compression.bits = 4;  // quantize
   plan.training.compression.density = 0.001;
   return plan;
 }
@@ -59,6 +60,8 @@ const WireCase kWireCases[] = {
     // ceil(312,500 / 32) = 9,766 + 2 = 9,768, 14 sends: 547,008.
     {CompressionKind::kOnebit, 3, 4 * 26046 * 4.0},
     {CompressionKind::kOnebit, 8, 14 * 9768 * 4.0},
+    // quantize, 4 bits: ceil(833,334 / 8) = 104,167 words + 4 scales, 4 sends.
+    {CompressionKind::kQuantize, 3, 4 * 104171 * 4.0},
     // PowerSGD: 2^round(log2 sqrt(2.5e6)) = 2^11 = 2,048 columns, ceil(2.5e6 / 2,048) = 1,221 rows.
     // Parts of P (1,221 x 4) and Q (2,048 x 4) per owner, each sent 2 (n - 1) times. n = 3:
     // 1,628 + ceil(8,192 / 3) = 2,731 words, 4 sends: 69,744; n = 8: 611 + 1,024, 14: 91,560.
