@@ -200,6 +200,40 @@ TEST(CompressionSim, AFreeNetworkCostsExactlyTheCodecsDeviceTime) {
   }
 }
 
+// Where 1-bit stops paying, by the bytes: without overlap a step is compute + exchange. Over one
+// device a node and no latency, the plain ring takes 2 (n - 1) steps of B / n bytes at the NIC's
+// rate and 1-bit 2 (n - 1) sends of one encoded part (s bytes) plus its codec's seconds, so the
+// two steps meet at bw* = 2 (n - 1) (B / n - s) / codec. Below bw* 1-bit wins, above it loses.
+// 2.5M elements (B = 10 MB): n = 4, parts of 625,000: 3 scales + 19,532 words = 78,140 bytes,
+// codec (2 x 2.5M + 5 x 625,000) / 40e9; n = 8, parts of 312,500: 2 + 9,766 words = 39,072
+// bytes, codec (2 x 2.5M + 9 x 312,500) / 40e9.
+TEST(CompressionSim, OneBitsCrossoverIsWhereItsBytesSaveItsCodecsTime) {
+  struct Crossover {
+    int n;
+    double part_bytes, codec_s;
+  };
+  for (Crossover x : {Crossover{4, 78140, (5e6 + 5 * 625000) / 40e9},
+                      Crossover{8, 39072, (5e6 + 9 * 312500) / 40e9}}) {
+    double bw = 2 * (x.n - 1) * (1e7 / x.n - x.part_bytes) / x.codec_s;
+    for (double factor : {0.5, 1.0, 2.0}) {
+      core::Cluster cluster = testing::switch_cluster(1, bw * factor, 0, 1e12, 0);
+      core::Plan plain = testing::collective_plan(cluster, core::StrategyKind::kRing, x.n, 2.5e6);
+      core::Plan onebit = compressed(plain, CompressionKind::kOnebit);
+      for (bool analytic : {false, true}) {
+        SCOPED_TRACE("n=" + std::to_string(x.n) + " at " + std::to_string(factor) + " bw*" +
+                     (analytic ? " analytic" : " sim"));
+        auto step = [&](const core::Plan& p) {
+          return (analytic ? predict_analytic(p) : simulate(p)).step_time_s;
+        };
+        double ratio = step(onebit) / step(plain);
+        if (factor < 1) EXPECT_LT(ratio, 0.99);
+        if (factor == 1) EXPECT_NEAR(ratio, 1.0, 1e-6);
+        if (factor > 1) EXPECT_GT(ratio, 1.01);
+      }
+    }
+  }
+}
+
 TEST(CompressionSim, NoCompressorWinsWhenCommunicationIsFree) {
   core::Cluster cluster = testing::switch_cluster(8, 12.5e15, 0, 12.5e15, 0);  // 100,000 Gb/s
   for (bool overlap : {false, true})
