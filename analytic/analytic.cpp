@@ -134,6 +134,8 @@ double compressed_ring(const Layout& L, const Plan& plan, std::int64_t count) {
   double codec = core::codec_seconds(c, plan.cluster.device, count, n).total();
   auto next = [n](int r) { return (r + 1) % n; };
   if (c.shared_draw()) return codec + ring_allreduce(L, n, 4.0 * core::sparse_count(c, count));
+  if (c.gathered())
+    return codec + ring_phase(L, n - 1, 4.0 * core::quantized_words(c, count), next, Sums::kNo);
   if (c.kind == core::CompressionKind::kTopk || c.kind == core::CompressionKind::kRandomk)
     return codec + ring_phase(L, n - 1, 8.0 * core::sparse_count(c, count), next, Sums::kNo);
   // Parts of `slot` bytes to their owners, then the owners' results all-gathered.

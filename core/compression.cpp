@@ -59,6 +59,7 @@ std::int64_t quantized_slot_words(const Compression& c, std::int64_t count, int 
 std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers) {
   if (sparse(c.kind)) return 2 * sparse_count(c, count) * (c.shared_draw() ? 1 : workers);
   if (c.kind == CompressionKind::kPowersgd) return LowRankCodec(c, workers, count).scratch_words();
+  if (c.gathered()) return quantized_words(c, count) * workers;  // n encoded buckets
   if (c.on()) return 3 * quantized_slot_words(c, count, workers) * workers;
   return 0;
 }
@@ -66,6 +67,7 @@ std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers
 double compressed_wire_bytes(const Compression& c, std::int64_t count, int workers) {
   double n1 = workers - 1;
   if (c.shared_draw()) return ring_wire_bytes(sparse_count(c, count), 4, workers);
+  if (c.gathered()) return n1 * static_cast<double>(quantized_words(c, count)) * 4;
   if (sparse(c.kind)) return n1 * 2.0 * static_cast<double>(sparse_count(c, count)) * 4;
   if (c.kind == CompressionKind::kPowersgd) {
     LowRankCodec codec(c, workers, count);
@@ -104,6 +106,9 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
     s.encode = c.kind == CompressionKind::kTopk ? elements / device.compress_topk : elements * pass;
     // zero the bucket, add n blocks (or write the one all-reduced block)
     s.decode = (elements + (c.shared_draw() ? 1 : workers) * k) * pass;
+  } else if (c.gathered()) {
+    s.encode = elements * pass;
+    s.decode = workers * elements * pass;  // decode and add every worker's bucket
   } else {
     double part = std::ceil(elements / workers);
     s.encode = elements * pass;
@@ -176,7 +181,8 @@ CompressionStep compression_step(const Plan& plan, const std::vector<std::int64_
     }
     if (c.on() && c.error_feedback) {
       double worker = static_cast<double>(count) * 4;
-      double owner = sparse(c.kind) ? 0 : static_cast<double>(ceil_div(count, n)) * 4;
+      bool owns = !sparse(c.kind) && !c.gathered();  // 1-bit Adam's owner keeps its part's
+      double owner = owns ? static_cast<double>(ceil_div(count, n)) * 4 : 0;
       out.error_feedback_bytes += worker + owner;
     }
   }

@@ -16,6 +16,9 @@
 //    part j to its owner (n-1 direct sends); the owner decodes the n copies, sums them in worker
 //    order, adds its own error feedback, re-encodes, and the encoded parts are all-gathered around
 //    the ring. Each worker sends 2(n-1) parts' words.
+//  - int8, onebit, quantize with `exchange: allgather` (GRACE's): each worker encodes its whole
+//    bucket into one slot (scales, then codes); the n slots are all-gathered around the ring and
+//    every worker decodes and adds them in segment order into a zeroed bucket: (n-1) slots' words.
 //  - powersgd: two all-reduces of fp32 sums (P, rows x r, then Q, cols x r, of the bucket's matrix:
 //    core/powersgd_codec.hpp), each as direct sends of n-1 parts to their owners and a ring
 //    all-gather of the owners' sums: 2(n-1) x (ceil(rows r / n) + ceil(cols r / n)) words.
@@ -51,7 +54,7 @@ std::int64_t quantized_words(const Compression& c, std::int64_t count);
 
 // The scratch words a worker's compressed exchange of a bucket of `count` elements needs beyond
 // the gradient, over `workers` workers (sparse: n blocks of 2k, one when the indices are shared;
-// quantized: send, receive and result areas of n slots each).
+// quantized: send, receive and result areas of n slots each; all-gathered: n encoded buckets).
 std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers);
 // Words of one slot of the quantized layout (the largest part's encoding).
 std::int64_t quantized_slot_words(const Compression& c, std::int64_t count, int workers);

@@ -78,7 +78,12 @@ BucketCodec::BucketCodec(const Compression& c, int workers, std::int64_t count)
   if (sparse_)
     k_ = sparse_count(c, count);
   else
-    slot_ = quantized_slot_words(c, count, workers);
+    slot_ = gathered() ? quantized_words(c, count) : quantized_slot_words(c, count, workers);
+}
+
+std::int64_t BucketCodec::block_of(int rank) const {
+  if (gathered()) return segment_of(rank) * slot_;
+  return shared() ? 0 : segment_of(rank) * 2 * k_;
 }
 
 std::int64_t BucketCodec::scratch_words() const {
@@ -89,6 +94,7 @@ Span BucketCodec::part(int p) const { return split_part(Span{0, count_}, workers
 
 Span BucketCodec::gather_area() const {
   if (sparse_) return {0, 2 * k_ * blocks()};
+  if (gathered()) return {0, slot_ * workers_};
   return {2 * slot_ * workers_, slot_ * workers_};
 }
 
@@ -104,6 +110,14 @@ void BucketCodec::encode(int rank, std::uint64_t bucket_id, const float* grad, f
   }
   if (sparse_) {
     encode_sparse(rank, bucket_id, x.data(), scratch + block_of(rank), st);
+  } else if (gathered()) {
+    float* slot = scratch + block_of(rank);
+    encode_part(x.data(), count_, slot);
+    if (c_.error_feedback) {
+      std::vector<float> sent(count_);
+      decode_part(slot, count_, sent.data(), false);
+      for (std::int64_t i = 0; i < count_; ++i) st.residual[i] = x[i] - sent[i];
+    }
   } else {
     for (int p = 0; p < workers_; ++p)
       encode_part(x.data() + part(p).begin, part(p).count, scratch + send_slot(p).begin);
@@ -156,6 +170,11 @@ void BucketCodec::owner_reduce(int rank, float* scratch, CodecState& st) const {
 }
 
 void BucketCodec::decode(const float* scratch, float* grad) const {
+  if (gathered()) {  // every worker's bucket added in segment order into zeros, as the GPU does
+    std::fill(grad, grad + count_, 0.0f);
+    for (int s = 0; s < workers_; ++s) decode_part(scratch + s * slot_, count_, grad, true);
+    return;
+  }
   if (!sparse_) {
     for (int p = 0; p < workers_; ++p)
       decode_part(scratch + gather_area().begin + p * slot_, part(p).count, grad + part(p).begin,

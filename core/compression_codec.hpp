@@ -46,15 +46,23 @@ class BucketCodec {
   // Sparse: the blocks the exchange leaves in the scratch (n, or 1 when shared) and where worker
   // `rank` writes its own; the worker whose random-k draw `rank` makes (worker 0's when shared).
   int blocks() const { return shared() ? 1 : workers_; }
-  std::int64_t block_of(int rank) const { return shared() ? 0 : segment_of(rank) * 2 * k_; }
+  // Where worker `rank` writes its own block (sparse) or encoded bucket (all-gathered).
+  std::int64_t block_of(int rank) const;
+  // Quantized with `exchange: allgather`: every worker's whole bucket encoded into one slot.
+  bool gathered() const { return c_.gathered(); }
+  // 1-bit Adam's all-reduce: parts sent to their owners, who sum and re-encode them.
+  bool owners() const { return !sparse_ && !gathered(); }
   int draw_rank(int rank) const { return shared() ? 0 : rank; }
   // Shared random-k: the k values that are all-reduced (after the block's k indices).
   Span values_area() const { return {k_, k_}; }
   const Compression& compression() const { return c_; }
   int workers() const { return workers_; }
   std::int64_t count() const { return count_; }
-  std::int64_t k() const { return k_; }        // sparse: elements kept
-  std::int64_t slot() const { return slot_; }  // quantized: words per slot
+  std::int64_t k() const { return k_; }  // sparse: elements kept
+  std::int64_t slot() const {
+    return slot_;
+  }  // quantized: words per slot (all-gathered: of
+     // the whole bucket)
   // The part p of the bucket (quantized kinds encode each part on its own).
   Span part(int p) const;
   std::int64_t scratch_words() const;

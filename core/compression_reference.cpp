@@ -118,7 +118,7 @@ void CompressionReference::bucket_step(Span bucket) {
   std::int64_t segment = area.count / workers_;
   for (int owner = 0; owner < workers_; ++owner) {
     int s = codec.segment_of(owner);
-    if (!codec.sparse()) {
+    if (codec.owners()) {
       for (int sender = 0; sender < workers_; ++sender) {
         if (sender == owner) continue;
         Span from = codec.send_slot(s), to = codec.recv_slot(sender);

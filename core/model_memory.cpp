@@ -117,7 +117,8 @@ double least_bytes_per_parameter(const Plan& plan) {
   const Compression& c = plan.training.compression;
   if (c.on() && c.error_feedback) {
     bool sparse = c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk;
-    bytes += 4.0 + (sparse ? 0.0 : 4.0 / plan.training.workers);
+    bool owns = !sparse && !c.gathered();  // an owner keeps its part's residual
+    bytes += 4.0 + (owns ? 4.0 / plan.training.workers : 0.0);
   }
   return bytes;
 }

@@ -300,14 +300,19 @@ struct Compression {
   bool error_feedback = true;        // keep what compression dropped and add it to the next step
   int rank = 4;                      // powersgd
   int bits = 8;                      // quantize: 1, 2, 4 or 8 bits an element
+  bool allgather = false;            // int8, onebit, quantize: all-gather every worker's encoded
+                                     // bucket (GRACE) instead of 1-bit Adam's all-reduce
   double chunk = 1.0 * 1024 * 1024;  // int8, onebit: bytes of fp32 gradient per scale
   int line = 0;
-  int density_line = 0, rank_line = 0, chunk_line = 0, shared_indices_line = 0, bits_line = 0;
+  int density_line = 0, rank_line = 0, chunk_line = 0, shared_indices_line = 0, bits_line = 0,
+      exchange_line = 0;
   // int8, onebit and quantize: scales per chunk and packed codes (core/compression.hpp)
   bool quantized() const {
     return kind == CompressionKind::kInt8 || kind == CompressionKind::kOnebit ||
            kind == CompressionKind::kQuantize;
   }
+  // A quantized kind whose encoded buckets are all-gathered (`exchange: allgather`).
+  bool gathered() const { return quantized() && allgather; }
   // Bits a quantized kind codes an element in: int8 8, onebit 1, quantize `bits`.
   int quantize_bits() const {
     return kind == CompressionKind::kOnebit ? 1 : kind == CompressionKind::kQuantize ? bits : 8;

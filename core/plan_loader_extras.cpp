@@ -110,6 +110,13 @@ Compression read_compression(YamlMap& parent) {
     if (c.bits != 1 && c.bits != 2 && c.bits != 4 && c.bits != 8)
       m.fail("bits", "must be 1, 2, 4 or 8 (bits an element; got " + std::to_string(c.bits) + ")");
   }
+  if (node["exchange"]) {
+    c.exchange_line = line_of(node["exchange"]);
+    if (!quantized)
+      m.fail("exchange", "applies to int8, onebit and quantize: " +
+                             std::string(compression_name(c.kind)) + " has one exchange");
+    c.allgather = m.get_choice("exchange", {"allreduce", "allgather"}) == "allgather";
+  }
   if (quantized) {
     c.chunk_line = line_of(node["chunk"]);
     c.chunk = m.get_quantity("chunk", Quantity::kBytes, c.chunk);

@@ -150,6 +150,9 @@ void check_compressed_ps(const Plan& plan, const std::string& name) {
   if (c.kind == CompressionKind::kPowersgd)
     refuse(c.line, "training.compression.kind",
            "is not built (PowerSGD's two all-reduces run over the ring)");
+  if (c.gathered())
+    refuse(c.exchange_line, "training.compression.exchange",
+           "pushes to the servers; exchange: allgather runs over the ring");
   if (c.shared_draw())
     refuse(c.shared_indices_line, "training.compression.shared_indices",
            "sums each worker's (index, value) pairs; shared indices all-reduce over the ring");

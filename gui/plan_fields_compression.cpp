@@ -124,6 +124,15 @@ void add_compression_fields(std::vector<PlanField>& f) {
       "applies to compression quantize", "bits an element: 1 (signs), 2, 4 or 8 (QSGD, CGX)"));
   f.back().choices = {"1", "2", "4", "8"};
   f.push_back(compression_knob(
+      "exchange", "quantized exchange", PlanField::Kind::kChoice,
+      [](const WhatIf& w) {
+        return std::string(w.plan.training.compression.allgather ? "allgather" : "allreduce");
+      },
+      quantized, "applies to compression int8, onebit and quantize",
+      "allreduce: 1-bit Adam's (owners sum and re-encode); allgather: GRACE's (every worker's "
+      "encoded bucket to everyone)"));
+  f.back().choices = {"allreduce", "allgather"};
+  f.push_back(compression_knob(
       "rank", "low rank", PlanField::Kind::kText,
       [](const WhatIf& w) { return std::to_string(w.plan.training.compression.rank); },
       [](const Plan& p) { return p.training.compression.kind == CompressionKind::kPowersgd; },

@@ -36,7 +36,7 @@ class CompressedRing : public StrategyProgram {
       codecs.encode(codec, at.rank, at.id, words + bucket.begin, words + scratch_begin_);
     });
     RingGroup ring = strided_ring(0, 1, workers_, at.rank);
-    if (!codec.sparse()) {
+    if (codec.owners()) {
       to_owners(
           fabric, [&](int to) { return codec.send_slot(codec.segment_of(to)); },
           [&](int from) { return codec.recv_slot(from); });
@@ -95,6 +95,9 @@ class CompressedRing : public StrategyProgram {
              "owners sum in worker order, all-gather of the sums)";
     if (compression_.shared_draw())
       return "ring with randomk compression, shared indices: all-reduce of the selected values";
+    if (compression_.gathered())
+      return std::string("ring with ") + compression_name(compression_.kind) +
+             " compression: all-gather of every worker's encoded bucket";
     return std::string("ring with ") + compression_name(compression_.kind) +
            (sparse ? " compression: all-gather of (index, value) blocks"
                    : " compression: direct sends of encoded parts to their owners, owners sum "

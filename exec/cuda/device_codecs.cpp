@@ -86,9 +86,11 @@ void DeviceCodecs::encode(const core::BucketCodec& codec, int rank, std::uint64_
   } else {
     int bits = c.quantize_bits();
     std::int64_t per_scale = core::elements_per_scale(c);
-    for (int p = 0; p < codec.workers(); ++p) {
-      core::Span part = codec.part(p);
-      float* slot = scratch + codec.send_slot(p).begin;
+    // 1-bit Adam's all-reduce encodes each owner's part; an all-gather the whole bucket.
+    int parts = codec.gathered() ? 1 : codec.workers();
+    for (int p = 0; p < parts; ++p) {
+      core::Span part = codec.gathered() ? core::Span{0, count} : codec.part(p);
+      float* slot = scratch + (codec.gathered() ? codec.block_of(rank) : codec.send_slot(p).begin);
       launch_encode_part(x + part.begin, part.count, per_scale, bits, slot, stream_);
       if (c.error_feedback)
         launch_residual_of_part(x + part.begin, slot, part.count, per_scale, bits,
@@ -176,6 +178,12 @@ void DeviceCodecs::owner_reduce(const core::BucketCodec& codec, int rank, std::u
 
 void DeviceCodecs::decode(const core::BucketCodec& codec, const float* scratch, float* grad) {
   const core::Compression& c = codec.compression();
+  if (codec.gathered()) {  // every worker's bucket added in segment order into zeros, as the host
+    launch_sum_parts(scratch + codec.gather_area().begin, codec.slot(), codec.workers(),
+                     codec.count(), core::elements_per_scale(c), c.quantize_bits(), nullptr, grad,
+                     stream_);
+    return;
+  }
   if (!codec.sparse()) {
     int bits = c.quantize_bits();
     for (int p = 0; p < codec.workers(); ++p)

@@ -212,6 +212,11 @@ TEST(CompressionWire, BytesPerWorkerFollowTheClosedForms) {
   Compression four = kind(CompressionKind::kQuantize);
   four.bits = 4;
   EXPECT_DOUBLE_EQ(compressed_wire_bytes(four, 8 << 20, 8), 14.0 * (131072 + 4) * 4);
+  // 1-bit all-gathered (GRACE): the whole bucket's 262,144 words of signs and 32 scales, sent
+  // n - 1 times.
+  Compression gathered = kind(CompressionKind::kOnebit);
+  gathered.allgather = true;
+  EXPECT_DOUBLE_EQ(compressed_wire_bytes(gathered, 8 << 20, 8), 7.0 * (262144 + 32) * 4);
   // 1-bit: a part of 8M / 8 = 1,048,576 elements is 32,768 words of signs and 4 scales (one per
   // 1 MiB of fp32 = 262,144 elements); 2 (n - 1) parts of it: about 1/32 of the ring's bytes.
   std::int64_t count = 8 << 20;
@@ -424,6 +429,13 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"three_bits", plan(kRing + training("{ kind: quantize, bits: 3 }")), 12,
                 "must be 1, 2, 4 or 8"},
         Refusal{"bits_on_int8", plan(kRing + training("{ kind: int8, bits: 4 }")), 12, "bits"},
+        Refusal{"exchange_on_topk", plan(kRing + training("{ kind: topk, exchange: allgather }")),
+                12, "applies to int8, onebit and quantize: topk has one exchange"},
+        Refusal{"unknown_exchange", plan(kRing + training("{ kind: onebit, exchange: ring }")), 12,
+                "allgather"},
+        Refusal{"allgather_over_ps",
+                plan("strategy: { kind: ps }\n" + training("{ kind: int8, exchange: allgather }")),
+                12, "exchange: allgather runs over the ring"},
         Refusal{"bad_rate",
                 std::string("cluster:\n  name: c\n  devices_per_node: 8\n"
                             "  device: { flops: 100TFLOPS, compress: { topk: fast } }\n"
@@ -458,7 +470,8 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
        {std::string("{ kind: topk, density: 0.001, error_feedback: false }"),
         std::string("{ kind: onebit, chunk: 64KiB }"), std::string("{ kind: fp16 }"),
         std::string("{ kind: randomk, density: 0.01, shared_indices: true }"),
-        std::string("{ kind: quantize, bits: 4, chunk: 64KiB }")}) {
+        std::string("{ kind: quantize, bits: 4, chunk: 64KiB }"),
+        std::string("{ kind: onebit, exchange: allgather }")}) {
     Plan p = testing::load_text("save", cluster + testing::kInlineWorkload + kRing + training(c));
     Plan back = testing::load_text("back", plan_to_yaml(p));
     const Compression &a = p.training.compression, &b = back.training.compression;
@@ -468,6 +481,7 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
     EXPECT_EQ(a.error_feedback, b.error_feedback) << c;
     EXPECT_EQ(a.shared_indices, b.shared_indices) << c;
     EXPECT_EQ(a.bits, b.bits) << c;
+    EXPECT_EQ(a.allgather, b.allgather) << c;
     EXPECT_EQ(a.shared_indices, c.find("shared_indices") != std::string::npos) << c;
     EXPECT_EQ(back.cluster.device.compress_topk, 1.5e9);
     EXPECT_EQ(back.cluster.device.compress_quantize, 20e9);

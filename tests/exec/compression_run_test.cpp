@@ -136,6 +136,28 @@ TEST(CompressionRun, OverAParameterServerEmptyShardsTakeNoPart) {
   }
 }
 
+// GRACE's exchange of quantized codes: every worker's encoded bucket all-gathered, each worker
+// decoding and adding them all.
+TEST(CompressionRun, AllGatheredCodesMatchTheReferenceExactly) {
+  for (CompressionKind kind : {CompressionKind::kOnebit, CompressionKind::kQuantize})
+    for (int n : {3, 4}) {
+      SCOPED_TRACE(std::string(core::compression_name(kind)) + " n=" + std::to_string(n));
+      core::Plan p = compressed_plan(kind, n, true);
+      p.training.compression.bits = 4;
+      p.training.compression.allgather = true;
+      core::RunResult r = run_local(p, quick());
+      EXPECT_EQ(r.wrong, 0);
+      EXPECT_EQ(r.steps.size(), 3u);
+      ASSERT_TRUE(r.compression);
+      EXPECT_LT(r.compression->wire_bytes, r.compression->wire_bytes_uncompressed);
+    }
+  core::Plan p = compressed_plan(CompressionKind::kOnebit, 3, false);
+  p.training.compression.allgather = true;
+  ExecOptions o = quick();
+  o.drop_error_feedback = true;
+  EXPECT_GT(run_local(p, o).wrong, 0);
+}
+
 // QSGD's and CGX's codes of 2 and 4 bits in 1-bit Adam's compressed all-reduce, and over the
 // parameter server.
 TEST(CompressionRun, QuantizedToTwoAndFourBitsMatchesTheReferenceExactly) {

@@ -60,7 +60,7 @@ void bucket_exchange(core::CodecBackend& codecs, const core::BucketCodec& codec,
                      const std::vector<float*>& words, const CopyFn& copy) {
   for (int r = 0; r < kWorkers; ++r) codecs.encode(codec, r, 0, words[r], words[r] + kCount);
   auto segment_of = [&codec](int r) { return codec.segment_of(r); };
-  if (!codec.sparse()) {
+  if (codec.owners()) {
     to_owners(
         copy, [&](int to) { return codec.send_slot(codec.segment_of(to)); },
         [&](int from) { return codec.recv_slot(from); });
@@ -178,9 +178,11 @@ TEST(DeviceCodecs, TopkRandomkInt8AndOnebitGiveTheHostsBits) {
     cases.push_back(compression(CompressionKind::kQuantize));
     cases.back().bits = bits;
   }
+  cases.push_back(cases.back());
+  cases.back().allgather = true;
   for (const core::Compression& c : cases) {
     SCOPED_TRACE(std::string(core::compression_name(c.kind)) + (c.shared_indices ? " shared" : "") +
-                 " " + std::to_string(c.bits) + " bits");
+                 " " + std::to_string(c.bits) + " bits" + (c.allgather ? " all-gathered" : ""));
     Outcome o = run_both(c);
     for (std::size_t w = 0; w < o.host.size(); ++w) {
       long differing = 0;

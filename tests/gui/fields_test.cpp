@@ -117,6 +117,9 @@ const std::vector<FieldCase>& field_cases() {
       {{{"training.compression.kind", "quantize"}, {"training.compression.bits", "4"}},
        {{"plan", "fusion_buffer: 64MiB",
          "fusion_buffer: 64MiB\n  compression: { kind: quantize, bits: 4 }"}}},
+      {{{"training.compression.kind", "onebit"}, {"training.compression.exchange", "allgather"}},
+       {{"plan", "fusion_buffer: 64MiB",
+         "fusion_buffer: 64MiB\n  compression: { kind: onebit, exchange: allgather }"}}},
   };
   return cases;
 }

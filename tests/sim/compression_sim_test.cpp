@@ -138,6 +138,26 @@ core::Plan shared_randomk(core::Plan plan) {
   return plan;
 }
 
+// GRACE's 1-bit exchange: the whole bucket encoded (2.5M signs: 78,125 words, and 10 scales of
+// 262,144 elements), sent n - 1 times around the ring.
+TEST(CompressionSim, AllGatheredOneBitSendsTheWholeEncodedBucket) {
+  core::Cluster one_per_node = testing::switch_cluster(1, 12.5e9, 2e-6);
+  for (int n : {3, 8}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    core::Plan plan =
+        compressed(testing::collective_plan(one_per_node, core::StrategyKind::kRing, n, 2.5e6),
+                   CompressionKind::kOnebit);
+    plan.training.compression.allgather = true;
+    core::RunResult r = simulate(plan);
+    double bytes = (n - 1) * 78135 * 4.0;
+    EXPECT_NEAR(link_bytes(r, "node0-nic"), 2 * bytes, 1e-9 * bytes);
+    ASSERT_TRUE(r.compression);
+    EXPECT_DOUBLE_EQ(r.compression->wire_bytes, bytes);
+    core::RunResult ana = predict_analytic(plan);
+    EXPECT_LT(std::fabs(network_s(r) - network_s(ana)) / network_s(r), 0.02);
+  }
+}
+
 TEST(CompressionSim, SharedRandomKAllReducesTheValuesAlone) {
   core::Cluster one_per_node = testing::switch_cluster(1, 12.5e9, 2e-6);
   for (auto [n, bytes] : {std::pair{4, 6 * 625 * 4.0}, std::pair{5, 8 * 500 * 4.0}}) {
@@ -187,6 +207,8 @@ TEST(CompressionSim, AFreeNetworkCostsExactlyTheCodecsDeviceTime) {
       std::vector<core::Plan> plans;
       for (CompressionKind kind : kKinds) plans.push_back(compressed(plain, kind));
       plans.push_back(shared_randomk(plain));
+      plans.push_back(compressed(plain, CompressionKind::kQuantize));
+      plans.back().training.compression.allgather = true;
       for (const core::Plan& p : plans) {
         SCOPED_TRACE(std::string(core::compression_name(p.training.compression.kind)) +
                      (overlap ? " overlapped" : "") + (analytic ? " analytic" : " sim"));
