@@ -32,6 +32,24 @@ core::Plan compressed_plan(CompressionKind kind, int workers, bool overlap) {
 
 ExecOptions quick() { return testing::quick_options(); }
 
+// Runs `plan`'s three steps on Gloo; every step must match the reference and send fewer bytes
+// than the plain exchange.
+core::RunResult run_checked(const core::Plan& plan) {
+  core::RunResult r = run_local(plan, quick());
+  EXPECT_EQ(r.wrong, 0);
+  EXPECT_EQ(r.steps.size(), 3u);
+  EXPECT_TRUE(r.compression);
+  if (r.compression) EXPECT_LT(r.compression->wire_bytes, r.compression->wire_bytes_uncompressed);
+  return r;
+}
+
+// The same run with its error feedback dropped: the check must catch it.
+void expect_caught_without_error_feedback(const core::Plan& plan) {
+  ExecOptions o = quick();
+  o.drop_error_feedback = true;
+  EXPECT_GT(run_local(plan, o).wrong, 0);  // the CLI then fails the run
+}
+
 TEST(CompressionRun, EveryStepMatchesTheReferenceExactly) {
   for (CompressionKind kind :
        {CompressionKind::kTopk, CompressionKind::kRandomk, CompressionKind::kInt8,
@@ -40,11 +58,7 @@ TEST(CompressionRun, EveryStepMatchesTheReferenceExactly) {
       for (bool overlap : {false, true}) {
         SCOPED_TRACE(std::string(core::compression_name(kind)) + " n=" + std::to_string(n) +
                      (overlap ? " overlapped" : ""));
-        core::RunResult r = run_local(compressed_plan(kind, n, overlap), quick());
-        EXPECT_EQ(r.wrong, 0);
-        EXPECT_EQ(r.steps.size(), 3u);
-        ASSERT_TRUE(r.compression);
-        EXPECT_LT(r.compression->wire_bytes, r.compression->wire_bytes_uncompressed);
+        run_checked(compressed_plan(kind, n, overlap));
       }
 }
 
@@ -55,9 +69,7 @@ TEST(CompressionRun, SharedRandomKMatchesTheReferenceExactly) {
       SCOPED_TRACE("n=" + std::to_string(n) + (overlap ? " overlapped" : ""));
       core::Plan p = compressed_plan(CompressionKind::kRandomk, n, overlap);
       p.training.compression.shared_indices = true;
-      core::RunResult r = run_local(p, quick());
-      EXPECT_EQ(r.wrong, 0);
-      EXPECT_EQ(r.steps.size(), 3u);
+      core::RunResult r = run_checked(p);
       ASSERT_TRUE(r.compression);
       // 2 (n - 1) / n of the values against (n - 1) (index, value) pairs: n times fewer bytes.
       p.training.compression.shared_indices = false;
@@ -66,19 +78,14 @@ TEST(CompressionRun, SharedRandomKMatchesTheReferenceExactly) {
     }
   core::Plan p = compressed_plan(CompressionKind::kRandomk, 3, false);
   p.training.compression.shared_indices = true;
-  ExecOptions o = quick();
-  o.drop_error_feedback = true;
-  EXPECT_GT(run_local(p, o).wrong, 0);
+  expect_caught_without_error_feedback(p);
 }
 
 TEST(CompressionRun, DroppingErrorFeedbackFailsTheCheck) {
   for (CompressionKind kind :
        {CompressionKind::kTopk, CompressionKind::kOnebit, CompressionKind::kPowersgd}) {
     SCOPED_TRACE(core::compression_name(kind));
-    ExecOptions o = quick();
-    o.drop_error_feedback = true;
-    core::RunResult r = run_local(compressed_plan(kind, 3, false), o);
-    EXPECT_GT(r.wrong, 0);  // the CLI then fails the run
+    expect_caught_without_error_feedback(compressed_plan(kind, 3, false));
   }
 }
 
@@ -104,9 +111,7 @@ TEST(CompressionRun, OverAParameterServerEveryStepMatchesTheReference) {
     }
   for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kOnebit}) {
     SCOPED_TRACE(std::string("without error feedback: ") + core::compression_name(kind));
-    ExecOptions o = quick();
-    o.drop_error_feedback = true;
-    EXPECT_GT(run_local(compressed_ps_plan(kind, false), o).wrong, 0);
+    expect_caught_without_error_feedback(compressed_ps_plan(kind, false));
   }
 }
 
@@ -145,17 +150,11 @@ TEST(CompressionRun, AllGatheredCodesMatchTheReferenceExactly) {
       core::Plan p = compressed_plan(kind, n, true);
       p.training.compression.bits = 4;
       p.training.compression.allgather = true;
-      core::RunResult r = run_local(p, quick());
-      EXPECT_EQ(r.wrong, 0);
-      EXPECT_EQ(r.steps.size(), 3u);
-      ASSERT_TRUE(r.compression);
-      EXPECT_LT(r.compression->wire_bytes, r.compression->wire_bytes_uncompressed);
+      run_checked(p);
     }
   core::Plan p = compressed_plan(CompressionKind::kOnebit, 3, false);
   p.training.compression.allgather = true;
-  ExecOptions o = quick();
-  o.drop_error_feedback = true;
-  EXPECT_GT(run_local(p, o).wrong, 0);
+  expect_caught_without_error_feedback(p);
 }
 
 // QSGD's and CGX's codes of 2 and 4 bits in 1-bit Adam's compressed all-reduce, and over the
@@ -167,11 +166,7 @@ TEST(CompressionRun, QuantizedToTwoAndFourBitsMatchesTheReferenceExactly) {
       core::Plan p = ps ? compressed_ps_plan(CompressionKind::kQuantize, true)
                         : compressed_plan(CompressionKind::kQuantize, 4, true);
       p.training.compression.bits = bits;
-      core::RunResult r = run_local(p, quick());
-      EXPECT_EQ(r.wrong, 0);
-      EXPECT_EQ(r.steps.size(), 3u);
-      ASSERT_TRUE(r.compression);
-      EXPECT_LT(r.compression->wire_bytes, r.compression->wire_bytes_uncompressed);
+      run_checked(p);
     }
 }
 
