@@ -19,6 +19,7 @@
 //  - int8, onebit, quantize with `exchange: allgather` (GRACE's): each worker encodes its whole
 //    bucket into one slot (scales, then codes); the n slots are all-gathered around the ring and
 //    every worker decodes and adds them in segment order into a zeroed bucket: (n-1) slots' words.
+//    With `majority_vote` (1-bit codes) every element is the sign most workers sent (signSGD).
 //  - powersgd: two all-reduces of fp32 sums (P, rows x r, then Q, cols x r, of the bucket's matrix:
 //    core/powersgd_codec.hpp), each as direct sends of n-1 parts to their owners and a ring
 //    all-gather of the owners' sums: 2(n-1) x (ceil(rows r / n) + ceil(cols r / n)) words.

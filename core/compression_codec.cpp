@@ -170,6 +170,7 @@ void BucketCodec::owner_reduce(int rank, float* scratch, CodecState& st) const {
 }
 
 void BucketCodec::decode(const float* scratch, float* grad) const {
+  if (gathered() && c_.majority_vote) return vote(scratch, grad);
   if (gathered()) {  // every worker's bucket added in segment order into zeros, as the GPU does
     std::fill(grad, grad + count_, 0.0f);
     for (int s = 0; s < workers_; ++s) decode_part(scratch + s * slot_, count_, grad, true);
@@ -185,6 +186,18 @@ void BucketCodec::decode(const float* scratch, float* grad) const {
   for (int s = 0; s < blocks(); ++s) {  // in segment order: every worker adds in the same order
     const float* block = scratch + s * 2 * k_;
     for (std::int64_t j = 0; j < k_; ++j) grad[from_word(block[j])] += block[k_ + j];
+  }
+}
+
+void BucketCodec::vote(const float* scratch, float* grad) const {
+  std::int64_t scales = ceil_div(count_, elements_per_scale(c_));
+  for (std::int64_t i = 0; i < count_; ++i) {
+    int votes = 0;
+    for (int s = 0; s < workers_; ++s) {
+      std::uint32_t word = from_word(scratch[s * slot_ + scales + i / 32]);
+      votes += (word >> (i % 32)) & 1u ? 1 : -1;
+    }
+    grad[i] = static_cast<float>((votes > 0) - (votes < 0));
   }
 }
 

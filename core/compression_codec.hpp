@@ -82,13 +82,17 @@ class BucketCodec {
   // them, adds its residual, and encodes the sum into its result slot.
   void owner_reduce(int rank, float* scratch, CodecState& st) const;
   // Writes the exchanged bucket into `grad`: sparse, the n blocks added into zeros; quantized,
-  // every part decoded from its result slot.
+  // every part decoded from its result slot; all-gathered, the n buckets added into zeros (or
+  // their signs' majority vote).
   void decode(const float* scratch, float* grad) const;
 
  private:
   void encode_sparse(int rank, std::uint64_t bucket_id, const float* x, float* block,
                      CodecState& st) const;
   void encode_part(const float* x, std::int64_t count, float* slot) const;
+  // signSGD's majority vote over the n all-gathered slots of signs: each element +1, -1 or (a
+  // tie) 0, counted from the codes whatever the scales.
+  void vote(const float* scratch, float* grad) const;
   void decode_part(const float* slot, std::int64_t count, float* out, bool add) const;
 
   Compression c_;

@@ -302,10 +302,12 @@ struct Compression {
   int bits = 8;                      // quantize: 1, 2, 4 or 8 bits an element
   bool allgather = false;            // int8, onebit, quantize: all-gather every worker's encoded
                                      // bucket (GRACE) instead of 1-bit Adam's all-reduce
+  bool majority_vote = false;        // all-gathered signs: each element the sign of the workers'
+                                     // votes (signSGD with majority vote)
   double chunk = 1.0 * 1024 * 1024;  // int8, onebit: bytes of fp32 gradient per scale
   int line = 0;
   int density_line = 0, rank_line = 0, chunk_line = 0, shared_indices_line = 0, bits_line = 0,
-      exchange_line = 0;
+      exchange_line = 0, majority_vote_line = 0;
   // int8, onebit and quantize: scales per chunk and packed codes (core/compression.hpp)
   bool quantized() const {
     return kind == CompressionKind::kInt8 || kind == CompressionKind::kOnebit ||

@@ -79,6 +79,55 @@ void apply_compression_precision(YamlMap& parent, Training& t, bool precision_gi
   }
 }
 
+// Random-k's shared indices (refused on the other kinds).
+void read_shared_indices(YamlMap& m, const YAML::Node& node, Compression& c) {
+  if (!node["shared_indices"]) return;
+  c.shared_indices_line = line_of(node["shared_indices"]);
+  if (c.kind != CompressionKind::kRandomk)
+    m.fail("shared_indices", "applies to randomk only: " + std::string(compression_name(c.kind)) +
+                                 (c.kind == CompressionKind::kTopk
+                                      ? " picks each worker's largest elements, which differ"
+                                      : " sends no indices"));
+  c.shared_indices = m.get_bool("shared_indices", false);
+}
+
+// The quantized kinds' bits (quantize), exchange and chunk.
+void read_quantized(YamlMap& m, const YAML::Node& node, Compression& c) {
+  if (c.kind == CompressionKind::kQuantize) {
+    c.bits_line = line_of(node["bits"]);
+    c.bits = m.get_int_or("bits", 1, c.bits);
+    if (c.bits != 1 && c.bits != 2 && c.bits != 4 && c.bits != 8)
+      m.fail("bits", "must be 1, 2, 4 or 8 (bits an element; got " + std::to_string(c.bits) + ")");
+  }
+  if (node["exchange"]) {
+    c.exchange_line = line_of(node["exchange"]);
+    if (!c.quantized())
+      m.fail("exchange", "applies to int8, onebit and quantize: " +
+                             std::string(compression_name(c.kind)) + " has one exchange");
+    c.allgather = m.get_choice("exchange", {"allreduce", "allgather"}) == "allgather";
+  }
+  if (c.quantized()) {
+    c.chunk_line = line_of(node["chunk"]);
+    c.chunk = m.get_quantity("chunk", Quantity::kBytes, c.chunk);
+    if (c.chunk < 4) m.fail("chunk", "must hold at least one fp32 element (4 bytes)");
+  }
+}
+
+// signSGD's majority vote: 1-bit codes, all-gathered, without error feedback.
+void read_majority_vote(YamlMap& m, const YAML::Node& node, Compression& c) {
+  if (!node["majority_vote"]) return;
+  c.majority_vote_line = line_of(node["majority_vote"]);
+  c.majority_vote = m.get_bool("majority_vote", false);
+  if (!c.majority_vote) return;
+  if (!c.quantized() || c.quantize_bits() != 1)
+    m.fail("majority_vote", "applies to signs (onebit, or quantize with bits: 1), not " +
+                                std::string(compression_name(c.kind)));
+  if (!c.allgather)
+    m.fail("majority_vote", "needs exchange: allgather (every worker counts every worker's vote)");
+  if (c.error_feedback)
+    m.fail("majority_vote", "keeps no error feedback (signSGD's vote): give error_feedback: false");
+}
+
 Compression read_compression(YamlMap& parent) {
   Compression c;
   std::optional<YAML::Node> given =
@@ -90,44 +139,19 @@ Compression read_compression(YamlMap& parent) {
   for (const char* name : compression_names()) kinds.push_back(name);
   c.kind = *parse_compression_kind(m.get_choice("kind", kinds));
   bool sparse = c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk;
-  bool quantized = c.quantized();
   if (sparse) {
     c.density_line = line_of(node["density"]);
     c.density = m.get_double("density", 1e-12, 1.0, c.density);
   }
-  if (node["shared_indices"]) {
-    c.shared_indices_line = line_of(node["shared_indices"]);
-    if (c.kind != CompressionKind::kRandomk)
-      m.fail("shared_indices", "applies to randomk only: " + std::string(compression_name(c.kind)) +
-                                   (c.kind == CompressionKind::kTopk
-                                        ? " picks each worker's largest elements, which differ"
-                                        : " sends no indices"));
-    c.shared_indices = m.get_bool("shared_indices", false);
-  }
-  if (c.kind == CompressionKind::kQuantize) {
-    c.bits_line = line_of(node["bits"]);
-    c.bits = m.get_int_or("bits", 1, c.bits);
-    if (c.bits != 1 && c.bits != 2 && c.bits != 4 && c.bits != 8)
-      m.fail("bits", "must be 1, 2, 4 or 8 (bits an element; got " + std::to_string(c.bits) + ")");
-  }
-  if (node["exchange"]) {
-    c.exchange_line = line_of(node["exchange"]);
-    if (!quantized)
-      m.fail("exchange", "applies to int8, onebit and quantize: " +
-                             std::string(compression_name(c.kind)) + " has one exchange");
-    c.allgather = m.get_choice("exchange", {"allreduce", "allgather"}) == "allgather";
-  }
-  if (quantized) {
-    c.chunk_line = line_of(node["chunk"]);
-    c.chunk = m.get_quantity("chunk", Quantity::kBytes, c.chunk);
-    if (c.chunk < 4) m.fail("chunk", "must hold at least one fp32 element (4 bytes)");
-  }
+  read_shared_indices(m, node, c);
+  read_quantized(m, node, c);
   if (c.kind == CompressionKind::kPowersgd) {
     c.rank_line = line_of(node["rank"]);
     c.rank = m.get_int_or("rank", 1, c.rank);
   }
-  if (sparse || quantized || c.kind == CompressionKind::kPowersgd)
+  if (sparse || c.quantized() || c.kind == CompressionKind::kPowersgd)
     c.error_feedback = m.get_bool("error_feedback", true);
+  read_majority_vote(m, node, c);
   m.finish();
   return c;
 }

@@ -346,6 +346,7 @@ void compression(YAML::Emitter& out, const Compression& c) {
   if (c.kind == CompressionKind::kQuantize) out << YAML::Key << "bits" << YAML::Value << c.bits;
   if (c.quantized()) out << YAML::Key << "chunk" << YAML::Value << exact(c.chunk, "B");
   if (c.gathered()) out << YAML::Key << "exchange" << YAML::Value << "allgather";
+  if (c.majority_vote) out << YAML::Key << "majority_vote" << YAML::Value << true;
   if (c.kind == CompressionKind::kPowersgd) out << YAML::Key << "rank" << YAML::Value << c.rank;
   if (c.kind != CompressionKind::kFp16)
     out << YAML::Key << "error_feedback" << YAML::Value << c.error_feedback;

@@ -196,6 +196,18 @@ __global__ void sum_parts_kernel(const float* first_slot, std::int64_t slot_word
   }
 }
 
+__global__ void vote_kernel(const float* first_slot, std::int64_t slot_words, int slots,
+                            std::int64_t count, std::int64_t scales, float* out) {
+  SCALEOUT_GRID_LOOP(i, count) {
+    int votes = 0;
+    for (int q = 0; q < slots; ++q) {
+      std::uint32_t word = bits_of(first_slot[q * slot_words + scales + i / 32]);
+      votes += ((word >> (i % 32)) & 1u) ? 1 : -1;
+    }
+    out[i] = static_cast<float>((votes > 0) - (votes < 0));
+  }
+}
+
 __global__ void sum_vectors_kernel(const float* const* parts, int n, std::int64_t count,
                                    float* sum) {
   SCALEOUT_GRID_LOOP(i, count) {
@@ -321,6 +333,15 @@ void launch_sum_parts(const float* first_slot, std::int64_t slot_words, int slot
   sum_parts_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
       first_slot, slot_words, slots, count, per_scale, scales_of(count, per_scale), bits, residual,
       sum);
+  checked();
+}
+
+void launch_vote_signs(const float* first_slot, std::int64_t slot_words, int slots,
+                       std::int64_t count, std::int64_t per_scale, float* out,
+                       cudaStream_t stream) {
+  if (count <= 0) return;
+  vote_kernel<<<blocks_for(count), kThreads, 0, stream>>>(first_slot, slot_words, slots, count,
+                                                          scales_of(count, per_scale), out);
   checked();
 }
 

@@ -53,6 +53,11 @@ void launch_sum_parts(const float* first_slot, std::int64_t slot_words, int slot
                       std::int64_t count, std::int64_t per_scale, int bits, const float* residual,
                       float* sum, cudaStream_t stream);
 
+// out[i] = +1, -1 or 0 (a tie): the majority of the signs element i has in the `slots` 1-bit
+// slots `slot_words` apart from `first_slot` (signSGD's vote, as core::BucketCodec::vote counts).
+void launch_vote_signs(const float* first_slot, std::int64_t slot_words, int slots,
+                       std::int64_t count, std::int64_t per_scale, float* out, cudaStream_t stream);
+
 // sum[i] = 0 + part(0)[i] + ... + part(n-1)[i]: PowerSGD's owner sum, part w at
 // `parts[w]` (a device array of n pointers).
 void launch_sum_vectors(const float* const* parts, int n, std::int64_t count, float* sum,

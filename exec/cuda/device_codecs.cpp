@@ -178,6 +178,11 @@ void DeviceCodecs::owner_reduce(const core::BucketCodec& codec, int rank, std::u
 
 void DeviceCodecs::decode(const core::BucketCodec& codec, const float* scratch, float* grad) {
   const core::Compression& c = codec.compression();
+  if (codec.gathered() && c.majority_vote) {
+    launch_vote_signs(scratch + codec.gather_area().begin, codec.slot(), codec.workers(),
+                      codec.count(), core::elements_per_scale(c), grad, stream_);
+    return;
+  }
   if (codec.gathered()) {  // every worker's bucket added in segment order into zeros, as the host
     launch_sum_parts(scratch + codec.gather_area().begin, codec.slot(), codec.workers(),
                      codec.count(), core::elements_per_scale(c), c.quantize_bits(), nullptr, grad,

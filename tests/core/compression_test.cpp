@@ -122,6 +122,26 @@ TEST(CompressionCodec, EightAndOneBitQuantizeAreInt8AndOnebit) {
   }
 }
 
+// signSGD with majority vote: every element takes the sign most workers sent (a tie: 0), the
+// scales aside; zero votes up, as a 1-bit code does.
+TEST(CompressionCodec, MajorityVoteTakesTheSignMostWorkersSent) {
+  auto vote = [](const std::vector<std::vector<float>>& grads) {
+    Compression c = kind(CompressionKind::kOnebit, 0, 16);
+    c.allgather = c.majority_vote = true;
+    c.error_feedback = false;
+    int n = static_cast<int>(grads.size());
+    BucketCodec codec(c, n, 4);
+    std::vector<float> scratch(codec.scratch_words()), out(4, 9.0f);
+    std::vector<CodecState> states(n);
+    for (int r = 0; r < n; ++r) codec.encode(r, 0, grads[r].data(), scratch.data(), states[r]);
+    codec.decode(scratch.data(), out.data());
+    return out;
+  };
+  EXPECT_EQ(vote({{1, -1, 1, -1}, {5, 2, -1, -3}, {-7, 1, 0, -1}}),
+            (std::vector<float>{1, 1, 1, -1}));
+  EXPECT_EQ(vote({{1, -1, 0, -2}, {-1, -1, 3, 4}}), (std::vector<float>{0, -1, 1, 0}));
+}
+
 TEST(CompressionCodec, RandomKDrawsDifferentElementsEachStep) {
   BucketCodec codec(kind(CompressionKind::kRandomk, 0.1), 1, 1000);
   CodecState st;
@@ -433,6 +453,18 @@ INSTANTIATE_TEST_SUITE_P(
                 12, "applies to int8, onebit and quantize: topk has one exchange"},
         Refusal{"unknown_exchange", plan(kRing + training("{ kind: onebit, exchange: ring }")), 12,
                 "allgather"},
+        Refusal{"vote_on_int8",
+                plan(kRing + training("{ kind: int8, exchange: allgather, majority_vote: true, "
+                                      "error_feedback: false }")),
+                12, "applies to signs"},
+        Refusal{
+            "vote_without_allgather",
+            plan(kRing + training("{ kind: onebit, majority_vote: true, error_feedback: false }")),
+            12, "needs exchange: allgather"},
+        Refusal{
+            "vote_with_error_feedback",
+            plan(kRing + training("{ kind: onebit, exchange: allgather, majority_vote: true }")),
+            12, "give error_feedback: false"},
         Refusal{"allgather_over_ps",
                 plan("strategy: { kind: ps }\n" + training("{ kind: int8, exchange: allgather }")),
                 12, "exchange: allgather runs over the ring"},
@@ -471,7 +503,9 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
         std::string("{ kind: onebit, chunk: 64KiB }"), std::string("{ kind: fp16 }"),
         std::string("{ kind: randomk, density: 0.01, shared_indices: true }"),
         std::string("{ kind: quantize, bits: 4, chunk: 64KiB }"),
-        std::string("{ kind: onebit, exchange: allgather }")}) {
+        std::string("{ kind: onebit, exchange: allgather }"),
+        std::string("{ kind: quantize, bits: 1, exchange: allgather, majority_vote: true, "
+                    "error_feedback: false }")}) {
     Plan p = testing::load_text("save", cluster + testing::kInlineWorkload + kRing + training(c));
     Plan back = testing::load_text("back", plan_to_yaml(p));
     const Compression &a = p.training.compression, &b = back.training.compression;
@@ -482,6 +516,7 @@ TEST(CompressionPlan, SavedPlansRoundTripAndStampTheirCompression) {
     EXPECT_EQ(a.shared_indices, b.shared_indices) << c;
     EXPECT_EQ(a.bits, b.bits) << c;
     EXPECT_EQ(a.allgather, b.allgather) << c;
+    EXPECT_EQ(a.majority_vote, b.majority_vote) << c;
     EXPECT_EQ(a.shared_indices, c.find("shared_indices") != std::string::npos) << c;
     EXPECT_EQ(back.cluster.device.compress_topk, 1.5e9);
     EXPECT_EQ(back.cluster.device.compress_quantize, 20e9);

@@ -155,6 +155,14 @@ TEST(CompressionRun, AllGatheredCodesMatchTheReferenceExactly) {
   core::Plan p = compressed_plan(CompressionKind::kOnebit, 3, false);
   p.training.compression.allgather = true;
   expect_caught_without_error_feedback(p);
+  // signSGD with majority vote: the n workers' signs counted on every worker.
+  for (int n : {3, 4}) {
+    SCOPED_TRACE("majority vote n=" + std::to_string(n));
+    core::Plan vote = compressed_plan(CompressionKind::kOnebit, n, true);
+    vote.training.compression.allgather = vote.training.compression.majority_vote = true;
+    vote.training.compression.error_feedback = false;
+    run_checked(vote);
+  }
 }
 
 // QSGD's and CGX's codes of 2 and 4 bits in 1-bit Adam's compressed all-reduce, and over the

@@ -180,6 +180,9 @@ TEST(DeviceCodecs, TopkRandomkInt8AndOnebitGiveTheHostsBits) {
   }
   cases.push_back(cases.back());
   cases.back().allgather = true;
+  cases.push_back(compression(CompressionKind::kOnebit));
+  cases.back().allgather = cases.back().majority_vote = true;
+  cases.back().error_feedback = false;
   for (const core::Compression& c : cases) {
     SCOPED_TRACE(std::string(core::compression_name(c.kind)) + (c.shared_indices ? " shared" : "") +
                  " " + std::to_string(c.bits) + " bits" + (c.allgather ? " all-gathered" : ""));
