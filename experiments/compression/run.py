@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where gradient compression pays: sweeps ResNet-50 and BERT-Large data-parallel training over
 1, 10, 25 and 100 Gb/s networks and 8 to 1,024 V100s (nodes of 8), for none, fp16, top-k 0.1%,
-1-bit and PowerSGD rank 4, with the analytic engine, and writes report.md and sweep.csv beside this script.
+random-k 0.1% with shared indices, 4-bit, 1-bit and PowerSGD rank 4, with the analytic engine, and writes report.md and sweep.csv beside this script.
 
 Usage: experiments/compression/run.py [--scaleout PATH]   (default: ../../build/cli/scaleout)
 Exits 1 when a sweep fails.
@@ -21,6 +21,8 @@ KINDS = {
     "none": "",
     "fp16": "{ kind: fp16 }",
     "topk": "{ kind: topk, density: 0.001 }",
+    "randomk-shared": "{ kind: randomk, density: 0.001, shared_indices: true }",
+    "quantize-4bit": "{ kind: quantize, bits: 4 }",
     "onebit": "{ kind: onebit }",
     "powersgd": "{ kind: powersgd, rank: 4 }",
 }
