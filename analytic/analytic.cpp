@@ -125,9 +125,9 @@ double ring_allreduce(const Layout& L, int n, double bytes) {
 }
 
 // The compressed ring (core/compression.hpp): the codec's work at the device's rates, then the
-// sparse blocks' all-gather (shared random-k: its values' all-reduce), or the encoded parts' n-1
-// rounds of direct sends (round s to rank
-// + s) and their all-gather, as the program runs them.
+// sparse blocks' all-gather (shared random-k: its values' all-reduce; all-gathered codes: the
+// encoded buckets' all-gather), or the encoded parts' n-1 rounds of direct sends (round s to
+// rank + s) and their all-gather, as the program runs them.
 double compressed_ring(const Layout& L, const Plan& plan, std::int64_t count) {
   const core::Compression& c = plan.training.compression;
   int n = L.workers;

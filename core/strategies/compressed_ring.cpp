@@ -3,9 +3,10 @@
 // sparse vectors are not sparse, so there is no reduce-scatter. Random-k with shared indices
 // all-reduces the values alone: every worker selected the same elements. Quantized kinds run 1-bit
 // Adam's compressed all-reduce: direct sends of each encoded part to its owner (n-1 rounds, round s
-// to rank + s), the owner's decode-sum-encode, then a ring all-gather of the encoded results. The
-// encoding and decoding run as local work: real on executed fabrics, priced at the device's
-// compressor rates on simulated ones (on the communication path, beside backward's compute).
+// to rank + s), the owner's decode-sum-encode, then a ring all-gather of the encoded results; with
+// `exchange: allgather` every worker's encoded bucket is all-gathered instead. The encoding and
+// decoding run as local work: real on executed fabrics, priced at the device's compressor rates on
+// simulated ones, where the work takes the device from backward's compute (sim/sim_fabric.cpp).
 #include "core/codec_backend.hpp"
 #include "core/compression.hpp"
 #include "core/compression_codec.hpp"
