@@ -136,7 +136,7 @@ double compressed_ring(const Layout& L, const Plan& plan, std::int64_t count) {
   if (c.shared_draw()) return codec + ring_allreduce(L, n, 4.0 * core::sparse_count(c, count));
   if (c.gathered())
     return codec + ring_phase(L, n - 1, 4.0 * core::quantized_words(c, count), next, Sums::kNo);
-  if (c.kind == core::CompressionKind::kTopk || c.kind == core::CompressionKind::kRandomk)
+  if (c.sparse())
     return codec + ring_phase(L, n - 1, 8.0 * core::sparse_count(c, count), next, Sums::kNo);
   // Parts of `slot` bytes to their owners, then the owners' results all-gathered.
   auto to_owners_and_gather = [&](double slot) {

@@ -9,14 +9,6 @@
 
 namespace scaleout::core {
 
-namespace {
-
-bool sparse(CompressionKind k) {
-  return k == CompressionKind::kTopk || k == CompressionKind::kRandomk;
-}
-
-}  // namespace
-
 const std::vector<const char*>& compression_names() {
   static const std::vector<const char*> names{"none", "fp16",   "topk",     "randomk",
                                               "int8", "onebit", "powersgd", "quantize"};
@@ -57,7 +49,7 @@ std::int64_t quantized_slot_words(const Compression& c, std::int64_t count, int 
 }
 
 std::int64_t scratch_words(const Compression& c, std::int64_t count, int workers) {
-  if (sparse(c.kind)) return 2 * sparse_count(c, count) * (c.shared_draw() ? 1 : workers);
+  if (c.sparse()) return 2 * sparse_count(c, count) * (c.shared_draw() ? 1 : workers);
   if (c.kind == CompressionKind::kPowersgd) return LowRankCodec(c, workers, count).scratch_words();
   if (c.gathered()) return quantized_words(c, count) * workers;  // n encoded buckets
   if (c.on()) return 3 * quantized_slot_words(c, count, workers) * workers;
@@ -68,7 +60,7 @@ double compressed_wire_bytes(const Compression& c, std::int64_t count, int worke
   double n1 = workers - 1;
   if (c.shared_draw()) return ring_wire_bytes(sparse_count(c, count), 4, workers);
   if (c.gathered()) return n1 * static_cast<double>(quantized_words(c, count)) * 4;
-  if (sparse(c.kind)) return n1 * 2.0 * static_cast<double>(sparse_count(c, count)) * 4;
+  if (c.sparse()) return n1 * 2.0 * static_cast<double>(sparse_count(c, count)) * 4;
   if (c.kind == CompressionKind::kPowersgd) {
     LowRankCodec codec(c, workers, count);
     return 2 * n1 * static_cast<double>(codec.p_slot() + codec.q_slot()) * 4;
@@ -101,7 +93,7 @@ CodecSeconds codec_seconds(const Compression& c, const DeviceSpec& device, std::
     s.decode = 0.4 * step;
     return s;
   }
-  if (sparse(c.kind)) {
+  if (c.sparse()) {
     double k = static_cast<double>(sparse_count(c, count));
     s.encode = c.kind == CompressionKind::kTopk ? elements / device.compress_topk : elements * pass;
     // zero the bucket, add n blocks (or write the one all-reduced block)
@@ -181,7 +173,7 @@ CompressionStep compression_step(const Plan& plan, const std::vector<std::int64_
     }
     if (c.on() && c.error_feedback) {
       double worker = static_cast<double>(count) * 4;
-      bool owns = !sparse(c.kind) && !c.gathered();  // 1-bit Adam's owner keeps its part's
+      bool owns = !c.sparse() && !c.gathered();  // 1-bit Adam's owner keeps its part's
       double owner = owns ? static_cast<double>(ceil_div(count, n)) * 4 : 0;
       out.error_feedback_bytes += worker + owner;
     }

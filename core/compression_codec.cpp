@@ -69,10 +69,7 @@ void decode_quantized(const Compression& c, const float* slot, std::int64_t coun
 }
 
 BucketCodec::BucketCodec(const Compression& c, int workers, std::int64_t count)
-    : c_(c),
-      workers_(workers),
-      count_(count),
-      sparse_(c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk) {
+    : c_(c), workers_(workers), count_(count), sparse_(c.sparse()) {
   assert(c.on() && c.kind != CompressionKind::kPowersgd);
   assert(count < (std::int64_t{1} << 32));  // indices are 32-bit words
   if (sparse_)

@@ -116,8 +116,7 @@ double least_bytes_per_parameter(const Plan& plan) {
   double bytes = 2.0 * plan.training.gradient_bytes_per_element;
   const Compression& c = plan.training.compression;
   if (c.on() && c.error_feedback) {
-    bool sparse = c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk;
-    bool owns = !sparse && !c.gathered();  // an owner keeps its part's residual
+    bool owns = !c.sparse() && !c.gathered();  // an owner keeps its part's residual
     bytes += 4.0 + (owns ? 4.0 / plan.training.workers : 0.0);
   }
   return bytes;

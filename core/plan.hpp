@@ -308,6 +308,10 @@ struct Compression {
   int line = 0;
   int density_line = 0, rank_line = 0, chunk_line = 0, shared_indices_line = 0, bits_line = 0,
       exchange_line = 0, majority_vote_line = 0;
+  // topk and randomk: (index, value) pairs or, shared, values (core/compression.hpp)
+  bool sparse() const {
+    return kind == CompressionKind::kTopk || kind == CompressionKind::kRandomk;
+  }
   // int8, onebit and quantize: scales per chunk and packed codes (core/compression.hpp)
   bool quantized() const {
     return kind == CompressionKind::kInt8 || kind == CompressionKind::kOnebit ||

@@ -138,7 +138,7 @@ Compression read_compression(YamlMap& parent) {
   std::vector<std::string> kinds;
   for (const char* name : compression_names()) kinds.push_back(name);
   c.kind = *parse_compression_kind(m.get_choice("kind", kinds));
-  bool sparse = c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk;
+  bool sparse = c.sparse();
   if (sparse) {
     c.density_line = line_of(node["density"]);
     c.density = m.get_double("density", 1e-12, 1.0, c.density);

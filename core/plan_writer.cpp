@@ -340,8 +340,7 @@ void compression(YAML::Emitter& out, const Compression& c) {
   if (c.kind == CompressionKind::kNone) return;
   out << YAML::Key << "compression" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
       << "kind" << YAML::Value << compression_name(c.kind);
-  if (c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk)
-    out << YAML::Key << "density" << YAML::Value << exact(c.density);
+  if (c.sparse()) out << YAML::Key << "density" << YAML::Value << exact(c.density);
   if (c.shared_draw()) out << YAML::Key << "shared_indices" << YAML::Value << true;
   if (c.kind == CompressionKind::kQuantize) out << YAML::Key << "bits" << YAML::Value << c.bits;
   if (c.quantized()) out << YAML::Key << "chunk" << YAML::Value << exact(c.chunk, "B");

@@ -11,10 +11,7 @@
 namespace scaleout::core {
 
 PsShardCodec::PsShardCodec(const Compression& c, int workers, std::int64_t count)
-    : c_(c),
-      workers_(workers),
-      count_(count),
-      sparse_(c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk) {
+    : c_(c), workers_(workers), count_(count), sparse_(c.sparse()) {
   assert(c.on() && c.kind != CompressionKind::kPowersgd);
   if (count == 0) return;  // an empty shard: nothing pushed, nothing to combine
   if (sparse_) {
@@ -93,7 +90,7 @@ PsCodecSeconds ps_codec_seconds(const Compression& c, const DeviceSpec& device, 
   PsCodecSeconds s;
   auto elements = static_cast<double>(count);
   double pass = 1.0 / device.compress_quantize;  // one element-wise pass over one element
-  if (c.kind == CompressionKind::kTopk || c.kind == CompressionKind::kRandomk) {
+  if (c.sparse()) {
     double k = static_cast<double>(sparse_count(c, count));
     s.encode = c.kind == CompressionKind::kTopk ? elements / device.compress_topk : elements * pass;
     s.reduce = (elements + workers * k) * pass;  // zero the shard, add the blocks

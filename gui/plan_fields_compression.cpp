@@ -13,10 +13,7 @@ namespace {
 using core::CompressionKind;
 using core::Plan;
 
-bool sparse(const Plan& p) {
-  auto k = p.training.compression.kind;
-  return k == CompressionKind::kTopk || k == CompressionKind::kRandomk;
-}
+bool sparse(const Plan& p) { return p.training.compression.sparse(); }
 bool quantized(const Plan& p) { return p.training.compression.quantized(); }
 
 // training.compression.<knob>, applying while `applies`.

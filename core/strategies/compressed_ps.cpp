@@ -38,7 +38,7 @@ class CompressedPs : public StrategyProgram {
   }
 
   std::string describe() const override {
-    bool sparse = c_.kind == CompressionKind::kTopk || c_.kind == CompressionKind::kRandomk;
+    bool sparse = c_.sparse();
     return "synchronous PS, " + std::to_string(servers_) + " shard(s), with " +
            compression_name(c_.kind) +
            (sparse ? " compression: sparse pushes, dense pulls"

@@ -89,8 +89,7 @@ class CompressedRing : public StrategyProgram {
   }
 
   std::string describe() const override {
-    bool sparse = compression_.kind == CompressionKind::kTopk ||
-                  compression_.kind == CompressionKind::kRandomk;
+    bool sparse = compression_.sparse();
     if (compression_.kind == CompressionKind::kPowersgd)
       return "ring with powersgd compression: all-reduces of P and Q (parts to their owners, "
              "owners sum in worker order, all-gather of the sums)";
