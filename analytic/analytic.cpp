@@ -208,18 +208,33 @@ LinkModel links_of(const Layout& L) {
           L.cross_traffic, L.host};
 }
 
+// BytePS's layout (core/strategies/compressed_ps_local.cpp): the node's dense reduce-scatter and
+// all-gather around worker 0's encoded pieces pushed and pulled, the busiest worker's codec and
+// the busiest server's combination between them.
+double compressed_ps_per_node(const PsInputs& in, const Plan& plan, std::int64_t count) {
+  core::RankPlan ranks = core::plan_ranks(plan);
+  core::PsNodeBucket b = core::ps_node_bucket(plan, ranks.layout, count);
+  double dense = 4.0 * static_cast<double>(std::max<std::int64_t>(1, b.part_elements));
+  return b.worker_codec_s + b.server_codec_s +
+         parameter_server_extended(in, plan, 4.0 * static_cast<double>(count), b.push_bytes / dense,
+                                   b.pull_bytes / dense);
+}
+
 // The compressed synchronous PS (core/ps_codec.hpp): a worker encodes every shard, the servers
 // combine the pushes at once, a worker decodes every pull; the first shard (the largest) pushed
 // and pulled at its compressed sizes.
 double compressed_ps(const PsInputs& in, const Plan& plan, std::int64_t count) {
   const core::Compression& c = plan.training.compression;
   int servers = plan.strategy.ps_servers;
+  if (plan.strategy.ps_local_aggregation == core::PsAggregation::kNode)
+    return compressed_ps_per_node(in, plan, count);
+  core::DeviceSpec server = core::ps_server_codec_device(plan);
   double codec = 0, reduce = 0;
   for (int j = 0; j < servers; ++j) {
     std::int64_t shard = core::split_part(core::Span{0, count}, servers, j).count;
     core::PsCodecSeconds s = core::ps_codec_seconds(c, plan.cluster.device, shard, in.workers);
     codec += s.encode + s.decode;
-    reduce = std::max(reduce, s.reduce);
+    reduce = std::max(reduce, core::ps_codec_seconds(c, server, shard, in.workers).reduce);
   }
   std::int64_t first = core::split_part(core::Span{0, count}, servers, 0).count;
   core::PsShardCodec shard(c, in.workers, first);

@@ -113,7 +113,8 @@ bool ps_needs_extended_form(const core::Plan& plan) {
          plan.cluster.host.any();
 }
 
-double parameter_server_extended(const PsInputs& in, const core::Plan& plan, double bytes) {
+double parameter_server_extended(const PsInputs& in, const core::Plan& plan, double bytes,
+                                 double push_ratio, double pull_ratio) {
   const core::Topology& t = *in.topo;
   int k = plan.strategy.ps_servers, n = in.workers;
   bool dedicated = plan.strategy.ps_placement == core::PsPlacement::kDedicated;
@@ -133,11 +134,14 @@ double parameter_server_extended(const PsInputs& in, const core::Plan& plan, dou
   const core::HostCosts& h = plan.cluster.host;
   // Push: every worker sends to the servers in order, so server j's contributions all leave after
   // the workers' (j+1)-th host time, and the last server's link then carries them all.
-  double worker_msg = tr.sender_bytes / tr.sender_messages;
+  double worker_msg = push_ratio * tr.sender_bytes / tr.sender_messages;
   double h_w = core::host_send_time(h, worker_msg);
-  double push = alpha + pipelined(h_w, tr.sender_messages, network, server_side);
+  double push =
+      alpha + pipelined(h_w, tr.sender_messages, push_ratio * network, push_ratio * server_side);
   push += core::host_sum_time(h, tr.server_adds);
   // Pull: the last server starts last and sends to the workers in order.
+  network *= pull_ratio;
+  server_bytes *= pull_ratio;
   double server_msg = server_bytes / tr.server_messages;
   double h_s = core::host_send_time(h, server_msg);
   // The servers' last messages all go to the last node (to its last worker without aggregation):

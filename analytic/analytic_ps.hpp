@@ -34,7 +34,10 @@ bool ps_needs_extended_form(const core::Plan& plan);
 // Time of one exchange of `bytes` (push, then pull): an intra-node ring reduce-scatter and
 // all-gather around the push and pull when aggregating, each sender's host time (message overhead
 // and copy) pipelined with its transfers, and the servers' summation after the push.
-double parameter_server_extended(const PsInputs& in, const core::Plan& plan, double bytes);
+// With compression, `push_ratio` and `pull_ratio` scale what crosses to and from the servers
+// (encoded over dense bytes); the node's reduce-scatter and all-gather stay dense.
+double parameter_server_extended(const PsInputs& in, const core::Plan& plan, double bytes,
+                                 double push_ratio = 1, double pull_ratio = 1);
 
 // What the closed forms leave out of the host costs, for the result's warnings (empty: nothing).
 std::vector<std::string> ps_extended_warnings(const core::Plan& plan);

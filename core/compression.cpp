@@ -5,6 +5,7 @@
 
 #include "core/powersgd_codec.hpp"
 #include "core/ps_codec.hpp"
+#include "core/rank_plan.hpp"
 #include "core/strategy.hpp"
 
 namespace scaleout::core {
@@ -116,6 +117,8 @@ double worker_codec_seconds(const Plan& plan, std::int64_t count) {
   int n = plan.training.workers;
   if (plan.strategy.kind != StrategyKind::kPs)
     return codec_seconds(c, plan.cluster.device, count, n).total();
+  if (plan.strategy.ps_local_aggregation == PsAggregation::kNode)
+    return ps_node_bucket(plan, plan_ranks(plan).layout, count).worker_codec_s;
   double seconds = 0;
   int servers = plan.strategy.ps_servers;
   for (int j = 0; j < servers; ++j) {
@@ -128,8 +131,22 @@ double worker_codec_seconds(const Plan& plan, std::int64_t count) {
 
 namespace {
 
+// Worker 0 of the compressed PS aggregated per node: its node's dense reduce-scatter and
+// all-gather, and its part's encoded pieces pushed and pulled.
+void add_node_ps_bucket(const Plan& plan, std::int64_t count, CompressionStep& out) {
+  PsNodeBucket b = ps_node_bucket(plan, plan_ranks(plan).layout, count);
+  double inside = ring_wire_bytes(count, 4, b.node_workers);
+  out.wire_bytes_uncompressed += inside + 2.0 * static_cast<double>(b.part_elements) * 4;
+  out.wire_bytes += inside + b.push_bytes + b.pull_bytes;
+  out.codec_s += b.worker_codec_s + b.server_codec_s;
+  if (plan.training.compression.error_feedback)
+    out.error_feedback_bytes += static_cast<double>(b.part_elements) * 4;
+}
+
 // A worker of the compressed synchronous PS (core/ps_codec.hpp): every shard pushed and pulled.
 void add_ps_bucket(const Plan& plan, std::int64_t count, CompressionStep& out) {
+  if (plan.strategy.ps_local_aggregation == PsAggregation::kNode)
+    return add_node_ps_bucket(plan, count, out);
   const Compression& c = plan.training.compression;
   int n = plan.training.workers, servers = plan.strategy.ps_servers;
   out.wire_bytes_uncompressed += 2.0 * static_cast<double>(count) * 4;
@@ -141,7 +158,7 @@ void add_ps_bucket(const Plan& plan, std::int64_t count, CompressionStep& out) {
     out.wire_bytes += (static_cast<double>(codec.push_words()) + pull) * 4;
     PsCodecSeconds s = ps_codec_seconds(c, plan.cluster.device, shard, n);
     out.codec_s += s.encode + s.decode;
-    reduce = std::max(reduce, s.reduce);
+    reduce = std::max(reduce, ps_codec_seconds(c, ps_server_codec_device(plan), shard, n).reduce);
   }
   out.codec_s += reduce;
   if (c.error_feedback) out.error_feedback_bytes += static_cast<double>(count) * 4;

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/ps_codec.hpp"
+#include "core/rank_plan.hpp"
+#include "core/strategies/ps_node_pieces.hpp"
 #include "core/strategy.hpp"
 
 namespace scaleout::core {
@@ -12,8 +14,10 @@ CompressionReference::CompressionReference(const Plan& plan, const StepModel& mo
     : compression_(plan.training.compression),
       workers_(plan.training.workers),
       servers_(plan.strategy.kind == StrategyKind::kPs ? plan.strategy.ps_servers : 0),
+      by_node_(servers_ > 0 && plan.strategy.ps_local_aggregation == PsAggregation::kNode),
       values_(values),
       expected_(model.elements) {
+  if (by_node_) groups_ = group_by_node(plan_ranks(plan).layout);
   for (const auto& b : model.buckets) buckets_.push_back(b.span);
 }
 
@@ -87,6 +91,30 @@ void CompressionReference::ps_step(Span bucket) {
   }
 }
 
+// Aggregated per node: each node's sum of a piece (exact: core/check_values.hpp) encoded by the
+// worker holding it, one contribution per node combined by the piece's server, the pull decoded.
+void CompressionReference::node_ps_step(Span bucket) {
+  int nodes = groups_.nodes();
+  std::vector<float> sum;
+  for (const NodePiece& p : node_pieces(groups_, bucket, servers_)) {
+    auto id = static_cast<std::uint64_t>(p.span.begin);
+    PsShardCodec codec(compression_, nodes, p.span.count);
+    std::vector<float> pushes(codec.server_words(), 0.0f);
+    for (int n = 0; n < nodes; ++n) {
+      sum.assign(p.span.count, 0.0f);
+      for (int r : groups_.members[n])
+        for (std::int64_t i = 0; i < p.span.count; ++i)
+          sum[i] += values_.value(r, p.span.begin + i);
+      int owner = p.owners[n];
+      codec.encode(owner, id, sum.data(), pushes.data() + n * codec.push_words(),
+                   states_[{owner, id}]);
+    }
+    codec.reduce(pushes.data(), expected_.data() + p.span.begin, server_states_[id]);
+    if (!codec.sparse())
+      codec.decode(pushes.data() + nodes * codec.push_words(), expected_.data() + p.span.begin);
+  }
+}
+
 // Shared random-k: every worker drew the same indices; the all-reduce sums the values (exactly:
 // core/check_values.hpp), and each worker writes them into its zeroed bucket.
 void CompressionReference::shared_sum(const BucketCodec& codec,
@@ -99,6 +127,7 @@ void CompressionReference::shared_sum(const BucketCodec& codec,
 }
 
 void CompressionReference::bucket_step(Span bucket) {
+  if (by_node_) return node_ps_step(bucket);
   if (servers_ > 0) return ps_step(bucket);
   if (compression_.kind == CompressionKind::kPowersgd) return low_rank_step(bucket);
   BucketCodec codec(compression_, workers_, bucket.count);

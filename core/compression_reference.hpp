@@ -4,7 +4,8 @@
 // or parts are combined as the exchange combines them (the same core/compression_codec.hpp code,
 // in the same order, so the expected values are bit for bit those of a correct exchange). A run
 // that loses a block, mixes up owners or drops the error feedback differs from it. Over the
-// synchronous parameter server the servers are the owners (core/ps_codec.hpp).
+// synchronous parameter server the servers are the owners (core/ps_codec.hpp); aggregated per
+// node, each node's exact sum is its contribution (core/strategies/ps_node_pieces.hpp).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "core/plan.hpp"
 #include "core/powersgd_codec.hpp"
 #include "core/step_model.hpp"
+#include "core/strategies/node_groups.hpp"
 
 namespace scaleout::core {
 
@@ -32,11 +34,14 @@ class CompressionReference {
   void bucket_step(Span bucket);
   void low_rank_step(Span bucket);
   void ps_step(Span bucket);
+  void node_ps_step(Span bucket);
   void shared_sum(const BucketCodec& codec, std::vector<std::vector<float>>& scratch, Span bucket);
 
   Compression compression_;
   int workers_;
-  int servers_;  // the synchronous PS's shards; 0 over the ring
+  int servers_;   // the synchronous PS's shards; 0 over the ring
+  bool by_node_;  // the PS aggregated per node (BytePS's layout)
+  NodeGroups groups_;
   std::vector<Span> buckets_;
   const CheckValues& values_;
   std::vector<float> expected_;

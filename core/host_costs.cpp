@@ -15,6 +15,7 @@ HostCosts read_host_costs(YamlMap& parent) {
   if (m.has("copy_rate")) h.copy_rate = m.get_quantity("copy_rate", Quantity::kBandwidth);
   if (m.has("sum_rate")) h.sum_rate = m.get_quantity("sum_rate", Quantity::kBandwidth);
   h.compensate_rate = read_elements_rate(m, "compensate_rate", h.compensate_rate);
+  h.codec_rate = read_elements_rate(m, "codec_rate", h.codec_rate);
   m.finish();
   return h;
 }

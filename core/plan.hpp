@@ -104,6 +104,11 @@ struct HostCosts {
   // Charged whenever delay compensation is on; the default is one core of a 2-core x86 VM
   // (bench/delay_compensation: 1.25G/s).
   double compensate_rate = 1.25e9;
+  // Elements/s of one element-wise codec pass (decode and add, or encode) on a CPU server host
+  // (`server_hosts: cpu`): what a compressed PS's server combination is charged at there. The
+  // default is one core of a 2-core x86 VM decoding int8 and 1-bit codes
+  // (bench_compression_codecs: 0.25G/s).
+  double codec_rate = 0.25e9;
   int line = 0;
   bool any() const { return message_overhead > 0 || copy_rate > 0 || sum_rate > 0; }
 };

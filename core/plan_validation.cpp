@@ -138,8 +138,8 @@ void check_job_members(const Plan& plan) {
                            std::to_string(nodes - 1) + ")");
 }
 
-// A compressed synchronous PS (core/strategies/compressed_ps.cpp) pushes to and pulls from
-// servers on the devices, one contribution per worker: what it does not carry is refused.
+// A compressed synchronous PS (core/strategies/compressed_ps.cpp, and compressed_ps_local.cpp per
+// node) pushes to and pulls from its servers: what it does not carry is refused.
 void check_compressed_ps(const Plan& plan, const std::string& name) {
   const Strategy& s = plan.strategy;
   const Compression& c = plan.training.compression;
@@ -159,12 +159,6 @@ void check_compressed_ps(const Plan& plan, const std::string& name) {
   if (s.ps_mode != PsMode::kSync || s.replicas_to_aggregate > 0 || s.softsync > 0 ||
       s.staleness_bound >= 0)
     refuse(s.line, "strategy.mode", "runs synchronous steps only (every worker's push summed)");
-  if (s.ps_local_aggregation == PsAggregation::kNode)
-    refuse(s.local_aggregation_line, "strategy.ps.local_aggregation",
-           "pushes one contribution per worker; local_aggregation: node is not carried");
-  if (s.ps_server_hosts != PsServerHosts::kGpu)
-    refuse(s.server_hosts_line, "strategy.ps.server_hosts",
-           "runs its servers at the devices' compressor rates; CPU server hosts are not carried");
   if (plan.cluster.host.any())
     refuse(plan.cluster.host.line, "host",
            "does not charge host costs per message in this version; remove the topology's host:");

@@ -175,7 +175,8 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
     rate("host_copy_bandwidth", c.storage.host_copy_bandwidth);
     out << YAML::EndMap;
   }
-  if (c.host.any() || c.host.compensate_rate != HostCosts{}.compensate_rate) {
+  if (c.host.any() || c.host.compensate_rate != HostCosts{}.compensate_rate ||
+      c.host.codec_rate != HostCosts{}.codec_rate) {
     out << YAML::Key << "host" << YAML::Value << YAML::Flow << YAML::BeginMap;
     if (c.host.message_overhead > 0)
       out << YAML::Key << "message_overhead" << YAML::Value << exact(c.host.message_overhead, "s");
@@ -185,6 +186,8 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
       out << YAML::Key << "sum_rate" << YAML::Value << exact(c.host.sum_rate, "B/s");
     if (c.host.compensate_rate != HostCosts{}.compensate_rate)
       out << YAML::Key << "compensate_rate" << YAML::Value << exact(c.host.compensate_rate, "/s");
+    if (c.host.codec_rate != HostCosts{}.codec_rate)
+      out << YAML::Key << "codec_rate" << YAML::Value << exact(c.host.codec_rate, "/s");
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

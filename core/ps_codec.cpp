@@ -6,6 +6,7 @@
 
 #include "core/codec_steps.hpp"
 #include "core/compression.hpp"
+#include "core/strategies/ps_node_pieces.hpp"
 #include "core/strategy.hpp"
 
 namespace scaleout::core {
@@ -110,6 +111,48 @@ std::int64_t ps_scratch_words(const Compression& c, std::int64_t count, int work
     server = std::max(server, codec.server_words());
   }
   return std::max(worker, server);
+}
+
+DeviceSpec ps_server_codec_device(const Plan& plan) {
+  DeviceSpec d = plan.cluster.device;
+  if (plan.strategy.ps_server_hosts == PsServerHosts::kCpu)
+    d.compress_quantize = d.compress_topk = plan.cluster.host.codec_rate;
+  return d;
+}
+
+std::int64_t ps_node_scratch_words(const Compression& c, const RankLayout& layout,
+                                   std::int64_t count) {
+  NodeGroups g = group_by_node(layout);
+  std::vector<NodePiece> pieces = node_pieces(g, Span{0, count}, layout.servers);
+  std::vector<std::int64_t> words(layout.workers + layout.servers, 0);
+  for (const NodePiece& p : pieces) {
+    PsShardCodec codec(c, g.nodes(), p.span.count);
+    for (int w : p.owners) words[w] += codec.push_words();
+    words[layout.workers + p.server] += g.nodes() * codec.push_words() + codec.pull_words();
+  }
+  return *std::max_element(words.begin(), words.end());
+}
+
+PsNodeBucket ps_node_bucket(const Plan& plan, const RankLayout& layout, std::int64_t count) {
+  const Compression& c = plan.training.compression;
+  NodeGroups g = group_by_node(layout);
+  PsNodeBucket b;
+  b.part_elements = node_part(g, Span{0, count}, 0).count;
+  b.node_workers = static_cast<int>(g.members[g.node_of[0]].size());
+  DeviceSpec server = ps_server_codec_device(plan);
+  std::vector<double> worker_s(layout.workers, 0.0), server_s(layout.servers, 0.0);
+  for (const NodePiece& p : node_pieces(g, Span{0, count}, layout.servers)) {
+    PsShardCodec codec(c, g.nodes(), p.span.count);
+    PsCodecSeconds s = ps_codec_seconds(c, plan.cluster.device, p.span.count, g.nodes());
+    for (int w : p.owners) worker_s[w] += s.encode + s.decode;
+    server_s[p.server] += ps_codec_seconds(c, server, p.span.count, g.nodes()).reduce;
+    if (p.owners[g.node_of[0]] != 0) continue;
+    b.push_bytes += 4.0 * static_cast<double>(codec.push_words());
+    b.pull_bytes += 4.0 * static_cast<double>(codec.sparse() ? p.span.count : codec.pull_words());
+  }
+  b.worker_codec_s = *std::max_element(worker_s.begin(), worker_s.end());
+  b.server_codec_s = *std::max_element(server_s.begin(), server_s.end());
+  return b;
 }
 
 }  // namespace scaleout::core

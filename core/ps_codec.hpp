@@ -17,6 +17,7 @@
 
 #include "core/compression_codec.hpp"
 #include "core/plan.hpp"
+#include "core/strategy.hpp"
 
 namespace scaleout::core {
 
@@ -60,8 +61,27 @@ struct PsCodecSeconds {
 PsCodecSeconds ps_codec_seconds(const Compression& c, const DeviceSpec& device, std::int64_t count,
                                 int workers);
 
+// One bucket of `count` elements over the compressed PS aggregated per node
+// (core/strategies/compressed_ps_local.cpp), as worker 0 and the servers see it.
+struct PsNodeBucket {
+  std::int64_t part_elements = 0;         // worker 0's part after its node's reduce-scatter
+  int node_workers = 1;                   // the workers of worker 0's node
+  double push_bytes = 0, pull_bytes = 0;  // worker 0's encoded pieces to the servers, and back
+  double worker_codec_s = 0;              // the busiest worker's encoding and decoding
+  double server_codec_s = 0;              // the busiest server's combination
+};
+PsNodeBucket ps_node_bucket(const Plan& plan, const RankLayout& layout, std::int64_t count);
+
+// The rates a compressed PS's servers combine the pushes at: the device's compressor rates, or on
+// CPU server hosts (`server_hosts: cpu`) one host core's codec pass (`host.codec_rate`).
+DeviceSpec ps_server_codec_device(const Plan& plan);
+
 // Scratch words a rank of a compressed synchronous PS needs for a bucket of `count` elements:
 // the largest of a worker's pushes of every shard and a server's words.
 std::int64_t ps_scratch_words(const Compression& c, std::int64_t count, int workers, int servers);
+// The same aggregated per node (core/strategies/compressed_ps_local.cpp): a worker's encodings of
+// its pieces, or a server's one contribution per node of each of its pieces and their sums.
+std::int64_t ps_node_scratch_words(const Compression& c, const RankLayout& layout,
+                                   std::int64_t count);
 
 }  // namespace scaleout::core

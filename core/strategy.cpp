@@ -49,7 +49,9 @@ std::unique_ptr<StrategyProgram> make_strategy(const Plan& plan, const RankLayou
     case StrategyKind::kHierarchicalHalvingDoubling:
       return make_hierarchical_halving_doubling(layout, chunk_elements(plan));
     case StrategyKind::kPs:
-      if (plan.strategy.ps_local_aggregation == PsAggregation::kNode) return make_ps_local(layout);
+      if (plan.strategy.ps_local_aggregation == PsAggregation::kNode)
+        return plan.training.compression.on() ? make_compressed_ps_local(plan, layout)
+                                              : make_ps_local(layout);
       if (plan.training.compression.on()) return make_compressed_ps(plan, layout);
       return make_ps(layout);
   }

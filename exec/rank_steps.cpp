@@ -16,6 +16,7 @@
 #include "core/compression.hpp"
 #include "core/compute_rate.hpp"
 #include "core/ps_codec.hpp"
+#include "core/rank_plan.hpp"
 
 namespace scaleout::exec {
 
@@ -163,12 +164,17 @@ void StepObserver::phase(int, const std::string& name, const char* category, dou
 std::int64_t compressed_scratch_words(const core::Plan& plan, const core::StepModel& model) {
   const core::Compression& c = plan.training.compression;
   if (!c.on()) return 0;
+  bool ps = plan.strategy.kind == core::StrategyKind::kPs;
+  bool by_node = ps && plan.strategy.ps_local_aggregation == core::PsAggregation::kNode;
+  core::RankLayout layout = by_node ? core::plan_ranks(plan).layout : core::RankLayout{};
   std::int64_t most = 0;
-  for (const auto& b : model.buckets)
-    most = std::max(most, plan.strategy.kind == core::StrategyKind::kPs
-                              ? core::ps_scratch_words(c, b.span.count, plan.training.workers,
-                                                       plan.strategy.ps_servers)
-                              : core::scratch_words(c, b.span.count, plan.training.workers));
+  for (const auto& b : model.buckets) {
+    std::int64_t n = b.span.count;
+    int workers = plan.training.workers;
+    most = std::max(most, by_node ? core::ps_node_scratch_words(c, layout, n)
+                          : ps    ? core::ps_scratch_words(c, n, workers, plan.strategy.ps_servers)
+                                  : core::scratch_words(c, n, workers));
+  }
   return most;
 }
 

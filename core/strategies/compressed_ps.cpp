@@ -23,6 +23,7 @@ class CompressedPs : public StrategyProgram {
   CompressedPs(const Plan& plan, const RankLayout& layout)
       : c_(plan.training.compression),
         device_(plan.cluster.device),
+        server_rates_(ps_server_codec_device(plan)),
         workers_(layout.workers),
         servers_(layout.servers),
         scratch_begin_(gradient_elements(plan)) {}
@@ -99,7 +100,7 @@ class CompressedPs : public StrategyProgram {
       handles.push_back(
           fabric.post_recv(w, Span{scratch_begin_ + w * push, push}, Combine::kReplace));
     fabric.wait_all(handles);
-    fabric.device().local_work(ps_codec_seconds(c_, device_, mine.count, workers_).reduce,
+    fabric.device().local_work(ps_codec_seconds(c_, server_rates_, mine.count, workers_).reduce,
                                [&](float* words) {
                                  codec.reduce(words + scratch_begin_, words + mine.begin,
                                               states_[{fabric.rank(), id_of(mine)}]);
@@ -111,7 +112,7 @@ class CompressedPs : public StrategyProgram {
   }
 
   Compression c_;
-  DeviceSpec device_;
+  DeviceSpec device_, server_rates_;  // the workers' compressor rates, the servers'
   int workers_, servers_;
   std::int64_t scratch_begin_;
   std::map<std::pair<int, std::uint64_t>, CodecState> states_;  // (rank, shard) -> state

@@ -3,8 +3,8 @@
 // it owns to the servers (a node's NIC then carries one gradient, not one per device), pulls the
 // servers' sums of that part, and the node all-gathers them.
 #include <algorithm>
-#include <map>
 
+#include "core/strategies/ps_node_pieces.hpp"
 #include "core/strategies/ring_phases.hpp"
 #include "core/strategies/strategies.hpp"
 
@@ -19,16 +19,8 @@ Span intersect(Span a, Span b) {
 
 class NodeAggregatedPs : public StrategyProgram {
  public:
-  NodeAggregatedPs(int workers, int servers, std::vector<std::vector<int>> nodes)
-      : workers_(workers), servers_(servers), nodes_(std::move(nodes)) {
-    node_of_.resize(workers);
-    local_of_.resize(workers);
-    for (std::size_t n = 0; n < nodes_.size(); ++n)
-      for (std::size_t i = 0; i < nodes_[n].size(); ++i) {
-        node_of_[nodes_[n][i]] = static_cast<int>(n);
-        local_of_[nodes_[n][i]] = static_cast<int>(i);
-      }
-  }
+  explicit NodeAggregatedPs(const RankLayout& layout)
+      : workers_(layout.workers), servers_(layout.servers), nodes_(group_by_node(layout)) {}
 
   void run(Fabric& fabric, Span bucket) override { run(fabric, bucket, PartFn()); }
 
@@ -45,7 +37,7 @@ class NodeAggregatedPs : public StrategyProgram {
       serve(fabric, bucket, shard(bucket, r - workers_), done);
       return;
     }
-    RingGroup inside = ring_through(nodes_[node_of_[r]], local_of_[r]);
+    RingGroup inside = ring_through(nodes_.members[nodes_.node_of[r]], nodes_.local_of[r]);
     ring_reduce_scatter(fabric, inside, bucket);
     done("node reduce-scatter");
     Span mine = part_of(bucket, r);
@@ -66,7 +58,7 @@ class NodeAggregatedPs : public StrategyProgram {
   }
 
   std::string describe() const override {
-    return "synchronous PS aggregated per node, " + std::to_string(nodes_.size()) + " node(s), " +
+    return "synchronous PS aggregated per node, " + std::to_string(nodes_.nodes()) + " node(s), " +
            std::to_string(servers_) + " shard(s)";
   }
 
@@ -80,8 +72,8 @@ class NodeAggregatedPs : public StrategyProgram {
     for (int w = 0; w < workers_; ++w)
       if (Span p = intersect(part_of(bucket, w), mine); p.count > 0) parts.push_back({w, p});
     for (const auto& [w, p] : parts)
-      handles.push_back(
-          fabric.post_recv(w, p, node_of_[w] == node_of_[0] ? Combine::kReplace : Combine::kAdd));
+      handles.push_back(fabric.post_recv(
+          w, p, nodes_.node_of[w] == nodes_.node_of[0] ? Combine::kReplace : Combine::kAdd));
     fabric.wait_all(handles);
     done("pushes in, summed");
     handles.clear();
@@ -90,26 +82,17 @@ class NodeAggregatedPs : public StrategyProgram {
     done("sums out");
   }
 
-  // The part of `bucket` worker w holds summed over its node after the reduce-scatter.
-  Span part_of(Span bucket, int w) const {
-    RingGroup g = ring_through(nodes_[node_of_[w]], local_of_[w]);
-    return split_part(bucket, g.size(), owned_segment(g));
-  }
+  Span part_of(Span bucket, int w) const { return node_part(nodes_, bucket, w); }
   Span shard(Span bucket, int j) const { return split_part(bucket, servers_, j); }
 
   int workers_, servers_;
-  std::vector<std::vector<int>> nodes_;  // workers of each node, in rank order
-  std::vector<int> node_of_, local_of_;
+  NodeGroups nodes_;
 };
 
 }  // namespace
 
 std::unique_ptr<StrategyProgram> make_ps_local(const RankLayout& layout) {
-  std::map<int, std::vector<int>> by_node;
-  for (int r = 0; r < layout.workers; ++r) by_node[layout.worker_node[r]].push_back(r);
-  std::vector<std::vector<int>> nodes;
-  for (auto& [node, members] : by_node) nodes.push_back(std::move(members));
-  return std::make_unique<NodeAggregatedPs>(layout.workers, layout.servers, std::move(nodes));
+  return std::make_unique<NodeAggregatedPs>(layout);
 }
 
 }  // namespace scaleout::core

@@ -16,6 +16,9 @@ std::unique_ptr<StrategyProgram> make_halving_doubling(const RankLayout& layout)
 std::unique_ptr<StrategyProgram> make_tree(const RankLayout& layout, std::int64_t chunk_elements);
 std::unique_ptr<StrategyProgram> make_ps(const RankLayout& layout);
 std::unique_ptr<StrategyProgram> make_compressed_ps(const Plan& plan, const RankLayout& layout);
+// The same aggregated per node (BytePS's layout: core/strategies/compressed_ps_local.cpp).
+std::unique_ptr<StrategyProgram> make_compressed_ps_local(const Plan& plan,
+                                                          const RankLayout& layout);
 std::unique_ptr<StrategyProgram> make_hierarchical_allreduce(const RankLayout& layout,
                                                              std::int64_t chunk_elements);
 std::unique_ptr<StrategyProgram> make_hierarchical_halving_doubling(const RankLayout& layout,

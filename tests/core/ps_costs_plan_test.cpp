@@ -45,6 +45,23 @@ TEST(PsCostsPlan, HostCostsAndLocalAggregationLoadAndRoundTrip) {
   EXPECT_EQ(plan_to_yaml(q), plan_to_yaml(p));
 }
 
+// BytePS's layout as a plan: one node's sum compressed once, CPU servers at their codec rate.
+TEST(PsCostsPlan, ACompressedBytePsLayoutLoadsAndRoundTrips) {
+  testing::TempDir dir("ps-costs-byteps");
+  std::string file = dir.write(
+      "plan.yaml",
+      plan("  host: { codec_rate: 0.5G/s }\n",
+           "strategy: { kind: ps, servers: 2, placement: dedicated, local_aggregation: node, "
+           "server_hosts: cpu }\ntraining: { workers: 16, compression: { kind: onebit } }\n"));
+  Plan p = load_plan(file);
+  EXPECT_DOUBLE_EQ(p.cluster.host.codec_rate, 0.5e9);
+  EXPECT_FALSE(p.cluster.host.any());  // no per-message cost: compression may run
+  EXPECT_EQ(p.strategy.ps_server_hosts, PsServerHosts::kCpu);
+  Plan q = load_plan(dir.write("again.yaml", plan_to_yaml(p)));
+  EXPECT_DOUBLE_EQ(q.cluster.host.codec_rate, 0.5e9);
+  EXPECT_EQ(plan_to_yaml(q), plan_to_yaml(p));
+}
+
 TEST(PsCostsPlan, DefaultsAreNoneAndFree) {
   testing::TempDir dir("ps-costs-defaults");
   Plan p = load_plan(dir.write("plan.yaml", plan("", kPs)));

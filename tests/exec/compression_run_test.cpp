@@ -115,6 +115,29 @@ TEST(CompressionRun, OverAParameterServerEveryStepMatchesTheReference) {
   }
 }
 
+// BytePS's layout: nodes of 2 reduce inside the node, one encoded contribution per node pushed.
+// Whole nodes over one server, shards that cut the nodes' parts (3 servers), and a last node of
+// one worker (3 workers): the pieces differ, the check is the same.
+TEST(CompressionRun, AggregatedPerNodeEveryStepMatchesTheReference) {
+  struct Case {
+    int workers, servers;
+  };
+  for (Case c : {Case{4, 1}, Case{4, 3}, Case{3, 2}})
+    for (CompressionKind kind : {CompressionKind::kTopk, CompressionKind::kRandomk,
+                                 CompressionKind::kOnebit, CompressionKind::kQuantize}) {
+      SCOPED_TRACE(std::string(core::compression_name(kind)) + ", " + std::to_string(c.workers) +
+                   " workers, " + std::to_string(c.servers) + " servers");
+      core::Plan p = compressed_plan(kind, c.workers, c.workers == 4);
+      p.strategy.kind = core::StrategyKind::kPs;
+      p.strategy.ps_servers = c.servers;
+      p.strategy.ps_local_aggregation = core::PsAggregation::kNode;
+      p.training.compression.bits = 2;
+      run_checked(p);
+      if (c.servers == 3 && (kind == CompressionKind::kTopk || kind == CompressionKind::kOnebit))
+        expect_caught_without_error_feedback(p);
+    }
+}
+
 // A bucket smaller than the servers leaves some shards empty: their servers take no part in it.
 // 3 elements over 4 servers are shards of 1, 1, 1 and 0: a worker pushes to and pulls from three
 // servers only, and its wire bytes are those three shards' (a fourth, empty, costs nothing).
