@@ -106,7 +106,7 @@ void print_summary(std::FILE* out, const core::RunResult& r) {
     std::fprintf(
         out,
         "  compression         %10s, %.2f MB on the wire per worker a step (%.2f MB "
-        "without); codec %.3f ms at the device's rates; error feedback %.1f MB\n",
+        "without); codec %.3f ms at the compressors' rates; error feedback %.1f MB\n",
         (r.compression->kind + (r.compression->shared_indices ? " (shared indices)" : "")).c_str(),
         r.compression->wire_bytes / 1e6, r.compression->wire_bytes_uncompressed / 1e6,
         r.compression->codec_s * 1e3, r.compression->error_feedback_bytes / 1e6);

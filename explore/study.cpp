@@ -180,6 +180,12 @@ bool StudyOutcome::passes() const {
          std::none_of(cases.begin(), cases.end(), [](const auto& c) { return c.fails(); });
 }
 
+bool CaseOutcome::wrong_direction() const {
+  if (!predicts() || study_case.metric != StudyMetric::kSpeedup || study_case.published == 1)
+    return false;
+  return (predicted > 1) != (study_case.published > 1);
+}
+
 StudyCounts count_cases(const StudyOutcome& outcome) {
   StudyCounts n;
   for (const CaseOutcome& c : outcome.cases) {
@@ -192,6 +198,8 @@ StudyCounts count_cases(const StudyOutcome& outcome) {
     if (outcome.study.goal > 0 && std::fabs(c.error) <= outcome.study.goal) ++n.within_goal;
     if (!c.study_case.held) ++n.known_gaps;
     if (c.fails()) ++n.held_outside;
+    if (c.study_case.metric == StudyMetric::kSpeedup) ++n.speedups;
+    if (c.wrong_direction()) ++n.wrong_direction;
   }
   return n;
 }

@@ -109,6 +109,9 @@ struct CaseOutcome {
   bool predicts() const { return !study_case.calibration; }
   // Fails the study: a held prediction outside its tolerance.
   bool fails() const { return predicts() && study_case.held && !within; }
+  // A speedup predicted on the other side of 1 than the published one (a compressor or strategy
+  // said to pay that does not, or the other way round).
+  bool wrong_direction() const;
   core::RunResult result;                   // the run at `workers`
   std::optional<core::RunResult> baseline;  // the run at baseline_workers
   std::vector<std::string> warnings;        // the engines' warnings on either run
@@ -154,12 +157,14 @@ double metric_value(const StudyCase& c, const core::RunResult& run,
 
 // How the predictions fared, calibration rows left out.
 struct StudyCounts {
-  long predictions = 0;   // rows that are not calibration rows
-  long within = 0;        // predictions within their tolerance, held or not
-  long within_goal = 0;   // predictions within the study's goal (0 without one)
-  long known_gaps = 0;    // predictions not held
-  long held_outside = 0;  // held predictions outside their tolerance (the study fails)
-  long calibration = 0;   // calibration rows
+  long predictions = 0;      // rows that are not calibration rows
+  long within = 0;           // predictions within their tolerance, held or not
+  long within_goal = 0;      // predictions within the study's goal (0 without one)
+  long known_gaps = 0;       // predictions not held
+  long held_outside = 0;     // held predictions outside their tolerance (the study fails)
+  long calibration = 0;      // calibration rows
+  long speedups = 0;         // speedup predictions
+  long wrong_direction = 0;  // of them, on the other side of 1 than published
 };
 StudyCounts count_cases(const StudyOutcome& outcome);
 

@@ -59,6 +59,7 @@ std::string size_text(const StudyCase& c) {
 std::string verdict_text(const CaseOutcome& c) {
   if (!c.predicts()) return "calibration (an input)";
   std::string within = c.within ? "yes" : "no";
+  if (c.wrong_direction()) within += ", wrong direction";
   if (!c.study_case.held) return within + " (known gap)";
   return c.within ? within : "**" + within + "**";
 }
@@ -122,6 +123,9 @@ void summary(std::ostringstream& md, const StudyOutcome& o) {
   if (n.held_outside > 0)
     md << " **" << n.held_outside << " held prediction" << (n.held_outside == 1 ? " is" : "s are")
        << " outside the tolerance: the study fails.**";
+  if (n.speedups > 0)
+    md << " " << n.speedups - n.wrong_direction << " of " << n.speedups
+       << " speedups are on the published side of 1 (faster or slower).";
   if (n.calibration > 0)
     md << " " << n.calibration << " calibration row" << (n.calibration == 1 ? " is an" : "s are")
        << " input, counted nowhere.";
@@ -227,6 +231,7 @@ std::string study_json(const StudyOutcome& o) {
                         {"error", c.error},
                         {"tolerance", s.tolerance},
                         {"within", c.within},
+                        {"wrong_direction", c.wrong_direction()},
                         {"held", s.held},
                         {"calibration", s.calibration},
                         {"step_time_s", c.result.step_time_s},
@@ -255,9 +260,11 @@ std::string study_json(const StudyOutcome& o) {
     crossovers.push_back(j);
   }
   StudyCounts n = count_cases(o);
-  nlohmann::json counts = {{"predictions", n.predictions},   {"within", n.within},
-                           {"within_goal", n.within_goal},   {"known_gaps", n.known_gaps},
-                           {"held_outside", n.held_outside}, {"calibration", n.calibration}};
+  nlohmann::json counts = {
+      {"predictions", n.predictions},   {"within", n.within},
+      {"within_goal", n.within_goal},   {"known_gaps", n.known_gaps},
+      {"held_outside", n.held_outside}, {"calibration", n.calibration},
+      {"speedups", n.speedups},         {"wrong_direction", n.wrong_direction}};
   nlohmann::json out = {
       {"study", o.study.name},   {"source", o.study.source}, {"engine", engine_name(o.engine)},
       {"passes", o.passes()},    {"counts", counts},         {"cases", cases},

@@ -53,6 +53,34 @@ TEST(StudyMetrics, SpeedupEpochTimeAndThroughput) {
 // Narayanan et al. 2021's TFLOP/s per GPU: 96 B s l h^2 (1 + s/6h + V/16lh) / (time x GPUs), which
 // counts full recomputation's second forward. A result of a model-parallel plan whose iteration
 // takes 1 ms: l 2, h 64, s 96, V 512, B 8 sequences, 8 GPUs (tensor 2, pipeline 2, data 2).
+// A speedup predicted below 1 where the published one is above (or the other way round) is
+// counted and said, whatever the tolerance; other metrics have no direction.
+TEST(StudyMetrics, ASpeedupOnTheOtherSideOfOneIsAWrongDirection) {
+  auto outcome = [](StudyMetric metric, double published, double predicted) {
+    CaseOutcome o;
+    o.study_case.metric = metric;
+    o.study_case.published = published;
+    o.predicted = predicted;
+    return o;
+  };
+  StudyOutcome o;
+  o.cases = {outcome(StudyMetric::kSpeedup, 1.09, 0.99),    // wrong: slower, published faster
+             outcome(StudyMetric::kSpeedup, 0.8, 1.2),      // wrong: faster, published slower
+             outcome(StudyMetric::kSpeedup, 1.3, 1.01),     // right, if far
+             outcome(StudyMetric::kSpeedup, 1.0, 0.5),      // published even: no direction
+             outcome(StudyMetric::kThroughput, 2.0, 0.5)};  // not a speedup
+  EXPECT_TRUE(o.cases[0].wrong_direction());
+  EXPECT_TRUE(o.cases[1].wrong_direction());
+  EXPECT_FALSE(o.cases[2].wrong_direction());
+  EXPECT_FALSE(o.cases[3].wrong_direction());
+  EXPECT_FALSE(o.cases[4].wrong_direction());
+  o.cases[1].study_case.calibration = true;  // an input: counted nowhere
+  EXPECT_FALSE(o.cases[1].wrong_direction());
+  StudyCounts n = count_cases(o);
+  EXPECT_EQ(n.speedups, 3);
+  EXPECT_EQ(n.wrong_direction, 1);
+}
+
 TEST(StudyMetrics, MegatronTflopsFollowNarayanansCount) {
   core::Plan plan = testing::load_text(
       "megatron-tflops",
