@@ -238,7 +238,7 @@ double compressed_ps(const PsInputs& in, const Plan& plan, std::int64_t count) {
   }
   std::int64_t first = core::split_part(core::Span{0, count}, servers, 0).count;
   core::PsShardCodec shard(c, in.workers, first);
-  double pull = shard.sparse() ? static_cast<double>(first) : shard.pull_words();
+  double pull = shard.dense_pull() ? static_cast<double>(first) : shard.pull_words();
   return codec + reduce +
          parameter_server_plain(in, plan, 4.0 * static_cast<double>(shard.push_words()),
                                 4.0 * pull);

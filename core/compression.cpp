@@ -154,7 +154,7 @@ void add_ps_bucket(const Plan& plan, std::int64_t count, CompressionStep& out) {
   for (int j = 0; j < servers; ++j) {
     std::int64_t shard = split_part(Span{0, count}, servers, j).count;
     PsShardCodec codec(c, n, shard);
-    double pull = codec.sparse() ? static_cast<double>(shard) : codec.pull_words();
+    double pull = codec.dense_pull() ? static_cast<double>(shard) : codec.pull_words();
     out.wire_bytes += (static_cast<double>(codec.push_words()) + pull) * 4;
     PsCodecSeconds s = ps_codec_seconds(c, plan.cluster.device, shard, n);
     out.codec_s += s.encode + s.decode;

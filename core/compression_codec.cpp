@@ -78,6 +78,19 @@ BucketCodec::BucketCodec(const Compression& c, int workers, std::int64_t count)
     slot_ = gathered() ? quantized_words(c, count) : quantized_slot_words(c, count, workers);
 }
 
+void vote_signs(const Compression& c, const float* slots, std::int64_t stride, int voters,
+                std::int64_t count, float* out) {
+  std::int64_t scales = ceil_div(count, elements_per_scale(c));
+  for (std::int64_t i = 0; i < count; ++i) {
+    int votes = 0;
+    for (int s = 0; s < voters; ++s) {
+      std::uint32_t word = from_word(slots[s * stride + scales + i / 32]);
+      votes += (word >> (i % 32)) & 1u ? 1 : -1;
+    }
+    out[i] = static_cast<float>((votes > 0) - (votes < 0));
+  }
+}
+
 std::int64_t BucketCodec::block_of(int rank) const {
   if (gathered()) return segment_of(rank) * slot_;
   return shared() ? 0 : segment_of(rank) * 2 * k_;
@@ -187,15 +200,7 @@ void BucketCodec::decode(const float* scratch, float* grad) const {
 }
 
 void BucketCodec::vote(const float* scratch, float* grad) const {
-  std::int64_t scales = ceil_div(count_, elements_per_scale(c_));
-  for (std::int64_t i = 0; i < count_; ++i) {
-    int votes = 0;
-    for (int s = 0; s < workers_; ++s) {
-      std::uint32_t word = from_word(scratch[s * slot_ + scales + i / 32]);
-      votes += (word >> (i % 32)) & 1u ? 1 : -1;
-    }
-    grad[i] = static_cast<float>((votes > 0) - (votes < 0));
-  }
+  vote_signs(c_, scratch, slot_, workers_, count_, grad);
 }
 
 void BucketCodec::encode_part(const float* x, std::int64_t count, float* slot) const {

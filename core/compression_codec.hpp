@@ -26,12 +26,17 @@ namespace scaleout::core {
 void encode_quantized(const Compression& c, const float* x, std::int64_t count, float* slot);
 void decode_quantized(const Compression& c, const float* slot, std::int64_t count, float* out,
                       bool add);
+// signSGD's majority vote over `voters` 1-bit slots of `count` elements, `stride` words apart
+// (scales, then signs): each element +1 or -1 as most voters sent, 0 on a tie.
+void vote_signs(const Compression& c, const float* slots, std::int64_t stride, int voters,
+                std::int64_t count, float* out);
 
 // What a worker keeps from one step to the next for one bucket.
 struct CodecState {
   std::vector<float> residual;        // error feedback: what compression dropped, added next step
   std::vector<float> owner_residual;  // quantized kinds: the owner's error feedback for its part
   std::uint64_t steps = 0;            // encodes so far (random-k's seed)
+  std::vector<std::uint32_t> drawn;  // shared random-k over a PS: this step's indices, for the pull
 };
 
 // One bucket's compressed exchange over `workers` workers: where each piece sits in the scratch

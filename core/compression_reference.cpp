@@ -86,8 +86,9 @@ void CompressionReference::ps_step(Span bucket) {
       codec.encode(r, id, grad.data(), pushes.data() + r * codec.push_words(), states_[{r, id}]);
     }
     codec.reduce(pushes.data(), expected_.data() + shard.begin, server_states_[id]);
-    if (!codec.sparse())
-      codec.decode(pushes.data() + workers_ * codec.push_words(), expected_.data() + shard.begin);
+    if (!codec.dense_pull())
+      codec.decode(pushes.data() + workers_ * codec.push_words(), expected_.data() + shard.begin,
+                   states_[{0, id}]);
   }
 }
 
@@ -110,8 +111,9 @@ void CompressionReference::node_ps_step(Span bucket) {
                    states_[{owner, id}]);
     }
     codec.reduce(pushes.data(), expected_.data() + p.span.begin, server_states_[id]);
-    if (!codec.sparse())
-      codec.decode(pushes.data() + nodes * codec.push_words(), expected_.data() + p.span.begin);
+    if (!codec.dense_pull())
+      codec.decode(pushes.data() + nodes * codec.push_words(), expected_.data() + p.span.begin,
+                   states_[{p.owners[0], id}]);
   }
 }
 

@@ -113,7 +113,8 @@ void read_quantized(YamlMap& m, const YAML::Node& node, Compression& c) {
   }
 }
 
-// signSGD's majority vote: 1-bit codes, all-gathered, without error feedback.
+// signSGD's majority vote: 1-bit codes without error feedback (the exchange is checked with the
+// strategy: core/plan_validation.cpp).
 void read_majority_vote(YamlMap& m, const YAML::Node& node, Compression& c) {
   if (!node["majority_vote"]) return;
   c.majority_vote_line = line_of(node["majority_vote"]);
@@ -122,8 +123,6 @@ void read_majority_vote(YamlMap& m, const YAML::Node& node, Compression& c) {
   if (!c.quantized() || c.quantize_bits() != 1)
     m.fail("majority_vote", "applies to signs (onebit, or quantize with bits: 1), not " +
                                 std::string(compression_name(c.kind)));
-  if (!c.allgather)
-    m.fail("majority_vote", "needs exchange: allgather (every worker counts every worker's vote)");
   if (c.error_feedback)
     m.fail("majority_vote", "keeps no error feedback (signSGD's vote): give error_feedback: false");
 }

@@ -153,9 +153,9 @@ void check_compressed_ps(const Plan& plan, const std::string& name) {
   if (c.gathered())
     refuse(c.exchange_line, "training.compression.exchange",
            "pushes to the servers; exchange: allgather runs over the ring");
-  if (c.shared_draw())
-    refuse(c.shared_indices_line, "training.compression.shared_indices",
-           "sums each worker's (index, value) pairs; shared indices all-reduce over the ring");
+  if (c.majority_vote && s.ps_local_aggregation == PsAggregation::kNode)
+    refuse(c.majority_vote_line, "training.compression.majority_vote",
+           "counts one vote per worker; with local_aggregation: node a node's sum would vote");
   if (s.ps_mode != PsMode::kSync || s.replicas_to_aggregate > 0 || s.softsync > 0 ||
       s.staleness_bound >= 0)
     refuse(s.line, "strategy.mode", "runs synchronous steps only (every worker's push summed)");
@@ -188,6 +188,10 @@ void check_compression(const Plan& plan) {
                          " applies to data-parallel plans; a plan with "
                          "parallelism: does not carry it in this version");
   if (plan.strategy.kind == StrategyKind::kPs) return check_compressed_ps(plan, name);
+  if (c.majority_vote && !c.allgather)
+    throw InputError(plan.file, c.majority_vote_line, "training.compression.majority_vote",
+                     "needs exchange: allgather over the ring (every worker counts every worker's "
+                     "vote), or a parameter server (the server counts them)");
   if (plan.strategy.kind != StrategyKind::kRing)
     throw InputError(plan.file, plan.strategy.line ? plan.strategy.line : c.line, "strategy.kind",
                      std::string("compression ") + name +

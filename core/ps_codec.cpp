@@ -11,15 +11,36 @@
 
 namespace scaleout::core {
 
+namespace {
+
+// The codes a majority vote comes back in: signs when the voters are odd (a tie cannot happen),
+// 2-bit codes otherwise, whose levels -1, 0 and +1 carry a tie exactly.
+Compression pull_codes(const Compression& c, int workers) {
+  if (!c.majority_vote || workers % 2 == 1) return c;
+  Compression two = c;
+  two.kind = CompressionKind::kQuantize;
+  two.bits = 2;
+  return two;
+}
+
+}  // namespace
+
 PsShardCodec::PsShardCodec(const Compression& c, int workers, std::int64_t count)
-    : c_(c), workers_(workers), count_(count), sparse_(c.sparse()) {
+    : c_(c),
+      pulled_(pull_codes(c, workers)),
+      workers_(workers),
+      count_(count),
+      sparse_(c.sparse()),
+      shared_(c.shared_draw()) {
   assert(c.on() && c.kind != CompressionKind::kPowersgd);
   if (count == 0) return;  // an empty shard: nothing pushed, nothing to combine
   if (sparse_) {
     k_ = sparse_count(c, count);
-    push_ = 2 * k_;
+    push_ = shared_ ? k_ : 2 * k_;
+    pull_ = shared_ ? k_ : 0;
   } else {
     push_ = quantized_words(c, count);
+    pull_ = quantized_words(pulled_, count);
   }
 }
 
@@ -33,17 +54,19 @@ void PsShardCodec::encode(int rank, std::uint64_t shard_id, const float* grad, f
     for (std::int64_t i = 0; i < count_; ++i) x[i] += st.residual[i];
   }
   if (sparse_) {
-    std::vector<std::uint32_t> idx = c_.kind == CompressionKind::kTopk
-                                         ? top_k_indices(x.data(), count_, k_)
-                                         : random_k_indices(rank, step, shard_id, count_, k_);
+    std::vector<std::uint32_t> idx =
+        c_.kind == CompressionKind::kTopk
+            ? top_k_indices(x.data(), count_, k_)
+            : random_k_indices(shared_ ? 0 : rank, step, shard_id, count_, k_);
     for (std::int64_t j = 0; j < k_; ++j) {
-      push[j] = std::bit_cast<float>(idx[j]);
-      push[k_ + j] = x[idx[j]];
+      if (!shared_) push[j] = std::bit_cast<float>(idx[j]);
+      push[(shared_ ? 0 : k_) + j] = x[idx[j]];
     }
     if (c_.error_feedback) {
       st.residual = x;
       for (std::uint32_t i : idx) st.residual[i] = 0;
     }
+    if (shared_) st.drawn = std::move(idx);
   } else {
     encode_quantized(c_, x.data(), count_, push);
     if (c_.error_feedback) {
@@ -56,6 +79,13 @@ void PsShardCodec::encode(int rank, std::uint64_t shard_id, const float* grad, f
 
 void PsShardCodec::reduce(float* pushes, float* shard, CodecState& server) const {
   if (count_ == 0) return;
+  float* result = pushes + workers_ * push_;
+  if (shared_) {  // the values of the same indices: summed in worker order
+    std::fill(result, result + k_, 0.0f);
+    for (int w = 0; w < workers_; ++w)
+      for (std::int64_t j = 0; j < k_; ++j) result[j] += pushes[w * push_ + j];
+    return;
+  }
   if (sparse_) {
     std::fill(shard, shard + count_, 0.0f);
     for (int w = 0; w < workers_; ++w) {
@@ -66,13 +96,17 @@ void PsShardCodec::reduce(float* pushes, float* shard, CodecState& server) const
     return;
   }
   std::vector<float> sum(count_, 0.0f);
+  if (c_.majority_vote) {
+    vote_signs(c_, pushes, push_, workers_, count_, sum.data());
+    encode_quantized(pulled_, sum.data(), count_, result);
+    return;
+  }
   for (int w = 0; w < workers_; ++w)
     decode_quantized(c_, pushes + w * push_, count_, sum.data(), true);
   if (c_.error_feedback) {
     server.residual.resize(count_, 0.0f);
     for (std::int64_t i = 0; i < count_; ++i) sum[i] += server.residual[i];
   }
-  float* result = pushes + workers_ * push_;
   encode_quantized(c_, sum.data(), count_, result);
   if (c_.error_feedback) {
     std::vector<float> sent(count_);
@@ -81,9 +115,14 @@ void PsShardCodec::reduce(float* pushes, float* shard, CodecState& server) const
   }
 }
 
-void PsShardCodec::decode(const float* pulled, float* grad) const {
+void PsShardCodec::decode(const float* pulled, float* grad, const CodecState& st) const {
   if (count_ == 0) return;
-  decode_quantized(c_, pulled, count_, grad, false);
+  if (shared_) {
+    std::fill(grad, grad + count_, 0.0f);
+    for (std::int64_t j = 0; j < k_; ++j) grad[st.drawn[j]] = pulled[j];
+    return;
+  }
+  decode_quantized(pulled_, pulled, count_, grad, false);
 }
 
 PsCodecSeconds ps_codec_seconds(const Compression& c, const DeviceSpec& device, std::int64_t count,
@@ -91,7 +130,12 @@ PsCodecSeconds ps_codec_seconds(const Compression& c, const DeviceSpec& device, 
   PsCodecSeconds s;
   auto elements = static_cast<double>(count);
   double pass = 1.0 / device.compress_quantize;  // one element-wise pass over one element
-  if (c.sparse()) {
+  if (c.shared_draw()) {
+    double k = static_cast<double>(sparse_count(c, count));
+    s.encode = elements * pass;
+    s.reduce = workers * k * pass;  // add the values
+    s.decode = elements * pass;     // zero the shard, place the sums
+  } else if (c.sparse()) {
     double k = static_cast<double>(sparse_count(c, count));
     s.encode = c.kind == CompressionKind::kTopk ? elements / device.compress_topk : elements * pass;
     s.reduce = (elements + workers * k) * pass;  // zero the shard, add the blocks
@@ -107,7 +151,7 @@ std::int64_t ps_scratch_words(const Compression& c, std::int64_t count, int work
   std::int64_t worker = 0, server = 0;
   for (int j = 0; j < servers; ++j) {
     PsShardCodec codec(c, workers, split_part(Span{0, count}, servers, j).count);
-    worker += codec.push_words();
+    worker += std::max(codec.push_words(), codec.pull_words());
     server = std::max(server, codec.server_words());
   }
   return std::max(worker, server);
@@ -148,7 +192,8 @@ PsNodeBucket ps_node_bucket(const Plan& plan, const RankLayout& layout, std::int
     server_s[p.server] += ps_codec_seconds(c, server, p.span.count, g.nodes()).reduce;
     if (p.owners[g.node_of[0]] != 0) continue;
     b.push_bytes += 4.0 * static_cast<double>(codec.push_words());
-    b.pull_bytes += 4.0 * static_cast<double>(codec.sparse() ? p.span.count : codec.pull_words());
+    b.pull_bytes +=
+        4.0 * static_cast<double>(codec.dense_pull() ? p.span.count : codec.pull_words());
   }
   b.worker_codec_s = *std::max_element(worker_s.begin(), worker_s.end());
   b.server_codec_s = *std::max_element(server_s.begin(), server_s.end());

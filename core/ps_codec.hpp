@@ -5,10 +5,16 @@
 //    elements as (index, value) pairs, indices within the shard; the server adds the workers'
 //    blocks in worker order into a zeroed shard, and the workers pull the dense sum (summed sparse
 //    vectors are not sparse).
-//  - int8, onebit: each worker pushes its encoded shard; the server decodes the workers'
-//    encodings, sums them in worker order, adds its own error feedback and encodes the sum, which
-//    the workers pull and decode (1-bit Adam's compressed all-reduce with the server as the
-//    owner).
+//  - randomk with shared indices: every worker draws the same k indices (worker 0's seed), pushes
+//    the k values alone; the server sums them in worker order and the workers pull the k sums,
+//    written into the zeroed shard at the drawn indices (GRACE's and BytePS's random-k).
+//  - int8, onebit, quantize: each worker pushes its encoded shard; the server decodes the
+//    workers' encodings, sums them in worker order, adds its own error feedback and encodes the
+//    sum, which the workers pull and decode (1-bit Adam's compressed all-reduce with the server as
+//    the owner).
+//  - onebit with majority_vote (signSGD): the server counts each element's signs and sends back
+//    the vote, as 1-bit codes when the workers are odd (no tie) and as 2-bit codes otherwise (a
+//    tie is 0); no error feedback anywhere.
 // Error feedback is kept per worker and shard, and at the server per shard. The encodings are
 // core/compression_codec.hpp's and core/codec_steps.hpp's.
 #pragma once
@@ -26,31 +32,35 @@ class PsShardCodec {
   // REQUIRES: c.on(), c.kind is not powersgd.
   PsShardCodec(const Compression& c, int workers, std::int64_t count);
 
-  bool sparse() const { return sparse_; }
-  // Words a worker pushes for the shard, and the words it pulls into its scratch (sparse: none,
-  // the dense sum lands in the gradient).
+  // The workers pull the dense sum into the gradient (top-k, per-worker random-k) rather than
+  // words into their scratch that they decode.
+  bool dense_pull() const { return sparse_ && !shared_; }
+  // Words a worker pushes for the shard, and the words it pulls into its scratch (a dense pull:
+  // none, the sum lands in the gradient).
   std::int64_t push_words() const { return push_; }
-  std::int64_t pull_words() const { return sparse_ ? 0 : push_; }
-  // Words a server needs beyond its shard: one push per worker, then the encoded sum.
+  std::int64_t pull_words() const { return pull_; }
+  // Words a server needs beyond its shard: one push per worker, then the result pulled.
   std::int64_t server_words() const { return workers_ * push_ + pull_words(); }
 
   // Worker `rank` encodes its shard `grad` (count elements) into `push`; `shard_id` seeds
   // random-k. Updates st's residual and steps.
   void encode(int rank, std::uint64_t shard_id, const float* grad, float* push,
               CodecState& st) const;
-  // The server combines the pushes (`pushes`, worker w's at w x push_words()): sparse, the dense
-  // sum into `shard`; quantized, the encoded sum into `pushes + workers x push_words()`.
+  // The server combines the pushes (`pushes`, worker w's at w x push_words()): a dense pull's
+  // sum into `shard`; otherwise what the workers pull into `pushes + workers x push_words()`.
   void reduce(float* pushes, float* shard, CodecState& server) const;
-  // A worker decodes the pulled encoded sum into its shard (quantized kinds).
-  void decode(const float* pulled, float* grad) const;
+  // A worker decodes what it pulled into its shard (all but a dense pull); `st` is the state its
+  // encode of this step updated.
+  void decode(const float* pulled, float* grad, const CodecState& st) const;
 
  private:
   Compression c_;
+  Compression pulled_;  // the pull's codes (quantized kinds): c_, or 2-bit for an even vote
   int workers_;
   std::int64_t count_;
-  bool sparse_;
+  bool sparse_, shared_;
   std::int64_t k_ = 0;
-  std::int64_t push_ = 0;
+  std::int64_t push_ = 0, pull_ = 0;
 };
 
 // Seconds the codec work of one shard of `count` elements takes at the device's compressor rates:

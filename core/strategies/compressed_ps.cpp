@@ -4,6 +4,7 @@
 // its own error feedback), and the workers pull the dense sum or the encoded sum (decoded after
 // the pull). The codec work runs as local work: real on executed fabrics (host memory), priced at
 // the device's compressor rates on simulated ones.
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -39,11 +40,11 @@ class CompressedPs : public StrategyProgram {
   }
 
   std::string describe() const override {
-    bool sparse = c_.sparse();
+    bool dense = c_.sparse() && !c_.shared_draw();
     return "synchronous PS, " + std::to_string(servers_) + " shard(s), with " +
            compression_name(c_.kind) +
-           (sparse ? " compression: sparse pushes, dense pulls"
-                   : " compression: encoded pushes, the servers' encoded sums pulled");
+           (dense ? " compression: sparse pushes, dense pulls"
+                  : " compression: encoded pushes, the servers' results pulled encoded");
   }
 
  private:
@@ -58,8 +59,9 @@ class CompressedPs : public StrategyProgram {
     double encode = 0, decode = 0;
     for (int j = 0; j < servers_; ++j) {
       codecs.emplace_back(c_, workers_, shard(bucket, j).count);
-      areas.push_back({at, codecs[j].push_words()});
-      at += codecs[j].push_words();
+      // The pull lands over the push, sent already (an even vote's pull is the larger).
+      areas.push_back({at, std::max(codecs[j].push_words(), codecs[j].pull_words())});
+      at += areas[j].count;
       PsCodecSeconds cost = ps_codec_seconds(c_, device_, shard(bucket, j).count, workers_);
       encode += cost.encode;
       decode += cost.decode;
@@ -74,19 +76,21 @@ class CompressedPs : public StrategyProgram {
     std::vector<Fabric::Handle> handles;
     for (int j = 0; j < servers_; ++j)  // a server of an empty shard (a bucket smaller than the
       if (shard(bucket, j).count > 0)   // servers) takes no part in the bucket
-        handles.push_back(fabric.post_send(workers_ + j, areas[j]));
+        handles.push_back(fabric.post_send(workers_ + j, {areas[j].begin, codecs[j].push_words()}));
     fabric.wait_all(handles);
     handles.clear();
     for (int j = 0; j < servers_; ++j) {
       if (shard(bucket, j).count == 0) continue;
-      Span into = codecs[j].sparse() ? shard(bucket, j) : areas[j];
+      Span into =
+          codecs[j].dense_pull() ? shard(bucket, j) : Span{areas[j].begin, codecs[j].pull_words()};
       handles.push_back(fabric.post_recv(workers_ + j, into, Combine::kReplace));
     }
     fabric.wait_all(handles);
-    if (codecs[0].sparse()) return;
+    if (codecs[0].dense_pull()) return;
     fabric.device().local_work(decode, [&](float* words) {
       for (int j = 0; j < servers_; ++j)
-        codecs[j].decode(words + areas[j].begin, words + shard(bucket, j).begin);
+        codecs[j].decode(words + areas[j].begin, words + shard(bucket, j).begin,
+                         states_[{rank, id_of(shard(bucket, j))}]);
     });
   }
 
@@ -105,7 +109,8 @@ class CompressedPs : public StrategyProgram {
                                  codec.reduce(words + scratch_begin_, words + mine.begin,
                                               states_[{fabric.rank(), id_of(mine)}]);
                                });
-    Span out = codec.sparse() ? mine : Span{scratch_begin_ + workers_ * push, push};
+    Span out =
+        codec.dense_pull() ? mine : Span{scratch_begin_ + workers_ * push, codec.pull_words()};
     handles.clear();
     for (int w = 0; w < workers_; ++w) handles.push_back(fabric.post_send(w, out));
     fabric.wait_all(handles);

@@ -73,7 +73,9 @@ class CompressedNodePs : public StrategyProgram {
   static std::uint64_t id_of(const NodePiece& p) {
     return static_cast<std::uint64_t>(p.span.begin);
   }
-  // The bucket's elements a message's pieces cover (where sparse pulls land).
+  // Top-k and per-worker random-k: the workers pull the dense sums into their gradients.
+  bool dense_pull() const { return c_.sparse() && !c_.shared_draw(); }
+  // The bucket's elements a message's pieces cover (where dense pulls land).
   static Span covered(const std::vector<NodePiece>& pieces, const Message& m) {
     return Span{pieces[m.first].span.begin, pieces[m.last].span.end() - pieces[m.first].span.begin};
   }
@@ -122,16 +124,18 @@ void CompressedNodePs::work(Fabric& fabric, Span bucket, const Done& done) {
   fabric.wait_all(handles);
   done("push");
   handles.clear();
-  bool sparse = c_.sparse();
-  for (const Message& m : sends)  // the pull lands over the push, sent already
+  bool dense = dense_pull();
+  // The pull lands over the push, sent already (pushes and pulls are the same size here).
+  for (const Message& m : sends)
     handles.push_back(
-        fabric.post_recv(m.peer, sparse ? covered(pieces, m) : m.area, Combine::kReplace));
+        fabric.post_recv(m.peer, dense ? covered(pieces, m) : m.area, Combine::kReplace));
   fabric.wait_all(handles);
-  if (!sparse)
+  if (!dense)
     fabric.device().local_work(decode, [&](float* words) {
       for (const Message& m : sends)
         for (int i = m.first; i <= m.last; ++i)
-          codec_of(pieces[i]).decode(words + area[i].begin, words + pieces[i].span.begin);
+          codec_of(pieces[i]).decode(words + area[i].begin, words + pieces[i].span.begin,
+                                     states_[{r, id_of(pieces[i])}]);
     });
   done("pull");
   ring_allgather(fabric, inside, bucket);
@@ -187,9 +191,9 @@ void CompressedNodePs::serve(Fabric& fabric, Span bucket, int server, const Done
   done("pushes in, summed");
   handles.clear();
   for (const Message& m : pushes) {
-    Span out = c_.sparse() ? covered(pieces, m)
-                           : Span{sum_area[m.first].begin,
-                                  sum_area[m.last].end() - sum_area[m.first].begin};
+    Span out = dense_pull() ? covered(pieces, m)
+                            : Span{sum_area[m.first].begin,
+                                   sum_area[m.last].end() - sum_area[m.first].begin};
     handles.push_back(fabric.post_send(m.peer, out));
   }
   fabric.wait_all(handles);

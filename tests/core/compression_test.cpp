@@ -382,6 +382,18 @@ TEST(CompressionWire, AParameterServerWorkerPushesCompressedAndPulls) {
   CompressionStep onebit = compression_step(plan, {1000000});
   EXPECT_DOUBLE_EQ(onebit.wire_bytes, 2 * 2 * (2 + 15625) * 4.0);
   EXPECT_DOUBLE_EQ(onebit.error_feedback_bytes, 1000000 * 4.0);  // the worker's residual
+  // Shared random-k: 500 values of each shard pushed, their 500 sums pulled.
+  plan.training.compression = kind(CompressionKind::kRandomk, 0.001);
+  plan.training.compression.shared_indices = true;
+  EXPECT_DOUBLE_EQ(compression_step(plan, {1000000}).wire_bytes, 2 * 2 * 500 * 4.0);
+  // signSGD's vote among 16 workers: signs pushed (2 scales, 15,625 words a shard), the vote
+  // pulled as 2-bit codes (2 scales, 31,250 words): an even vote can tie.
+  plan.training.compression = kind(CompressionKind::kOnebit);
+  plan.training.compression.majority_vote = true;
+  plan.training.compression.error_feedback = false;
+  CompressionStep vote = compression_step(plan, {1000000});
+  EXPECT_DOUBLE_EQ(vote.wire_bytes, 2 * ((2 + 15625) + (2 + 31250)) * 4.0);
+  EXPECT_DOUBLE_EQ(vote.error_feedback_bytes, 0);
 }
 
 // The inline cluster and workload (lines 1-8), then `rest` from line 9.
@@ -416,10 +428,10 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"shared_indices_not_a_boolean",
                 plan(kRing + training("{ kind: randomk, shared_indices: often }")), 12,
                 "true or false"},
-        Refusal{"shared_indices_over_ps",
-                plan("strategy: { kind: ps }\n" +
-                     training("{ kind: randomk, density: 0.01, shared_indices: true }")),
-                12, "shared indices all-reduce over the ring"},
+        Refusal{"vote_over_ps_aggregated_per_node",
+                plan("strategy: { kind: ps, local_aggregation: node }\n" +
+                     training("{ kind: onebit, majority_vote: true, error_feedback: false }")),
+                12, "a node's sum would vote"},
         Refusal{"torus_cannot_carry_topk",
                 plan("strategy: { kind: torus2d }\n" + training("{ kind: topk }")), 9,
                 "torus2d cannot carry it"},

@@ -255,7 +255,7 @@ TEST(CompressionWorkers, PsShardOneBitSumsThePushesAndCarriesTheServerResidual) 
     codec.reduce(pushes.data(), shard.data(), server);
     Floats pulled(pushes.begin() + 3 * words, pushes.end());
     Floats out(4, 99.0f);
-    codec.decode(pulled.data(), out.data());
+    codec.decode(pulled.data(), out.data(), st[0]);
     return out;
   };
   EXPECT_EQ(step({{3, -1, 2, 2}, {1, 1, -4, 0}, {-2, -2, 1, -3}}), (Floats{2, -2, 2, 2}));
@@ -266,6 +266,70 @@ TEST(CompressionWorkers, PsShardOneBitSumsThePushesAndCarriesTheServerResidual) 
   EXPECT_EQ(step({{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}), (Floats{0, 0, -3, -3}));
   EXPECT_EQ(server.residual, (Floats{0, 0, 0, 0}));
   EXPECT_EQ(st[2].residual, (Floats{0, 0, 0, 0}));
+}
+
+// signSGD's vote over a PS shard of 4 elements (1-bit codes, a scale per 2 elements):
+//   worker 0 {3, -1, 2, -2}: + - + -      worker 1 {1, 1, -4, 5}:  + + - +
+//   worker 2 {-2, -2, 1, -3}: - - + -     worker 3 {1, -1, -1, 1}: + - - +
+// Three workers vote {+1, -1, +1, -1}, pulled as signs; four vote {+1, -1, 0, 0} (two ties),
+// pulled as 2-bit codes, which carry the 0 exactly.
+TEST(CompressionWorkers, PsShardMajorityVoteCountsSignsAndSendsTiesAsZero) {
+  Compression c = kind(CompressionKind::kOnebit, 0, 8);
+  c.majority_vote = true;
+  c.error_feedback = false;
+  std::vector<Floats> grads{{3, -1, 2, -2}, {1, 1, -4, 5}, {-2, -2, 1, -3}, {1, -1, -1, 1}};
+  auto vote = [&](int workers) {
+    PsShardCodec codec(c, workers, 4);
+    std::vector<CodecState> st(workers);
+    Floats pushes(codec.server_words(), 0.0f);
+    for (int w = 0; w < workers; ++w)
+      codec.encode(w, 0, grads[w].data(), pushes.data() + w * codec.push_words(), st[w]);
+    CodecState server;
+    Floats shard(4);
+    codec.reduce(pushes.data(), shard.data(), server);
+    Floats out(4, 99.0f);
+    codec.decode(pushes.data() + workers * codec.push_words(), out.data(), st[0]);
+    EXPECT_TRUE(server.residual.empty() && st[0].residual.empty());  // no error feedback
+    return out;
+  };
+  EXPECT_EQ(vote(3), (Floats{1, -1, 1, -1}));
+  EXPECT_EQ(vote(4), (Floats{1, -1, 0, 0}));
+  // 64 elements: 32 scales and 2 words of signs pushed; pulled the same (odd) or 4 words of
+  // 2-bit codes (even).
+  EXPECT_EQ(PsShardCodec(c, 3, 64).push_words(), 34);
+  EXPECT_EQ(PsShardCodec(c, 3, 64).pull_words(), 34);
+  EXPECT_EQ(PsShardCodec(c, 4, 64).pull_words(), 36);
+}
+
+// Shared random-k over a PS shard of 8 elements, k = 2: every worker draws the same indices and
+// pushes their values alone; the server sums them and the workers place the sums there, zero
+// elsewhere. The residuals keep the rest of each worker's gradient.
+TEST(CompressionWorkers, PsShardSharedRandomKSumsTheValuesOfOneDraw) {
+  Compression c = kind(CompressionKind::kRandomk, 0.25);
+  c.shared_indices = true;
+  PsShardCodec codec(c, 3, 8);
+  ASSERT_EQ(codec.push_words(), 2);
+  ASSERT_EQ(codec.pull_words(), 2);
+  ASSERT_FALSE(codec.dense_pull());
+  std::vector<Floats> grads(3);
+  for (int w = 0; w < 3; ++w)
+    for (int i = 0; i < 8; ++i) grads[w].push_back(static_cast<float>((w + 1) * 10 + i));
+  std::vector<CodecState> st(3);
+  Floats pushes(codec.server_words(), 0.0f);
+  for (int w = 0; w < 3; ++w) codec.encode(w, 7, grads[w].data(), pushes.data() + w * 2, st[w]);
+  ASSERT_EQ(st[0].drawn.size(), 2u);
+  EXPECT_EQ(st[1].drawn, st[0].drawn);
+  EXPECT_EQ(st[2].drawn, st[0].drawn);
+  CodecState server;
+  Floats shard(8);
+  codec.reduce(pushes.data(), shard.data(), server);
+  Floats out(8, 99.0f);
+  codec.decode(pushes.data() + 3 * 2, out.data(), st[0]);
+  for (int i = 0; i < 8; ++i) {
+    bool drawn = i == static_cast<int>(st[0].drawn[0]) || i == static_cast<int>(st[0].drawn[1]);
+    EXPECT_EQ(out[i], drawn ? 60.0f + 3 * i : 0.0f) << i;  // 10 + 20 + 30 + 3i
+    EXPECT_EQ(st[1].residual[i], drawn ? 0.0f : 20.0f + i) << i;
+  }
 }
 
 }  // namespace

@@ -138,6 +138,27 @@ TEST(CompressionRun, AggregatedPerNodeEveryStepMatchesTheReference) {
     }
 }
 
+// Over the PS too, GRACE's shared random-k pushes and pulls the values alone, and signSGD's server
+// counts the votes: odd (3) and even (4) workers, flat and (random-k) aggregated per node.
+TEST(CompressionRun, SharedRandomKAndTheVoteOverAParameterServerMatchTheReference) {
+  for (int workers : {3, 4})
+    for (bool by_node : {false, true}) {
+      SCOPED_TRACE(std::to_string(workers) + " workers" + (by_node ? " per node" : ""));
+      core::Plan p = compressed_ps_plan(CompressionKind::kRandomk, workers == 4);
+      p.training.workers = workers;
+      p.training.compression.shared_indices = true;
+      if (by_node) p.strategy.ps_local_aggregation = core::PsAggregation::kNode;
+      run_checked(p);
+      if (workers == 3 && !by_node) expect_caught_without_error_feedback(p);
+      if (by_node) continue;
+      p.training.compression.kind = CompressionKind::kOnebit;
+      p.training.compression.shared_indices = false;
+      p.training.compression.majority_vote = true;
+      p.training.compression.error_feedback = false;
+      run_checked(p);
+    }
+}
+
 // A bucket smaller than the servers leaves some shards empty: their servers take no part in it.
 // 3 elements over 4 servers are shards of 1, 1, 1 and 0: a worker pushes to and pulls from three
 // servers only, and its wire bytes are those three shards' (a fourth, empty, costs nothing).

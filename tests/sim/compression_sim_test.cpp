@@ -309,6 +309,30 @@ TEST(CompressionSim, AParameterServerCarriesTheWireFormatsBytes) {
     }
 }
 
+// Shared random-k and signSGD's vote over the same servers, worker 0's NIC by hand: 12,500 values
+// of each shard pushed and their sums pulled; the vote's signs pushed (48 scales + 390,625 words)
+// and, with an even number of workers, its 2-bit codes pulled (48 + 781,250 words).
+TEST(CompressionSim, SharedRandomKAndTheVoteOverAParameterServerCarryTheirBytes) {
+  core::Plan shared =
+      compressed_ps(testing::switch_cluster(1, 12.5e9, 2e-6), 4, CompressionKind::kRandomk);
+  shared.training.compression.shared_indices = true;
+  core::Plan vote =
+      compressed_ps(testing::switch_cluster(1, 12.5e9, 2e-6), 4, CompressionKind::kOnebit);
+  vote.training.compression.majority_vote = true;
+  vote.training.compression.error_feedback = false;
+  for (auto [plan, bytes] : {std::pair{shared, 2 * 2 * 12500 * 4.0},
+                             std::pair{vote, 2 * ((48 + 390625) + (48 + 781250)) * 4.0}}) {
+    SCOPED_TRACE(plan.training.compression.majority_vote ? "vote" : "shared random-k");
+    core::RunResult r = simulate(plan);
+    ASSERT_TRUE(r.compression);
+    EXPECT_NEAR(link_bytes(r, "node0-nic"), bytes, 1e-9 * bytes);
+    EXPECT_DOUBLE_EQ(r.compression->wire_bytes, bytes);
+    core::RunResult ana = predict_analytic(plan);
+    EXPECT_LT(std::fabs(network_s(r) - network_s(ana)) / network_s(r), 0.02)
+        << "network: sim " << network_s(r) << " s, analytic " << network_s(ana) << " s";
+  }
+}
+
 TEST(CompressionSim, OverAFreeNetworkNoCompressedParameterServerWins) {
   core::Cluster cluster = testing::switch_cluster(8, 12.5e15, 0, 12.5e15, 0);  // 100,000 Gb/s
   core::Plan plain = testing::collective_plan(cluster, core::StrategyKind::kPs, 16, 2.5e7);
