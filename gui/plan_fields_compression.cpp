@@ -130,6 +130,18 @@ void add_compression_fields(std::vector<PlanField>& f) {
       "encoded bucket to everyone)"));
   f.back().choices = {"allreduce", "allgather"};
   f.push_back(compression_knob(
+      "majority_vote", "majority vote", PlanField::Kind::kBool,
+      [](const WhatIf& w) {
+        return std::string(w.plan.training.compression.majority_vote ? "true" : "false");
+      },
+      [](const Plan& p) {
+        const auto& c = p.training.compression;
+        return c.quantized() && c.quantize_bits() == 1 && !c.error_feedback;
+      },
+      "applies to signs (onebit, or quantize with bits 1) without error feedback",
+      "signSGD: each element the sign most workers sent (exchange allgather over the ring, or "
+      "the ps's servers count)"));
+  f.push_back(compression_knob(
       "rank", "low rank", PlanField::Kind::kText,
       [](const WhatIf& w) { return std::to_string(w.plan.training.compression.rank); },
       [](const Plan& p) { return p.training.compression.kind == CompressionKind::kPowersgd; },

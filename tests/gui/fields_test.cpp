@@ -120,6 +120,13 @@ const std::vector<FieldCase>& field_cases() {
       {{{"training.compression.kind", "onebit"}, {"training.compression.exchange", "allgather"}},
        {{"plan", "fusion_buffer: 64MiB",
          "fusion_buffer: 64MiB\n  compression: { kind: onebit, exchange: allgather }"}}},
+      {{{"training.compression.kind", "onebit"},
+        {"training.compression.exchange", "allgather"},
+        {"training.compression.error_feedback", "false"},
+        {"training.compression.majority_vote", "true"}},
+       {{"plan", "fusion_buffer: 64MiB",
+         "fusion_buffer: 64MiB\n  compression: { kind: onebit, exchange: allgather, "
+         "error_feedback: false, majority_vote: true }"}}},
   };
   return cases;
 }
@@ -166,6 +173,7 @@ TEST(GuiFields, FieldsThatDoNotApplyAreDisabledAndSayWhy) {
   EXPECT_EQ(why("strategy.delay_compensation.lambda"), "delay compensation applies to mode: async");
 
   EXPECT_TRUE(off("training.compression.shared_indices"));
+  EXPECT_TRUE(off("training.compression.majority_vote"));
   enter(panel, "training.compression.kind", "randomk");
   EXPECT_FALSE(off("training.compression.density"));
   EXPECT_FALSE(off("training.compression.shared_indices"));
