@@ -32,6 +32,9 @@ void print_reliability(std::FILE* out, const core::ReliabilityOutcome& o) {
                o.failures, duration_text(o.job_mtbf_s > 0 ? o.job_mtbf_s : INFINITY).c_str(),
                duration_text(o.lost_work_s).c_str(), duration_text(o.restart_s).c_str(),
                duration_text(o.checkpoint_s).c_str());
+  if (o.slow_s > 0)
+    std::fprintf(out, "  slow nodes          %10s more for the work at slow nodes' pace\n",
+                 duration_text(o.slow_s).c_str());
   if (o.node_wait_s > 0)
     std::fprintf(out, "  waiting for a node  %10s of the restarts (no hot spare left)\n",
                  duration_text(o.node_wait_s).c_str());

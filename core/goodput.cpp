@@ -76,10 +76,14 @@ double percentile(std::vector<double> v, double p) {
 
 }  // namespace
 
+double job_nodes_of(const Plan& plan) {
+  return std::ceil(static_cast<double>(devices_needed(plan)) / plan.cluster.devices_per_node);
+}
+
 double job_failure_rate(const Plan& plan) {
   const Reliability& r = *plan.reliability;
   double devices = devices_needed(plan);
-  double nodes = std::ceil(devices / plan.cluster.devices_per_node);
+  double nodes = job_nodes_of(plan);
   double links = nodes * plan.cluster.nics_per_node;
   double rate = 0;
   if (r.gpu_mtbf > 0) rate += devices / r.gpu_mtbf;
@@ -91,6 +95,7 @@ double job_failure_rate(const Plan& plan) {
 ReliabilityOutcome expected_run(const GoodputInputs& in) {
   ReliabilityOutcome o;
   double rate = failure_rate(in), restart = restart_cost(in);
+  double pace = expected_pace(in.slow);  // wall seconds of work: work / pace
   o.work_s = in.work_s;
   o.job_mtbf_s = in.mtbf_s;
   o.checkpoint_interval_s = in.interval_s;
@@ -106,21 +111,23 @@ ReliabilityOutcome expected_run(const GoodputInputs& in) {
     o.time_to_train_s += count * expected_segment(length, rate, restart);
     if (rate > 0) o.failures += count * std::expm1(std::min(rate * length, kHopelessExponent));
   };
-  add(whole, in.interval_s + stall);
-  add(rest > 0 ? 1 : 0, rest + last_stall);
+  add(whole, in.interval_s / pace + stall);
+  add(rest > 0 ? 1 : 0, rest / pace + last_stall);
   o.checkpoint_s = whole * stall + (rest > 0 ? last_stall : 0);
   if (segments == 0) o.time_to_train_s = 0;
   o.restart_s = o.failures * restart;
   // Each failure in a segment brings exp(restart / M) - 1 more while restarting.
   if (rate > 0) o.failures *= std::exp(std::min(rate * in.restart_s, kHopelessExponent));
   o.node_wait_s = o.failures * expected_node_wait(in);
-  o.lost_work_s = std::max(0.0, o.time_to_train_s - o.work_s - o.checkpoint_s - o.restart_s);
+  o.slow_s = o.time_to_train_s > 0 ? in.work_s / pace - in.work_s : 0;
+  o.lost_work_s =
+      std::max(0.0, o.time_to_train_s - o.work_s - o.slow_s - o.checkpoint_s - o.restart_s);
   o.goodput = o.time_to_train_s > 0 ? o.work_s / o.time_to_train_s : 0;
   return o;
 }
 
 double expected_goodput(const GoodputInputs& in, double interval_s) {
-  double length = interval_s + segment_stall(in, interval_s);
+  double length = interval_s / expected_pace(in.slow) + segment_stall(in, interval_s);
   double wall = expected_segment(length, failure_rate(in), restart_cost(in));
   return std::isfinite(wall) && wall > 0 ? interval_s / wall : 0;
 }
@@ -180,10 +187,11 @@ double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed) {
   // Repair times on a stream of their own: the failures are those of the same run without spares.
   std::mt19937_64 repairs(seed ^ 0x9e3779b97f4a7c15ULL);
   std::exponential_distribution<double> repair(in.repair_s > 0 ? 1 / in.repair_s : 1);
+  SlowNodes slow(in.slow, seed ^ 0x5851f42d4c957f2dULL);  // slowdowns on a stream of their own
   const double done = 1e-9 * std::max(in.work_s, in.interval_s);  // rounding left over
   while (remaining > done) {
     double work = in.interval_s > 0 ? std::min(in.interval_s, remaining) : remaining;
-    double length = work + (in.interval_s > 0 ? segment_stall(in, work) : 0);
+    double length = slow.wall_for(work, wall) + (in.interval_s > 0 ? segment_stall(in, work) : 0);
     if (until_failure >= length) {
       wall += length;
       until_failure -= length;
@@ -261,6 +269,8 @@ ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s) {
   in.restart_s = plan.resilience.restart_time + times.read_s;
   in.repair_s = plan.reliability->repair;
   in.spares = plan.reliability->hot_spares;
+  const Reliability& r = *plan.reliability;
+  if (r.slow_mtbf > 0) in.slow = {job_nodes_of(plan) / r.slow_mtbf, r.slow_for, r.slow_speed};
   double rate = job_failure_rate(plan);
   in.mtbf_s = rate > 0 ? 1 / rate : 0;
   ReliabilityOutcome o = expected_run(in);

@@ -17,12 +17,17 @@
 // away, and nodes come back during restarts too), and the wait then repair / (spares + 1) in
 // expectation; their product is added to the restart. The sampled run draws each repair and
 // tracks each node away.
+//
+// Slow nodes (core/slow_nodes.hpp) stretch the work: in expectation every second of work takes
+// 1 / pace seconds of wall time, checkpoints and restarts unchanged; a sampled run draws each
+// slowdown. Time at a slow pace counts against goodput (as lost to slowdowns, `slow_s`).
 #pragma once
 
 #include <cstdint>
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
+#include "core/slow_nodes.hpp"
 
 namespace scaleout::core {
 
@@ -36,7 +41,11 @@ struct GoodputInputs {
   double mtbf_s = 0;      // the job's (0: it never fails)
   double repair_s = 0;    // a failed node away (0: a replacement is always at hand)
   int spares = 0;         // idle nodes that take a failed node's place while it is away
+  SlowdownRates slow;     // nodes that slow the job without failing (core/slow_nodes.hpp)
 };
+
+// The nodes the plan's devices take (whole nodes).
+double job_nodes_of(const Plan& plan);
 
 // The job's failures per second: each device, node and node link of the plan at its own rate.
 double job_failure_rate(const Plan& plan);

@@ -453,6 +453,13 @@ struct Reliability {
   // costs the checkpoint's `restart` alone (a node is always at hand).
   double repair = 0;
   int hot_spares = 0;
+  // Nodes that slow down without failing (a throttled GPU, a degraded link, a noisy neighbour):
+  // each node turns slow at 1 / `slow_mtbf`, keeps `slow_speed` of its pace for `slow_for` seconds
+  // on average (exponential) until it is found and drained, and a synchronous job runs at its
+  // slowest node's pace. 0: no slow nodes.
+  double slow_mtbf = 0;
+  double slow_speed = 1;
+  double slow_for = 0;
   int line = 0;
 };
 

@@ -363,6 +363,20 @@ Resilience read_resilience(YamlMap& parent) {
   return res;
 }
 
+// Nodes that slow down without failing: all three of slow_mtbf, slow_speed and slow_for, or none.
+void read_slow_nodes(YamlMap& m, Reliability& r) {
+  if (!m.has("slow_mtbf") && !m.has("slow_speed") && !m.has("slow_for")) return;
+  for (const char* key : {"slow_mtbf", "slow_speed", "slow_for"})
+    if (!m.has(key))
+      m.fail(key,
+             "slow nodes need slow_mtbf (how often a node slows, such as 30d), slow_speed (the "
+             "share of its pace it keeps, such as 0.5) and slow_for (how long until it is found "
+             "and drained, such as 2h)");
+  r.slow_mtbf = m.get_quantity("slow_mtbf", Quantity::kTime);
+  r.slow_speed = m.get_double("slow_speed", 1e-6, 1);
+  r.slow_for = m.get_quantity("slow_for", Quantity::kTime);
+}
+
 std::optional<Reliability> read_reliability(YamlMap& parent) {
   if (!parent.has("reliability")) return std::nullopt;
   YAML::Node node = parent.child("reliability");
@@ -386,6 +400,7 @@ std::optional<Reliability> read_reliability(YamlMap& parent) {
     m.fail("hot_spares",
            "spares matter only while a failed node is away: give repair, the time a failed node "
            "takes to come back (such as 48h)");
+  read_slow_nodes(m, r);
   m.finish();
   return r;
 }

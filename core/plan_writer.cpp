@@ -455,6 +455,11 @@ void reliability(YAML::Emitter& out, const std::optional<Reliability>& r) {
     out << YAML::Key << "repair" << YAML::Value << exact(r->repair, "s");
     out << YAML::Key << "hot_spares" << YAML::Value << r->hot_spares;
   }
+  if (r->slow_mtbf > 0) {
+    out << YAML::Key << "slow_mtbf" << YAML::Value << exact(r->slow_mtbf, "s");
+    out << YAML::Key << "slow_speed" << YAML::Value << exact(r->slow_speed);
+    out << YAML::Key << "slow_for" << YAML::Value << exact(r->slow_for, "s");
+  }
   out << YAML::EndMap;
 }
 

@@ -20,6 +20,7 @@ const Field kFields[] = {
     {"lost_work_s", &ReliabilityOutcome::lost_work_s},
     {"restart_s", &ReliabilityOutcome::restart_s},
     {"node_wait_s", &ReliabilityOutcome::node_wait_s},
+    {"slow_s", &ReliabilityOutcome::slow_s},
     {"checkpoint_s", &ReliabilityOutcome::checkpoint_s},
     {"checkpoint_cost_s", &ReliabilityOutcome::checkpoint_cost_s},
     {"checkpoint_write_s", &ReliabilityOutcome::checkpoint_write_s},

@@ -65,6 +65,7 @@ struct ReliabilityOutcome {
   double lost_work_s = 0;        // work thrown away and redone
   double restart_s = 0;          // restarting, all failures together (node_wait_s included)
   double node_wait_s = 0;        // of that, waiting for a node: no hot spare left
+  double slow_s = 0;             // the work's extra time at a slow node's pace
   double checkpoint_s = 0;       // checkpoint stalls, all together
   double checkpoint_cost_s = 0;  // one checkpoint's stall
   double checkpoint_write_s = 0;
