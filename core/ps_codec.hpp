@@ -27,14 +27,16 @@
 
 namespace scaleout::core {
 
+// Top-k and per-worker random-k over the PS: the workers pull the dense sum into their gradients
+// (summed sparse vectors are not sparse) rather than words they decode.
+inline bool ps_dense_pull(const Compression& c) { return c.sparse() && !c.shared_draw(); }
+
 class PsShardCodec {
  public:
   // REQUIRES: c.on(), c.kind is not powersgd.
   PsShardCodec(const Compression& c, int workers, std::int64_t count);
 
-  // The workers pull the dense sum into the gradient (top-k, per-worker random-k) rather than
-  // words into their scratch that they decode.
-  bool dense_pull() const { return sparse_ && !shared_; }
+  bool dense_pull() const { return ps_dense_pull(c_); }
   // Words a worker pushes for the shard, and the words it pulls into its scratch (a dense pull:
   // none, the sum lands in the gradient).
   std::int64_t push_words() const { return push_; }

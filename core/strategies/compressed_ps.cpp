@@ -3,7 +3,8 @@
 // pushes (sparse: adds the blocks into its dense shard; quantized: decodes, sums, re-encodes with
 // its own error feedback), and the workers pull the dense sum or the encoded sum (decoded after
 // the pull). The codec work runs as local work: real on executed fabrics (host memory), priced at
-// the device's compressor rates on simulated ones.
+// the device's compressor rates on simulated ones (the servers' at the host's `codec_rate` with
+// `server_hosts: cpu`).
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -40,7 +41,7 @@ class CompressedPs : public StrategyProgram {
   }
 
   std::string describe() const override {
-    bool dense = c_.sparse() && !c_.shared_draw();
+    bool dense = ps_dense_pull(c_);
     return "synchronous PS, " + std::to_string(servers_) + " shard(s), with " +
            compression_name(c_.kind) +
            (dense ? " compression: sparse pushes, dense pulls"

@@ -73,8 +73,7 @@ class CompressedNodePs : public StrategyProgram {
   static std::uint64_t id_of(const NodePiece& p) {
     return static_cast<std::uint64_t>(p.span.begin);
   }
-  // Top-k and per-worker random-k: the workers pull the dense sums into their gradients.
-  bool dense_pull() const { return c_.sparse() && !c_.shared_draw(); }
+  bool dense_pull() const { return ps_dense_pull(c_); }
   // The bucket's elements a message's pieces cover (where dense pulls land).
   static Span covered(const std::vector<NodePiece>& pieces, const Message& m) {
     return Span{pieces[m.first].span.begin, pieces[m.last].span.end() - pieces[m.first].span.begin};
