@@ -85,6 +85,31 @@ TEST(CompressedPsLocal, AFreeNetworkCostsExactlyTheCodecsSeconds) {
     }
 }
 
+// The flat compressed PS takes the CPU hosts' rate too: 16 workers encode and decode both shards
+// of 12,500,000 elements (2 x 25M passes at 40 G/s), and each server decodes 16 pushes and
+// re-encodes its shard (17 passes) at 1 G/s on a CPU host. The plain PS's own bytes still take
+// about 0.1 us at 100,000 Gb/s.
+TEST(CompressedPsLocal, FlatServersOnCpuHostsCombineAtTheirCodecRate) {
+  core::Cluster free = testing::switch_cluster(4, 12.5e15, 0, 12.5e15, 0);
+  for (bool cpu : {false, true})
+    for (bool analytic : {false, true}) {
+      SCOPED_TRACE(std::string(cpu ? "cpu servers" : "gpu servers") +
+                   (analytic ? " analytic" : " sim"));
+      core::Plan plan = byteps(free, CompressionKind::kOnebit);
+      plan.strategy.ps_local_aggregation = core::PsAggregation::kNone;
+      if (cpu) plan.strategy.ps_server_hosts = core::PsServerHosts::kCpu;
+      plan.cluster.host.codec_rate = 1e9;
+      core::Plan plain = plan;
+      plain.training.compression.kind = CompressionKind::kNone;
+      auto run = [&](const core::Plan& p) { return analytic ? predict_analytic(p) : simulate(p); };
+      core::RunResult r = run(plan);
+      double codec = 2 * 2.5e7 / 40e9 + 17 * 1.25e7 / (cpu ? 1e9 : 40e9);
+      ASSERT_TRUE(r.compression);
+      EXPECT_NEAR(r.compression->codec_s, codec, 1e-9 * codec);
+      EXPECT_NEAR(r.step_time_s - run(plain).step_time_s, codec, 5e-7);
+    }
+}
+
 // The step less its compute and its codecs' seconds: what the network took.
 double network_s(const core::RunResult& r) {
   return r.step_time_s - r.phases.compute_s - r.compression->codec_s;
