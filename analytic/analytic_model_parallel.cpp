@@ -126,6 +126,14 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
     c.layer_gather_backward = w.gathers_backward * layer;
     c.layer_reduce = layer;
     c.data_exchange = 2 * w.data_volume * ring_gather(w.gradient_bytes);
+  } else if (w.overlap_grad_reduce) {  // buckets during backward; ZeRO-1's gather after
+    bool zero1 = plan.parallelism->zero == 1;
+    c.overlap = walk_gradient_overlap(
+        plan, state, w, c.layer_forward_compute, c.layer_backward_compute, [&](double bytes) {
+          return zero1 ? ring_gather(bytes) : data_exchange(plan, s, bytes, plan.strategy.kind);
+        });
+    c.data_exchange = (zero1 ? ring_gather(w.gradient_bytes) : 0) +
+                      expert_data_exchange(plan, s, expert, w.expert_gradient_bytes);
   } else {
     c.data_exchange =
         (data_time() + expert_data_exchange(plan, s, expert, w.expert_gradient_bytes)) *
@@ -181,6 +189,7 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
     p.backward[stage][0] = layers_backward(c, own);
   }
   p.transfer = c.transfer;
+  p.op_extra = c.overlap.op_extra;
   if (c.blocking_transfers) {  // one chunk a stage: forwards send down, backwards up
     for (int stage = 0; stage < s.pipeline; ++stage) {
       if (stage < s.pipeline - 1) p.forward[stage][0] += c.transfer[stage];
@@ -224,12 +233,21 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
                     exposed_sharding(c, core::stage_layers(s, busiest));
   // A stage waiting on its own sends is idle, as the simulated program's records count it.
   double blocked = s.microbatches * blocked_sending(s, c, busiest);
-  ph.compute = timing.busy[busiest] - ph.tensor - ph.expert - sharding - blocked + c.optimizer;
-  ph.bubble = timing.iteration - timing.busy[busiest] + blocked;
+  // overlap_grad_reduce: each stage's waiting buckets after its last op.
+  double iteration = timing.iteration, overlapped = 0, tail = 0;
+  if (!c.overlap.tail.empty()) {
+    for (int st = 0; st < s.pipeline; ++st)
+      iteration = std::max(iteration, timing.stages[st].back().end + c.overlap.tail[st]);
+    tail = c.overlap.tail[busiest];
+    overlapped = c.overlap.exposed[busiest] - tail;
+  }
+  ph.compute =
+      timing.busy[busiest] - ph.tensor - ph.expert - sharding - blocked - overlapped + c.optimizer;
+  ph.bubble = iteration - timing.busy[busiest] - tail + blocked;
   ph.pipeline = core::pipeline_transfers(state, c.transfer);
-  ph.data = c.data_exchange + sharding;
+  ph.data = c.data_exchange + sharding + overlapped + tail;
   ph.data_bytes = c.data_bytes;
-  ph.step = timing.iteration + c.data_exchange + c.optimizer;
+  ph.step = iteration + c.data_exchange + c.optimizer;
   core::RunResult r = core::model_parallel_result(plan, "analytic", ph);
   if (plan.strategy.kind == core::StrategyKind::kPs && s.data > 1)
     r.warnings.push_back(

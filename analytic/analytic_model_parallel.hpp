@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "analytic/gradient_overlap.hpp"
 #include "analytic/pipeline_timing.hpp"
 #include "core/parallel_state.hpp"
 #include "core/plan.hpp"
@@ -36,6 +37,9 @@ struct ModelParallelCosts {
   double layer_gather_forward = 0;
   double layer_gather_backward = 0;
   double layer_reduce = 0;
+  // overlap_grad_reduce: what the buckets' exchanges add to the ops that run beside them and
+  // after the schedule, by stage (empty without it; data_exchange is then what follows them).
+  GradientOverlap overlap;
   // DeepSpeed's pipeline engine: a stage waits for each of its sends (core::
   // blocking_stage_transfers), so a transfer lengthens the op that sends it.
   bool blocking_transfers = false;

@@ -81,6 +81,7 @@ PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microb
         if (ready < 0) break;
         bool forward = op.kind == PipeOp::Kind::kForward;
         double cost = (forward ? costs.forward : costs.backward)[s][op.chunk];
+        if (!costs.op_extra.empty()) cost += costs.op_extra[s][next[s]];
         double start = std::max(free_at[s], ready);
         free_at[s] = start + cost;
         ends.at(op.kind, s, op.chunk, op.microbatch) = free_at[s];

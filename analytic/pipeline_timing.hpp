@@ -19,6 +19,8 @@ struct PipeCosts {
   // Seconds from the end of an op to its input's arrival across the boundary after stage s
   // (between s and s + 1; the last: from the last stage round to the first), by s.
   std::vector<double> transfer;
+  // Seconds added to single ops, by stage and place in its schedule: [stage][op] (empty: none).
+  std::vector<std::vector<double>> op_extra;
 };
 
 struct TimedOp {

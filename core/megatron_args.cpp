@@ -79,6 +79,8 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
     add(out, "--recompute-num-layers", 1);
   }
   if (p.zero == 1) out.push_back("--use-distributed-optimizer");
+  if (p.overlap_grad_reduce) out.push_back("--overlap-grad-reduce");
+  if (p.bucket_size > 0) add(out, "--ddp-bucket-size", static_cast<long>(p.bucket_size));
   if (p.expert > 1) add(out, "--expert-model-parallel-size", p.expert);
   if (p.first_stage_layers > 0)
     add(out, "--decoder-first-pipeline-num-layers", p.first_stage_layers);

@@ -52,6 +52,8 @@ const std::map<std::string, bool>& known_flags() {
       {"--recompute-method", true},
       {"--recompute-num-layers", true},
       {"--use-distributed-optimizer", false},
+      {"--overlap-grad-reduce", false},
+      {"--ddp-bucket-size", true},
       {"--micro-batch-size", true},
       {"--global-batch-size", true},
       {"--bf16", false},
@@ -137,6 +139,15 @@ std::string choice(const Arguments& a, const std::string& flag,
     throw InputError(kSource, 0, flag, "'" + it->second + "' is not read (" + list + " are)");
   }
   return it->second;
+}
+
+// A flag that Megatron-LM reads only with `needs`: refused without it.
+void only_with(const Arguments& a, const std::string& flag, const std::string& needs) {
+  if (a.has(flag))
+    throw InputError(kSource, 0, flag,
+                     "sizes the buckets of " + needs +
+                         ", which is not given (give both, or "
+                         "neither: one bucket then holds the whole gradient)");
 }
 
 // A setting scaleout plans only at 1 (expert, context parallelism): refused above it.
@@ -306,6 +317,13 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
   if (a.has("--decoder-last-pipeline-num-layers"))
     p << ", last_stage_layers: "
       << whole(a, "--decoder-last-pipeline-num-layers", "last_stage_layers");
+  if (switched(a, "--overlap-grad-reduce", "overlap_grad_reduce", "true", "false")) {
+    p << ", overlap_grad_reduce: true";
+    if (a.has("--ddp-bucket-size"))
+      p << ", bucket_size: " << whole(a, "--ddp-bucket-size", "bucket_size");
+  } else {
+    only_with(a, "--ddp-bucket-size", "--overlap-grad-reduce");
+  }
   p << " }";
   out.yaml = p.str();
   return out;

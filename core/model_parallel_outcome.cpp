@@ -24,6 +24,7 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   mp.schedule = schedule_name(par.schedule);
   mp.recompute = recompute_name(par.recompute);
   mp.sequence_parallel = par.sequence_parallel, mp.zero = par.zero;
+  mp.overlap_grad_reduce = par.overlap_grad_reduce;
   mp.tensor_comm_s = ph.tensor;
   mp.expert_comm_s = ph.expert;
   mp.expert = par.expert;
@@ -85,9 +86,9 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
   r.throughput_samples_per_s = s.global_batch / ph.step;
   // The share of the step a device spends on model FLOPs at its achieved rate.
   r.scaling_efficiency = mp.mfu / compute_efficiency(plan);
-  // ZeRO-2 and 3's data time is what the compute leaves exposed of many collectives: no one
-  // exchange's bandwidth to give.
-  if (ph.data > 0 && plan.parallelism->zero < 2) {
+  // ZeRO-2 and 3's data time, and overlap_grad_reduce's, is what the compute leaves exposed of
+  // many collectives: no one exchange's bandwidth to give.
+  if (ph.data > 0 && plan.parallelism->zero < 2 && !plan.parallelism->overlap_grad_reduce) {
     int d = mp.data;
     r.algbw_Bps = ph.data_bytes / ph.data;
     r.busbw_Bps = r.algbw_Bps * 2.0 * (d - 1) / d;
@@ -99,8 +100,9 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
   if (plan.reliability) r.reliability = reliability_outcome(plan, ph.step);
   if (plan.training.overlap)
     r.warnings.push_back(
-        "training.overlap is not modelled for model-parallel plans: the data group's exchange "
-        "starts once the pipeline has drained (Megatron-LM's default)");
+        "training.overlap is not read by model-parallel plans: the data group's exchange starts "
+        "once the pipeline has drained (Megatron-LM's default) unless "
+        "parallelism.overlap_grad_reduce is true");
   return r;
 }
 

@@ -15,7 +15,8 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
                       {"recompute", m.recompute},
                       {"sequence_parallel", m.sequence_parallel},
                       {"zero", m.zero},
-                      {"expert", m.expert}};
+                      {"expert", m.expert},
+                      {"overlap_grad_reduce", m.overlap_grad_reduce}};
   j["tokens_per_s"] = m.tokens_per_s;
   j["parameters"] = m.parameters;
   j["active_parameters"] = m.active_parameters;
@@ -50,6 +51,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.sequence_parallel = p.value("sequence_parallel", false);
   m.zero = p.value("zero", 0);
   m.expert = p.value("expert", 1);
+  m.overlap_grad_reduce = p.value("overlap_grad_reduce", false);
   m.tokens_per_s = j.value("tokens_per_s", 0.0);
   m.parameters = j.value("parameters", 0.0);
   m.active_parameters = j.value("active_parameters", 0.0);

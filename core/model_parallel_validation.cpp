@@ -176,6 +176,31 @@ void check_modelled(const Plan& plan, const Parallelism& p) {
                      "yet");
 }
 
+// Megatron-Core's --overlap-grad-reduce: for the gradient it exchanges once per iteration.
+void check_overlap(const Plan& plan, const Parallelism& p) {
+  auto fail = [&](const std::string& field, const std::string& what) {
+    throw InputError(plan.file, p.overlap_line ? p.overlap_line : p.line, "parallelism." + field,
+                     what);
+  };
+  if (p.bucket_size > 0 && !p.overlap_grad_reduce)
+    fail("bucket_size",
+         "sizes the buckets of overlap_grad_reduce: write overlap_grad_reduce: true (without it "
+         "Megatron-Core exchanges the gradient as one bucket)");
+  if (!p.overlap_grad_reduce) return;
+  if (p.framework && *p.framework != Framework::kMegatron && *p.framework != Framework::kAny)
+    fail("overlap_grad_reduce",
+         std::string("is Megatron-Core's option; ") + framework_title(*p.framework) +
+             " is not modelled with it (parallelism.framework: megatron or any)");
+  if (p.zero >= 2)
+    fail("overlap_grad_reduce",
+         "ZeRO-2 and ZeRO-3 already reduce-scatter each layer's gradients beside the next "
+         "layer's backward: use zero: 0 or 1 (1: Megatron-Core's distributed optimizer)");
+  if (plan.strategy.kind == StrategyKind::kPs)
+    fail("overlap_grad_reduce",
+         "overlaps the data group's collective with backward: use a collective strategy, not a "
+         "parameter server");
+}
+
 }  // namespace
 
 void validate_model_parallel(const Plan& plan, bool split_searched) {
@@ -195,6 +220,7 @@ void validate_model_parallel(const Plan& plan, bool split_searched) {
     check_framework(plan, p);
   }
   check_strategy(plan, p);
+  check_overlap(plan, p);
   check_modelled(plan, p);
 }
 

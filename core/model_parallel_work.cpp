@@ -4,6 +4,7 @@
 
 #include "core/compute_rate.hpp"
 #include "core/device_compute.hpp"
+#include "core/gradient_buckets.hpp"
 #include "core/model_memory.hpp"
 #include "core/model_split.hpp"
 #include "core/shape_efficiency.hpp"
@@ -125,6 +126,11 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   w.expert_gradient_bytes = experts * plan.training.gradient_bytes_per_element;
   add_sharded_exchanges(plan, s, w);
   add_expert_exchanges(plan, s, w);
+  if (par.overlap_grad_reduce && s.data > 1) {
+    w.overlap_grad_reduce = true;
+    double parameters = par.bucket_size > 0 ? par.bucket_size : megatron_bucket_parameters(s.data);
+    w.bucket_bytes = parameters * plan.training.gradient_bytes_per_element;
+  }
   if (compute_from_device(plan) && !plan.compute_left_out) {
     double shard = experts == 0    ? worst / (par.zero >= 1 ? s.data : 1)
                    : par.zero >= 1 ? (worst - experts) / s.data + experts / (s.data / par.expert)

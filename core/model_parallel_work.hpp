@@ -50,6 +50,11 @@ struct ModelParallelWork {
   int alltoalls_forward = 2;  // per MoE layer
   int alltoalls_backward = 2;
   double expert_gradient_bytes = 0;  // the device's experts' shard of the worst stage
+  // Megatron-Core's --overlap-grad-reduce (core/gradient_buckets.hpp), with a data group of two or
+  // more: gradient_bytes exchanged in buckets of at least bucket_bytes during backward (with
+  // ZeRO-1, reduce-scattered; the parameters' all-gather follows the schedule).
+  bool overlap_grad_reduce = false;
+  double bucket_bytes = 0;
 };
 
 // REQUIRES: a validated plan with `parallelism:`; `s` is its model_split(plan) (the overload

@@ -393,11 +393,17 @@ struct Parallelism {
   // --decoder-last-pipeline-num-layers): the first and the last stage hold these many layers (0:
   // their even share) and the stages between share the rest evenly.
   int first_stage_layers = 0, last_stage_layers = 0;
+  // Megatron-Core's --overlap-grad-reduce: each chunk's gradient is exchanged in buckets of at
+  // least `bucket_size` parameters (--ddp-bucket-size; 0: Megatron-Core's max(40M, 1M x data)),
+  // each as soon as the chunk's last micro-batch's backward has made it, beside later layers'
+  // compute (core/gradient_buckets.hpp).
+  bool overlap_grad_reduce = false;
+  double bucket_size = 0;
   // Absent: the written split is taken as given, and the split search proposes Megatron-LM's.
   std::optional<Framework> framework;
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
-      zero_line = 0, framework_line = 0, expert_line = 0, stage_layers_line = 0;
+      zero_line = 0, framework_line = 0, expert_line = 0, stage_layers_line = 0, overlap_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

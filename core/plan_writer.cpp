@@ -479,6 +479,9 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
     out << YAML::Key << "first_stage_layers" << YAML::Value << p->first_stage_layers;
   if (p->last_stage_layers > 0)
     out << YAML::Key << "last_stage_layers" << YAML::Value << p->last_stage_layers;
+  if (p->overlap_grad_reduce)
+    out << YAML::Key << "overlap_grad_reduce" << YAML::Value << p->overlap_grad_reduce;
+  if (p->bucket_size > 0) out << YAML::Key << "bucket_size" << YAML::Value << exact(p->bucket_size);
   if (p->framework) out << YAML::Key << "framework" << YAML::Value << framework_name(*p->framework);
   out << YAML::EndMap;
 }

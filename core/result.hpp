@@ -101,7 +101,8 @@ struct ModelParallelOutcome {
   std::string recompute = "none";
   bool sequence_parallel = false;
   int zero = 0;
-  int expert = 1;  // the expert-parallel degree (it splits `data`)
+  int expert = 1;                    // the expert-parallel degree (it splits `data`)
+  bool overlap_grad_reduce = false;  // Megatron-Core's: buckets exchanged during backward
   double tokens_per_s = 0;
   double parameters = 0;         // the model's, every expert counted
   double active_parameters = 0;  // those one token passes through (all of them without experts)

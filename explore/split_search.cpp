@@ -37,6 +37,14 @@ struct Search {
 
   void consider(core::Parallelism p) {
     p.framework = out.framework;
+    // The plan's overlap of the gradient reduce, where the framework and the ZeRO stage run it.
+    const auto& written = base.parallelism;
+    bool megatron =
+        out.framework == core::Framework::kMegatron || out.framework == core::Framework::kAny;
+    if (written && written->overlap_grad_reduce && megatron && p.zero <= 1) {
+      p.overlap_grad_reduce = true;
+      p.bucket_size = written->bucket_size;
+    }
     if (core::framework_refusal(out.framework, p, base.workload.transformer->moe.has_value())) {
       ++out.dropped[std::string("not run by ") + core::framework_title(out.framework)];
       return;

@@ -35,12 +35,12 @@ void ModelParallelTraining::gather_shards(const Rank& rank, Span span, std::uint
     times.wrong += rank.checks->mislabelled(split_part(span, n, j), shard_tag(label, j));
 }
 
-// A layer's gradients reduce-scattered over the data group by a ring; checked: ones from every
-// member sum to the group's size in the segment this rank keeps.
-void ModelParallelTraining::reduce_shards(const Rank& rank, ModelParallelStepTimes& times) const {
+// Gradients (a layer's, or a bucket's) reduce-scattered over the data group by a ring; checked:
+// ones from every member sum to the group's size in the segment this rank keeps.
+void ModelParallelTraining::reduce_shards(const Rank& rank, Span span,
+                                          ModelParallelStepTimes& times) const {
   int n = rank.data.size();
   RingGroup ring = strided_ring(0, 1, n, rank.data.rank());
-  Span span = shard_span();
   if (rank.checks) rank.checks->fill(span, 1.0f);
   ring_reduce_scatter(rank.data, ring, span);
   if (rank.checks)
@@ -79,13 +79,13 @@ void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, s
     double start = fabric.now();
     Device::ComputeTicket ticket = fabric.device().compute_async(flops);
     if (layer + 1 < layers) gather_layer(layer + 1);
-    if (reduce && layer > 0) reduce_shards(rank, times);
+    if (reduce && layer > 0) reduce_shards(rank, shard_span(), times);
     double done = fabric.device().wait_compute(ticket);
     times.compute_s += done - start;
     times.data_s += fabric.now() - done;  // what the compute did not hide
     run_tensor_allreduces(rank, allreduces, times);
   }
-  if (reduce) timed(times.data_s, [&] { reduce_shards(rank, times); });
+  if (reduce) timed(times.data_s, [&] { reduce_shards(rank, shard_span(), times); });
   if (output_layer && forward)
     timed(times.compute_s,
           [&] { fabric.device().compute(work_.logit_forward_flops * compute_scale_); });

@@ -251,8 +251,9 @@ std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) cons
 }
 
 void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size_t index,
-                                   ModelParallelStepTimes& times) const {
+                                   BucketQueue* queue, ModelParallelStepTimes& times) const {
   if (work_.reduce_per_microbatch) return run_sharded_op(rank, op, index, times);
+  if (queue && queue->walks(op)) return run_walking_op(rank, op, *queue, times);
   bool forward = op.kind == Kind::kForward;
   bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
   int layers = stage_layers(state_.split(), rank.at.stage);
@@ -322,6 +323,10 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
   auto label = [step](std::uint64_t transfer) {
     return transfer * 1000003 + static_cast<std::uint64_t>(step);
   };
+  std::optional<BucketQueue> queue;
+  if (work_.overlap_grad_reduce)
+    queue.emplace(work_, me.stage, stage_layers(state_.split(), me.stage), chunks_, microbatches_);
+  BucketQueue* buckets = queue ? &*queue : nullptr;
   std::vector<Fabric::Handle> outgoing;
   std::size_t pending_from = 0;  // outgoing[pending_from..] may still be in flight
   for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -331,7 +336,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
       times.wrong += rank.checks->mislabelled(
           receive_slot(i), label(tag(op_sent_for(op, senders[sender], stages_), senders[sender])));
     double start = fabric.now();
-    run_op(rank, op, i, times);
+    run_op(rank, op, i, buckets, times);
     rank.observer.phase(fabric.rank(), op_name(op, chunks_),
                         op.kind == Kind::kForward ? "forward" : "backward", start, fabric.now());
     int to = destination(me.stage, op);
@@ -348,7 +353,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     outgoing.push_back(sent);
     if (ahead) pending_from = ahead->release_done(outgoing, pending_from);
   }
-  exchange_gradient(rank, times);
+  exchange_gradient(rank, buckets, times);
   if (work_.optimizer_flops > 0) {  // the optimizer's update of the rank's shard
     double start = fabric.now();
     fabric.device().compute(work_.optimizer_flops * compute_scale_);
@@ -361,10 +366,20 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
   return times;
 }
 
-void ModelParallelTraining::exchange_gradient(const Rank& rank,
+void ModelParallelTraining::exchange_gradient(const Rank& rank, BucketQueue* queue,
                                               ModelParallelStepTimes& times) const {
   Fabric& fabric = rank.fabric;
   Span gradient{0, gradient_elements_};
+  if (queue) {  // overlap_grad_reduce: the buckets still waiting, then ZeRO-1's gather
+    double start = fabric.now();
+    for (const GradientBucket& bucket : queue->rest()) exchange_bucket(rank, bucket, times);
+    if (plan_.parallelism->zero == 1)
+      gather_shards(rank, gradient, ~std::uint64_t{0} - times.step, times);
+    exchange_expert_gradient(rank, times);
+    times.data_s += fabric.now() - start;
+    rank.observer.phase(fabric.rank(), "parameter gather", "comm", start, fabric.now());
+    return;
+  }
   double start = fabric.now();
   if (work_.reduce_per_microbatch) {  // ZeRO-2 gathers the updated parameters; ZeRO-3 none
     if (work_.data_volume > 0) gather_shards(rank, gradient, ~std::uint64_t{0} - times.step, times);
@@ -377,16 +392,20 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank,
     rank.data_program->run(rank.data, gradient);
     if (rank.checks) times.wrong += rank.checks->differs_from_sum(gradient, rank.data_members);
   }
-  if (rank.expert_data_program) {  // the experts' gradients, over the ranks holding the same ones
-    std::int64_t base = send_slot(4 * static_cast<std::size_t>(microbatches_) * chunks_).begin;
-    Span experts{base + 2 * dispatch_elements_, expert_gradient_elements_};
-    if (rank.checks) fabric.device().produce_gradient(experts);
-    rank.expert_data_program->run(rank.expert_data, experts);
-    if (rank.checks)
-      times.wrong += rank.checks->differs_from_sum(experts, rank.expert_data_members);
-  }
+  exchange_expert_gradient(rank, times);
   times.data_s += fabric.now() - start;
   rank.observer.phase(fabric.rank(), "data-parallel exchange", "comm", start, fabric.now());
+}
+
+// The experts' gradients, over the ranks holding the same experts.
+void ModelParallelTraining::exchange_expert_gradient(const Rank& rank,
+                                                     ModelParallelStepTimes& times) const {
+  if (!rank.expert_data_program) return;
+  std::int64_t base = send_slot(4 * static_cast<std::size_t>(microbatches_) * chunks_).begin;
+  Span experts{base + 2 * dispatch_elements_, expert_gradient_elements_};
+  if (rank.checks) rank.fabric.device().produce_gradient(experts);
+  rank.expert_data_program->run(rank.expert_data, experts);
+  if (rank.checks) times.wrong += rank.checks->differs_from_sum(experts, rank.expert_data_members);
 }
 
 // A data group's exchange: the plan's strategy over the group's ranks, placed by node (none for a

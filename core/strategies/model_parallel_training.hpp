@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/fabric.hpp"
+#include "core/gradient_buckets.hpp"
 #include "core/model_parallel_work.hpp"
 #include "core/parallel_state.hpp"
 #include "core/pipeline_schedule.hpp"
@@ -92,8 +93,15 @@ class ModelParallelTraining {
  private:
   struct Rank;  // one rank's views and programs for a run
   ModelParallelStepTimes iteration(const Rank& rank, int step) const;
-  void run_op(const Rank& rank, const PipeOp& op, std::size_t index,
+  // `queue`: the stage's waiting gradient buckets (null without overlap_grad_reduce).
+  void run_op(const Rank& rank, const PipeOp& op, std::size_t index, BucketQueue* queue,
               ModelParallelStepTimes& times) const;
+  // overlap_grad_reduce (core/strategies/model_parallel_overlap.cpp): an op's layers one at a
+  // time, each beside the oldest waiting bucket's exchange; and one bucket's exchange.
+  void run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue& queue,
+                      ModelParallelStepTimes& times) const;
+  void exchange_bucket(const Rank& rank, const GradientBucket& bucket,
+                       ModelParallelStepTimes& times) const;
   void run_tensor_allreduces(const Rank& rank, int count, ModelParallelStepTimes& times) const;
   // ZeRO-2 and ZeRO-3 (core/strategies/model_parallel_sharding.cpp): an op's layers one at a time
   // with their gathers and reduce-scatters beside the compute, and the step-end gather.
@@ -101,9 +109,10 @@ class ModelParallelTraining {
                       ModelParallelStepTimes& times) const;
   void gather_shards(const Rank& rank, Span span, std::uint64_t label,
                      ModelParallelStepTimes& times) const;
-  void reduce_shards(const Rank& rank, ModelParallelStepTimes& times) const;
+  void reduce_shards(const Rank& rank, Span span, ModelParallelStepTimes& times) const;
   Span shard_span() const;
-  void exchange_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
+  void exchange_gradient(const Rank& rank, BucketQueue* queue, ModelParallelStepTimes& times) const;
+  void exchange_expert_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_tokens(const Rank& rank, bool forward, ModelParallelStepTimes& times) const;
   std::unique_ptr<StrategyProgram> group_exchange(const std::vector<int>& members) const;
   std::vector<PipeOp> schedule_of(int stage, int rank) const;

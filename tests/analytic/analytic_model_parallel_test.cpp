@@ -217,7 +217,8 @@ TEST(AnalyticModelParallel, SaysWhatItDoesNotModel) {
     return all;
   };
   EXPECT_EQ(warnings("plain", "ring", false).find("not modelled"), std::string::npos);
-  EXPECT_NE(warnings("overlap", "ring", true).find("training.overlap is not modelled"),
+  EXPECT_NE(warnings("overlap", "ring", true)
+                .find("training.overlap is not read by model-parallel plans"),
             std::string::npos);
   EXPECT_NE(warnings("ps", "ps", false).find("parameter servers are modelled as"),
             std::string::npos);

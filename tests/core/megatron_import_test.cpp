@@ -69,6 +69,27 @@ TEST(MegatronImport, WideHeadsComeBackThroughKvChannels) {
   EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters);
 }
 
+// Megatron-Core's overlap of the gradient reduce and its bucket size: out as their flags, and back.
+TEST(MegatronImport, TheOverlappedGradientReduceComesBack) {
+  Plan base =
+      load_plan(scaleout::testing::source_path("experiments/model-parallel/llama2-70b-h100.yaml"));
+  base.parallelism->overlap_grad_reduce = true;
+  base.parallelism->bucket_size = 50e6;
+  scaleout::testing::TempDir dir("megatron-overlap");
+  Plan plan = load_plan(dir.write("plan.yaml", plan_to_yaml(base)));
+  Args args = megatron_arguments(plan);
+  EXPECT_NE(std::find(args.begin(), args.end(), "--overlap-grad-reduce"), args.end());
+  auto size = std::find(args.begin(), args.end(), "--ddp-bucket-size");
+  ASSERT_NE(size, args.end());
+  EXPECT_EQ(*(size + 1), "50000000");
+  MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});
+  EXPECT_TRUE(imported.left_out.empty());
+  Plan again = load_import("megatron-overlap-again", imported);
+  EXPECT_TRUE(again.parallelism->overlap_grad_reduce);
+  EXPECT_EQ(again.parallelism->bucket_size, 50e6);
+  EXPECT_EQ(megatron_arguments(again), args);
+}
+
 // Left out, Megatron-LM fills: the FFN (SwiGLU: 2/3 of 4 x 8192 = 21,845.3, down to a multiple
 // of 64: 21,824), micro-batch 1, the global batch (micro-batch x data = 1 x 512 / (8 x 4) = 16),
 // fp32 gradients for a bf16 run. Flags scaleout does not model are listed with their values.
@@ -138,6 +159,9 @@ TEST(MegatronImport, WhatCannotBePlannedIsRefusedNamingTheFlag) {
   std::string chunk = refusal(with({"--vocab-size", "32000", "--pipeline-model-parallel-size", "4",
                                     "--num-layers-per-virtual-pipeline-stage", "3"}));
   EXPECT_NE(chunk.find("does not divide a stage's 8 layers"), std::string::npos) << chunk;
+  std::string bucket = refusal(with({"--vocab-size", "32000", "--ddp-bucket-size", "40000000"}));
+  EXPECT_NE(bucket.find("--ddp-bucket-size"), std::string::npos) << bucket;
+  EXPECT_NE(bucket.find("--overlap-grad-reduce, which is not given"), std::string::npos) << bucket;
 }
 
 }  // namespace

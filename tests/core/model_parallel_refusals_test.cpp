@@ -142,6 +142,22 @@ INSTANTIATE_TEST_SUITE_P(
                 plan("strategy: { kind: ps }\nparallelism:\n  zero: 2\n"
                      "training: { workers: 4 }\n"),
                 13, "reduce-scatter each micro-batch's gradients"},
+        Refusal{"bucket_size_without_overlap",
+                plan(kRing + "parallelism:\n  tensor: 2\n  bucket_size: 1e6\n"
+                             "training: { workers: 8 }\n"),
+                14, "write overlap_grad_reduce: true"},
+        Refusal{"overlap_with_zero3",
+                plan(kRing + "parallelism:\n  zero: 3\n  overlap_grad_reduce: true\n"
+                             "training: { workers: 8 }\n"),
+                14, "parallelism.overlap_grad_reduce"},
+        Refusal{"overlap_with_deepspeed",
+                plan(kRing + "parallelism:\n  framework: deepspeed\n  overlap_grad_reduce: true\n"
+                             "training: { workers: 8 }\n"),
+                14, "Megatron-Core's option; DeepSpeed"},
+        Refusal{"overlap_with_ps",
+                plan("strategy: { kind: ps }\nparallelism:\n  overlap_grad_reduce: true\n"
+                     "training: { workers: 4 }\n"),
+                13, "not a parameter server"},
         Refusal{"zero2_with_experts",
                 plan(kRing + "parallelism: { expert: 2, zero: 2 }\ntraining: { workers: 4 }\n",
                      ", moe: { experts: 8, top_k: 2 }"),

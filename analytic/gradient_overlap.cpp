@@ -1,0 +1,46 @@
+#include "analytic/gradient_overlap.hpp"
+
+#include <algorithm>
+
+#include "core/gradient_buckets.hpp"
+#include "core/model_split.hpp"
+#include "core/pipeline_schedule.hpp"
+
+namespace scaleout::sim {
+
+GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::ParallelState& state,
+                                      const core::ModelParallelWork& work, double layer_forward,
+                                      double layer_backward,
+                                      const std::function<double(double)>& bucket_seconds) {
+  const core::ModelSplit& s = state.split();
+  GradientOverlap out;
+  for (int stage = 0; stage < s.pipeline; ++stage) {
+    int layers = core::stage_layers(s, stage);
+    core::BucketQueue queue(work, stage, layers, s.chunks, s.microbatches);
+    std::vector<double> extra;
+    double exposed = 0;
+    for (const core::PipeOp& op : core::stage_schedule(plan.parallelism->schedule, stage,
+                                                       s.pipeline, s.microbatches, s.chunks)) {
+      double added = 0;
+      if (queue.walks(op)) {
+        double compute = op.kind == core::PipeOp::Kind::kForward ? layer_forward : layer_backward;
+        for (int layer = 0; layer < layers; ++layer) {
+          core::GradientBucket bucket;
+          if (queue.take(op, bucket))
+            added += std::max(0.0, bucket_seconds(bucket.bytes) - compute);
+          queue.layer_done(op, layer);
+        }
+      }
+      extra.push_back(added);
+      exposed += added;
+    }
+    double tail = 0;
+    for (const core::GradientBucket& bucket : queue.rest()) tail += bucket_seconds(bucket.bytes);
+    out.op_extra.push_back(std::move(extra));
+    out.tail.push_back(tail);
+    out.exposed.push_back(exposed + tail);
+  }
+  return out;
+}
+
+}  // namespace scaleout::sim

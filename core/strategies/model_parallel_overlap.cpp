@@ -1,0 +1,67 @@
+// Megatron-Core's --overlap-grad-reduce inside the model-parallel training program
+// (core/gradient_buckets.hpp): an op whose stage has gradient buckets to exchange walks its layers
+// one at a time, each layer's compute on the compute stream beside the oldest waiting bucket's
+// exchange, its tensor all-reduces after it. The closed form times the same walk
+// (analytic/gradient_overlap.hpp).
+#include <algorithm>
+#include <cmath>
+
+#include "core/model_split.hpp"
+#include "core/strategies/model_parallel_rank.hpp"
+#include "core/strategies/model_parallel_training.hpp"
+
+namespace scaleout::core {
+
+void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue& queue,
+                                           ModelParallelStepTimes& times) const {
+  Fabric& fabric = rank.fabric;
+  bool forward = op.kind == PipeOp::Kind::kForward;
+  bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  int layers = stage_layers(state_.split(), rank.at.stage);
+  double flops =
+      (forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
+  int allreduces = forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward;
+  auto compute = [&](double f) {
+    double start = fabric.now();
+    fabric.device().compute(f);
+    times.compute_s += fabric.now() - start;
+  };
+  if (output_layer && !forward) compute(2 * work_.logit_forward_flops * compute_scale_);
+  for (int layer = 0; layer < layers; ++layer) {
+    double start = fabric.now();
+    Device::ComputeTicket ticket = fabric.device().compute_async(flops);
+    GradientBucket bucket;
+    if (queue.take(op, bucket)) exchange_bucket(rank, bucket, times);
+    double done = fabric.device().wait_compute(ticket);
+    times.compute_s += done - start;
+    times.data_s += std::max(0.0, fabric.now() - done);  // what the compute did not hide
+    run_tensor_allreduces(rank, allreduces, times);
+    queue.layer_done(op, layer);
+  }
+  if (output_layer && forward) compute(work_.logit_forward_flops * compute_scale_);
+  exchange_tokens(rank, forward, times);
+}
+
+// One bucket over the data group: all-reduced by the plan's strategy, or reduce-scattered by a ring
+// with ZeRO-1 (Megatron-Core's distributed optimizer). Checked: the sums, or the kept segment's.
+void ModelParallelTraining::exchange_bucket(const Rank& rank, const GradientBucket& bucket,
+                                            ModelParallelStepTimes& times) const {
+  Fabric& fabric = rank.fabric;
+  double bpe = plan_.training.gradient_bytes_per_element;
+  auto at = [&](double bytes) {
+    return std::min<std::int64_t>(gradient_elements_, std::llround(bytes / bpe));
+  };
+  std::int64_t begin = std::min(at(bucket.offset), gradient_elements_ - 1);
+  Span span{begin, std::max<std::int64_t>(1, at(bucket.offset + bucket.bytes) - begin)};
+  double start = fabric.now();
+  if (plan_.parallelism->zero == 1) {
+    reduce_shards(rank, span, times);
+  } else {
+    if (rank.checks) fabric.device().produce_gradient(span);
+    rank.data_program->run(rank.data, span);
+    if (rank.checks) times.wrong += rank.checks->differs_from_sum(span, rank.data_members);
+  }
+  rank.observer.phase(fabric.rank(), "gradient bucket", "comm", start, fabric.now());
+}
+
+}  // namespace scaleout::core

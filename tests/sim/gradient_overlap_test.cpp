@@ -1,0 +1,109 @@
+// Megatron-Core's overlap_grad_reduce in both engines: the data group's buckets beside backward,
+// counted by hand, and the simulated program against the closed form.
+#include <gtest/gtest.h>
+
+#include "analytic/analytic.hpp"
+#include "sim/simulator.hpp"
+#include "tests/core/plan_text.hpp"
+
+namespace scaleout::sim {
+namespace {
+
+// Two nodes of 8 devices, each node's NIC at `nic` (no latency factors: cm02), and a small GPT of
+// 8 layers at efficiency 0.5 of 100 TFLOP/s.
+std::string overlap_plan(const std::string& parallelism, const std::string& nic = "3200Gbps") {
+  return "cluster:\n"
+         "  name: two-nodes\n"
+         "  devices_per_node: 8\n"
+         "  device: { name: X, flops: 100TFLOPS, memory: 80GB }\n"
+         "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
+         "  nic: { bandwidth: " +
+         nic +
+         ", latency: 2us }\n"
+         "  network_model: cm02\n"
+         "workload:\n"
+         "  name: gpt-small\n"
+         "  efficiency: 0.5\n"
+         "  transformer: { layers: 8, hidden: 1024, heads: 16, sequence: 1024, "
+         "vocabulary: 32000 }\n"
+         "parallelism: { " +
+         parallelism +
+         " }\n"
+         "strategy: { kind: ring }\n"
+         "training: { workers: 16, global_batch: 16, steps: 2, gradient_precision: bf16 }\n";
+}
+
+core::RunResult run(const std::string& name, const std::string& parallelism, bool simulated) {
+  core::Plan plan = testing::load_text(name, overlap_plan(parallelism));
+  return simulated ? simulate(plan) : predict_analytic(plan);
+}
+
+// Tensor 8 x data 2: each device keeps 35,481,600 B of gradient (bf16; counted in
+// SimulateModelParallel.TheDataExchangeIsARingOfTheGradient), 4,435,200 B a layer. Each rank's
+// data peer is on the other node, and the node's 8 data groups share its 3,200 Gb/s NIC: 50 GB/s
+// a group. A ring of 2 moves its whole span in 2 steps of 6 us of latency.
+// Without overlap: 35,481,600 / 50e9 + 12 us = 721.632 us after the schedule. With a bucket a
+// layer (bucket_size: 1), each of 4,435,200 / 50e9 + 12 us = 100.704 us: the last micro-batch's
+// backward exchanges each layer's bucket beside the next layer's compute (a layer's backward is
+// 2 x 24 b s h^2 (1 + s / 6h) / 8 / 50 TFLOP/s, about 150 us, so each is hidden), and only the
+// last layer's bucket is left for after the schedule: 100.704 us.
+TEST(GradientOverlap, OnlyTheLastLayersBucketIsExposedWhenTheComputeHidesTheRest) {
+  for (bool simulated : {false, true}) {
+    SCOPED_TRACE(simulated ? "sim" : "analytic");
+    core::RunResult plain = run("overlap-plain", "tensor: 8", simulated);
+    core::RunResult overlapped =
+        run("overlap-layers", "tensor: 8, overlap_grad_reduce: true, bucket_size: 1", simulated);
+    ASSERT_TRUE(plain.model_parallel && overlapped.model_parallel);
+    double tolerance = simulated ? 0.01 : 1e-9;
+    EXPECT_NEAR(plain.model_parallel->data_comm_s, 721.632e-6, tolerance * 721.632e-6);
+    EXPECT_NEAR(overlapped.model_parallel->data_comm_s, 100.704e-6, tolerance * 100.704e-6);
+    EXPECT_NEAR(plain.step_time_s - overlapped.step_time_s, 620.928e-6, tolerance * 620.928e-6);
+    EXPECT_TRUE(overlapped.model_parallel->overlap_grad_reduce);
+  }
+}
+
+// Megatron-Core's default bucket, 40M parameters (80 MB in bf16), holds the whole 35 MB gradient:
+// one bucket, made by the last layer, so nothing overlaps.
+TEST(GradientOverlap, OneBucketOfTheWholeGradientChangesNothing) {
+  core::RunResult plain = run("overlap-default-plain", "tensor: 8", false);
+  core::RunResult one = run("overlap-default", "tensor: 8, overlap_grad_reduce: true", false);
+  EXPECT_NEAR(one.step_time_s, plain.step_time_s, 1e-12);
+  EXPECT_NEAR(one.model_parallel->data_comm_s, plain.model_parallel->data_comm_s, 1e-12);
+}
+
+TEST(GradientOverlap, TheSimulatedProgramAgreesWithTheClosedForm) {
+  const char* cases[] = {
+      "tensor: 2, pipeline: 4, overlap_grad_reduce: true, bucket_size: 1",
+      "tensor: 2, pipeline: 4, zero: 1, overlap_grad_reduce: true, bucket_size: 1",
+      "tensor: 2, pipeline: 4, schedule: interleaved, virtual_stages: 2, overlap_grad_reduce: "
+      "true, bucket_size: 1",
+      "tensor: 4, pipeline: 2, zero: 1, overlap_grad_reduce: true, bucket_size: 5e6",
+      "tensor: 8, zero: 1, overlap_grad_reduce: true, bucket_size: 1",
+  };
+  for (const char* c : cases) {
+    SCOPED_TRACE(c);
+    core::RunResult sim = run("overlap-agree", c, true), closed = run("overlap-agree", c, false);
+    ASSERT_TRUE(sim.model_parallel && closed.model_parallel);
+    EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.01);
+    EXPECT_NEAR(sim.model_parallel->data_comm_s, closed.model_parallel->data_comm_s,
+                0.05 * closed.model_parallel->data_comm_s + 1e-6);
+  }
+}
+
+// ZeRO-1 (Megatron-Core's distributed optimizer) reduce-scatters the buckets during backward and
+// all-gathers the parameters after the schedule: half of the 721.632 us ring, 360.816 us (one step
+// of 6 us and half the gradient), stays exposed beside the last bucket's reduce-scatter of
+// 4,435,200 / 2 / 50e9 + 6 us = 50.352 us.
+TEST(GradientOverlap, TheDistributedOptimizersGatherFollowsTheSchedule) {
+  for (bool simulated : {false, true}) {
+    SCOPED_TRACE(simulated ? "sim" : "analytic");
+    core::RunResult r =
+        run("overlap-zero1", "tensor: 8, zero: 1, overlap_grad_reduce: true, bucket_size: 1",
+            simulated);
+    double tolerance = simulated ? 0.01 : 1e-9;
+    EXPECT_NEAR(r.model_parallel->data_comm_s, 411.168e-6, tolerance * 411.168e-6);
+  }
+}
+
+}  // namespace
+}  // namespace scaleout::sim
