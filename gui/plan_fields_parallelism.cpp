@@ -69,6 +69,11 @@ void add_parallelism_fields(std::vector<PlanField>& f) {
       [](const P& p) { return number(p.zero); },
       "optimizer states (1), + gradients (2), + parameters (3) sharded over "
       "the data-parallel group"));
+  f.push_back(split_field(
+      "overlap_grad_reduce", "overlap gradient reduce", Kind::kBool, {},
+      [](const P& p) { return std::string(p.overlap_grad_reduce ? "true" : "false"); },
+      "Megatron-Core's --overlap-grad-reduce: the gradient exchanged in buckets during the last "
+      "micro-batch's backward (ZeRO 0 or 1)"));
 }
 
 }  // namespace scaleout::gui

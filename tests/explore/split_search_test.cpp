@@ -236,6 +236,25 @@ TEST(SplitSearch, ProposesOnlyWhatTheFrameworkRuns) {
   EXPECT_EQ(search_splits(small_plan("80GB")).framework, core::Framework::kMegatron);
 }
 
+// A plan that overlaps the gradient reduce keeps it in every split Megatron-LM runs with it (ZeRO
+// 0 and 1), with its bucket size; DeepSpeed's splits do not carry Megatron-Core's option.
+TEST(SplitSearch, KeepsThePlansOverlapOfTheGradientReduce) {
+  core::Plan plan = small_plan("80GB");
+  plan.parallelism->overlap_grad_reduce = true;
+  plan.parallelism->bucket_size = 1e6;
+  SplitSearchOptions options;
+  options.top = 1000000;
+  SplitSearch s = search_splits(plan, options);
+  ASSERT_FALSE(s.best.empty());
+  for (const auto& c : s.best) {
+    EXPECT_TRUE(c.plan.parallelism->overlap_grad_reduce);
+    EXPECT_EQ(c.plan.parallelism->bucket_size, 1e6);
+  }
+  options.framework = core::Framework::kDeepSpeed;
+  for (const auto& c : search_splits(plan, options).best)
+    EXPECT_FALSE(c.plan.parallelism->overlap_grad_reduce);
+}
+
 // Restrictions keep only the values given; GPipe is tried only when asked for.
 TEST(SplitSearch, RestrictionsKeepOnlyTheValuesGiven) {
   const int interleaved = static_cast<int>(core::PipelineScheduleKind::kInterleaved);
