@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 #include "analytic/analytic.hpp"
 #include "core/compute_rate.hpp"
@@ -83,6 +84,27 @@ double expert_data_exchange(const Plan& plan, const core::ModelSplit& s, int exp
   return data_exchange(plan, group, bytes, plan.strategy.kind);
 }
 
+// The tensor group's collectives of a layer, forward and backward: after its compute, or with
+// tp_comm_overlap the first of `tensor` chunks before it and the rest beside it (exposed: the
+// first chunk's and what the compute does not hide). `allreduce`: seconds by bytes.
+void set_tensor_costs(const core::ModelParallelWork& w, int tensor,
+                      const std::function<double(double)>& allreduce, ModelParallelCosts& c) {
+  if (!w.tp_comm_overlap) {
+    c.layer_tensor_forward = w.tensor_allreduces_forward * allreduce(w.activation_bytes);
+    c.layer_tensor_backward = w.tensor_allreduces_backward * allreduce(w.activation_bytes);
+    return;
+  }
+  double head = allreduce(w.activation_bytes / tensor);
+  double rest = allreduce(w.activation_bytes * (tensor - 1) / tensor);
+  c.layer_tensor_beside_forward = w.tensor_allreduces_forward * rest;
+  c.layer_tensor_beside_backward = w.tensor_allreduces_backward * rest;
+  c.layer_tensor_forward = w.tensor_allreduces_forward * head +
+                           std::max(0.0, c.layer_tensor_beside_forward - c.layer_forward_compute);
+  c.layer_tensor_backward =
+      w.tensor_allreduces_backward * head +
+      std::max(0.0, c.layer_tensor_beside_backward - c.layer_backward_compute);
+}
+
 }  // namespace
 
 ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelState& state,
@@ -90,10 +112,10 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   const core::ModelSplit& s = state.split();
   core::ModelParallelWork w = core::model_parallel_work(plan, s);
   double peak = plan.cluster.device.flops;
-  auto tensor_time = [&] {
-    if (!cache) return tensor_allreduce(plan, s.tensor, w.activation_bytes);
-    auto [it, fresh] = cache->tensor.try_emplace({s.tensor, w.activation_bytes}, 0.0);
-    if (fresh) it->second = tensor_allreduce(plan, s.tensor, w.activation_bytes);
+  auto tensor_time = [&](double bytes) {
+    if (!cache) return tensor_allreduce(plan, s.tensor, bytes);
+    auto [it, fresh] = cache->tensor.try_emplace({s.tensor, bytes}, 0.0);
+    if (fresh) it->second = tensor_allreduce(plan, s.tensor, bytes);
     return it->second;
   };
   auto data_time = [&] {
@@ -110,12 +132,10 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
     if (fresh) it->second = data_exchange(plan, s, bytes, core::StrategyKind::kRing) / 2;
     return it->second;
   };
-  double allreduce = tensor_time();
   ModelParallelCosts c;
   c.layer_forward_compute = w.layer_forward_flops / peak;
   c.layer_backward_compute = w.layer_backward_flops / peak;
-  c.layer_tensor_forward = w.tensor_allreduces_forward * allreduce;
-  c.layer_tensor_backward = w.tensor_allreduces_backward * allreduce;
+  set_tensor_costs(w, s.tensor, tensor_time, c);
   c.logit_forward = w.logit_forward_flops / peak;
   c.transfer = core::stage_transfers(plan, state, w.activation_bytes);
   c.data_bytes = w.gradient_bytes;
@@ -129,7 +149,8 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   } else if (w.overlap_grad_reduce) {  // buckets during backward; ZeRO-1's gather after
     bool zero1 = plan.parallelism->zero == 1;
     c.overlap = walk_gradient_overlap(
-        plan, state, w, c.layer_forward_compute, c.layer_backward_compute, [&](double bytes) {
+        plan, state, w, {c.layer_forward_compute, c.layer_tensor_beside_forward},
+        {c.layer_backward_compute, c.layer_tensor_beside_backward}, [&](double bytes) {
           return zero1 ? ring_gather(bytes) : data_exchange(plan, s, bytes, plan.strategy.kind);
         });
     c.data_exchange = (zero1 ? ring_gather(w.gradient_bytes) : 0) +

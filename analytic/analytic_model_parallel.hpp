@@ -25,13 +25,17 @@ struct ModelParallelCosts {
   double layer_backward_compute = 0;  // its backward (with any recomputation)
   double layer_tensor_forward = 0;    // the layer's tensor-group collectives in its forward
   double layer_tensor_backward = 0;   // and in its backward (with a recomputed forward's)
-  double logit_forward = 0;           // the output layer, last stage
-  std::vector<double> transfer;       // activations (or their gradient) across each boundary
-  double data_exchange = 0;           // the data group's gradient exchange, once per iteration
-  double data_bytes = 0;              // the gradient bytes one device exchanges in it
-  double optimizer = 0;               // the optimizer's update after it (device figures only)
-  double chunk_expert_forward = 0;    // a chunk's MoE layers' all-to-alls in its forward
-  double chunk_expert_backward = 0;   // and in its backward
+  // tp_comm_overlap: the tensor chunks that run beside the layer's compute (the two above are
+  // then what is exposed of all of them).
+  double layer_tensor_beside_forward = 0;
+  double layer_tensor_beside_backward = 0;
+  double logit_forward = 0;          // the output layer, last stage
+  std::vector<double> transfer;      // activations (or their gradient) across each boundary
+  double data_exchange = 0;          // the data group's gradient exchange, once per iteration
+  double data_bytes = 0;             // the gradient bytes one device exchanges in it
+  double optimizer = 0;              // the optimizer's update after it (device figures only)
+  double chunk_expert_forward = 0;   // a chunk's MoE layers' all-to-alls in its forward
+  double chunk_expert_backward = 0;  // and in its backward
   // ZeRO-2 and ZeRO-3 (core::ModelParallelWork): one layer's gathers before its forward and its
   // backward, and its reduce-scatter after its backward, ring collectives over the data group.
   double layer_gather_forward = 0;

@@ -9,8 +9,8 @@
 namespace scaleout::sim {
 
 GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::ParallelState& state,
-                                      const core::ModelParallelWork& work, double layer_forward,
-                                      double layer_backward,
+                                      const core::ModelParallelWork& work, LayerBeside forward,
+                                      LayerBeside backward,
                                       const std::function<double(double)>& bucket_seconds) {
   const core::ModelSplit& s = state.split();
   GradientOverlap out;
@@ -23,11 +23,12 @@ GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::Parall
                                                        s.pipeline, s.microbatches, s.chunks)) {
       double added = 0;
       if (queue.walks(op)) {
-        double compute = op.kind == core::PipeOp::Kind::kForward ? layer_forward : layer_backward;
+        LayerBeside l = op.kind == core::PipeOp::Kind::kForward ? forward : backward;
         for (int layer = 0; layer < layers; ++layer) {
           core::GradientBucket bucket;
           if (queue.take(op, bucket))
-            added += std::max(0.0, bucket_seconds(bucket.bytes) - compute);
+            added += std::max(l.compute, l.beside + bucket_seconds(bucket.bytes)) -
+                     std::max(l.compute, l.beside);
           queue.layer_done(op, layer);
         }
       }

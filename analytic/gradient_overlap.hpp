@@ -1,6 +1,7 @@
 // overlap_grad_reduce (core/gradient_buckets.hpp) in closed form: each stage walks its schedule
 // with the same queue of gradient buckets as the training program, and a layer that has a bucket
-// exchanged beside its compute takes max(compute, exchange) instead of its compute.
+// exchanged beside its compute takes max(compute, beside + exchange) instead of max(compute,
+// beside), where `beside` is what already runs beside it.
 #pragma once
 
 #include <functional>
@@ -18,11 +19,17 @@ struct GradientOverlap {
   std::vector<double> exposed;                // [stage]: the ops' extra seconds and the tail
 };
 
-// `layer_forward`, `layer_backward`: one layer's compute; `bucket_seconds`: one bucket's
-// exchange by its bytes. REQUIRES: work.overlap_grad_reduce.
+// One layer's compute and what already runs beside it (tp_comm_overlap's tensor chunks).
+struct LayerBeside {
+  double compute = 0;
+  double beside = 0;
+};
+
+// `forward`, `backward`: one layer's; `bucket_seconds`: one bucket's exchange by its bytes.
+// REQUIRES: work.overlap_grad_reduce.
 GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::ParallelState& state,
-                                      const core::ModelParallelWork& work, double layer_forward,
-                                      double layer_backward,
+                                      const core::ModelParallelWork& work, LayerBeside forward,
+                                      LayerBeside backward,
                                       const std::function<double(double)>& bucket_seconds);
 
 }  // namespace scaleout::sim

@@ -26,11 +26,12 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
   }
   std::fprintf(out,
                "  split               tensor %d x pipeline %d x data %d, %d micro-batches of %d "
-               "(%s%s, recompute %s, ZeRO %d%s%s)\n",
+               "(%s%s, recompute %s, ZeRO %d%s%s%s)\n",
                m.tensor, m.pipeline, m.data, m.microbatches, m.microbatch, m.schedule.c_str(),
                m.virtual_stages > 1 ? (" v=" + std::to_string(m.virtual_stages)).c_str() : "",
                m.recompute.c_str(), m.zero, m.sequence_parallel ? ", sequence parallel" : "",
-               m.overlap_grad_reduce ? ", gradient reduce overlapped" : "");
+               m.overlap_grad_reduce ? ", gradient reduce overlapped" : "",
+               m.tp_comm_overlap ? ", tensor collectives overlapped" : "");
   std::fprintf(out,
                "  model FLOPs         %10.1f TFLOP/s per device, MFU %.1f %%; Megatron-LM's count "
                "(with recomputation) %.1f TFLOP/s\n",

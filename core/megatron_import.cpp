@@ -53,6 +53,7 @@ const std::map<std::string, bool>& known_flags() {
       {"--recompute-num-layers", true},
       {"--use-distributed-optimizer", false},
       {"--overlap-grad-reduce", false},
+      {"--tp-comm-overlap", false},
       {"--ddp-bucket-size", true},
       {"--micro-batch-size", true},
       {"--global-batch-size", true},
@@ -317,6 +318,8 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
   if (a.has("--decoder-last-pipeline-num-layers"))
     p << ", last_stage_layers: "
       << whole(a, "--decoder-last-pipeline-num-layers", "last_stage_layers");
+  if (switched(a, "--tp-comm-overlap", "tp_comm_overlap", "true", "false"))
+    p << ", tp_comm_overlap: true";
   if (switched(a, "--overlap-grad-reduce", "overlap_grad_reduce", "true", "false")) {
     p << ", overlap_grad_reduce: true";
     if (a.has("--ddp-bucket-size"))

@@ -190,6 +190,8 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.overlap_grad_reduce = m.get_bool("overlap_grad_reduce", false);
   p.bucket_size = m.get_double("bucket_size", 1, 1e15, 0);
   p.overlap_line = std::max(line("overlap_grad_reduce"), line("bucket_size"));
+  p.tp_comm_overlap = m.get_bool("tp_comm_overlap", false);
+  p.tp_overlap_line = line("tp_comm_overlap");
   if (m.has("framework")) {
     std::string framework = m.get_choice("framework", framework_names());
     p.framework = framework_named(framework);

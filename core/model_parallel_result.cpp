@@ -16,7 +16,8 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
                       {"sequence_parallel", m.sequence_parallel},
                       {"zero", m.zero},
                       {"expert", m.expert},
-                      {"overlap_grad_reduce", m.overlap_grad_reduce}};
+                      {"overlap_grad_reduce", m.overlap_grad_reduce},
+                      {"tp_comm_overlap", m.tp_comm_overlap}};
   j["tokens_per_s"] = m.tokens_per_s;
   j["parameters"] = m.parameters;
   j["active_parameters"] = m.active_parameters;
@@ -52,6 +53,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.zero = p.value("zero", 0);
   m.expert = p.value("expert", 1);
   m.overlap_grad_reduce = p.value("overlap_grad_reduce", false);
+  m.tp_comm_overlap = p.value("tp_comm_overlap", false);
   m.tokens_per_s = j.value("tokens_per_s", 0.0);
   m.parameters = j.value("parameters", 0.0);
   m.active_parameters = j.value("active_parameters", 0.0);

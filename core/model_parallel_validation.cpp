@@ -201,6 +201,27 @@ void check_overlap(const Plan& plan, const Parallelism& p) {
          "parameter server");
 }
 
+// Megatron-Core's --tp-comm-overlap (TransformerEngine's userbuffers), with what it asserts.
+void check_tp_overlap(const Plan& plan, const Parallelism& p) {
+  if (!p.tp_comm_overlap) return;
+  auto fail = [&](const std::string& what) {
+    throw InputError(plan.file, p.tp_overlap_line ? p.tp_overlap_line : p.line,
+                     "parallelism.tp_comm_overlap", what);
+  };
+  if (p.tensor < 2) fail("overlaps the tensor group's collectives: give tensor 2 or more");
+  if (!p.sequence_parallel)
+    fail(
+        "Megatron-Core overlaps the tensor group's collectives with sequence parallelism only: "
+        "write sequence_parallel: true");
+  if (p.framework && *p.framework != Framework::kMegatron && *p.framework != Framework::kAny)
+    fail(std::string("is Megatron-Core's option; ") + framework_title(*p.framework) +
+         " is not modelled with it (parallelism.framework: megatron or any)");
+  if (p.zero >= 2)
+    fail(
+        "is modelled with zero: 0 or 1 (Megatron-Core's); ZeRO-2 and 3 walk their layers with "
+        "their own collectives");
+}
+
 }  // namespace
 
 void validate_model_parallel(const Plan& plan, bool split_searched) {
@@ -221,6 +242,7 @@ void validate_model_parallel(const Plan& plan, bool split_searched) {
   }
   check_strategy(plan, p);
   check_overlap(plan, p);
+  check_tp_overlap(plan, p);
   check_modelled(plan, p);
 }
 

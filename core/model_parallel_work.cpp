@@ -126,6 +126,7 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   w.expert_gradient_bytes = experts * plan.training.gradient_bytes_per_element;
   add_sharded_exchanges(plan, s, w);
   add_expert_exchanges(plan, s, w);
+  w.tp_comm_overlap = par.tp_comm_overlap && s.tensor > 1;
   if (par.overlap_grad_reduce && s.data > 1) {
     w.overlap_grad_reduce = true;
     double parameters = par.bucket_size > 0 ? par.bucket_size : megatron_bucket_parameters(s.data);

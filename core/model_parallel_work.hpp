@@ -55,6 +55,9 @@ struct ModelParallelWork {
   // ZeRO-1, reduce-scattered; the parameters' all-gather follows the schedule).
   bool overlap_grad_reduce = false;
   double bucket_bytes = 0;
+  // Megatron-Core's --tp-comm-overlap with a tensor group of two or more: a layer's tensor
+  // collectives in `tensor` chunks, the first before its compute, the rest beside it.
+  bool tp_comm_overlap = false;
 };
 
 // REQUIRES: a validated plan with `parallelism:`; `s` is its model_split(plan) (the overload

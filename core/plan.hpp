@@ -399,11 +399,16 @@ struct Parallelism {
   // compute (core/gradient_buckets.hpp).
   bool overlap_grad_reduce = false;
   double bucket_size = 0;
+  // Megatron-Core's --tp-comm-overlap: each layer's tensor-parallel all-gathers and
+  // reduce-scatters run chunk by chunk beside the matrix products that take or make them; all but
+  // one chunk in `tensor` hides behind the layer's compute.
+  bool tp_comm_overlap = false;
   // Absent: the written split is taken as given, and the split search proposes Megatron-LM's.
   std::optional<Framework> framework;
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
-      zero_line = 0, framework_line = 0, expert_line = 0, stage_layers_line = 0, overlap_line = 0;
+      zero_line = 0, framework_line = 0, expert_line = 0, stage_layers_line = 0, overlap_line = 0,
+      tp_overlap_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

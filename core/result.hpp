@@ -103,6 +103,7 @@ struct ModelParallelOutcome {
   int zero = 0;
   int expert = 1;                    // the expert-parallel degree (it splits `data`)
   bool overlap_grad_reduce = false;  // Megatron-Core's: buckets exchanged during backward
+  bool tp_comm_overlap = false;      // Megatron-Core's: tensor collectives beside the products
   double tokens_per_s = 0;
   double parameters = 0;         // the model's, every expert counted
   double active_parameters = 0;  // those one token passes through (all of them without experts)

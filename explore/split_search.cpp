@@ -45,6 +45,10 @@ struct Search {
       p.overlap_grad_reduce = true;
       p.bucket_size = written->bucket_size;
     }
+    // And its overlap of the tensor collectives, where Megatron-Core runs it.
+    if (written && written->tp_comm_overlap && megatron && p.zero <= 1 && p.tensor > 1 &&
+        p.sequence_parallel)
+      p.tp_comm_overlap = true;
     if (core::framework_refusal(out.framework, p, base.workload.transformer->moe.has_value())) {
       ++out.dropped[std::string("not run by ") + core::framework_title(out.framework)];
       return;

@@ -74,6 +74,11 @@ void add_parallelism_fields(std::vector<PlanField>& f) {
       [](const P& p) { return std::string(p.overlap_grad_reduce ? "true" : "false"); },
       "Megatron-Core's --overlap-grad-reduce: the gradient exchanged in buckets during the last "
       "micro-batch's backward (ZeRO 0 or 1)"));
+  f.push_back(split_field(
+      "tp_comm_overlap", "overlap tensor collectives", Kind::kBool, {},
+      [](const P& p) { return std::string(p.tp_comm_overlap ? "true" : "false"); },
+      "Megatron-Core's --tp-comm-overlap: a layer's tensor collectives beside its products "
+      "(needs sequence parallel)"));
 }
 
 }  // namespace scaleout::gui

@@ -1,8 +1,10 @@
-// Megatron-Core's --overlap-grad-reduce inside the model-parallel training program
-// (core/gradient_buckets.hpp): an op whose stage has gradient buckets to exchange walks its layers
-// one at a time, each layer's compute on the compute stream beside the oldest waiting bucket's
-// exchange, its tensor all-reduces after it. The closed form times the same walk
-// (analytic/gradient_overlap.hpp).
+// Megatron-Core's overlaps inside the model-parallel training program. --overlap-grad-reduce
+// (core/gradient_buckets.hpp): an op that makes gradient buckets walks its layers one at a time,
+// each layer's compute on the compute stream beside the oldest waiting bucket's exchange, its
+// tensor all-reduces after it. --tp-comm-overlap: every op walks, each layer's tensor collectives
+// cut into `tensor` chunks, the first run before the compute and the rest beside it (then any
+// bucket). The closed form times the same walks (analytic/gradient_overlap.hpp and
+// analytic_model_parallel.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -12,7 +14,7 @@
 
 namespace scaleout::core {
 
-void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue& queue,
+void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue* queue,
                                            ModelParallelStepTimes& times) const {
   Fabric& fabric = rank.fabric;
   bool forward = op.kind == PipeOp::Kind::kForward;
@@ -26,17 +28,29 @@ void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, B
     fabric.device().compute(f);
     times.compute_s += fabric.now() - start;
   };
+  Span activations{gradient_elements_, activation_elements_};
+  Span head{activations.begin, tensor_head_elements_};
+  Span rest{head.begin + head.count, activations.count - head.count};
   if (output_layer && !forward) compute(2 * work_.logit_forward_flops * compute_scale_);
   for (int layer = 0; layer < layers; ++layer) {
     double start = fabric.now();
+    if (work_.tp_comm_overlap) {  // the first chunk's collectives before the products start
+      times.wrong += run_tensor_allreduces(rank, allreduces, head);
+      times.tensor_s += fabric.now() - start;
+      start = fabric.now();
+    }
     Device::ComputeTicket ticket = fabric.device().compute_async(flops);
+    if (work_.tp_comm_overlap) times.wrong += run_tensor_allreduces(rank, allreduces, rest);
+    double tensor_end = fabric.now();
     GradientBucket bucket;
-    if (queue.take(op, bucket)) exchange_bucket(rank, bucket, times);
+    if (queue && queue->take(op, bucket)) exchange_bucket(rank, bucket, times);
     double done = fabric.device().wait_compute(ticket);
     times.compute_s += done - start;
-    times.data_s += std::max(0.0, fabric.now() - done);  // what the compute did not hide
-    run_tensor_allreduces(rank, allreduces, times);
-    queue.layer_done(op, layer);
+    // What the compute did not hide: the tensor chunks' first, then the bucket's.
+    times.tensor_s += std::max(0.0, tensor_end - done);
+    times.data_s += std::max(0.0, fabric.now() - std::max(tensor_end, done));
+    if (!work_.tp_comm_overlap) run_tensor_allreduces(rank, allreduces, times);
+    if (queue) queue->layer_done(op, layer);
   }
   if (output_layer && forward) compute(work_.logit_forward_flops * compute_scale_);
   exchange_tokens(rank, forward, times);

@@ -129,6 +129,9 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
     dispatch_elements_ = (elements(work_.dispatch_bytes, bpe) + expert - 1) / expert * expert;
     expert_gradient_elements_ = elements(work_.expert_gradient_bytes * work_.data_volume, bpe);
   }
+  if (work_.tp_comm_overlap)
+    tensor_head_elements_ =
+        std::max<std::int64_t>(1, (activation_elements_ + s.tensor - 1) / s.tensor);
   if (work_.reduce_per_microbatch) {
     std::int64_t n = s.data;
     layer_shard_elements_ = (elements(work_.layer_shard_bytes, bpe) + n - 1) / n * n;
@@ -253,7 +256,8 @@ std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) cons
 void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size_t index,
                                    BucketQueue* queue, ModelParallelStepTimes& times) const {
   if (work_.reduce_per_microbatch) return run_sharded_op(rank, op, index, times);
-  if (queue && queue->walks(op)) return run_walking_op(rank, op, *queue, times);
+  if (work_.tp_comm_overlap || (queue && queue->walks(op)))
+    return run_walking_op(rank, op, queue, times);
   bool forward = op.kind == Kind::kForward;
   bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
   int layers = stage_layers(state_.split(), rank.at.stage);
@@ -272,15 +276,20 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size
 void ModelParallelTraining::run_tensor_allreduces(const Rank& rank, int allreduces,
                                                   ModelParallelStepTimes& times) const {
   double t1 = rank.fabric.now();
-  Span activations{gradient_elements_, activation_elements_};
+  times.wrong +=
+      run_tensor_allreduces(rank, allreduces, {gradient_elements_, activation_elements_});
+  times.tensor_s += rank.fabric.now() - t1;
+}
+
+long ModelParallelTraining::run_tensor_allreduces(const Rank& rank, int allreduces,
+                                                  Span part) const {
   // Ones from every rank: after k all-reduces in a row each element holds t^k.
   double expected = std::pow(rank.tensor.size(), allreduces);
   bool check = rank.checks && rank.tensor.size() > 1 && expected <= rank.checks->exact_limit();
-  if (check) rank.checks->fill(activations, 1.0f);
-  ring_allreduces(rank.tensor, strided_ring(0, 1, rank.tensor.size(), rank.tensor.rank()),
-                  activations, allreduces);
-  if (check) times.wrong += rank.checks->differs(activations, static_cast<float>(expected));
-  times.tensor_s += rank.fabric.now() - t1;
+  if (check) rank.checks->fill(part, 1.0f);
+  ring_allreduces(rank.tensor, strided_ring(0, 1, rank.tensor.size(), rank.tensor.rank()), part,
+                  allreduces);
+  return check ? rank.checks->differs(part, static_cast<float>(expected)) : 0;
 }
 
 ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int step) const {

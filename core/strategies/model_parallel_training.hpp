@@ -98,11 +98,16 @@ class ModelParallelTraining {
               ModelParallelStepTimes& times) const;
   // overlap_grad_reduce (core/strategies/model_parallel_overlap.cpp): an op's layers one at a
   // time, each beside the oldest waiting bucket's exchange; and one bucket's exchange.
-  void run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue& queue,
+  // With tp_comm_overlap every op walks: a layer's first chunk of tensor collectives, then its
+  // compute beside the other chunks' (`queue`: may be null).
+  void run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue* queue,
                       ModelParallelStepTimes& times) const;
   void exchange_bucket(const Rank& rank, const GradientBucket& bucket,
                        ModelParallelStepTimes& times) const;
+  // `count` all-reduces in a row over the tensor group of the activations, or of `part` of them
+  // (tp_comm_overlap: a chunk's).
   void run_tensor_allreduces(const Rank& rank, int count, ModelParallelStepTimes& times) const;
+  long run_tensor_allreduces(const Rank& rank, int count, Span part) const;  // elements wrong
   // ZeRO-2 and ZeRO-3 (core/strategies/model_parallel_sharding.cpp): an op's layers one at a time
   // with their gathers and reduce-scatters beside the compute, and the step-end gather.
   void run_sharded_op(const Rank& rank, const PipeOp& op, std::size_t index,
@@ -133,6 +138,7 @@ class ModelParallelTraining {
   std::int64_t dispatch_elements_ = 0;  // one all-to-all's (a multiple of the expert degree)
   std::int64_t expert_gradient_elements_ = 0;
   std::int64_t layer_shard_elements_ = 0;  // ZeRO-2/3: one layer's (a multiple of the data group)
+  std::int64_t tensor_head_elements_ = 0;  // tp_comm_overlap: the first chunk, not hidden
   double compute_scale_ = 1;
   int broken_rank_ = -1;
   int stale_rank_ = -1;

@@ -69,16 +69,19 @@ TEST(MegatronImport, WideHeadsComeBackThroughKvChannels) {
   EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters);
 }
 
-// Megatron-Core's overlap of the gradient reduce and its bucket size: out as their flags, and back.
+// Megatron-Core's overlaps of the gradient reduce (with its bucket size) and of the tensor
+// collectives: out as their flags, and back.
 TEST(MegatronImport, TheOverlappedGradientReduceComesBack) {
   Plan base =
       load_plan(scaleout::testing::source_path("experiments/model-parallel/llama2-70b-h100.yaml"));
   base.parallelism->overlap_grad_reduce = true;
   base.parallelism->bucket_size = 50e6;
+  base.parallelism->tp_comm_overlap = true;
   scaleout::testing::TempDir dir("megatron-overlap");
   Plan plan = load_plan(dir.write("plan.yaml", plan_to_yaml(base)));
   Args args = megatron_arguments(plan);
   EXPECT_NE(std::find(args.begin(), args.end(), "--overlap-grad-reduce"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--tp-comm-overlap"), args.end());
   auto size = std::find(args.begin(), args.end(), "--ddp-bucket-size");
   ASSERT_NE(size, args.end());
   EXPECT_EQ(*(size + 1), "50000000");
@@ -87,6 +90,7 @@ TEST(MegatronImport, TheOverlappedGradientReduceComesBack) {
   Plan again = load_import("megatron-overlap-again", imported);
   EXPECT_TRUE(again.parallelism->overlap_grad_reduce);
   EXPECT_EQ(again.parallelism->bucket_size, 50e6);
+  EXPECT_TRUE(again.parallelism->tp_comm_overlap);
   EXPECT_EQ(megatron_arguments(again), args);
 }
 

@@ -154,6 +154,14 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism:\n  framework: deepspeed\n  overlap_grad_reduce: true\n"
                              "training: { workers: 8 }\n"),
                 14, "Megatron-Core's option; DeepSpeed"},
+        Refusal{"tp_overlap_without_sequence_parallel",
+                plan(kRing + "parallelism:\n  tensor: 2\n  tp_comm_overlap: true\n"
+                             "training: { workers: 8 }\n"),
+                14, "write sequence_parallel: true"},
+        Refusal{"tp_overlap_without_tensor",
+                plan(kRing + "parallelism:\n  sequence_parallel: true\n  tp_comm_overlap: true\n"
+                             "training: { workers: 8 }\n"),
+                14, "give tensor 2 or more"},
         Refusal{"overlap_with_ps",
                 plan("strategy: { kind: ps }\nparallelism:\n  overlap_grad_reduce: true\n"
                      "training: { workers: 4 }\n"),

@@ -37,6 +37,8 @@ TEST(ModelParallelRun, EveryScheduleMovesWhatItShouldWithExactSums) {
                             ", recompute: full, zero: 3, sequence_parallel: true", ", zero: 2",
                             ", overlap_grad_reduce: true, bucket_size: 1",
                             ", schedule: interleaved, virtual_stages: 2, zero: 1, "
+                            "overlap_grad_reduce: true, bucket_size: 1",
+                            ", sequence_parallel: true, tp_comm_overlap: true, "
                             "overlap_grad_reduce: true, bucket_size: 1"}) {
     SCOPED_TRACE(extra);
     core::RunResult r = run_local(two_by_two_by_two("mp-run-schedules", extra), quick());

@@ -237,11 +237,13 @@ TEST(SplitSearch, ProposesOnlyWhatTheFrameworkRuns) {
 }
 
 // A plan that overlaps the gradient reduce keeps it in every split Megatron-LM runs with it (ZeRO
-// 0 and 1), with its bucket size; DeepSpeed's splits do not carry Megatron-Core's option.
-TEST(SplitSearch, KeepsThePlansOverlapOfTheGradientReduce) {
+// 0 and 1), with its bucket size, and its overlap of the tensor collectives in every split with a
+// tensor group and sequence parallelism; DeepSpeed's splits carry neither Megatron-Core option.
+TEST(SplitSearch, KeepsThePlansOverlaps) {
   core::Plan plan = small_plan("80GB");
   plan.parallelism->overlap_grad_reduce = true;
   plan.parallelism->bucket_size = 1e6;
+  plan.parallelism->tp_comm_overlap = true;
   SplitSearchOptions options;
   options.top = 1000000;
   SplitSearch s = search_splits(plan, options);
@@ -249,10 +251,14 @@ TEST(SplitSearch, KeepsThePlansOverlapOfTheGradientReduce) {
   for (const auto& c : s.best) {
     EXPECT_TRUE(c.plan.parallelism->overlap_grad_reduce);
     EXPECT_EQ(c.plan.parallelism->bucket_size, 1e6);
+    const core::Parallelism& p = *c.plan.parallelism;
+    EXPECT_EQ(p.tp_comm_overlap, p.tensor > 1 && p.sequence_parallel);
   }
   options.framework = core::Framework::kDeepSpeed;
-  for (const auto& c : search_splits(plan, options).best)
+  for (const auto& c : search_splits(plan, options).best) {
     EXPECT_FALSE(c.plan.parallelism->overlap_grad_reduce);
+    EXPECT_FALSE(c.plan.parallelism->tp_comm_overlap);
+  }
 }
 
 // Restrictions keep only the values given; GPipe is tried only when asked for.

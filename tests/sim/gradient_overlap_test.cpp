@@ -11,7 +11,8 @@ namespace {
 
 // Two nodes of 8 devices, each node's NIC at `nic` (no latency factors: cm02), and a small GPT of
 // 8 layers at efficiency 0.5 of 100 TFLOP/s.
-std::string overlap_plan(const std::string& parallelism, const std::string& nic = "3200Gbps") {
+std::string overlap_plan(const std::string& parallelism, const std::string& nic = "3200Gbps",
+                         const std::string& efficiency = "0.5") {
   return "cluster:\n"
          "  name: two-nodes\n"
          "  devices_per_node: 8\n"
@@ -23,7 +24,9 @@ std::string overlap_plan(const std::string& parallelism, const std::string& nic 
          "  network_model: cm02\n"
          "workload:\n"
          "  name: gpt-small\n"
-         "  efficiency: 0.5\n"
+         "  efficiency: " +
+         efficiency +
+         "\n"
          "  transformer: { layers: 8, hidden: 1024, heads: 16, sequence: 1024, "
          "vocabulary: 32000 }\n"
          "parallelism: { " +
@@ -79,6 +82,11 @@ TEST(GradientOverlap, TheSimulatedProgramAgreesWithTheClosedForm) {
       "true, bucket_size: 1",
       "tensor: 4, pipeline: 2, zero: 1, overlap_grad_reduce: true, bucket_size: 5e6",
       "tensor: 8, zero: 1, overlap_grad_reduce: true, bucket_size: 1",
+      "tensor: 2, pipeline: 4, sequence_parallel: true, tp_comm_overlap: true",
+      "tensor: 8, sequence_parallel: true, tp_comm_overlap: true, zero: 1, overlap_grad_reduce: "
+      "true, bucket_size: 1",
+      "tensor: 4, pipeline: 2, schedule: interleaved, virtual_stages: 2, sequence_parallel: true, "
+      "tp_comm_overlap: true",
   };
   for (const char* c : cases) {
     SCOPED_TRACE(c);
@@ -102,6 +110,31 @@ TEST(GradientOverlap, TheDistributedOptimizersGatherFollowsTheSchedule) {
             simulated);
     double tolerance = simulated ? 0.01 : 1e-9;
     EXPECT_NEAR(r.model_parallel->data_comm_s, 411.168e-6, tolerance * 411.168e-6);
+  }
+}
+
+// Megatron-Core's --tp-comm-overlap, where the compute hides every chunk but the first. Tensor 8
+// inside a node: an all-reduce of a micro-batch's activations (b s h x 2 B = 2,097,152 B) is 14
+// ring steps of 262,144 B over 100 GB/s device links with 2 us of latency (two links):
+// 14 x 4.62144 us = 64.70016 us. The first of 8 chunks, 262,144 B: 14 steps of 32,768 B,
+// 14 x 2.32768 us = 32.58752 us. A layer's 2 forward and 2 backward all-reduces, 8 layers,
+// 8 micro-batches: 256 of them a step, 16,563.24096 us whole, 8,342.40512 us of first chunks. At
+// efficiency 0.01 a layer's forward computes for milliseconds, hiding the other chunks.
+TEST(TensorOverlap, OnlyTheFirstChunkOfEachCollectiveIsExposed) {
+  auto tensor_comm = [](const std::string& extra, bool simulated) {
+    core::Plan plan = testing::load_text(
+        "tp-overlap",
+        overlap_plan("tensor: 8, sequence_parallel: true" + extra, "3200Gbps", "0.01"));
+    core::RunResult r = simulated ? simulate(plan) : predict_analytic(plan);
+    EXPECT_EQ(r.model_parallel->tp_comm_overlap, !extra.empty());
+    return r.model_parallel->tensor_comm_s;
+  };
+  for (bool simulated : {false, true}) {
+    SCOPED_TRACE(simulated ? "sim" : "analytic");
+    double tolerance = simulated ? 0.01 : 1e-9;
+    EXPECT_NEAR(tensor_comm("", simulated), 16563.24096e-6, tolerance * 16563.24096e-6);
+    EXPECT_NEAR(tensor_comm(", tp_comm_overlap: true", simulated), 8342.40512e-6,
+                tolerance * 8342.40512e-6);
   }
 }
 
