@@ -17,12 +17,7 @@ namespace scaleout::core {
 void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue* queue,
                                            ModelParallelStepTimes& times) const {
   Fabric& fabric = rank.fabric;
-  bool forward = op.kind == PipeOp::Kind::kForward;
-  bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
-  int layers = stage_layers(state_.split(), rank.at.stage);
-  double flops =
-      (forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
-  int allreduces = forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward;
+  const auto [forward, output_layer, layers, flops, allreduces] = layer_walk(rank, op);
   auto compute = [&](double f) {
     double start = fabric.now();
     fabric.device().compute(f);

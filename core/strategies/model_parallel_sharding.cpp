@@ -51,13 +51,8 @@ void ModelParallelTraining::reduce_shards(const Rank& rank, Span span,
 void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, std::size_t index,
                                            ModelParallelStepTimes& times) const {
   Fabric& fabric = rank.fabric;
-  bool forward = op.kind == PipeOp::Kind::kForward;
-  bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
-  int layers = stage_layers(state_.split(), rank.at.stage);
-  double flops =
-      (forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
+  const auto [forward, output_layer, layers, flops, allreduces] = layer_walk(rank, op);
   int gathers = forward ? work_.gathers_forward : work_.gathers_backward;
-  int allreduces = forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward;
   bool reduce = !forward;
   std::uint64_t first =
       (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *

@@ -272,6 +272,18 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size
   exchange_tokens(rank, forward, times);
 }
 
+ModelParallelTraining::LayerWalk ModelParallelTraining::layer_walk(const Rank& rank,
+                                                                   const PipeOp& op) const {
+  LayerWalk w;
+  w.forward = op.kind == Kind::kForward;
+  w.output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  w.layers = stage_layers(state_.split(), rank.at.stage);
+  w.layer_flops =
+      (w.forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
+  w.allreduces = w.forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward;
+  return w;
+}
+
 // `allreduces` all-reduces in a row over the tensor group; checked where the sums stay exact.
 void ModelParallelTraining::run_tensor_allreduces(const Rank& rank, int allreduces,
                                                   ModelParallelStepTimes& times) const {

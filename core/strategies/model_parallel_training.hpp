@@ -93,6 +93,15 @@ class ModelParallelTraining {
  private:
   struct Rank;  // one rank's views and programs for a run
   ModelParallelStepTimes iteration(const Rank& rank, int step) const;
+  // What an op that walks its layers one at a time runs on `rank`'s stage.
+  struct LayerWalk {
+    bool forward = true;
+    bool output_layer = false;  // the last stage's last chunk: the output layer's compute too
+    int layers = 0;
+    double layer_flops = 0;  // one layer's, at the compute scale
+    int allreduces = 0;      // one layer's tensor all-reduces
+  };
+  LayerWalk layer_walk(const Rank& rank, const PipeOp& op) const;
   // `queue`: the stage's waiting gradient buckets (null without overlap_grad_reduce).
   void run_op(const Rank& rank, const PipeOp& op, std::size_t index, BucketQueue* queue,
               ModelParallelStepTimes& times) const;

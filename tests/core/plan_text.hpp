@@ -84,6 +84,38 @@ inline core::Plan load_text(const std::string& name, const std::string& yaml,
   return core::load_plan(dir.write("plan.yaml", yaml), overrides);
 }
 
+// Two nodes of 8 devices (100 TFLOP/s, 100 GB/s device links with 1 us, a `nic` NIC with 2 us, no
+// latency factors: cm02), a small GPT of 8 layers (hidden 1024, 16 heads, sequence 1024) at
+// `efficiency`, a ring, `workers` and `global_batch` sequences a step, bf16 gradients, 2 steps:
+// the model-parallel engines' common ground.
+inline std::string two_node_gpt(const std::string& parallelism, int workers, int global_batch,
+                                const std::string& nic = "100Gbps",
+                                const std::string& efficiency = "0.5") {
+  return "cluster:\n"
+         "  name: two-nodes\n"
+         "  devices_per_node: 8\n"
+         "  device: { name: X, flops: 100TFLOPS, memory: 80GB }\n"
+         "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
+         "  nic: { bandwidth: " +
+         nic +
+         ", latency: 2us }\n"
+         "  network_model: cm02\n"
+         "workload:\n"
+         "  name: gpt-small\n"
+         "  efficiency: " +
+         efficiency +
+         "\n"
+         "  transformer: { layers: 8, hidden: 1024, heads: 16, sequence: 1024, "
+         "vocabulary: 32000 }\n"
+         "parallelism: { " +
+         parallelism +
+         " }\n"
+         "strategy: { kind: ring }\n"
+         "training: { workers: " +
+         std::to_string(workers) + ", global_batch: " + std::to_string(global_batch) +
+         ", steps: 2, gradient_precision: bf16 }\n";
+}
+
 // A small transformer (8 layers, hidden 2048) on 32 devices of `memory` in 8-device nodes with
 // 100 Gb/s NICs, 64 sequences a step: searched, refined and swept by the split tests.
 inline core::Plan small_transformer_plan(const std::string& name, const std::string& memory) {

@@ -9,31 +9,11 @@
 namespace scaleout::sim {
 namespace {
 
-// Two nodes of 8 devices, each node's NIC at `nic` (no latency factors: cm02), and a small GPT of
-// 8 layers at efficiency 0.5 of 100 TFLOP/s.
+// Tensor x pipeline x data over 16 devices of two nodes (testing::two_node_gpt), 16 sequences a
+// step, each node's NIC at `nic`.
 std::string overlap_plan(const std::string& parallelism, const std::string& nic = "3200Gbps",
                          const std::string& efficiency = "0.5") {
-  return "cluster:\n"
-         "  name: two-nodes\n"
-         "  devices_per_node: 8\n"
-         "  device: { name: X, flops: 100TFLOPS, memory: 80GB }\n"
-         "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
-         "  nic: { bandwidth: " +
-         nic +
-         ", latency: 2us }\n"
-         "  network_model: cm02\n"
-         "workload:\n"
-         "  name: gpt-small\n"
-         "  efficiency: " +
-         efficiency +
-         "\n"
-         "  transformer: { layers: 8, hidden: 1024, heads: 16, sequence: 1024, "
-         "vocabulary: 32000 }\n"
-         "parallelism: { " +
-         parallelism +
-         " }\n"
-         "strategy: { kind: ring }\n"
-         "training: { workers: 16, global_batch: 16, steps: 2, gradient_precision: bf16 }\n";
+  return testing::two_node_gpt(parallelism, 16, 16, nic, efficiency);
 }
 
 core::RunResult run(const std::string& name, const std::string& parallelism, bool simulated) {

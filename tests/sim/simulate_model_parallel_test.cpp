@@ -16,31 +16,10 @@
 namespace scaleout::sim {
 namespace {
 
-// Two nodes of 8 devices (no latency factors: cm02) and a small GPT; `parallelism` and the
-// workers from the caller.
+// Two nodes of 8 devices and a small GPT (testing::two_node_gpt).
 std::string plan_text(const std::string& parallelism, int workers, int global_batch,
                       const std::string& nic = "100Gbps") {
-  return "cluster:\n"
-         "  name: two-nodes\n"
-         "  devices_per_node: 8\n"
-         "  device: { name: X, flops: 100TFLOPS, memory: 80GB }\n"
-         "  intra_node: { bandwidth: 100GB/s, latency: 1us }\n"
-         "  nic: { bandwidth: " +
-         nic +
-         ", latency: 2us }\n"
-         "  network_model: cm02\n"
-         "workload:\n"
-         "  name: gpt-small\n"
-         "  efficiency: 0.5\n"
-         "  transformer: { layers: 8, hidden: 1024, heads: 16, sequence: 1024, "
-         "vocabulary: 32000 }\n"
-         "parallelism: { " +
-         parallelism +
-         " }\n"
-         "strategy: { kind: ring }\n"
-         "training: { workers: " +
-         std::to_string(workers) + ", global_batch: " + std::to_string(global_batch) +
-         ", steps: 2, gradient_precision: bf16 }\n";
+  return testing::two_node_gpt(parallelism, workers, global_batch, nic);
 }
 
 struct Case {
