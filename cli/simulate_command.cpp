@@ -90,8 +90,10 @@ Action add_simulate_command(CLI::App& app) {
                              "schedule; this plan has none: use --engine sim");
     auto predict = [&](const core::Plan& p, const std::string& trace) {
       if (args->engine == "analytic") return sim::predict_analytic(p);
-      sim::SimOptions options{sim::parse_fidelity(args->fidelity, "--fidelity"), trace,
-                              args->max_events};
+      sim::SimOptions options;
+      options.fidelity = sim::parse_fidelity(args->fidelity, "--fidelity");
+      options.trace_path = trace;
+      options.max_events = args->max_events;
       if (sim::OnProgress show = progress_printer(args->progress))
         return sim::simulate(p, options, show);
       return sim::simulate(p, options);

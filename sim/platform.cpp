@@ -118,12 +118,12 @@ void add_network_routes(World& w, const core::Topology& topo,
 
 }  // namespace
 
-SimPlatform build_platform(const core::Topology& topo) {
+SimPlatform build_platform(const core::Topology& topo, bool flat_zone) {
   SimPlatform out;
   World w;
   w.star_switch = lone_switch(topo);
-  // SCALEOUT_SIM_NODE_ZONES=1 keeps a zone per node where one zone would do (tests compare them).
-  if (flat_cluster_fits(topo, w.star_switch) && !std::getenv("SCALEOUT_SIM_NODE_ZONES")) {
+  // Without flat_zone a zone per node stays where one zone would do (tests compare them).
+  if (flat_zone && flat_cluster_fits(topo, w.star_switch)) {
     auto* world = new FlatClusterZone("world");  // SimGrid owns its zones
     out.device_hosts = world->build(topo);
     out.rail_hosts = {out.device_hosts};

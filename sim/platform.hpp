@@ -24,7 +24,7 @@ struct SimPlatform {
 };
 
 // REQUIRES: a simgrid Engine exists and no platform was loaded yet.
-SimPlatform build_platform(const core::Topology& topo);
+SimPlatform build_platform(const core::Topology& topo, bool flat_zone = true);
 
 // Sets SimGrid's network model: "lv08" (TCP-like), "cm02" (no corrections, cross-traffic off),
 // "ib"; `latency_factor`, when given, replaces the model's latency factor (SimGrid's

@@ -23,9 +23,9 @@ inline constexpr std::uint64_t kStackBytes = 256 << 10;
 // SimGrid's engine for one run, with the plan's network model and actor stacks.
 std::unique_ptr<simgrid::s4u::Engine> start_engine(const core::Plan& plan, const StackPlan& stacks);
 
-// Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld);
-// SCALEOUT_SIM_DIRECT_COMMS=N changes it.
-int direct_comms();
+// Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld), unless
+// the options' shortcuts give another number.
+int direct_comms(const SimOptions& options);
 
 // Where each rank runs on the platform (and its rails), and the world's network settings for the
 // plan: topology, fidelity, latency factor, host costs, the IB model's size factors.

@@ -4,7 +4,6 @@
 // groups' exchanges share the platform's links as they would share the cluster's.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "core/input_error.hpp"
@@ -63,20 +62,20 @@ void mp_rank(MpRun* run, MpRecorder* recorder, int rank) {
 // neighbours, its sends, a collective's run), so that no relay actors are needed. Relays post a
 // rank's transfers one batch after another; receives from one neighbour posted in a row would
 // each start a relay of their own.
-int direct_transfers(const core::ModelSplit& s) {
+int direct_transfers(const core::ModelSplit& s, const SimOptions& options) {
   std::int64_t in_flight = 4LL * s.microbatches * s.chunks + 64;
-  return static_cast<int>(std::max<std::int64_t>(direct_comms(), in_flight));
+  return static_cast<int>(std::max<std::int64_t>(direct_comms(options), in_flight));
 }
 
 void set_up(MpRun& run, const Plan& plan, const core::ParallelState& state,
             const core::RankPlan& ranks, const SimPlatform& platform, const SimOptions& options,
             core::Trace* trace) {
   set_up_world(run.world, plan, ranks, platform, options.fidelity,
-               plan.training.gradient_bytes_per_element, direct_transfers(state.split()));
+               plan.training.gradient_bytes_per_element, direct_transfers(state.split(), options));
   // Sends taken by their receivers leave the sender's pending transfers at once, and stages
   // receive from their neighbours ahead (SimFabric): the same transfers at the same times, at a
-  // fraction of SimGrid's cost. SCALEOUT_SIM_HOLD_PENDING=1 turns both off (the tests compare).
-  bool hold = std::getenv("SCALEOUT_SIM_HOLD_PENDING") != nullptr;
+  // fraction of SimGrid's cost. shortcuts.release_taken = false turns both off (the tests compare).
+  bool hold = !options.shortcuts.release_taken;
   run.world.track_delivered = !hold;
   run.world.receivers_ahead = !hold;
   std::vector<int> rank_node;
@@ -138,7 +137,7 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
   core::RankPlan ranks = core::plan_ranks(plan);
   StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes, read_process_limits(), plan.file);
   auto engine = start_engine(plan, stacks);
-  SimPlatform platform = build_platform(ranks.topology);
+  SimPlatform platform = build_platform(ranks.topology, options.shortcuts.flat_zone);
   MpRun run;
   core::Trace trace;
   const core::ParallelState state = core::ParallelState::of(plan);

@@ -367,11 +367,9 @@ Fidelity fidelity_for(const Plan& plan, Fidelity asked) {
   return asked;
 }
 
-// Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld);
-// SCALEOUT_SIM_DIRECT_COMMS=N changes it (tests compare relayed with direct transfers).
-int direct_comms() {
-  const char* set = std::getenv("SCALEOUT_SIM_DIRECT_COMMS");
-  return set ? std::max(1, std::atoi(set)) : SimWorld{}.direct_comms;
+int direct_comms(const SimOptions& options) {
+  int set = options.shortcuts.direct_transfers;
+  return set > 0 ? set : SimWorld{}.direct_comms;
 }
 
 // Relay actors alive at once, at most: only parameter servers and their workers have more
@@ -386,12 +384,12 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
   core::RankPlan ranks = core::plan_ranks(plan);
   // One actor per rank (its compute stream is arithmetic, not an actor), SimGrid's own, and relays.
-  int direct = direct_comms();
+  int direct = direct_comms(options);
   std::int64_t actors =
       static_cast<std::int64_t>(ranks.ranks()) + 1 + relay_actors(ranks.layout, direct);
   StackPlan stacks = plan_stacks(actors, kStackBytes, read_process_limits(), plan.file);
   auto engine = start_engine(plan, stacks);
-  SimPlatform platform = build_platform(ranks.topology);
+  SimPlatform platform = build_platform(ranks.topology, options.shortcuts.flat_zone);
 
   Run run;
   run.plan = &plan;

@@ -32,10 +32,19 @@ Fidelity fidelity_for(const core::Plan& plan, Fidelity asked);
 // core here (a message costs about 2 us as a tree's chunk, 60 us as a 16,384-rank ring's phase).
 constexpr double kDefaultMaxEvents = 5e6;
 
+// The engine's shortcuts, each turned off to compare it with the plain way (the tests do); the
+// answer must not change.
+struct SimShortcuts {
+  bool flat_zone = true;      // one zone for a cluster on one switch, not a zone per node
+  int direct_transfers = 0;   // a rank's own transfers before relays post the rest; 0: default
+  bool release_taken = true;  // taken sends leave at once; stages receive ahead (model-parallel)
+};
+
 struct SimOptions {
   Fidelity fidelity = Fidelity::kFast;
   std::string trace_path;                 // Chrome trace to write; empty for none
   double max_events = kDefaultMaxEvents;  // sim/work_estimate.hpp: refused beyond this
+  SimShortcuts shortcuts;
 };
 
 // Runs the simulation in this process. REQUIRES: called at most once per process (SimGrid keeps

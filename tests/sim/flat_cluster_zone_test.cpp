@@ -2,7 +2,6 @@
 // a zone per node to the last bit: the same links, in the same order, latencies summed alike.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "sim/simulator.hpp"
@@ -12,10 +11,9 @@ namespace scaleout::sim {
 namespace {
 
 core::RunResult simulate_zones(const core::Plan& plan, bool zone_per_node) {
-  if (zone_per_node) setenv("SCALEOUT_SIM_NODE_ZONES", "1", 1);
-  core::RunResult r = simulate(plan, {Fidelity::kFast, ""});
-  unsetenv("SCALEOUT_SIM_NODE_ZONES");
-  return r;
+  SimOptions options;
+  options.shortcuts.flat_zone = !zone_per_node;
+  return simulate(plan, options);
 }
 
 void expect_same_answer(const core::Plan& plan, const std::string& what) {

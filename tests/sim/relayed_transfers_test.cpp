@@ -1,9 +1,8 @@
 // A rank with many transfers in flight (a parameter server) hands those beyond the first few to
 // relay actors, which start them at the same simulated time: the answer must not change. With
-// SCALEOUT_SIM_DIRECT_COMMS=1 every transfer but a rank's first goes through a relay.
+// SimShortcuts::direct_transfers = 1 every transfer but a rank's first goes through a relay.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "sim/simulator.hpp"
@@ -12,20 +11,16 @@
 namespace scaleout::sim {
 namespace {
 
-core::RunResult simulate_with_direct(const core::Plan& plan, const char* direct) {
-  if (direct) {
-    setenv("SCALEOUT_SIM_DIRECT_COMMS", direct, 1);
-  } else {
-    unsetenv("SCALEOUT_SIM_DIRECT_COMMS");
-  }
-  core::RunResult r = simulate(plan, {Fidelity::kFast, ""});
-  unsetenv("SCALEOUT_SIM_DIRECT_COMMS");
-  return r;
+// `direct`: transfers a rank posts itself (0: the engine's default).
+core::RunResult simulate_with_direct(const core::Plan& plan, int direct) {
+  SimOptions options;
+  options.shortcuts.direct_transfers = direct;
+  return simulate(plan, options);
 }
 
 void expect_same_answer(const core::Plan& plan, const std::string& what) {
-  core::RunResult direct = simulate_with_direct(plan, nullptr);
-  core::RunResult relayed = simulate_with_direct(plan, "1");
+  core::RunResult direct = simulate_with_direct(plan, 0);
+  core::RunResult relayed = simulate_with_direct(plan, 1);
   EXPECT_GT(direct.step_time_s, 0) << what;
   EXPECT_NEAR(relayed.step_time_s, direct.step_time_s, 1e-12 * direct.step_time_s) << what;
   ASSERT_EQ(relayed.links.size(), direct.links.size()) << what;

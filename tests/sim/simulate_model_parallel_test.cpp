@@ -2,7 +2,6 @@
 // form where nothing contends, and the timeline it leaves.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -266,9 +265,9 @@ TEST(SimulateModelParallel, LettingGoOfTakenSendsKeepsTheAnswer) {
       core::Plan plan = testing::load_text(std::string("sim-mp-pending-") + c.name,
                                            plan_text(c.parallelism, c.workers, 16, nic));
       core::RunResult fast = simulate(plan);
-      setenv("SCALEOUT_SIM_HOLD_PENDING", "1", 1);
-      core::RunResult held = simulate(plan);
-      unsetenv("SCALEOUT_SIM_HOLD_PENDING");
+      SimOptions holding;
+      holding.shortcuts.release_taken = false;
+      core::RunResult held = simulate(plan, holding);
       EXPECT_GT(fast.step_time_s, 0);
       EXPECT_NEAR(fast.step_time_s, held.step_time_s, 1e-12 * held.step_time_s);
       ASSERT_EQ(fast.links.size(), held.links.size());
