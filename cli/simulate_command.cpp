@@ -36,12 +36,10 @@ struct SimulateArgs {
 
 }  // namespace
 
-Action add_simulate_command(CLI::App& app) {
-  auto args = std::make_shared<SimulateArgs>();
-  CLI::App* cmd = app.add_subcommand("simulate",
-                                     "Predict one training configuration.\n"
-                                     "Example: scaleout simulate experiments/quickstart.yaml "
-                                     "--workers 64 --strategy ring -o result.json");
+namespace {
+
+void add_simulate_options(CLI::App* cmd, SimulateArgs& a) {
+  SimulateArgs* args = &a;
   add_plan_options(cmd, args->plan);
   cmd->add_option("--engine", args->engine, "sim (SimGrid) or analytic (closed form)")
       ->check(CLI::IsMember({"sim", "analytic"}));
@@ -74,7 +72,17 @@ Action add_simulate_command(CLI::App& app) {
                   "plans with reliability: sampled runs behind the goodput and time-to-train "
                   "percentiles (default: reliability.samples, else 100)")
       ->check(CLI::Range(1, 100000));
+}
 
+}  // namespace
+
+Action add_simulate_command(CLI::App& app) {
+  auto args = std::make_shared<SimulateArgs>();
+  CLI::App* cmd = app.add_subcommand("simulate",
+                                     "Predict one training configuration.\n"
+                                     "Example: scaleout simulate experiments/quickstart.yaml "
+                                     "--workers 64 --strategy ring -o result.json");
+  add_simulate_options(cmd, *args);
   return [args]() {
     core::Plan plan = load_plan_args(args->plan);
     if (args->samples > 0) {

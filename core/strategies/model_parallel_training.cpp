@@ -272,6 +272,11 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size
   exchange_tokens(rank, forward, times);
 }
 
+std::optional<BucketQueue> ModelParallelTraining::bucket_queue(int stage) const {
+  if (!work_.overlap_grad_reduce) return std::nullopt;
+  return BucketQueue(work_, stage, stage_layers(state_.split(), stage), chunks_, microbatches_);
+}
+
 ModelParallelTraining::LayerWalk ModelParallelTraining::layer_walk(const Rank& rank,
                                                                    const PipeOp& op) const {
   LayerWalk w;
@@ -344,9 +349,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
   auto label = [step](std::uint64_t transfer) {
     return transfer * 1000003 + static_cast<std::uint64_t>(step);
   };
-  std::optional<BucketQueue> queue;
-  if (work_.overlap_grad_reduce)
-    queue.emplace(work_, me.stage, stage_layers(state_.split(), me.stage), chunks_, microbatches_);
+  std::optional<BucketQueue> queue = bucket_queue(me.stage);
   BucketQueue* buckets = queue ? &*queue : nullptr;
   std::vector<Fabric::Handle> outgoing;
   std::size_t pending_from = 0;  // outgoing[pending_from..] may still be in flight

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,8 @@ class ModelParallelTraining {
     int allreduces = 0;      // one layer's tensor all-reduces
   };
   LayerWalk layer_walk(const Rank& rank, const PipeOp& op) const;
+  // A stage's gradient buckets for one iteration (none without overlap_grad_reduce).
+  std::optional<BucketQueue> bucket_queue(int stage) const;
   // `queue`: the stage's waiting gradient buckets (null without overlap_grad_reduce).
   void run_op(const Rank& rank, const PipeOp& op, std::size_t index, BucketQueue* queue,
               ModelParallelStepTimes& times) const;
