@@ -44,34 +44,68 @@ double data_exchange(const Plan& plan, const core::ModelSplit& s, double bytes,
   return AnalyticModel(g.cluster, core::devices_needed(g)).exchange_time(g, bytes);
 }
 
+// One step of `group` (ranks placed as the closed forms place them: rank r on device r) in which
+// each member sends `bytes` to the member k after it: as long as its slowest pair over the
+// topology's path between them; the pairs that leave a node share its NICs with the node's other
+// devices doing the same (every group of the node exchanges at once). Network-model latency
+// factors are not applied.
+double shift_seconds(const Plan& plan, const core::Topology& topo, const std::vector<int>& group,
+                     int k, double bytes) {
+  int n = static_cast<int>(group.size());
+  int dpn = std::max(1, plan.cluster.devices_per_node);
+  auto across = [&](int i) {
+    return topo.node_of_device(group[i]) != topo.node_of_device(group[(i + k) % n]);
+  };
+  int crossing = 0;
+  for (int i = 0; i < n; ++i) crossing += across(i);
+  double sharing = std::max(1.0, static_cast<double>(dpn) * crossing / n);
+  double slowest = 0;
+  for (int i = 0; i < n; ++i) {
+    core::Topology::Cost cost = topo.device_cost(group[i], group[(i + k) % n]);
+    double rate = across(i) ? cost.bandwidth / sharing : cost.bandwidth;
+    slowest = std::max(slowest, cost.latency + bytes / rate);
+  }
+  return slowest;
+}
+
 // One all-to-all by pairwise exchange (core/strategies/all_to_all.hpp) of `bytes` a device over
-// rank 0's expert-parallel group, placed as the closed forms place ranks (rank r on device r):
-// n - 1 steps of bytes / n, each as long as its slowest pair over the topology's path between
-// them; the pairs that leave a node share its NICs with the node's other devices doing the same
-// (every group of the node exchanges at once). Network-model latency factors are not applied.
+// rank 0's expert-parallel group: n - 1 steps of bytes / n.
 double expert_alltoall(const Plan& plan, const core::ParallelState& state, double bytes) {
   std::vector<int> group = state.group(0, {core::ParallelDim::kExpert});
   int n = static_cast<int>(group.size());
   if (n < 2) return 0;
   core::Topology topo = core::Topology::build(plan.cluster, state.world_size());
-  int dpn = std::max(1, plan.cluster.devices_per_node);
-  double segment = bytes / n, total = 0;
-  for (int k = 1; k < n; ++k) {
-    auto across = [&](int i) {
-      return topo.node_of_device(group[i]) != topo.node_of_device(group[(i + k) % n]);
-    };
-    int crossing = 0;
-    for (int i = 0; i < n; ++i) crossing += across(i);
-    double sharing = std::max(1.0, static_cast<double>(dpn) * crossing / n);
-    double slowest = 0;
-    for (int i = 0; i < n; ++i) {
-      core::Topology::Cost cost = topo.device_cost(group[i], group[(i + k) % n]);
-      double rate = across(i) ? cost.bandwidth / sharing : cost.bandwidth;
-      slowest = std::max(slowest, cost.latency + segment / rate);
-    }
-    total += slowest;
-  }
+  double total = 0;
+  for (int k = 1; k < n; ++k) total += shift_seconds(plan, topo, group, k, bytes / n);
   return total;
+}
+
+// Context parallelism (core/strategies/model_parallel_context.cpp), over rank 0's context group:
+// the ring's n - 1 steps, each a block passed on beside 1/n of the attention's compute, or an
+// all-gather (and backward a reduce-scatter) of n - 1 ring steps before the attention computes.
+void set_context_costs(const Plan& plan, const core::ParallelState& state,
+                       const core::ModelParallelWork& w, ModelParallelCosts& c) {
+  if (w.context < 2) return;
+  std::vector<int> group = state.group(0, {core::ParallelDim::kContext});
+  core::Topology topo = core::Topology::build(plan.cluster, state.world_size());
+  int n = w.context;
+  double peak = plan.cluster.device.flops;
+  double forward = w.layer_attention_forward_flops / peak;
+  double backward = w.layer_attention_backward_flops / peak;
+  double step = shift_seconds(plan, topo, group, 1, w.context_block_bytes);
+  double again = w.context_recomputed ? 1 : 0;  // a recomputed attention exchanges again
+  c.layer_attention_forward = forward;
+  c.layer_attention_backward = backward + again * forward;
+  if (w.context_ring) {
+    double step2 = shift_seconds(plan, topo, group, 1, 2 * w.context_block_bytes);
+    c.layer_context_forward = (n - 1) * std::max(0.0, step - forward / n);
+    c.layer_context_backward =
+        again * c.layer_context_forward + (n - 1) * std::max(0.0, step2 - backward / n);
+    return;
+  }
+  double gather = (n - 1) * step;
+  c.layer_context_forward = gather;
+  c.layer_context_backward = (again + 2) * gather;  // gathers, then the gradient's reduce-scatter
 }
 
 // The experts' gradient exchange over their data group: data / expert ranks, tensor x expert
@@ -89,6 +123,9 @@ double expert_data_exchange(const Plan& plan, const core::ModelSplit& s, int exp
 // first chunk's and what the compute does not hide). `allreduce`: seconds by bytes.
 void set_tensor_costs(const core::ModelParallelWork& w, int tensor,
                       const std::function<double(double)>& allreduce, ModelParallelCosts& c) {
+  // With context parallelism the attention runs before, beside its own exchanges.
+  double forward = c.layer_forward_compute - c.layer_attention_forward;
+  double backward = c.layer_backward_compute - c.layer_attention_backward;
   if (!w.tp_comm_overlap) {
     c.layer_tensor_forward = w.tensor_allreduces_forward * allreduce(w.activation_bytes);
     c.layer_tensor_backward = w.tensor_allreduces_backward * allreduce(w.activation_bytes);
@@ -98,11 +135,10 @@ void set_tensor_costs(const core::ModelParallelWork& w, int tensor,
   double rest = allreduce(w.activation_bytes * (tensor - 1) / tensor);
   c.layer_tensor_beside_forward = w.tensor_allreduces_forward * rest;
   c.layer_tensor_beside_backward = w.tensor_allreduces_backward * rest;
-  c.layer_tensor_forward = w.tensor_allreduces_forward * head +
-                           std::max(0.0, c.layer_tensor_beside_forward - c.layer_forward_compute);
-  c.layer_tensor_backward =
-      w.tensor_allreduces_backward * head +
-      std::max(0.0, c.layer_tensor_beside_backward - c.layer_backward_compute);
+  c.layer_tensor_forward =
+      w.tensor_allreduces_forward * head + std::max(0.0, c.layer_tensor_beside_forward - forward);
+  c.layer_tensor_backward = w.tensor_allreduces_backward * head +
+                            std::max(0.0, c.layer_tensor_beside_backward - backward);
 }
 
 }  // namespace
@@ -135,6 +171,7 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   ModelParallelCosts c;
   c.layer_forward_compute = w.layer_forward_flops / peak;
   c.layer_backward_compute = w.layer_backward_flops / peak;
+  set_context_costs(plan, state, w, c);
   set_tensor_costs(w, s.tensor, tensor_time, c);
   c.logit_forward = w.logit_forward_flops / peak;
   c.transfer = core::stage_transfers(plan, state, w.activation_bytes);
@@ -149,8 +186,10 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   } else if (w.overlap_grad_reduce) {  // buckets during backward; ZeRO-1's gather after
     bool zero1 = plan.parallelism->zero == 1;
     c.overlap = walk_gradient_overlap(
-        plan, state, w, {c.layer_forward_compute, c.layer_tensor_beside_forward},
-        {c.layer_backward_compute, c.layer_tensor_beside_backward}, [&](double bytes) {
+        plan, state, w,
+        {c.layer_forward_compute - c.layer_attention_forward, c.layer_tensor_beside_forward},
+        {c.layer_backward_compute - c.layer_attention_backward, c.layer_tensor_beside_backward},
+        [&](double bytes) {
           return zero1 ? ring_gather(bytes) : data_exchange(plan, s, bytes, plan.strategy.kind);
         });
     c.data_exchange = (zero1 ? ring_gather(w.gradient_bytes) : 0) +
@@ -174,13 +213,15 @@ bool sharded(const ModelParallelCosts& c) { return c.layer_reduce > 0; }
 
 // A forward of `layers` layers, and a backward: with ZeRO-2 and 3, their collectives beside.
 double layers_forward(const ModelParallelCosts& c, int layers) {
-  if (!sharded(c)) return layers * (c.layer_forward_compute + c.layer_tensor_forward);
+  if (!sharded(c))
+    return layers * (c.layer_forward_compute + c.layer_context_forward + c.layer_tensor_forward);
   return core::sharded_layers_seconds(layers, c.layer_forward_compute, c.layer_tensor_forward,
                                       c.layer_gather_forward, 0);
 }
 
 double layers_backward(const ModelParallelCosts& c, int layers) {
-  if (!sharded(c)) return layers * (c.layer_backward_compute + c.layer_tensor_backward);
+  if (!sharded(c))
+    return layers * (c.layer_backward_compute + c.layer_context_backward + c.layer_tensor_backward);
   return core::sharded_layers_seconds(layers, c.layer_backward_compute, c.layer_tensor_backward,
                                       c.layer_gather_backward, c.layer_reduce);
 }
@@ -248,6 +289,7 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   double runs = static_cast<double>(s.microbatches) * s.chunks * core::stage_layers(s, busiest);
   core::ModelParallelPhases ph;
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
+  ph.context = runs * (c.layer_context_forward + c.layer_context_backward);
   ph.expert = static_cast<double>(s.microbatches) * s.chunks *
               (c.chunk_expert_forward + c.chunk_expert_backward);
   double sharding = static_cast<double>(s.microbatches) * s.chunks *
@@ -262,8 +304,8 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
     tail = c.overlap.tail[busiest];
     overlapped = c.overlap.exposed[busiest] - tail;
   }
-  ph.compute =
-      timing.busy[busiest] - ph.tensor - ph.expert - sharding - blocked - overlapped + c.optimizer;
+  ph.compute = timing.busy[busiest] - ph.tensor - ph.expert - ph.context - sharding - blocked -
+               overlapped + c.optimizer;
   ph.bubble = iteration - timing.busy[busiest] - tail + blocked;
   ph.pipeline = core::pipeline_transfers(state, c.transfer);
   ph.data = c.data_exchange + sharding + overlapped + tail;

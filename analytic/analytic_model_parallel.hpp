@@ -36,6 +36,13 @@ struct ModelParallelCosts {
   double optimizer = 0;              // the optimizer's update after it (device figures only)
   double chunk_expert_forward = 0;   // a chunk's MoE layers' all-to-alls in its forward
   double chunk_expert_backward = 0;  // and in its backward
+  // Context parallelism (core::ModelParallelWork): a layer's attention compute, which runs first
+  // beside the context group's key-value exchanges (the compute above includes it), and what of
+  // those exchanges it leaves exposed, forward and backward.
+  double layer_attention_forward = 0;
+  double layer_attention_backward = 0;
+  double layer_context_forward = 0;
+  double layer_context_backward = 0;
   // ZeRO-2 and ZeRO-3 (core::ModelParallelWork): one layer's gathers before its forward and its
   // backward, and its reduce-scatter after its backward, ring collectives over the data group.
   double layer_gather_forward = 0;

@@ -119,6 +119,7 @@ void check_supported(const core::Plan& plan) {
   if (!plan.parallelism) return;
   if (plan.parallelism->zero >= 2) refuse("ZeRO-2 and 3's per-layer collectives");
   if (plan.parallelism->expert > 1) refuse("expert parallelism's all-to-alls");
+  if (plan.parallelism->context > 1) refuse("context parallelism's key-value exchanges");
 }
 
 }  // namespace

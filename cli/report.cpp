@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "cli/report_reliability.hpp"
 #include "core/atomic_file.hpp"
@@ -24,10 +25,12 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                  "  model               %10.2f%s parameters, %.2f%s active a token (experts)\n",
                  m.parameters / unit, suffix, m.active_parameters / unit, suffix);
   }
+  std::string context = m.context > 1 ? " x context " + std::to_string(m.context) : "";
   std::fprintf(out,
-               "  split               tensor %d x pipeline %d x data %d, %d micro-batches of %d "
+               "  split               tensor %d%s x pipeline %d x data %d, %d micro-batches of %d "
                "(%s%s, recompute %s, ZeRO %d%s%s%s)\n",
-               m.tensor, m.pipeline, m.data, m.microbatches, m.microbatch, m.schedule.c_str(),
+               m.tensor, context.c_str(), m.pipeline, m.data, m.microbatches, m.microbatch,
+               m.schedule.c_str(),
                m.virtual_stages > 1 ? (" v=" + std::to_string(m.virtual_stages)).c_str() : "",
                m.recompute.c_str(), m.zero, m.sequence_parallel ? ", sequence parallel" : "",
                m.overlap_grad_reduce ? ", gradient reduce overlapped" : "",
@@ -47,6 +50,11 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                  "  experts             %10.3f ms of all-to-all (dispatch and combine) over %d "
                  "expert-parallel ranks; each data group of %d splits into them\n",
                  m.expert_comm_s * 1e3, m.expert, m.data);
+  if (m.context > 1)
+    std::fprintf(out,
+                 "  context             %10.3f ms of key-value exchange (%s) not hidden by the "
+                 "attention, over %d ranks splitting each sequence\n",
+                 m.context_comm_s * 1e3, m.context_exchange.c_str(), m.context);
   const core::MemoryBreakdown& mem = m.memory;
   std::fprintf(out,
                "  memory (stage %d)    %10.1f GB of %.1f GB: parameters %.1f, gradients %.1f, "
@@ -70,7 +78,8 @@ void print_header(std::FILE* out, const core::RunResult& r) {
   const core::ModelParallelOutcome& m = *r.model_parallel;
   std::fprintf(
       out, "%s %s, %d devices%s, gradient %.1f MB a rank (its shard, over a data group of %d)\n",
-      r.engine.c_str(), r.strategy.c_str(), r.workers, servers.c_str(), r.bytes / 1e6, m.data);
+      r.engine.c_str(), r.strategy.c_str(), r.workers, servers.c_str(), r.bytes / 1e6,
+      m.data * m.context);  // a context group's ranks exchange with the rest
   std::fprintf(out, "  step time           %10.3f ms\n", r.step_time_s * 1e3);
   std::fprintf(out, "  throughput          %10.1f sequences/s, %.0f tokens/s (%.1f per device)\n",
                r.throughput_samples_per_s, m.tokens_per_s, m.tokens_per_s / std::max(1, r.workers));

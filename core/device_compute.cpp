@@ -117,13 +117,14 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
     out.forward += attention.forward;
     out.backward += attention.backward;
     out.attention_forward += attention.forward;
+    out.attention_backward += attention.backward;
   }
   for (const MatrixProduct& p : layer_products(t, microbatch, tensor, moe, expert)) {
     if (flash && is_attention(p)) continue;
-    double forward = matmul_seconds(d, p);
+    double forward = matmul_seconds(d, p), backward = matmul_backward_seconds(d, p);
     out.forward += forward;
-    out.backward += matmul_backward_seconds(d, p);
-    if (is_attention(p)) out.attention_forward += forward;
+    out.backward += backward;
+    if (is_attention(p)) out.attention_forward += forward, out.attention_backward += backward;
   }
   StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor, sequence_split, moe);
   int kernels = flash ? kStreamingKernels - kAttentionKernels : kStreamingKernels;
@@ -137,14 +138,17 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
                                                           moe_layer_count(t)
                           : dense_layer_parameters(t);
   out.backward += streaming_seconds(d, accumulation_bytes(parameters / tensor), kWeightsPerLayer);
-  if (!flash) out.attention_forward += streaming_seconds(d, bytes.attention, kAttentionKernels);
+  if (!flash) {
+    double softmax = streaming_seconds(d, bytes.attention, kAttentionKernels);
+    out.attention_forward += softmax;
+    out.attention_backward += 2 * softmax;
+  }
   return out;
 }
 
-}  // namespace
-
-LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                           int tensor, int sequence_split, int expert) {
+// Every kind of layer, weighted by its share of the layers.
+LayerSeconds mean_layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                                int tensor, int sequence_split, int expert) {
   std::vector<LayerKind> kinds = layer_kinds(t);
   if (kinds.size() == 1)
     return kind_seconds(d, t, microbatch, tensor, sequence_split, kinds[0].moe, expert);
@@ -154,8 +158,24 @@ LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int m
     mean.forward += kind.share * one.forward;
     mean.backward += kind.share * one.backward;
     mean.attention_forward += kind.share * one.attention_forward;
+    mean.attention_backward += kind.share * one.attention_backward;
   }
   return mean;
+}
+
+}  // namespace
+
+LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor, int sequence_split, int expert, int context) {
+  if (context == 1) return mean_layer_seconds(d, t, microbatch, tensor, sequence_split, expert);
+  TransformerShape local = t;
+  local.sequence = t.sequence / context;
+  LayerSeconds out = mean_layer_seconds(d, local, microbatch, tensor, sequence_split, expert);
+  out.forward += (context - 1) * out.attention_forward;
+  out.backward += (context - 1) * out.attention_backward;
+  out.attention_forward *= context;
+  out.attention_backward *= context;
+  return out;
 }
 
 LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,

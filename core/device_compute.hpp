@@ -35,11 +35,15 @@ double streaming_seconds(const DeviceSpec& d, double bytes, int kernels);
 struct LayerSeconds {
   double forward = 0;
   double backward = 0;  // the gradients of inputs and weights (accumulated), no recomputation
-  double attention_forward = 0;  // the s x s part of forward (selective recomputation redoes)
+  double attention_forward = 0;   // the s x s part of forward (selective recomputation redoes)
+  double attention_backward = 0;  // and of backward
 };
 // `expert`: the expert-parallel degree (each device computes its experts' share of the tokens).
+// `context`: the context-parallel degree: each device takes 1/context of every sequence, its
+// products and element-wise kernels on those tokens, its attention as `context` blocks of its
+// queries against one rank's keys each (as ring attention computes them).
 LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                           int tensor, int sequence_split = 1, int expert = 1);
+                           int tensor, int sequence_split = 1, int expert = 1, int context = 1);
 
 // The output layer and the loss (vocabulary split over the tensor group): forward and backward.
 LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,

@@ -64,9 +64,11 @@ MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   m.gradients = sharded(kGradientBytes, par.zero >= 2);
   m.optimizer = sharded(kOptimizerBytes, par.zero >= 1);
   int in_flight = peak_in_flight(par.schedule, stage, s.pipeline, s.microbatches, s.chunks);
+  // Context parallelism keeps 1/context of each sequence's activations on a device.
   m.activations = static_cast<double>(in_flight) * stage_layers(s, stage) *
                   layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,
-                                         par.sequence_parallel, par.recompute);
+                                         par.sequence_parallel, par.recompute) /
+                  s.context;
   m.total = m.parameters + m.gradients + m.optimizer + m.activations;
   m.capacity = plan.cluster.device.memory;
   return m;

@@ -184,6 +184,12 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.zero_line = line("zero");
   p.expert = m.get_int_or("expert", 1, 1, kMaxDimension);
   p.expert_line = line("expert");
+  p.context = m.get_int_or("context", 1, 1, kMaxDimension);
+  p.context_exchange =
+      m.get_choice("context_exchange", {"ring", "allgather"}, "ring") == "allgather"
+          ? ContextExchange::kAllGather
+          : ContextExchange::kRing;
+  p.context_line = std::max(line("context"), line("context_exchange"));
   p.first_stage_layers = m.get_int_or("first_stage_layers", 1, 0, kMaxDimension);
   p.last_stage_layers = m.get_int_or("last_stage_layers", 1, 0, kMaxDimension);
   p.stage_layers_line = std::max(line("first_stage_layers"), line("last_stage_layers"));
@@ -206,7 +212,7 @@ namespace {
 // Whether the written split divides the workers and, when given, the global batch.
 bool written_split_fits(const Plan& plan) {
   const Parallelism& p = *plan.parallelism;
-  long long replica = static_cast<long long>(p.tensor) * p.pipeline;
+  long long replica = static_cast<long long>(p.tensor) * p.pipeline * p.context;
   if (plan.training.workers % replica != 0) return false;
   long long data = plan.training.workers / replica;
   return plan.training.global_batch <= 0 || plan.training.global_batch % (data * p.microbatch) == 0;
@@ -233,13 +239,14 @@ void apply_global_batch(Plan& plan, bool split_searched) {
                      "applies to model-parallel plans (with parallelism:); a data-parallel plan "
                      "gives batch_per_worker");
   Parallelism par = plan.parallelism ? *plan.parallelism : Parallelism{};
-  long long replica = static_cast<long long>(par.tensor) * par.pipeline;
+  long long replica = static_cast<long long>(par.tensor) * par.pipeline * par.context;
   if (t.workers % replica != 0)
-    throw InputError(plan.file, t.workers_line, "training.workers",
-                     std::to_string(t.workers) + " workers do not divide into replicas of " +
-                         std::to_string(replica) + " devices (tensor " +
-                         std::to_string(par.tensor) + " x pipeline " +
-                         std::to_string(par.pipeline) + ")");
+    throw InputError(
+        plan.file, t.workers_line, "training.workers",
+        std::to_string(t.workers) + " workers do not divide into replicas of " +
+            std::to_string(replica) + " devices (tensor " + std::to_string(par.tensor) +
+            " x pipeline " + std::to_string(par.pipeline) +
+            (par.context > 1 ? " x context " + std::to_string(par.context) : "") + ")");
   long long data = t.workers / replica;
   if (t.global_batch % (data * par.microbatch) != 0)
     throw InputError(plan.file, t.global_batch_line, "training.global_batch",

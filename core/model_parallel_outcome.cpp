@@ -19,7 +19,12 @@ constexpr int kListedSteps = 1000;  // as the data-parallel closed form lists th
 ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelParallelPhases& ph) {
   const Parallelism& par = *plan.parallelism;
   ModelParallelOutcome mp;
-  mp.tensor = s.tensor, mp.pipeline = s.pipeline, mp.data = s.data;
+  // `data`: Megatron's data-parallel degree, which the context group's ranks are beside.
+  mp.tensor = s.tensor, mp.pipeline = s.pipeline, mp.data = s.replicas();
+  mp.context = s.context;
+  if (s.context > 1)
+    mp.context_exchange = par.context_exchange == ContextExchange::kRing ? "ring" : "allgather";
+  mp.context_comm_s = ph.context;
   mp.microbatch = s.microbatch, mp.microbatches = s.microbatches, mp.virtual_stages = s.chunks;
   mp.schedule = schedule_name(par.schedule);
   mp.recompute = recompute_name(par.recompute);
@@ -52,7 +57,7 @@ ModelParallelPhases phases_from_records(
     const std::vector<std::vector<ModelParallelStepTimes>>& records, double step) {
   auto busy = [](const std::vector<ModelParallelStepTimes>& r) {
     double sum = 0;
-    for (const auto& t : r) sum += t.compute_s + t.tensor_s + t.expert_s;
+    for (const auto& t : r) sum += t.compute_s + t.tensor_s + t.expert_s + t.context_s;
     return sum;
   };
   auto busiest = std::max_element(records.begin(), records.end(),
@@ -65,9 +70,10 @@ ModelParallelPhases phases_from_records(
     ph.compute += t.compute_s / steps;
     ph.tensor += t.tensor_s / steps;
     ph.expert += t.expert_s / steps;
+    ph.context += t.context_s / steps;
     ph.data += t.data_s / steps;
   }
-  ph.bubble = std::max(0.0, step - ph.compute - ph.tensor - ph.expert - ph.data);
+  ph.bubble = std::max(0.0, step - ph.compute - ph.tensor - ph.expert - ph.context - ph.data);
   return ph;
 }
 
@@ -80,7 +86,7 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
   r.bytes = ph.data_bytes;
   r.step_time_s = ph.step;
   r.phases.compute_s = ph.compute;
-  r.phases.comm_s = ph.tensor + ph.expert + ph.pipeline + ph.data;
+  r.phases.comm_s = ph.tensor + ph.expert + ph.context + ph.pipeline + ph.data;
   r.phases.exposed_comm_s =
       std::min(r.phases.comm_s, std::max(0.0, ph.step - ph.compute - ph.bubble));
   r.phases.idle_s = ph.bubble;
@@ -90,7 +96,7 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
   // ZeRO-2 and 3's data time, and overlap_grad_reduce's, is what the compute leaves exposed of
   // many collectives: no one exchange's bandwidth to give.
   if (ph.data > 0 && plan.parallelism->zero < 2 && !plan.parallelism->overlap_grad_reduce) {
-    int d = mp.data;
+    int d = s.data;  // the exchange's ranks: context x data
     r.algbw_Bps = ph.data_bytes / ph.data;
     r.busbw_Bps = r.algbw_Bps * 2.0 * (d - 1) / d;
   }

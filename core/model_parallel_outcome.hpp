@@ -18,6 +18,7 @@ struct ModelParallelPhases {
   double compute = 0;     // the busiest stage's layers
   double tensor = 0;      // its tensor all-reduces
   double expert = 0;      // its expert-parallel all-to-alls
+  double context = 0;     // its context group's exposed key-value exchanges
   double bubble = 0;      // its idle time inside the pipeline
   double pipeline = 0;    // stage transfers in flight, summed
   double data = 0;        // the data group's exchange

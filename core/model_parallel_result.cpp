@@ -16,6 +16,7 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
                       {"sequence_parallel", m.sequence_parallel},
                       {"zero", m.zero},
                       {"expert", m.expert},
+                      {"context", m.context},
                       {"overlap_grad_reduce", m.overlap_grad_reduce},
                       {"tp_comm_overlap", m.tp_comm_overlap}};
   j["tokens_per_s"] = m.tokens_per_s;
@@ -28,6 +29,10 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
   ph["bubble_s"] = m.bubble_s;
   ph["tensor_comm_s"] = m.tensor_comm_s;
   ph["expert_comm_s"] = m.expert_comm_s;
+  if (m.context > 1) {
+    j["parallelism"]["context_exchange"] = m.context_exchange;
+    ph["context_comm_s"] = m.context_comm_s;
+  }
   ph["pipeline_comm_s"] = m.pipeline_comm_s;
   ph["data_comm_s"] = m.data_comm_s;
   const MemoryBreakdown& mem = m.memory;
@@ -52,6 +57,8 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.sequence_parallel = p.value("sequence_parallel", false);
   m.zero = p.value("zero", 0);
   m.expert = p.value("expert", 1);
+  m.context = p.value("context", 1);
+  m.context_exchange = p.value("context_exchange", "");
   m.overlap_grad_reduce = p.value("overlap_grad_reduce", false);
   m.tp_comm_overlap = p.value("tp_comm_overlap", false);
   m.tokens_per_s = j.value("tokens_per_s", 0.0);
@@ -64,6 +71,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.bubble_s = ph.value("bubble_s", 0.0);
   m.tensor_comm_s = ph.value("tensor_comm_s", 0.0);
   m.expert_comm_s = ph.value("expert_comm_s", 0.0);
+  m.context_comm_s = ph.value("context_comm_s", 0.0);
   m.pipeline_comm_s = ph.value("pipeline_comm_s", 0.0);
   m.data_comm_s = ph.value("data_comm_s", 0.0);
   if (j.contains("memory_bytes")) {

@@ -98,13 +98,42 @@ void check_experts(const Plan& plan, const Parallelism& p, const TransformerShap
         "group) are not modelled yet: use zero: 0 or 1");
 }
 
+// Context parallelism as Megatron-Core runs it: the sequence cut into 2 x context chunks, each
+// rank taking one from each end so that causal attention's work is even (its load balancing).
+void check_context(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  if (p.context == 1) return;
+  auto fail = [&](const std::string& field, const std::string& what) {
+    throw InputError(plan.file, p.context_line ? p.context_line : p.line, "parallelism." + field,
+                     what);
+  };
+  if (t.sequence % (2 * p.context) != 0)
+    fail("context", "the sequence of " + str(t.sequence) + " tokens does not split into 2 x " +
+                        str(p.context) +
+                        " chunks (Megatron-Core balances causal attention with two a rank)");
+  if (p.expert > 1) fail("context", "context and expert parallelism together are not modelled yet");
+  if (p.zero >= 2 ||
+      (p.framework && *p.framework != Framework::kMegatron && *p.framework != Framework::kAny))
+    fail("context",
+         "is modelled as Megatron-Core runs it (framework megatron or any, zero 0 or 1); "
+         "DeepSpeed's sequence parallelism (Ulysses) exchanges by all-to-all instead");
+  if (plan.strategy.kind == StrategyKind::kPs)
+    fail("context",
+         "the gradients are exchanged over context x data ranks by a collective: use a "
+         "collective strategy, not a parameter server");
+  if (!plan.workload.efficiency_by_size.empty())
+    fail("context",
+         "is modelled with compute from the device's figures or one efficiency, not "
+         "workload.efficiency_by_size");
+}
+
 void check_batch(const Plan& plan, const Parallelism& p) {
   const Training& tr = plan.training;
-  long long replica = static_cast<long long>(p.tensor) * p.pipeline;
+  long long replica = static_cast<long long>(p.tensor) * p.pipeline * p.context;
   if (tr.workers % replica != 0)
     throw InputError(plan.file, tr.workers_line, "training.workers",
                      str(tr.workers) + " workers do not divide into replicas of tensor " +
-                         str(p.tensor) + " x pipeline " + str(p.pipeline) + " devices");
+                         str(p.tensor) + " x pipeline " + str(p.pipeline) +
+                         (p.context > 1 ? " x context " + str(p.context) : "") + " devices");
   long long data = tr.workers / replica;
   long long global = tr.global_batch > 0 ? tr.global_batch : 1LL * tr.batch_per_worker * data;
   if (global % (data * p.microbatch) != 0)
@@ -240,6 +269,7 @@ void validate_model_parallel(const Plan& plan, bool split_searched) {
     check_experts(plan, p, t);
     check_framework(plan, p);
   }
+  check_context(plan, p, t);  // a search keeps the written context degree
   check_strategy(plan, p);
   check_overlap(plan, p);
   check_tp_overlap(plan, p);

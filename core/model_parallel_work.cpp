@@ -28,13 +28,17 @@ void device_work(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
   const DeviceSpec& d = plan.cluster.device;
   const TransformerShape& tf = *plan.workload.transformer;
   int sequence_split = plan.parallelism->sequence_parallel ? s.tensor : 1;
-  LayerSeconds layer =
-      layer_seconds(d, tf, s.microbatch, s.tensor, sequence_split, plan.parallelism->expert);
+  LayerSeconds layer = layer_seconds(d, tf, s.microbatch, s.tensor, sequence_split,
+                                     plan.parallelism->expert, s.context);
   w.layer_forward_flops = layer.forward * d.flops;
   w.layer_backward_flops = layer.backward * d.flops;
+  w.layer_attention_forward_flops = layer.attention_forward * d.flops;
+  w.layer_attention_backward_flops = layer.attention_backward * d.flops;
   if (plan.parallelism->recompute == Recompute::kSelective)
     w.layer_backward_flops += layer.attention_forward * d.flops;
-  LayerSeconds logits = logit_seconds(d, tf, s.microbatch, s.tensor);
+  TransformerShape local = tf;  // the device's tokens of each sequence
+  local.sequence = tf.sequence / s.context;
+  LayerSeconds logits = logit_seconds(d, local, s.microbatch, s.tensor);
   w.logit_forward_flops = (logits.forward + logits.backward) / 3 * d.flops;
 }
 
@@ -68,6 +72,18 @@ void add_sharded_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelW
   w.gathers_backward = par.recompute == Recompute::kFull && !fsdp ? 2 : 1;
 }
 
+// Context parallelism: the keys and values of the device's tokens (its key-value heads' share).
+void add_context_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
+  if (s.context < 2) return;
+  const TransformerShape& tf = *plan.workload.transformer;
+  const Parallelism& par = *plan.parallelism;
+  w.context = s.context;
+  w.context_ring = par.context_exchange == ContextExchange::kRing;
+  double tokens = static_cast<double>(s.microbatch) * tf.sequence / s.context;
+  w.context_block_bytes = 2 * tokens * kv_width(tf) / s.tensor * kActivationBytes;
+  w.context_recomputed = par.recompute != Recompute::kNone;
+}
+
 }  // namespace
 
 double sharded_layers_seconds(int layers, double compute, double tensor, double gather,
@@ -99,25 +115,30 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
       w.layer_backward_flops +=
           layer_forward_effective_flops(wl, s.microbatch, s.tensor, true) - w.layer_forward_flops;
     w.logit_forward_flops = logit_forward_effective_flops(wl, s.microbatch, s.tensor);
-  } else {
-    double per_device = static_cast<double>(s.microbatch) / s.tensor / compute_efficiency(plan);
+  } else {  // context parallelism: 1/context of every product, the attention's too (balanced)
+    double per_device =
+        static_cast<double>(s.microbatch) / s.tensor / s.context / compute_efficiency(plan);
     w.layer_forward_flops = per_device * layer_forward_flops(tf);
     if (par.expert > 1)  // the busiest expert-parallel rank's extra tokens
       w.layer_forward_flops +=
           per_device * (tf.moe->imbalance - 1) * layer_expert_forward_flops(tf);
     w.layer_backward_flops = 2 * w.layer_forward_flops;
-    if (par.recompute == Recompute::kSelective)  // the attention's two s x s products again
-      w.layer_backward_flops += per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
+    // The attention's two s x s products.
+    w.layer_attention_forward_flops = per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
+    w.layer_attention_backward_flops = 2 * w.layer_attention_forward_flops;
+    if (par.recompute == Recompute::kSelective)  // the attention's products again
+      w.layer_backward_flops += w.layer_attention_forward_flops;
     w.logit_forward_flops = per_device * logit_forward_flops(tf);
   }
   if (plan.compute_left_out)
-    w.layer_forward_flops = w.layer_backward_flops = w.logit_forward_flops = 0;
+    w.layer_forward_flops = w.layer_backward_flops = w.logit_forward_flops =
+        w.layer_attention_forward_flops = w.layer_attention_backward_flops = 0;
   if (par.recompute == Recompute::kFull) {
     w.layer_backward_flops += w.layer_forward_flops;
     w.tensor_allreduces_backward = 4;
   }
   w.activation_bytes =
-      static_cast<double>(s.microbatch) * tf.sequence * tf.hidden * kActivationBytes;
+      static_cast<double>(s.microbatch) * tf.sequence / s.context * tf.hidden * kActivationBytes;
   double worst = std::max(stage_parameters(plan, s, 0), stage_parameters(plan, s, s.pipeline - 1));
   if (s.pipeline > 2 && s.first_stage_layers + s.last_stage_layers > 0)  // a stage between
     worst = std::max(worst, stage_parameters(plan, s, 1));
@@ -126,6 +147,7 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   w.expert_gradient_bytes = experts * plan.training.gradient_bytes_per_element;
   add_sharded_exchanges(plan, s, w);
   add_expert_exchanges(plan, s, w);
+  add_context_exchanges(plan, s, w);
   w.tp_comm_overlap = par.tp_comm_overlap && s.tensor > 1;
   if (par.overlap_grad_reduce && s.data > 1) {
     w.overlap_grad_reduce = true;

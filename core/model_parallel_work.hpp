@@ -58,6 +58,18 @@ struct ModelParallelWork {
   // Megatron-Core's --tp-comm-overlap with a tensor group of two or more: a layer's tensor
   // collectives in `tensor` chunks, the first before its compute, the rest beside it.
   bool tp_comm_overlap = false;
+  // Context parallelism (parallelism.context > 1): a device holds 1/context of each sequence (the
+  // layer's FLOPs and activation_bytes above are its share). Each layer's attention needs every
+  // rank's keys and values: passed around the group's ring beside the attention's compute, a
+  // block a step (context_ring), or all-gathered before it; backward passes each block with its
+  // gradient (twice the bytes) or all-gathers them and reduce-scatters their gradient. A
+  // recomputed attention (full or selective recomputation) exchanges as forward again first.
+  int context = 1;
+  bool context_ring = true;
+  double context_block_bytes = 0;             // one device's keys and values of one layer
+  double layer_attention_forward_flops = 0;   // the attention's share of layer_forward_flops
+  double layer_attention_backward_flops = 0;  // of layer_backward_flops, without recomputation
+  bool context_recomputed = false;
 };
 
 // REQUIRES: a validated plan with `parallelism:`; `s` is its model_split(plan) (the overload

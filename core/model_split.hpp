@@ -11,13 +11,18 @@ namespace scaleout::core {
 struct ModelSplit {
   int tensor = 1;
   int pipeline = 1;
+  // The ranks that exchange a stage's (dense) gradient: workers / (tensor x pipeline), context x
+  // expert x Megatron's data-parallel degree.
   int data = 1;
+  int context = 1;           // ranks that split each sequence (they share its micro-batches)
   int microbatch = 1;        // sequences per micro-batch
-  int microbatches = 1;      // per replica per iteration: global batch / (data x microbatch)
+  int microbatches = 1;      // per replica per iteration: global batch / (replicas x microbatch)
   int chunks = 1;            // model chunks per stage (virtual stages)
   int layers_per_chunk = 0;  // with uneven stages, the stages between the first and the last
   int global_batch = 0;      // sequences per iteration
   int first_stage_layers = 0, last_stage_layers = 0;  // uneven stages (0: layers_per_chunk)
+  // Replicas that take different sequences: Megatron's data-parallel degree (data / context).
+  int replicas() const { return data / context; }
 };
 
 // Layers of one chunk of `stage`: layers_per_chunk, or the first or last stage's own count.

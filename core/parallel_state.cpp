@@ -22,10 +22,11 @@ ModelSplit split_of(const Plan& plan) {
   s.tensor = par.tensor;
   s.pipeline = par.pipeline;
   s.data = plan.training.workers / (par.tensor * par.pipeline);
+  s.context = par.context;
   s.microbatch = par.microbatch;
   s.global_batch = plan.training.global_batch > 0 ? plan.training.global_batch
-                                                  : plan.training.batch_per_worker * s.data;
-  s.microbatches = s.global_batch / (s.data * s.microbatch);
+                                                  : plan.training.batch_per_worker * s.replicas();
+  s.microbatches = s.global_batch / (s.replicas() * s.microbatch);
   s.chunks = par.virtual_stages;
   s.first_stage_layers = par.first_stage_layers;
   s.last_stage_layers = par.last_stage_layers;
@@ -49,9 +50,11 @@ ParallelState ParallelState::of(const Plan& plan) {
   // Expert parallelism splits the data-parallel ranks (Megatron-Core's expert RankGenerator with
   // the expert tensor size equal to the tensor size): runs of `expert` consecutive ones share out
   // the experts, so the dense layers' data group is "ep-dp" and the experts' is "dp".
+  // Context parallelism splits them too, fastest after the tensor group ("tp-cp-ep-dp-pp").
   int expert = plan.parallelism ? plan.parallelism->expert : 1;
+  d.context = s.context;
   d.expert = expert;
-  d.data = s.data / expert;
+  d.data = s.data / expert / s.context;
   d.pipeline = s.pipeline;
   RankPacking packing;
   packing.devices_per_node = std::max(1, plan.cluster.devices_per_node);

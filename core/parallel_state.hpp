@@ -44,8 +44,8 @@ struct RankPacking {
 class ParallelState {
  public:
   // The plan's split: its parallelism, or for a data-parallel plan every degree 1 but data =
-  // training.workers. parallelism.expert splits the data-parallel ranks: expert x data is
-  // split().data (context = 1: plans have no such field yet). Packing from the
+  // training.workers. parallelism.expert and parallelism.context split the data-parallel ranks:
+  // context x expert x data is split().data. Packing from the
   // cluster: devices_per_node (at least 1), explicit when network.kind is explicit.
   // layers_per_chunk is 0 without a transformer. REQUIRES: a validated plan.
   static ParallelState of(const Plan& plan);

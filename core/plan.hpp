@@ -372,9 +372,13 @@ enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };
 // The framework a model-parallel plan is for (core/framework.hpp says which splits each runs).
 enum class Framework { kMegatron, kDeepSpeed, kFsdp, kAny };
 enum class Recompute { kNone, kSelective, kFull };
+// How a context-parallel group exchanges keys and values (Megatron-Core's --cp-comm-type): p2p
+// passes each rank's block around the ring beside the attention's compute (ring attention);
+// all_gather gathers them all first (Llama 3's way).
+enum class ContextExchange { kRing, kAllGather };
 
-// `parallelism:` splits a transformer over tensor x pipeline x data devices. Ranks are numbered
-// tensor-fastest, then data, then pipeline (Megatron's order).
+// `parallelism:` splits a transformer over tensor x context x pipeline x data devices. Ranks are
+// numbered tensor-fastest, then context, data, pipeline (Megatron's order).
 struct Parallelism {
   int tensor = 1;
   int pipeline = 1;
@@ -389,6 +393,11 @@ struct Parallelism {
   // them by all-to-all exchanges; the experts' gradients are exchanged over the data group / expert
   // ranks that hold the same experts.
   int expert = 1;
+  // Context parallelism (Megatron-Core's --context-parallel-size): each sequence split into
+  // `context` parts, one a rank, the attention's keys and values exchanged over the group
+  // (`context_exchange`); the gradients are exchanged over context x data ranks.
+  int context = 1;
+  ContextExchange context_exchange = ContextExchange::kRing;
   // Uneven stages (Megatron-Core's --decoder-first-pipeline-num-layers and
   // --decoder-last-pipeline-num-layers): the first and the last stage hold these many layers (0:
   // their even share) and the stages between share the rest evenly.
@@ -408,7 +417,7 @@ struct Parallelism {
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
       zero_line = 0, framework_line = 0, expert_line = 0, stage_layers_line = 0, overlap_line = 0,
-      tp_overlap_line = 0;
+      tp_overlap_line = 0, context_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

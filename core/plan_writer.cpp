@@ -475,6 +475,11 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   out << YAML::Key << "recompute" << YAML::Value << recompute_name(p->recompute);
   out << YAML::Key << "zero" << YAML::Value << p->zero;
   if (p->expert > 1) out << YAML::Key << "expert" << YAML::Value << p->expert;
+  if (p->context > 1) {
+    out << YAML::Key << "context" << YAML::Value << p->context;
+    out << YAML::Key << "context_exchange" << YAML::Value
+        << (p->context_exchange == ContextExchange::kRing ? "ring" : "allgather");
+  }
   if (p->first_stage_layers > 0)
     out << YAML::Key << "first_stage_layers" << YAML::Value << p->first_stage_layers;
   if (p->last_stage_layers > 0)

@@ -102,6 +102,8 @@ struct ModelParallelOutcome {
   bool sequence_parallel = false;
   int zero = 0;
   int expert = 1;                    // the expert-parallel degree (it splits `data`)
+  int context = 1;                   // the context-parallel degree (beside `data`)
+  std::string context_exchange;      // "ring" or "allgather" (empty without context parallelism)
   bool overlap_grad_reduce = false;  // Megatron-Core's: buckets exchanged during backward
   bool tp_comm_overlap = false;      // Megatron-Core's: tensor collectives beside the products
   double tokens_per_s = 0;
@@ -115,6 +117,7 @@ struct ModelParallelOutcome {
   double bubble_s = 0;         // the busiest stage's idle time inside the pipeline
   double tensor_comm_s = 0;    // tensor-group collectives on the busiest stage (on its path)
   double expert_comm_s = 0;    // expert-parallel all-to-alls on the busiest stage (on its path)
+  double context_comm_s = 0;   // context-group key-value exchanges the attention did not hide
   double pipeline_comm_s = 0;  // activation and gradient transfers between stages, in flight
   double data_comm_s = 0;      // the data group's gradient exchange (and ZeRO's gathers)
   MemoryBreakdown memory;      // the stage needing the most memory

@@ -91,6 +91,7 @@ core::RunResult aggregate_model_parallel(const core::Plan& plan,
       core::ModelParallelStepTimes times;
       times.compute_s = t["compute"], times.tensor_s = t["tensor"], times.data_s = t["data"];
       times.expert_s = t.value("expert", 0.0);
+      times.context_s = t.value("context", 0.0);
       records.back().push_back(times);
     }
   }

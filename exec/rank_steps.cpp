@@ -53,6 +53,7 @@ void ModelParallelStepReports::step_done(int, const core::ModelParallelStepTimes
                    {"compute", t.compute_s},
                    {"tensor", t.tensor_s},
                    {"expert", t.expert_s},
+                   {"context", t.context_s},
                    {"data", t.data_s},
                    {"wrong", t.wrong}});
 }

@@ -3,8 +3,9 @@
 // each layer's compute on the compute stream beside the oldest waiting bucket's exchange, its
 // tensor all-reduces after it. --tp-comm-overlap: every op walks, each layer's tensor collectives
 // cut into `tensor` chunks, the first run before the compute and the rest beside it (then any
-// bucket). The closed form times the same walks (analytic/gradient_overlap.hpp and
-// analytic_model_parallel.cpp).
+// bucket). With context parallelism each layer's attention runs first with its key-value
+// exchanges (core/strategies/model_parallel_context.cpp). The closed form times the same walks
+// (analytic/gradient_overlap.hpp and analytic_model_parallel.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -14,10 +15,12 @@
 
 namespace scaleout::core {
 
-void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue* queue,
+void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, std::size_t index,
+                                           BucketQueue* queue,
                                            ModelParallelStepTimes& times) const {
   Fabric& fabric = rank.fabric;
-  const auto [forward, output_layer, layers, flops, allreduces] = layer_walk(rank, op);
+  const LayerWalk walk = layer_walk(rank, op);
+  const auto [forward, output_layer, layers, flops, allreduces, attention] = walk;
   auto compute = [&](double f) {
     double start = fabric.now();
     fabric.device().compute(f);
@@ -27,7 +30,12 @@ void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, B
   Span head{activations.begin, tensor_head_elements_};
   Span rest{head.begin + head.count, activations.count - head.count};
   if (output_layer && !forward) compute(2 * work_.logit_forward_flops * compute_scale_);
+  // Labels unique to the step, the op and the layer (the context exchanges' checks).
+  std::uint64_t first =
+      (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *
+      static_cast<std::uint64_t>(layers + 1);
   for (int layer = 0; layer < layers; ++layer) {
+    if (attention > 0) run_context_attention(rank, walk, first + layer, times);
     double start = fabric.now();
     if (work_.tp_comm_overlap) {  // the first chunk's collectives before the products start
       times.wrong += run_tensor_allreduces(rank, allreduces, head);
@@ -64,7 +72,7 @@ void ModelParallelTraining::exchange_bucket(const Rank& rank, const GradientBuck
   Span span{begin, std::max<std::int64_t>(1, at(bucket.offset + bucket.bytes) - begin)};
   double start = fabric.now();
   if (plan_.parallelism->zero == 1) {
-    reduce_shards(rank, span, times);
+    reduce_shards(rank.data, rank, span, times);
   } else {
     if (rank.checks) fabric.device().produce_gradient(span);
     rank.data_program->run(rank.data, span);

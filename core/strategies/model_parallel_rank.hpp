@@ -23,6 +23,8 @@ struct ModelParallelTraining::Rank {
   Fabric& expert_data;
   StrategyProgram* expert_data_program;
   std::vector<int> expert_data_members;
+  Fabric& context;        // the context-parallel group (one member without context parallelism)
+  int context_first = 0;  // its first member's rank: names the group in the checks' labels
 };
 
 }  // namespace scaleout::core

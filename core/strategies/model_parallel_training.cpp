@@ -129,6 +129,7 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
     dispatch_elements_ = (elements(work_.dispatch_bytes, bpe) + expert - 1) / expert * expert;
     expert_gradient_elements_ = elements(work_.expert_gradient_bytes * work_.data_volume, bpe);
   }
+  if (work_.context > 1) context_block_elements_ = elements(work_.context_block_bytes, bpe);
   if (work_.tp_comm_overlap)
     tensor_head_elements_ =
         std::max<std::int64_t>(1, (activation_elements_ + s.tensor - 1) / s.tensor);
@@ -180,7 +181,8 @@ PipeOp op_sent_for(const PipeOp& op, int sender_stage, int stages) {
 std::int64_t ModelParallelTraining::buffer_elements() const {
   return gradient_elements_ + activation_elements_ +
          4LL * microbatches_ * chunks_ * transfer_elements_ + 2 * dispatch_elements_ +
-         expert_gradient_elements_ + layer_shard_elements_;
+         expert_gradient_elements_ + 2LL * work_.context * context_block_elements_ +
+         layer_shard_elements_;
 }
 
 Span ModelParallelTraining::shard_span() const {
@@ -256,8 +258,8 @@ std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) cons
 void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size_t index,
                                    BucketQueue* queue, ModelParallelStepTimes& times) const {
   if (work_.reduce_per_microbatch) return run_sharded_op(rank, op, index, times);
-  if (work_.tp_comm_overlap || (queue && queue->walks(op)))
-    return run_walking_op(rank, op, queue, times);
+  if (work_.tp_comm_overlap || work_.context > 1 || (queue && queue->walks(op)))
+    return run_walking_op(rank, op, index, queue, times);
   bool forward = op.kind == Kind::kForward;
   bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
   int layers = stage_layers(state_.split(), rank.at.stage);
@@ -286,6 +288,14 @@ ModelParallelTraining::LayerWalk ModelParallelTraining::layer_walk(const Rank& r
   w.layer_flops =
       (w.forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
   w.allreduces = w.forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward;
+  if (work_.context > 1) {
+    w.attention_flops =
+        (w.forward ? work_.layer_attention_forward_flops
+                   : work_.layer_attention_backward_flops +
+                         (work_.context_recomputed ? work_.layer_attention_forward_flops : 0)) *
+        compute_scale_;
+    w.layer_flops -= w.attention_flops;
+  }
   return w;
 }
 
@@ -398,7 +408,7 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank, BucketQueue* que
     double start = fabric.now();
     for (const GradientBucket& bucket : queue->rest()) exchange_bucket(rank, bucket, times);
     if (plan_.parallelism->zero == 1)
-      gather_shards(rank, gradient, ~std::uint64_t{0} - times.step, times);
+      gather_shards(rank.data, rank, gradient, ~std::uint64_t{0} - times.step, times);
     exchange_expert_gradient(rank, times);
     times.data_s += fabric.now() - start;
     rank.observer.phase(fabric.rank(), "parameter gather", "comm", start, fabric.now());
@@ -406,7 +416,8 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank, BucketQueue* que
   }
   double start = fabric.now();
   if (work_.reduce_per_microbatch) {  // ZeRO-2 gathers the updated parameters; ZeRO-3 none
-    if (work_.data_volume > 0) gather_shards(rank, gradient, ~std::uint64_t{0} - times.step, times);
+    if (work_.data_volume > 0)
+      gather_shards(rank.data, rank, gradient, ~std::uint64_t{0} - times.step, times);
     times.data_s += fabric.now() - start;
     rank.observer.phase(fabric.rank(), "parameter gather", "comm", start, fabric.now());
     return;
@@ -447,8 +458,10 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
                                 ModelParallelChecks* checks) const {
   int me = fabric.rank();
   GroupFabric tensor(fabric, state_.group(me, {ParallelDim::kTensor}));
-  // The dense layers' data group spans the expert-parallel ranks too (Megatron-Core's "ep-dp").
-  std::vector<int> members = state_.group(me, {ParallelDim::kExpert, ParallelDim::kData});
+  // The dense layers' data group spans the context- and expert-parallel ranks too (Megatron-Core's
+  // "cp-ep-dp": a context group's members hold the same weights).
+  std::vector<int> members =
+      state_.group(me, {ParallelDim::kContext, ParallelDim::kExpert, ParallelDim::kData});
   GroupFabric data(fabric, members);
   std::unique_ptr<StrategyProgram> data_program = group_exchange(members);
   GroupFabric experts(fabric, state_.group(me, {ParallelDim::kExpert}));
@@ -456,6 +469,8 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
   GroupFabric expert_data(fabric, expert_members);
   std::unique_ptr<StrategyProgram> expert_program;
   if (state_.degree(ParallelDim::kExpert) > 1) expert_program = group_exchange(expert_members);
+  std::vector<int> context_members = state_.group(me, {ParallelDim::kContext});
+  GroupFabric context(fabric, context_members);
   Rank rank{fabric,
             tensor,
             data,
@@ -467,7 +482,9 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
             experts,
             expert_data,
             expert_program.get(),
-            expert_members};
+            expert_members,
+            context,
+            context_members.front()};
   for (int step = 0; step < plan_.training.steps; ++step) {
     fabric.mark_step(step);
     observer.step_done(fabric.rank(), iteration(rank, step));

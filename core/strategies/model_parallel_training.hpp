@@ -32,6 +32,7 @@ struct ModelParallelStepTimes {
   double compute_s = 0;  // its layers' compute
   double tensor_s = 0;   // its tensor group's all-reduces
   double expert_s = 0;   // its expert-parallel group's all-to-alls (dispatch and combine)
+  double context_s = 0;  // its context group's key-value exchanges, where compute did not hide them
   double data_s = 0;     // its data group's gradient exchange
   long wrong = 0;        // executed: elements that differed from what was sent or summed
 };
@@ -77,7 +78,8 @@ class ModelParallelTraining {
 
   // Elements of the buffer the program's ranges cover: the gradient shard, the tensor
   // all-reduces' activations, a slot for each stage transfer of an iteration, then the
-  // all-to-alls' tokens sent and received, the experts' gradient shard and ZeRO-2/3's layer.
+  // all-to-alls' tokens sent and received, the experts' gradient shard, the context group's
+  // key-value blocks (two slots a member) and ZeRO-2/3's layer.
   std::int64_t buffer_elements() const;
   // Executed engines run this share of the FLOPs the plan charges (a CPU's kernel); default 1.
   void set_compute_scale(double scale) { compute_scale_ = scale; }
@@ -99,8 +101,10 @@ class ModelParallelTraining {
     bool forward = true;
     bool output_layer = false;  // the last stage's last chunk: the output layer's compute too
     int layers = 0;
-    double layer_flops = 0;  // one layer's, at the compute scale
+    double layer_flops = 0;  // one layer's, at the compute scale (less attention_flops)
     int allreduces = 0;      // one layer's tensor all-reduces
+    // Context parallelism: the attention's compute, run beside the context group's exchanges.
+    double attention_flops = 0;
   };
   LayerWalk layer_walk(const Rank& rank, const PipeOp& op) const;
   // A stage's gradient buckets for one iteration (none without overlap_grad_reduce).
@@ -112,8 +116,19 @@ class ModelParallelTraining {
   // time, each beside the oldest waiting bucket's exchange; and one bucket's exchange.
   // With tp_comm_overlap every op walks: a layer's first chunk of tensor collectives, then its
   // compute beside the other chunks' (`queue`: may be null).
-  void run_walking_op(const Rank& rank, const PipeOp& op, BucketQueue* queue,
+  // With context parallelism every op walks, each layer's attention with its exchanges first.
+  void run_walking_op(const Rank& rank, const PipeOp& op, std::size_t index, BucketQueue* queue,
                       ModelParallelStepTimes& times) const;
+  // Context parallelism (core/strategies/model_parallel_context.cpp): one layer's attention,
+  // forward or backward, with its key-value exchanges over the context group. `layer` is unique to
+  // the step, op and layer.
+  void run_context_attention(const Rank& rank, const LayerWalk& walk, std::uint64_t layer,
+                             ModelParallelStepTimes& times) const;
+  // The ring: each block passed on to the next member beside the compute of the block held, in
+  // `parts` blocks a message (2: the keys and values with their gradient).
+  void pass_context_blocks(const Rank& rank, int parts, double flops, std::uint64_t label,
+                           ModelParallelStepTimes& times) const;
+  Span context_slot(int owner, int parts) const;
   void exchange_bucket(const Rank& rank, const GradientBucket& bucket,
                        ModelParallelStepTimes& times) const;
   // `count` all-reduces in a row over the tensor group of the activations, or of `part` of them
@@ -124,9 +139,10 @@ class ModelParallelTraining {
   // with their gathers and reduce-scatters beside the compute, and the step-end gather.
   void run_sharded_op(const Rank& rank, const PipeOp& op, std::size_t index,
                       ModelParallelStepTimes& times) const;
-  void gather_shards(const Rank& rank, Span span, std::uint64_t label,
+  void gather_shards(Fabric& group, const Rank& rank, Span span, std::uint64_t label,
                      ModelParallelStepTimes& times) const;
-  void reduce_shards(const Rank& rank, Span span, ModelParallelStepTimes& times) const;
+  void reduce_shards(Fabric& group, const Rank& rank, Span span,
+                     ModelParallelStepTimes& times) const;
   Span shard_span() const;
   void exchange_gradient(const Rank& rank, BucketQueue* queue, ModelParallelStepTimes& times) const;
   void exchange_expert_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
@@ -149,8 +165,9 @@ class ModelParallelTraining {
   std::int64_t transfer_elements_ = 1;  // one rank's share of a stage transfer
   std::int64_t dispatch_elements_ = 0;  // one all-to-all's (a multiple of the expert degree)
   std::int64_t expert_gradient_elements_ = 0;
-  std::int64_t layer_shard_elements_ = 0;  // ZeRO-2/3: one layer's (a multiple of the data group)
-  std::int64_t tensor_head_elements_ = 0;  // tp_comm_overlap: the first chunk, not hidden
+  std::int64_t layer_shard_elements_ = 0;    // ZeRO-2/3: one layer's (a multiple of the data group)
+  std::int64_t tensor_head_elements_ = 0;    // tp_comm_overlap: the first chunk, not hidden
+  std::int64_t context_block_elements_ = 0;  // one member's keys and values of a layer
   double compute_scale_ = 1;
   int broken_rank_ = -1;
   int stale_rank_ = -1;

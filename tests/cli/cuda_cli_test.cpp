@@ -216,6 +216,28 @@ TEST(CudaCli, CalibratingAModelsProductsNeedsAGpuAndATransformer) {
   fs::remove(out.string() + ".topo");
 }
 
+// Context parallelism under NCCL's grouped calls: each layer's key-value block goes to and comes
+// from the context partner (rank 2, a tensor group of 2 away), and the schedule completes.
+TEST(CudaCli, AContextParallelPlanHasAScheduleThatCompletes) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "scaleout-cuda-context";
+  fs::create_directories(dir);
+  fs::path plan = dir / "context.yaml";
+  std::ofstream(plan) << "cluster: "
+                      << scaleout::testing::source_path("topologies/dgx-a100-ib.yaml") << "\n"
+                      << "workload:\n  name: gpt-tiny\n  efficiency: 0.5\n"
+                      << "  transformer: { layers: 4, hidden: 64, heads: 4, sequence: 32, "
+                      << "vocabulary: 100 }\n"
+                      << "parallelism: { tensor: 2, context: 2, pipeline: 2 }\n"
+                      << "strategy: { kind: ring }\n"
+                      << "training: { workers: 8, global_batch: 4, steps: 1 }\n";
+  Output dry = run("run " + plan.string() + " --backend cuda --dry-run");
+  ASSERT_EQ(dry.code, 0) << dry.text;
+  EXPECT_NE(dry.text.find("rank 0 group 0: ncclRecv(peer 2, "), std::string::npos) << dry.text;
+  EXPECT_NE(dry.text.find("rank 2 group 0: ncclRecv(peer 0, "), std::string::npos) << dry.text;
+  fs::remove_all(dir);
+}
+
 TEST(CudaCli, AsynchronousParameterServersNeedGpusOnlyForTheirWorkers) {
   std::string plan =
       scaleout::testing::source_path("experiments/emulated/async-ps-8-two-racks.yaml");

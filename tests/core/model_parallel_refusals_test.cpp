@@ -166,6 +166,27 @@ INSTANTIATE_TEST_SUITE_P(
                 plan("strategy: { kind: ps }\nparallelism:\n  overlap_grad_reduce: true\n"
                      "training: { workers: 4 }\n"),
                 13, "not a parameter server"},
+        // Context parallelism: the sequence in 2 x context chunks; Megatron-Core's alone.
+        Refusal{"context_not_splitting_the_sequence",
+                plan(kRing + "parallelism:\n  tensor: 2\n  context: 3\n"
+                             "training: { workers: 6 }\n"),
+                14, "does not split into 2 x 3 chunks"},
+        Refusal{"context_with_experts",
+                plan(kRing + "parallelism: { context: 2, expert: 2 }\ntraining: { workers: 4 }\n",
+                     ", moe: { experts: 8, top_k: 2 }"),
+                12, "context and expert parallelism together"},
+        Refusal{"context_with_zero3",
+                plan(kRing + "parallelism:\n  zero: 3\n  context: 2\n"
+                             "training: { workers: 8 }\n"),
+                14, "DeepSpeed's sequence parallelism (Ulysses)"},
+        Refusal{"context_with_ps",
+                plan("strategy: { kind: ps }\nparallelism:\n  context: 2\n"
+                     "training: { workers: 4 }\n"),
+                13, "not a parameter server"},
+        Refusal{"context_not_dividing_the_workers",
+                plan(kRing + "parallelism: { tensor: 2, context: 4 }\n"
+                             "training: { workers: 12, global_batch: 12 }\n"),
+                13, "x context 4"},
         Refusal{"zero2_with_experts",
                 plan(kRing + "parallelism: { expert: 2, zero: 2 }\ntraining: { workers: 4 }\n",
                      ", moe: { experts: 8, top_k: 2 }"),

@@ -58,6 +58,26 @@ TEST(ModelParallelRun, EveryScheduleMovesWhatItShouldWithExactSums) {
   }
 }
 
+// Context groups of 2 (tensor 2 x context 2 x pipeline 2, one replica of 8 sequences): every
+// layer's key-value blocks arrive from their owners around the ring, or all-gathered with their
+// gradient reduce-scattered, and the gradient is summed over the context x data ranks.
+TEST(ModelParallelRun, ContextGroupsPassEveryBlockAndSumTheGradient) {
+  for (const char* extra :
+       {", context: 2", ", context: 2, context_exchange: allgather, recompute: full",
+        ", context: 2, recompute: selective, sequence_parallel: true, tp_comm_overlap: true, "
+        "overlap_grad_reduce: true, bucket_size: 1, zero: 1"}) {
+    SCOPED_TRACE(extra);
+    core::RunResult r = run_local(two_by_two_by_two("mp-run-context", extra), quick());
+    EXPECT_EQ(r.wrong, 0);
+    ASSERT_TRUE(r.model_parallel);
+    EXPECT_EQ(r.model_parallel->context, 2);
+    EXPECT_EQ(r.model_parallel->data, 1);
+    EXPECT_EQ(r.model_parallel->microbatches, 8);
+    EXPECT_GT(r.model_parallel->context_comm_s, 0);
+    EXPECT_GT(r.model_parallel->data_comm_s, 0);
+  }
+}
+
 TEST(ModelParallelRun, ABrokenScheduleIsCaught) {
   ExecOptions o = quick();
   o.break_schedule_rank = 0;  // stage 0 sends micro-batch 1 before micro-batch 0
