@@ -12,8 +12,10 @@ std::string megatron_text(const core::Plan& plan) {
   core::ModelSplit s = core::model_split(plan);
   std::ostringstream out;
   out << "# Megatron-LM (pretrain_gpt.py) for " << plan.file << ": " << plan.training.workers
-      << " GPUs as tensor " << s.tensor << " x pipeline " << s.pipeline << " x data " << s.data
-      << " (the data degree is the world size over tensor x pipeline)\n";
+      << " GPUs as tensor " << s.tensor << " x pipeline " << s.pipeline;
+  if (s.context > 1) out << " x context " << s.context;
+  out << " x data " << s.replicas() << " (the data degree is the world size over tensor x pipeline"
+      << (s.context > 1 ? " x context" : "") << ")\n";
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
     out << args[i];

@@ -49,6 +49,11 @@ void print_table(const sim::SplitSearch& s) {
     std::printf(
         "ep: expert parallelism, the experts shared out over runs of ep data-parallel "
         "ranks (dp counts them)\n");
+  if (!s.best.empty() && s.best[0].plan.parallelism->context > 1)
+    std::printf(
+        "every split keeps the plan's context %d: each sequence over %d ranks beside tp, "
+        "pp and dp\n",
+        s.best[0].plan.parallelism->context, s.best[0].plan.parallelism->context);
   // Under failure rates each split's goodput, which the ranking counts (sim::ranked_step).
   bool goodput = !s.best.empty() && s.best[0].result.reliability.has_value();
   if (goodput)

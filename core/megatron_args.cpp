@@ -83,6 +83,11 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
   if (p.tp_comm_overlap) out.push_back("--tp-comm-overlap");
   if (p.bucket_size > 0) add(out, "--ddp-bucket-size", static_cast<long>(p.bucket_size));
   if (p.expert > 1) add(out, "--expert-model-parallel-size", p.expert);
+  if (p.context > 1) {
+    add(out, "--context-parallel-size", p.context);
+    out.push_back("--cp-comm-type");
+    out.push_back(p.context_exchange == ContextExchange::kRing ? "p2p" : "all_gather");
+  }
   if (p.first_stage_layers > 0)
     add(out, "--decoder-first-pipeline-num-layers", p.first_stage_layers);
   if (p.last_stage_layers > 0) add(out, "--decoder-last-pipeline-num-layers", p.last_stage_layers);

@@ -42,6 +42,7 @@ const std::map<std::string, bool>& known_flags() {
       {"--moe-grouped-gemm", false},
       {"--expert-model-parallel-size", true},
       {"--context-parallel-size", true},
+      {"--cp-comm-type", true},
       {"--tensor-model-parallel-size", true},
       {"--pipeline-model-parallel-size", true},
       {"--decoder-first-pipeline-num-layers", true},
@@ -149,12 +150,6 @@ void only_with(const Arguments& a, const std::string& flag, const std::string& n
                      "sizes the buckets of " + needs +
                          ", which is not given (give both, or "
                          "neither: one bucket then holds the whole gradient)");
-}
-
-// A setting scaleout plans only at 1 (expert, context parallelism): refused above it.
-void only_one(Arguments& a, const std::string& flag, const std::string& what) {
-  if (a.has(flag) && whole(a, flag, what) > 1)
-    throw InputError(kSource, 0, flag, what + " above 1 is not modelled yet: plan it at 1");
 }
 
 struct Model {
@@ -273,9 +268,9 @@ struct Split {
 
 Split split_yaml(Arguments& a, const Model& m, int workers) {
   Split out;
-  only_one(a, "--context-parallel-size", "context parallelism");
   int tensor = whole(a, "--tensor-model-parallel-size", "tensor", 1);
   int pipeline = whole(a, "--pipeline-model-parallel-size", "pipeline", 1);
+  int context = whole(a, "--context-parallel-size", "context", 1);
   if (m.heads % tensor != 0)
     throw InputError(kSource, 0, "--tensor-model-parallel-size",
                      std::to_string(tensor) + " does not divide the " + std::to_string(m.heads) +
@@ -286,11 +281,12 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
     throw InputError(kSource, 0, "--pipeline-model-parallel-size",
                      std::to_string(pipeline) + " does not divide the " + std::to_string(m.layers) +
                          " layers (--num-layers)");
-  if (workers % (static_cast<long>(tensor) * pipeline) != 0)
+  if (workers % (static_cast<long>(tensor) * pipeline * context) != 0)
     throw InputError(kSource, 0, "--workers",
                      std::to_string(workers) + " workers do not divide into tensor " +
-                         std::to_string(tensor) + " x pipeline " + std::to_string(pipeline));
-  out.data = workers / (tensor * pipeline);
+                         std::to_string(tensor) + " x pipeline " + std::to_string(pipeline) +
+                         " x context " + std::to_string(context));
+  out.data = workers / (tensor * pipeline * context);
   int virtual_stages = 1;
   if (a.has("--num-layers-per-virtual-pipeline-stage")) {
     int per_chunk = whole(a, "--num-layers-per-virtual-pipeline-stage", "layers a chunk");
@@ -312,6 +308,10 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
     << ", recompute: " << recompute << ", zero: " << (distributed ? 1 : 0);
   if (a.has("--expert-model-parallel-size"))
     p << ", expert: " << whole(a, "--expert-model-parallel-size", "expert");
+  if (context > 1)  // Transformer Engine's ring attention (p2p) or Llama 3's all-gather
+    p << ", context: " << context << ", context_exchange: "
+      << (choice(a, "--cp-comm-type", {"p2p", "all_gather"}, "p2p") == "p2p" ? "ring"
+                                                                             : "allgather");
   if (a.has("--decoder-first-pipeline-num-layers"))
     p << ", first_stage_layers: "
       << whole(a, "--decoder-first-pipeline-num-layers", "first_stage_layers");

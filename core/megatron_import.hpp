@@ -26,7 +26,7 @@ struct MegatronImport {
 
 // Throws InputError (file "megatron arguments", the flag as the field) for a flag without its
 // value, a value out of range, a missing model dimension, or a setting scaleout cannot plan
-// (context parallelism above 1, a split that does not divide the model).
+// (a --cp-comm-type other than p2p or all_gather, a split that does not divide the model).
 MegatronImport import_megatron(const std::vector<std::string>& args,
                                const MegatronImportOptions& options);
 

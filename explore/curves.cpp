@@ -24,7 +24,8 @@ std::vector<int> doubling_sizes(int min_workers, int max_workers) {
 
 std::vector<int> fitting_sizes(const core::Plan& plan, int max_workers) {
   if (plan.parallelism) {  // whole replicas: doubling the data-parallel degree
-    int replica = plan.parallelism->tensor * plan.parallelism->pipeline;
+    const core::Parallelism& p = *plan.parallelism;
+    int replica = p.tensor * p.pipeline * p.context;
     std::vector<int> sizes;
     for (long n = replica; n <= std::max<long>(max_workers, 8L * replica) && n <= 1 << 24; n *= 2)
       sizes.push_back(static_cast<int>(n));

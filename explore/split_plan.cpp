@@ -54,7 +54,7 @@ core::Plan with_global_batch(const core::Plan& plan) {
   core::Plan fixed = plan;
   if (fixed.training.global_batch <= 0) {
     const auto& p = plan.parallelism;
-    int replicas = plan.training.workers / (p ? p->tensor * p->pipeline : 1);
+    int replicas = plan.training.workers / (p ? p->tensor * p->pipeline * p->context : 1);
     fixed.training.global_batch = plan.training.batch_per_worker * replicas;
   }
   return fixed;
@@ -64,10 +64,20 @@ SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOpti
   core::Plan at = plan;
   at.training.workers = workers;
   // The plan's split does not carry over to another size, but its framework still decides which
-  // splits are proposed there.
+  // splits are proposed there; its context degree, set by the sequence, and its uneven stages,
+  // set by the layers, are kept (the search tries them beside the even ones).
   SplitSearchOptions o = options;
   if (!o.framework && plan.parallelism) o.framework = plan.parallelism->framework;
   at.parallelism.reset();
+  const auto& p = plan.parallelism;
+  if (p && (p->context > 1 || p->first_stage_layers + p->last_stage_layers > 0)) {
+    at.parallelism = core::Parallelism{};
+    at.parallelism->context = p->context;
+    at.parallelism->context_exchange = p->context_exchange;
+    at.parallelism->pipeline = p->pipeline;
+    at.parallelism->first_stage_layers = p->first_stage_layers;
+    at.parallelism->last_stage_layers = p->last_stage_layers;
+  }
   return search_splits(at, o);
 }
 

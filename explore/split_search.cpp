@@ -110,9 +110,9 @@ struct Search {
 
   // A mixture of experts' expert-parallel degrees over a data-parallel degree of `data`: those
   // dividing both the experts and `data` (and allowed); 1 for a dense model.
-  std::vector<int> expert_degrees(int data) const {
+  std::vector<int> expert_degrees(int data, int context) const {
     const core::TransformerShape& t = *base.workload.transformer;
-    if (!t.moe) return {1};
+    if (!t.moe || context > 1) return {1};  // not modelled together
     std::vector<int> out;
     for (int e : divisors(t.moe->experts, t.moe->experts))
       if (data % e == 0 && allowed(options.experts, e)) out.push_back(e);
@@ -125,7 +125,7 @@ struct Search {
     for (auto [kind, v] : schedules(p.pipeline, microbatches))
       for (auto recompute :
            {core::Recompute::kNone, core::Recompute::kSelective, core::Recompute::kFull})
-        for (int zero = 0; zero <= (data > 1 ? (ps ? 1 : 3) : 0); ++zero)
+        for (int zero = 0; zero <= (data > 1 ? (ps || p.context > 1 ? 1 : 3) : 0); ++zero)
           for (bool sp : {false, true}) {
             if ((sp && p.tensor == 1) || !allowed(options.zeros, zero)) continue;
             p.schedule = kind, p.virtual_stages = v, p.recompute = recompute, p.zero = zero;
@@ -140,18 +140,35 @@ struct Search {
     long global = base.training.global_batch > 0
                       ? base.training.global_batch
                       : static_cast<long>(base.training.batch_per_worker) * workers;
+    // The written context degree is kept: it follows from the sequence, not from the cluster.
+    core::Parallelism written = base.parallelism.value_or(core::Parallelism{});
+    // Even stages, and the written uneven ones (Llama 3 405B's 126 layers over 16 stages).
+    std::vector<core::Parallelism> layouts;
+    for (int pipeline : divisors(t.layers, t.layers)) {
+      layouts.emplace_back();
+      layouts.back().pipeline = pipeline;
+    }
+    if (written.first_stage_layers + written.last_stage_layers > 0) {
+      layouts.push_back(core::Parallelism{});
+      layouts.back().pipeline = written.pipeline;
+      layouts.back().first_stage_layers = written.first_stage_layers;
+      layouts.back().last_stage_layers = written.last_stage_layers;
+    }
     for (int tensor : tensor_degrees(base, options))
-      for (int pipeline : divisors(t.layers, t.layers)) {
+      for (const core::Parallelism& layout : layouts) {
+        int pipeline = layout.pipeline;
         if (!allowed(options.tensors, tensor) || !allowed(options.pipelines, pipeline)) continue;
-        if (workers % (static_cast<long>(tensor) * pipeline) != 0) continue;
-        int data = workers / (tensor * pipeline);
-        if (global % data != 0) continue;
-        long replica_batch = global / data;
+        if (workers % (static_cast<long>(tensor) * pipeline * written.context) != 0) continue;
+        int data = workers / (tensor * pipeline);  // context x data ranks
+        int replicas = data / written.context;
+        if (global % replicas != 0) continue;
+        long replica_batch = global / replicas;
         for (long mb = 1; mb <= replica_batch; mb *= 2) {
           if (replica_batch % mb != 0) continue;
-          core::Parallelism p;
-          p.tensor = tensor, p.pipeline = pipeline, p.microbatch = static_cast<int>(mb);
-          for (int expert : expert_degrees(data)) {
+          core::Parallelism p = layout;
+          p.tensor = tensor, p.microbatch = static_cast<int>(mb);
+          p.context = written.context, p.context_exchange = written.context_exchange;
+          for (int expert : expert_degrees(data, p.context)) {
             p.expert = expert;
             knobs(p, data, static_cast<int>(replica_batch / mb));
           }
@@ -173,7 +190,8 @@ SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& opti
   if (base.reliability) base.reliability->samples = 0;
   if (base.training.global_batch <= 0) {
     int replicas = plan.parallelism ? plan.training.workers /
-                                          (plan.parallelism->tensor * plan.parallelism->pipeline)
+                                          (plan.parallelism->tensor * plan.parallelism->pipeline *
+                                           plan.parallelism->context)
                                     : plan.training.workers;
     base.training.global_batch = plan.training.batch_per_worker * replicas;
   }

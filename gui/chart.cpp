@@ -38,6 +38,7 @@ QColor series_color(const QString& name) {
       // a model-parallel step by kind
       {"tensor", QColor(0xdd, 0x84, 0x52)},
       {"expert", QColor(0x81, 0x72, 0xb2)},
+      {"context", QColor(0x93, 0x78, 0x60)},
       {"data", QColor(0xc4, 0x4e, 0x52)},
       {"bubble", QColor(0x99, 0x99, 0x99)},
       // goodput of a long run: the expectation dark, the sampled P10 and P90 light

@@ -59,8 +59,11 @@ void MainWindow::use_split(core::Parallelism split) {
       p["recompute"] = core::recompute_name(split.recompute);
       p["zero"] = split.zero;
       p["expert"] = split.expert;
+      p["context"] = split.context;
       p.remove("first_stage_layers");
       p.remove("last_stage_layers");
+      if (split.first_stage_layers > 0) p["first_stage_layers"] = split.first_stage_layers;
+      if (split.last_stage_layers > 0) p["last_stage_layers"] = split.last_stage_layers;
     });
   } catch (const core::InputError& e) {
     statusBar()->showMessage(QString::fromStdString(e.what()));

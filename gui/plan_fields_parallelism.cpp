@@ -46,6 +46,16 @@ void add_parallelism_fields(std::vector<PlanField>& f) {
       "pipeline", "pipeline stages", Kind::kText, {}, [](const P& p) { return number(p.pipeline); },
       "stages the layers are split into, evenly"));
   f.push_back(split_field(
+      "context", "context", Kind::kText, {}, [](const P& p) { return number(p.context); },
+      "devices each sequence is split over; the attention exchanges keys and values among them"));
+  f.push_back(split_field(
+      "context_exchange", "context exchange", Kind::kChoice, {"ring", "allgather"},
+      [](const P& p) {
+        return std::string(p.context_exchange == core::ContextExchange::kRing ? "ring"
+                                                                              : "allgather");
+      },
+      "ring attention (blocks passed beside the attention) or all-gathered first (Llama 3's)"));
+  f.push_back(split_field(
       "microbatch", "micro-batch", Kind::kText, {}, [](const P& p) { return number(p.microbatch); },
       "sequences per micro-batch"));
   f.push_back(split_field(

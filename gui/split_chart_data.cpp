@@ -12,6 +12,7 @@ namespace {
 QString split_grid(const core::ModelParallelOutcome& m) {
   QString s = QString("%1x%2x%3").arg(m.tensor).arg(m.pipeline).arg(m.data);
   if (m.expert > 1) s += QString(" ep%1").arg(m.expert);
+  if (m.context > 1) s += QString(" cp%1").arg(m.context);
   return s;
 }
 
@@ -19,6 +20,7 @@ QString split_label(const core::ModelParallelOutcome& m) {
   QString s =
       QString("tp%1 pp%2 dp%3 mb%4").arg(m.tensor).arg(m.pipeline).arg(m.data).arg(m.microbatch);
   if (m.expert > 1) s += QString(" ep%1").arg(m.expert);
+  if (m.context > 1) s += QString(" cp%1").arg(m.context);
   return s;
 }
 
@@ -104,6 +106,8 @@ BarChartData split_breakdown_data(const std::vector<sim::SplitCandidate>& top,
        [](const core::RunResult& r) { return r.model_parallel->tensor_comm_s; }},
       {"expert", "expert-parallel all-to-alls on the busiest stage",
        [](const core::RunResult& r) { return r.model_parallel->expert_comm_s; }},
+      {"context", "context groups' key-value exchanges the attention did not hide",
+       [](const core::RunResult& r) { return r.model_parallel->context_comm_s; }},
       {"data", "the data group's gradient exchange (and ZeRO's gathers)",
        [](const core::RunResult& r) { return r.model_parallel->data_comm_s; }},
       {"bubble", "pipeline bubble: the busiest stage's idle time",

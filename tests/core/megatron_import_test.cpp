@@ -12,6 +12,7 @@
 
 #include "core/input_error.hpp"
 #include "core/megatron_args.hpp"
+#include "core/model_split.hpp"
 #include "core/plan_loader.hpp"
 #include "core/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
@@ -94,6 +95,31 @@ TEST(MegatronImport, TheOverlappedGradientReduceComesBack) {
   EXPECT_EQ(megatron_arguments(again), args);
 }
 
+// Context parallelism, Llama 3's way (all-gathered keys and values) and Transformer Engine's ring:
+// the degree and the exchange come back; the data degree is the world over tensor x pipeline x
+// context (512 / (8 x 4 x 2) = 8 replicas, Llama 2's 1,024 sequences in 128 micro-batches).
+TEST(MegatronImport, ContextParallelismComesBack) {
+  for (ContextExchange exchange : {ContextExchange::kAllGather, ContextExchange::kRing}) {
+    Plan base = load_plan(
+        scaleout::testing::source_path("experiments/model-parallel/llama2-70b-h100.yaml"));
+    base.parallelism->context = 2;
+    base.parallelism->context_exchange = exchange;
+    scaleout::testing::TempDir dir("megatron-context");
+    Plan plan = load_plan(dir.write("plan.yaml", plan_to_yaml(base)));
+    Args args = megatron_arguments(plan);
+    auto type = std::find(args.begin(), args.end(), "--cp-comm-type");
+    ASSERT_NE(type, args.end());
+    EXPECT_EQ(*(type + 1), exchange == ContextExchange::kRing ? "p2p" : "all_gather");
+    MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});
+    EXPECT_TRUE(imported.left_out.empty());
+    Plan again = load_import("megatron-context-again", imported);
+    EXPECT_EQ(again.parallelism->context, 2);
+    EXPECT_EQ(again.parallelism->context_exchange, exchange);
+    EXPECT_EQ(model_split(again).microbatches, 128);
+    EXPECT_EQ(megatron_arguments(again), args);
+  }
+}
+
 // Left out, Megatron-LM fills: the FFN (SwiGLU: 2/3 of 4 x 8192 = 21,845.3, down to a multiple
 // of 64: 21,824), micro-batch 1, the global batch (micro-batch x data = 1 x 512 / (8 x 4) = 16),
 // fp32 gradients for a bf16 run. Flags scaleout does not model are listed with their values.
@@ -154,9 +180,10 @@ TEST(MegatronImport, WhatCannotBePlannedIsRefusedNamingTheFlag) {
   std::string heads = refusal(with({"--vocab-size", "32000", "--tensor-model-parallel-size", "3"}));
   EXPECT_NE(heads.find("--tensor-model-parallel-size"), std::string::npos) << heads;
   EXPECT_NE(heads.find("does not divide the 32 heads"), std::string::npos) << heads;
-  std::string context = refusal(with({"--vocab-size", "32000", "--context-parallel-size", "2"}));
-  EXPECT_NE(context.find("context parallelism above 1 is not modelled"), std::string::npos)
-      << context;
+  std::string context = refusal(
+      with({"--vocab-size", "32000", "--context-parallel-size", "2", "--cp-comm-type", "a2a"}));
+  EXPECT_NE(context.find("--cp-comm-type"), std::string::npos) << context;
+  EXPECT_NE(context.find("'a2a' is not read (all_gather, p2p are)"), std::string::npos) << context;
   std::string value = refusal(with({"--vocab-size", "32000", "--micro-batch-size"}));
   EXPECT_NE(value.find("--micro-batch-size"), std::string::npos) << value;
   EXPECT_NE(value.find("expects a value"), std::string::npos) << value;

@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLayout>
 #include <QLineEdit>
 #include <QPushButton>
@@ -336,6 +337,53 @@ TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
   ASSERT_TRUE(w.open_plan(QString::fromStdString(kQuickstart)).startsWith("opened"));
   EXPECT_EQ(w.answer_panel()->label("throughput"), "target samples/s");
   EXPECT_EQ(w.answer_panel()->input("throughput")->text(), "50K");
+}
+
+}  // namespace
+}  // namespace scaleout::gui
+
+namespace scaleout::gui {
+namespace {
+
+// Llama 3 405B at 131,072 tokens with context 16: the split's fields show the context degree and
+// its exchange, and the step chart stacks what of the key-value exchanges the attention left
+// exposed, as the closed form gives it; the window is grabbed for a person to look at.
+TEST(GuiModelParallel, AContextParallelPlanShowsItsContextExchange) {
+  const std::string path =
+      testing::source_path("experiments/model-parallel/llama3-405b-128k-h100.yaml");
+  MainWindow w(quickstart());
+  ASSERT_TRUE(w.open_plan(QString::fromStdString(path)).startsWith("opened"));
+  auto* context = dynamic_cast<QLineEdit*>(w.plan_panel()->editor("parallelism.context"));
+  ASSERT_NE(context, nullptr);
+  EXPECT_EQ(context->text(), "16");
+  auto* exchange = dynamic_cast<QComboBox*>(w.plan_panel()->editor("parallelism.context_exchange"));
+  ASSERT_NE(exchange, nullptr);
+  EXPECT_EQ(exchange->currentText(), "allgather");
+  core::Plan plan = core::load_plan(path);
+  core::RunResult own = sim::predict_analytic(plan);
+  ASSERT_GT(own.model_parallel->context_comm_s, 0);
+  sim::SplitSearchOptions three;
+  three.top = 3;
+  std::vector<sim::SplitCandidate> top = sim::search_splits(plan, three).best;
+  ASSERT_FALSE(top.empty());
+  BarChartData steps = split_breakdown_data(top, &own, plan.training.workers);
+  EXPECT_TRUE(steps.categories[0].contains("cp16")) << steps.categories[0].toStdString();
+  bool stacked = false;
+  for (const auto& s : steps.stacks)
+    if (s.name == "context") {
+      stacked = true;
+      EXPECT_DOUBLE_EQ(s.points[0].y(), own.model_parallel->context_comm_s * 1e3);
+    }
+  EXPECT_TRUE(stacked);
+  int at = w.breakdown_size()->findText("16384");
+  if (at >= 0) w.breakdown_size()->setCurrentIndex(at);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QApplication::processEvents();
+  QTest::qWait(50);
+  std::filesystem::create_directories(kShots);
+  ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-context.png").string())));
 }
 
 }  // namespace
