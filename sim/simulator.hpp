@@ -25,9 +25,9 @@ const char* fidelity_name(Fidelity fidelity);
 // The fidelity a plan runs at: fast coalesces a run of steps, exact when each step's flows are
 // alike; in PCIe-tree nodes one ring step's flows cross unlike links (the step waits for the one
 // crossing an uplink), with stragglers, speed factors or per-link bandwidths one rank's steps
-// come late, and with context parallelism a context group's members wait on each other's place in
-// the data group's ring, so there every step is simulated on its own (the result's `fidelity` says
-// which ran).
+// come late, and with context or expert parallelism a group's members wait on each other's place
+// in the data group's ring, so there every step is simulated on its own (the result's `fidelity`
+// says which ran).
 Fidelity fidelity_for(const core::Plan& plan, Fidelity asked);
 
 // The most messages a simulation may send before it is refused: ten seconds to five minutes on one

@@ -198,8 +198,9 @@ TEST(SimulateModelParallel, ExpertParallelAllToAllsAgreeWithTheClosedForm) {
   EXPECT_EQ(closed.model_parallel->expert, 4);
   // Across the two nodes: tensor 2, expert 8 over ranks 0, 2, ..., 14, pairs through the 100 Gb/s
   // NICs that the node's crossing devices share. The closed form's lockstep steps are a lower
-  // bound there (SimGrid's steps drift apart: 1.59x here), and its result says so; the step, where
-  // the all-to-alls are a small part, still agrees.
+  // bound there (SimGrid's steps drift apart: 1.04x here, run step by step; coalesced, its data
+  // rings ended apart and charged the next step's all-to-alls for the wait: 1.59x), and its result
+  // says so; the step, where the all-to-alls are a small part, still agrees.
   std::string across = plan_text("tensor: 2, expert: 8, sequence_parallel: true", 16, 16);
   across.replace(across.find(dense_model), dense_model.size(),
                  "vocabulary: 32000, moe: { experts: 8, top_k: 2, every: 2 } }");
@@ -207,7 +208,7 @@ TEST(SimulateModelParallel, ExpertParallelAllToAllsAgreeWithTheClosedForm) {
   core::RunResult wide_closed = predict_analytic(wide), wide_sim = simulate(wide);
   double ratio = wide_sim.model_parallel->expert_comm_s / wide_closed.model_parallel->expert_comm_s;
   EXPECT_GT(ratio, 1.0);
-  EXPECT_LT(ratio, 2.0);
+  EXPECT_LT(ratio, 1.1);
   bool warned = false;
   for (const auto& w : wide_closed.warnings) warned |= w.find("lockstep") != std::string::npos;
   EXPECT_TRUE(warned);
