@@ -59,6 +59,16 @@ FrameworkRefusal megatron(const Parallelism& p, bool experts) {
 
 // DeepSpeed: ZeRO 0-3; its pipeline engine runs one chunk a stage on its 1F1B TrainSchedule and
 // refuses ZeRO-2 and ZeRO-3 (deepspeed/runtime/pipe/engine.py asserts the stage is below 2).
+// Context parallelism is Megatron-Core's; DeepSpeed's sequence parallelism (Ulysses) splits the
+// sequence too but exchanges by all-to-all, which is not modelled.
+FrameworkRefusal no_context(const Parallelism& p, const char* framework) {
+  if (p.context < 2) return {};
+  return {"context", std::string(framework) +
+                         " splits sequences with DeepSpeed-Ulysses' all-to-alls, which are not "
+                         "modelled: context parallelism is Megatron-Core's (framework megatron or "
+                         "any)"};
+}
+
 FrameworkRefusal deepspeed(const Parallelism& p) {
   if (p.pipeline > 1 && p.zero > 1)
     return {"zero",
@@ -68,7 +78,7 @@ FrameworkRefusal deepspeed(const Parallelism& p) {
     return {"schedule",
             "DeepSpeed's pipeline engine runs its 1F1B TrainSchedule, one chunk a stage: write "
             "schedule: 1f1b, or parallelism.framework: any"};
-  return {};
+  return no_context(p, "DeepSpeed");
 }
 
 // PyTorch FSDP: NO_SHARD (ZeRO-0), SHARD_GRAD_OP (ZeRO-2), FULL_SHARD (ZeRO-3), with tensor
@@ -82,7 +92,7 @@ FrameworkRefusal fsdp(const Parallelism& p) {
     return {"zero",
             "FSDP's sharding strategies are NO_SHARD (zero: 0), SHARD_GRAD_OP (2) and FULL_SHARD "
             "(3): no ZeRO-1"};
-  return {};
+  return no_context(p, "PyTorch FSDP");
 }
 
 }  // namespace

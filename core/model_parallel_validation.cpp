@@ -111,11 +111,11 @@ void check_context(const Plan& plan, const Parallelism& p, const TransformerShap
                         str(p.context) +
                         " chunks (Megatron-Core balances causal attention with two a rank)");
   if (p.expert > 1) fail("context", "context and expert parallelism together are not modelled yet");
-  if (p.zero >= 2 ||
-      (p.framework && *p.framework != Framework::kMegatron && *p.framework != Framework::kAny))
+  if (p.zero >= 2)
     fail("context",
-         "is modelled as Megatron-Core runs it (framework megatron or any, zero 0 or 1); "
-         "DeepSpeed's sequence parallelism (Ulysses) exchanges by all-to-all instead");
+         "is modelled as Megatron-Core runs it, with zero 0 or 1; with ZeRO-2/3 the sequence is "
+         "split by DeepSpeed's sequence parallelism (Ulysses), whose all-to-alls are not "
+         "modelled");
   if (plan.strategy.kind == StrategyKind::kPs)
     fail("context",
          "the gradients are exchanged over context x data ranks by a collective: use a "
@@ -165,6 +165,7 @@ void check_framework(const Plan& plan, const Parallelism& p) {
   int line = no.field == "zero"       ? p.zero_line
              : no.field == "schedule" ? p.schedule_line
              : no.field == "pipeline" ? p.pipeline_line
+             : no.field == "context"  ? p.context_line
                                       : 0;  // sequence_parallel keeps no line: the mapping's
   throw InputError(plan.file, line ? line : (p.framework_line ? p.framework_line : p.line),
                    "parallelism." + no.field, no.reason);

@@ -179,6 +179,10 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism:\n  zero: 3\n  context: 2\n"
                              "training: { workers: 8 }\n"),
                 14, "DeepSpeed's sequence parallelism (Ulysses)"},
+        Refusal{"context_with_deepspeed",
+                plan(kRing + "parallelism:\n  framework: deepspeed\n  context: 2\n"
+                             "training: { workers: 8 }\n"),
+                14, "DeepSpeed splits sequences with DeepSpeed-Ulysses' all-to-alls"},
         Refusal{"context_with_ps",
                 plan("strategy: { kind: ps }\nparallelism:\n  context: 2\n"
                      "training: { workers: 4 }\n"),
