@@ -139,6 +139,11 @@ void add_search_options(CLI::App* cmd, PlanSearchArgs& a) {
                   "--search: only these expert-parallel degrees of a mixture of experts (1,8)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--context", a.search.contexts,
+                  "--search: these context-parallel degrees (1,2,4); default: the plan's own, or "
+                  "every degree that splits the sequence when the plan writes context above 1")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--schedules", a.schedules,
                   "--search: only these schedules: 1f1b, interleaved, gpipe (gpipe only when "
                   "named)")
@@ -195,11 +200,11 @@ Action add_plan_command(CLI::App& app) {
   add_search_options(cmd, args->search_args);
   return [args]() {
     if (search_options_given(args->search_args) && !args->search)
-      throw core::InputError(
-          "", 0, "--search",
-          "--refine, --emit, --framework, --tensor, --pipeline, --zero, --expert, --schedules "
-          "and --max-virtual-stages choose among the splits of --search: give "
-          "--search");
+      throw core::InputError("", 0, "--search",
+                             "--refine, --emit, --framework, --tensor, --pipeline, --zero, "
+                             "--expert, --context, --schedules "
+                             "and --max-virtual-stages choose among the splits of --search: give "
+                             "--search");
     if (args->search) {
       args->search_args.json = args->json;
       resolve_search_options(args->search_args);

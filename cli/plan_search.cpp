@@ -24,36 +24,43 @@ std::string split_text(const core::ModelParallelOutcome& m) {
 
 constexpr const char* kSplitHeader = "%3s %3s %5s %3s %-14s %-9s %4s %3s";
 
-// `experts`: the workload is a mixture of experts, and each split's expert degree has a column.
-void print_split(const core::ModelParallelOutcome& m, bool experts) {
+// The columns beyond the split's own: each split's expert degree (a mixture of experts) and its
+// context degree (where a split splits the sequence).
+struct Columns {
+  bool experts = false, contexts = false;
+};
+
+void print_split(const core::ModelParallelOutcome& m, Columns columns) {
   std::printf("%3d %3d %5d %3d %-14s %-9s %4d %3s", m.tensor, m.pipeline, m.data, m.microbatch,
               split_text(m).c_str(), m.recompute.c_str(), m.zero,
               m.sequence_parallel ? "yes" : "no");
-  if (experts) std::printf(" %3d", m.expert);
+  if (columns.experts) std::printf(" %3d", m.expert);
+  if (columns.contexts) std::printf(" %3d", m.context);
 }
 
-void print_split_header(bool experts) {
+void print_split_header(Columns columns) {
   std::printf(kSplitHeader, "tp", "pp", "dp", "mb", "schedule", "recompute", "zero", "sp");
-  if (experts) std::printf(" %3s", "ep");
+  if (columns.experts) std::printf(" %3s", "ep");
+  if (columns.contexts) std::printf(" %3s", "cp");
 }
 
-bool has_experts(const sim::SplitSearch& s) {
-  return !s.best.empty() && s.best[0].plan.workload.transformer->moe.has_value();
+Columns columns_of(const sim::SplitSearch& s) {
+  Columns c;
+  c.experts = !s.best.empty() && s.best[0].plan.workload.transformer->moe.has_value();
+  for (const auto& split : s.best) c.contexts |= split.plan.parallelism->context > 1;
+  return c;
 }
 
 void print_table(const sim::SplitSearch& s) {
   std::printf("%s's splits (parallelism.framework: %s; --framework any for every combination)\n",
               core::framework_title(s.framework), core::framework_name(s.framework));
-  bool experts = has_experts(s);
-  if (experts)
+  Columns columns = columns_of(s);
+  if (columns.experts)
     std::printf(
         "ep: expert parallelism, the experts shared out over runs of ep data-parallel "
         "ranks (dp counts them)\n");
-  if (!s.best.empty() && s.best[0].plan.parallelism->context > 1)
-    std::printf(
-        "every split keeps the plan's context %d: each sequence over %d ranks beside tp, "
-        "pp and dp\n",
-        s.best[0].plan.parallelism->context, s.best[0].plan.parallelism->context);
+  if (columns.contexts)
+    std::printf("cp: context parallelism, each sequence over cp ranks beside tp, pp and dp\n");
   // Under failure rates each split's goodput, which the ranking counts (sim::ranked_step).
   bool goodput = !s.best.empty() && s.best[0].result.reliability.has_value();
   if (goodput)
@@ -61,7 +68,7 @@ void print_table(const sim::SplitSearch& s) {
         "goodput: the share of wall time kept under the plan's failure rates, checkpoints and "
         "restarts (reliability:); ranked by step / goodput\n");
   std::printf("%4s ", "#");
-  print_split_header(experts);
+  print_split_header(columns);
   std::printf(" %10s %10s %6s %14s", "step (s)", "tokens/s", "MFU", "memory (GB)");
   if (goodput) std::printf(" %7s", "goodput");
   std::printf("  %s\n", "bottleneck");
@@ -73,7 +80,7 @@ void print_table(const sim::SplitSearch& s) {
     bool ties_above = i > 0 && sim::same_step(c.result, s.best[i - 1].result);
     tied = tied || ties_above;
     std::printf("%3d%s ", ++rank, ties_above ? "=" : " ");
-    print_split(m, experts);
+    print_split(m, columns);
     std::printf(" %10.3f %10.0f %5.1f%% %6.1f / %5.1f", c.result.step_time_s, m.tokens_per_s,
                 100 * m.mfu, m.memory.total / 1e9, m.memory.capacity / 1e9);
     if (goodput) std::printf(" %6.1f%%", 100 * c.result.reliability->goodput);
@@ -93,15 +100,15 @@ void print_table(const sim::SplitSearch& s) {
 }
 
 void print_refinement(const sim::SplitSearch& s, const sim::SplitRefinement& r) {
-  bool experts = has_experts(s);
+  Columns columns = columns_of(s);
   std::printf("\nsimulated (SimGrid), ranked again:\n%4s %4s ", "#", "was");
-  print_split_header(experts);
+  print_split_header(columns);
   std::printf(" %12s %12s %7s\n", "closed (s)", "simulated (s)", "diff");
   int rank = 0;
   for (const auto& split : r.order) {
     const sim::SplitCandidate& c = s.best[split.closed_form_rank - 1];
     std::printf("%4d %4d ", ++rank, split.closed_form_rank);
-    print_split(*c.result.model_parallel, experts);
+    print_split(*c.result.model_parallel, columns);
     if (split.simulated)
       std::printf(" %12.3f %12.3f %+6.1f%%\n", c.result.step_time_s, split.simulated->step_time_s,
                   100 * (split.simulated->step_time_s / c.result.step_time_s - 1));
@@ -195,7 +202,7 @@ bool search_options_given(const PlanSearchArgs& a) {
   const sim::SplitSearchOptions& s = a.search;
   return a.refine > 0 || !a.emit.empty() || !a.framework.empty() || !a.schedules.empty() ||
          !s.tensors.empty() || !s.pipelines.empty() || !s.zeros.empty() || !s.experts.empty() ||
-         s.max_virtual_stages > 0;
+         !s.contexts.empty() || s.max_virtual_stages > 0;
 }
 
 void resolve_search_options(PlanSearchArgs& a) {

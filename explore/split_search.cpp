@@ -140,7 +140,6 @@ struct Search {
     long global = base.training.global_batch > 0
                       ? base.training.global_batch
                       : static_cast<long>(base.training.batch_per_worker) * workers;
-    // The written context degree is kept: it follows from the sequence, not from the cluster.
     core::Parallelism written = base.parallelism.value_or(core::Parallelism{});
     // Even stages, and the written uneven ones (Llama 3 405B's 126 layers over 16 stages).
     std::vector<core::Parallelism> layouts;
@@ -158,22 +157,42 @@ struct Search {
       for (const core::Parallelism& layout : layouts) {
         int pipeline = layout.pipeline;
         if (!allowed(options.tensors, tensor) || !allowed(options.pipelines, pipeline)) continue;
-        if (workers % (static_cast<long>(tensor) * pipeline * written.context) != 0) continue;
+        if (workers % (static_cast<long>(tensor) * pipeline) != 0) continue;
         int data = workers / (tensor * pipeline);  // context x data ranks
-        int replicas = data / written.context;
-        if (global % replicas != 0) continue;
-        long replica_batch = global / replicas;
-        for (long mb = 1; mb <= replica_batch; mb *= 2) {
-          if (replica_batch % mb != 0) continue;
+        for (int context : context_degrees(data, written.context)) {
           core::Parallelism p = layout;
-          p.tensor = tensor, p.microbatch = static_cast<int>(mb);
-          p.context = written.context, p.context_exchange = written.context_exchange;
-          for (int expert : expert_degrees(data, p.context)) {
-            p.expert = expert;
-            knobs(p, data, static_cast<int>(replica_batch / mb));
-          }
+          p.tensor = tensor, p.context = context;
+          p.context_exchange = written.context_exchange;
+          batches(p, data, global);
         }
       }
+  }
+
+  // Context degrees over `data` ranks: those asked for, or every one splitting the sequence when
+  // the plan splits it (`written`), or the plan's own.
+  std::vector<int> context_degrees(int data, int written) const {
+    int sequence = base.workload.transformer->sequence;
+    if (options.contexts.empty() && written == 1) return {1};
+    std::vector<int> out;
+    for (int c : divisors(data, data))
+      if (sequence % (2 * c) == 0 || c == 1)
+        if (options.contexts.empty() || allowed(options.contexts, c)) out.push_back(c);
+    return out;
+  }
+
+  // Micro-batch sizes and expert degrees for one (tensor, pipeline, context).
+  void batches(core::Parallelism p, int data, long global) {
+    int replicas = data / p.context;
+    if (global % replicas != 0) return;
+    long replica_batch = global / replicas;
+    for (long mb = 1; mb <= replica_batch; mb *= 2) {
+      if (replica_batch % mb != 0) continue;
+      p.microbatch = static_cast<int>(mb);
+      for (int expert : expert_degrees(data, p.context)) {
+        p.expert = expert;
+        knobs(p, data, static_cast<int>(replica_batch / mb));
+      }
+    }
   }
 };
 

@@ -30,6 +30,9 @@ struct SplitSearchOptions {
   // Expert-parallel degrees a mixture of experts is tried with (empty: every degree that divides
   // the experts and the data-parallel degree).
   std::vector<int> experts;
+  // Context-parallel degrees tried (empty: the plan's own; with a plan that writes `context` above
+  // 1, every degree whose 2 x context chunks split the sequence, up to the data-parallel ranks).
+  std::vector<int> contexts;
   std::vector<core::PipelineScheduleKind> schedules;
   int max_virtual_stages = 0;  // 0: no limit
 };

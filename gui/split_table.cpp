@@ -6,9 +6,9 @@ namespace scaleout::gui {
 
 namespace {
 
-const QStringList kColumns = {"#",        "tp",        "pp",   "dp",          "mb",
-                              "schedule", "recompute", "zero", "sp",          "ep",
-                              "step (s)", "tokens/s",  "MFU",  "memory (GB)", "bottleneck"};
+const QStringList kColumns = {"#",         "tp",   "pp",          "dp",        "mb", "schedule",
+                              "recompute", "zero", "sp",          "ep",        "cp", "step (s)",
+                              "tokens/s",  "MFU",  "memory (GB)", "bottleneck"};
 
 QTableWidgetItem* cell(const QString& text, bool number = true) {
   auto* item = new QTableWidgetItem(text);
@@ -31,6 +31,7 @@ QStringList split_cells(const sim::SplitCandidate& c) {
           QString::number(m.zero),
           m.sequence_parallel ? "yes" : "no",
           QString::number(m.expert),
+          QString::number(m.context),
           QString::number(c.result.step_time_s, 'f', 3),
           QString::number(m.tokens_per_s, 'f', 0),
           QString::number(100 * m.mfu, 'f', 1) + "%",

@@ -15,6 +15,7 @@
 #include "analytic/analytic.hpp"
 #include "core/input_error.hpp"
 #include "core/model_memory.hpp"
+#include "core/model_split.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
@@ -259,6 +260,31 @@ TEST(SplitSearch, KeepsThePlansOverlaps) {
     EXPECT_FALSE(c.plan.parallelism->overlap_grad_reduce);
     EXPECT_FALSE(c.plan.parallelism->tp_comm_overlap);
   }
+}
+
+// A plan that splits its sequence has the search range over every context degree whose 2 x
+// context chunks split its 1,024 tokens and that divides the data-parallel ranks, each holding
+// the global batch; --context restricts them; a plan that does not split it keeps 1.
+TEST(SplitSearch, RangesOverContextDegreesWhenThePlanSplitsTheSequence) {
+  core::Plan plan = small_plan("80GB");
+  SplitSearchOptions options;
+  options.top = 1000000;
+  for (const auto& c : search_splits(plan, options).best) EXPECT_EQ(c.plan.parallelism->context, 1);
+  plan.parallelism->context = 2;
+  std::set<int> contexts;
+  for (const auto& c : search_splits(plan, options).best) {
+    const core::Parallelism& p = *c.plan.parallelism;
+    contexts.insert(p.context);
+    core::ModelSplit s = core::model_split(c.plan);
+    EXPECT_EQ(s.replicas() * s.microbatch * s.microbatches, 64);
+    EXPECT_EQ(plan.training.workers % (p.tensor * p.pipeline * p.context), 0);
+  }
+  EXPECT_TRUE(contexts.count(1) && contexts.count(2) && contexts.count(4) && contexts.count(32))
+      << contexts.size();
+  options.contexts = {4};
+  SplitSearch four = search_splits(plan, options);
+  ASSERT_FALSE(four.best.empty());
+  for (const auto& c : four.best) EXPECT_EQ(c.plan.parallelism->context, 4);
 }
 
 // Restrictions keep only the values given; GPipe is tried only when asked for.

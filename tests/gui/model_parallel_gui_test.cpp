@@ -136,7 +136,7 @@ TEST(GuiModelParallel, TheSplitTableIsTheSearchsAndLoadsASplit) {
     EXPECT_EQ(table->item(r, 1)->text().toInt(), m.tensor) << r;
     EXPECT_EQ(table->item(r, 2)->text().toInt(), m.pipeline) << r;
     EXPECT_EQ(table->item(r, 3)->text().toInt(), m.data) << r;
-    EXPECT_EQ(table->item(r, 10)->text(), QString::number(direct[r].result.step_time_s, 'f', 3));
+    EXPECT_EQ(table->item(r, 11)->text(), QString::number(direct[r].result.step_time_s, 'f', 3));
   }
   const core::Parallelism& picked = *direct[1].plan.parallelism;
   table->pick(1);
