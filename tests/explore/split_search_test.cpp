@@ -287,6 +287,27 @@ TEST(SplitSearch, RangesOverContextDegreesWhenThePlanSplitsTheSequence) {
   for (const auto& c : four.best) EXPECT_EQ(c.plan.parallelism->context, 4);
 }
 
+// A plan's written uneven stages are tried beside the even ones: 8 layers as 1, 3, 3, 1 over 4
+// stages, which no even split gives.
+TEST(SplitSearch, TriesThePlansUnevenStages) {
+  core::Plan plan = small_plan("80GB");
+  plan.parallelism->pipeline = 4;
+  plan.parallelism->first_stage_layers = 1;
+  plan.parallelism->last_stage_layers = 1;
+  SplitSearchOptions options;
+  options.top = 1000000;
+  int uneven = 0;
+  for (const auto& c : search_splits(plan, options).best) {
+    const core::Parallelism& p = *c.plan.parallelism;
+    if (p.first_stage_layers == 0) continue;
+    ++uneven;
+    EXPECT_EQ(p.pipeline, 4);
+    EXPECT_EQ(p.last_stage_layers, 1);
+    EXPECT_EQ(core::model_split(c.plan).layers_per_chunk, 3);
+  }
+  EXPECT_GT(uneven, 0);
+}
+
 // Restrictions keep only the values given; GPipe is tried only when asked for.
 TEST(SplitSearch, RestrictionsKeepOnlyTheValuesGiven) {
   const int interleaved = static_cast<int>(core::PipelineScheduleKind::kInterleaved);
