@@ -171,6 +171,8 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   ModelParallelCosts c;
   c.layer_forward_compute = w.layer_forward_flops / peak;
   c.layer_backward_compute = w.layer_backward_flops / peak;
+  if (plan.parallelism->schedule == core::PipelineScheduleKind::kZeroBubble)
+    c.layer_weight_compute = w.layer_weight_flops / peak;
   set_context_costs(plan, state, w, c);
   set_tensor_costs(w, s.tensor, tensor_time, c);
   c.logit_forward = w.logit_forward_flops / peak;
@@ -249,6 +251,14 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
     if (own == layers) continue;
     p.forward[stage][0] = layers_forward(c, own);
     p.backward[stage][0] = layers_backward(c, own);
+  }
+  if (c.layer_weight_compute > 0) {  // zero bubble: each backward's weight pass as an op apart
+    p.weight.assign(s.pipeline, std::vector<double>(s.chunks, 0.0));
+    for (int stage = 0; stage < s.pipeline; ++stage) {
+      double weight = core::stage_layers(s, stage) * c.layer_weight_compute;
+      p.weight[stage][0] = weight;
+      p.backward[stage][0] -= weight;
+    }
   }
   p.transfer = c.transfer;
   p.op_extra = c.overlap.op_extra;

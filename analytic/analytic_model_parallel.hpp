@@ -23,8 +23,11 @@ namespace scaleout::sim {
 struct ModelParallelCosts {
   double layer_forward_compute = 0;   // one layer's forward on one device
   double layer_backward_compute = 0;  // its backward (with any recomputation)
-  double layer_tensor_forward = 0;    // the layer's tensor-group collectives in its forward
-  double layer_tensor_backward = 0;   // and in its backward (with a recomputed forward's)
+  // schedule: zero_bubble: of layer_backward_compute, the weights' gradients, run as an op apart
+  // (0 for every other schedule).
+  double layer_weight_compute = 0;
+  double layer_tensor_forward = 0;   // the layer's tensor-group collectives in its forward
+  double layer_tensor_backward = 0;  // and in its backward (with a recomputed forward's)
   // tp_comm_overlap: the tensor chunks that run beside the layer's compute (the two above are
   // then what is exposed of all of them).
   double layer_tensor_beside_forward = 0;

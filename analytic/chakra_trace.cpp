@@ -120,6 +120,8 @@ void check_supported(const core::Plan& plan) {
   if (plan.parallelism->zero >= 2) refuse("ZeRO-2 and 3's per-layer collectives");
   if (plan.parallelism->expert > 1) refuse("expert parallelism's all-to-alls");
   if (plan.parallelism->context > 1) refuse("context parallelism's key-value exchanges");
+  if (plan.parallelism->schedule == core::PipelineScheduleKind::kZeroBubble)
+    refuse("the zero-bubble schedule's weight passes");
 }
 
 }  // namespace

@@ -16,16 +16,19 @@ class OpEnds {
       : chunks_(chunks),
         microbatches_(microbatches),
         forward_(static_cast<std::size_t>(stages) * chunks * microbatches, -1),
-        backward_(forward_.size(), -1) {}
+        backward_(forward_.size(), -1),
+        weight_(forward_.size(), -1) {}
   double& at(PipeOp::Kind kind, int stage, int chunk, int microbatch) {
     std::size_t i =
         (static_cast<std::size_t>(stage) * chunks_ + chunk) * microbatches_ + microbatch;
-    return kind == PipeOp::Kind::kForward ? forward_[i] : backward_[i];
+    return kind == PipeOp::Kind::kForward    ? forward_[i]
+           : kind == PipeOp::Kind::kBackward ? backward_[i]
+                                             : weight_[i];
   }
 
  private:
   int chunks_, microbatches_;
-  std::vector<double> forward_, backward_;
+  std::vector<double> forward_, backward_, weight_;
 };
 
 // When op's input is ready on `stage` (negative: not yet). Chunk c of the last stage feeds chunk
@@ -38,6 +41,7 @@ double input_ready(OpEnds& ends, const PipeOp& op, int stage, int stages, int ch
     return end < 0 ? -1.0 : end + transfer[boundary];
   };
   int last = stages - 1;
+  if (op.kind == Kind::kWeight) return ends.at(Kind::kBackward, stage, op.chunk, op.microbatch);
   if (op.kind == Kind::kForward) {
     if (stage > 0) return arrived(Kind::kForward, stage - 1, op.chunk, stage - 1);
     if (op.chunk > 0) return arrived(Kind::kForward, last, op.chunk - 1, last);
@@ -46,6 +50,18 @@ double input_ready(OpEnds& ends, const PipeOp& op, int stage, int stages, int ch
   if (stage < last) return arrived(Kind::kBackward, stage + 1, op.chunk, stage);
   if (op.chunk < chunks - 1) return arrived(Kind::kBackward, 0, op.chunk + 1, last);
   return ends.at(Kind::kForward, stage, op.chunk, op.microbatch);  // the loss: own forward
+}
+
+double op_cost(const PipeCosts& costs, const PipeOp& op, int stage) {
+  switch (op.kind) {
+    case PipeOp::Kind::kForward:
+      return costs.forward[stage][op.chunk];
+    case PipeOp::Kind::kBackward:
+      return costs.backward[stage][op.chunk];
+    case PipeOp::Kind::kWeight:
+      return costs.weight.empty() ? 0.0 : costs.weight[stage][op.chunk];
+  }
+  return 0;
 }
 
 }  // namespace
@@ -79,8 +95,7 @@ PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microb
         const PipeOp& op = schedules[s][next[s]];
         double ready = input_ready(ends, op, s, stages, chunks, costs.transfer);
         if (ready < 0) break;
-        bool forward = op.kind == PipeOp::Kind::kForward;
-        double cost = (forward ? costs.forward : costs.backward)[s][op.chunk];
+        double cost = op_cost(costs, op, s);
         if (!costs.op_extra.empty()) cost += costs.op_extra[s][next[s]];
         double start = std::max(free_at[s], ready);
         free_at[s] = start + cost;

@@ -1,6 +1,7 @@
 // Times a pipeline schedule in closed form: each stage runs its ops (core/pipeline_schedule.hpp)
 // in order, an op starting once the stage is free and its input has arrived (a forward needs the
-// previous stage's forward of that micro-batch and chunk, a backward the next stage's backward),
+// previous stage's forward of that micro-batch and chunk, a backward the next stage's backward, a
+// zero-bubble weight pass its own backward),
 // each hop between stages taking a fixed transfer time that does not hold the stage up. With free
 // transfers and equal stages, GPipe and 1F1B take (m + p - 1)(f + b).
 #pragma once
@@ -16,6 +17,8 @@ struct PipeCosts {
   // chunk: [stage][chunk].
   std::vector<std::vector<double>> forward;
   std::vector<std::vector<double>> backward;
+  // Of a zero-bubble schedule's weight passes, likewise (empty: the schedule has none).
+  std::vector<std::vector<double>> weight;
   // Seconds from the end of an op to its input's arrival across the boundary after stage s
   // (between s and s + 1; the last: from the last stage round to the first), by s.
   std::vector<double> transfer;

@@ -16,9 +16,13 @@ core::Trace pipeline_trace(const core::Plan& plan) {
   for (std::size_t s = 0; s < timing.stages.size(); ++s) {
     int track = trace.add_track("stage " + std::to_string(s));
     for (const TimedOp& t : timing.stages[s]) {
-      bool forward = t.op.kind == core::PipeOp::Kind::kForward;
-      // The timeline colours "forward" and "backward" compute; the micro-batch is in the order.
-      trace.span(track, forward ? "forward" : "backward", "compute", t.start, t.end - t.start);
+      using Kind = core::PipeOp::Kind;
+      // The timeline colours "forward" apart from the rest of the compute ("backward", and the
+      // zero-bubble schedule's "weight" passes); the micro-batch is in the order.
+      const char* name = t.op.kind == Kind::kForward    ? "forward"
+                         : t.op.kind == Kind::kBackward ? "backward"
+                                                        : "weight";
+      trace.span(track, name, "compute", t.start, t.end - t.start);
     }
   }
   return trace;

@@ -10,6 +10,7 @@
 #include "cli/sim_progress_line.hpp"
 #include "core/input_error.hpp"
 #include "core/megatron_args.hpp"
+#include "core/pipeline_schedule.hpp"
 #include "explore/split_plan_confirm.hpp"
 
 namespace scaleout::cli {
@@ -210,9 +211,7 @@ void resolve_search_options(PlanSearchArgs& a) {
   if (!a.framework.empty()) a.search.framework = core::framework_named(a.framework);
   a.search.schedules.clear();
   for (const std::string& name : a.schedules)
-    a.search.schedules.push_back(name == "gpipe"         ? core::PipelineScheduleKind::kGpipe
-                                 : name == "interleaved" ? core::PipelineScheduleKind::kInterleaved
-                                                         : core::PipelineScheduleKind::kOneFOneB);
+    a.search.schedules.push_back(core::schedule_named(name));
 }
 
 sim::RefineOptions refine_options(const PlanSearchArgs& args) {

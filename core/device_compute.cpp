@@ -37,10 +37,12 @@ double activation_bytes(const DeviceSpec& d) { return d.element_bytes > 2 ? 4.0 
 
 // The gradients of a product's two inputs: dA = dC B^T (m x k over n) and dB = A^T dC (k x n
 // over m).
+double matmul_weight_seconds(const DeviceSpec& d, const MatrixProduct& p) {
+  return matmul_seconds(d, {p.name, p.batch, p.k, p.n, p.m});
+}
 double matmul_backward_seconds(const DeviceSpec& d, const MatrixProduct& p) {
   MatrixProduct input{p.name, p.batch, p.m, p.k, p.n};
-  MatrixProduct weight{p.name, p.batch, p.k, p.n, p.m};
-  return matmul_seconds(d, input) + matmul_seconds(d, weight);
+  return matmul_seconds(d, input) + matmul_weight_seconds(d, p);
 }
 
 bool is_attention(const MatrixProduct& p) { return p.name == "scores" || p.name == "context"; }
@@ -124,7 +126,10 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
     double forward = matmul_seconds(d, p), backward = matmul_backward_seconds(d, p);
     out.forward += forward;
     out.backward += backward;
-    if (is_attention(p)) out.attention_forward += forward, out.attention_backward += backward;
+    if (is_attention(p))
+      out.attention_forward += forward, out.attention_backward += backward;
+    else
+      out.weight_backward += matmul_weight_seconds(d, p);
   }
   StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor, sequence_split, moe);
   int kernels = flash ? kStreamingKernels - kAttentionKernels : kStreamingKernels;
@@ -137,7 +142,10 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
                                                           layer_expert_parameters(t) * t.layers /
                                                           moe_layer_count(t)
                           : dense_layer_parameters(t);
-  out.backward += streaming_seconds(d, accumulation_bytes(parameters / tensor), kWeightsPerLayer);
+  double accumulation =
+      streaming_seconds(d, accumulation_bytes(parameters / tensor), kWeightsPerLayer);
+  out.backward += accumulation;
+  out.weight_backward += accumulation;
   if (!flash) {
     double softmax = streaming_seconds(d, bytes.attention, kAttentionKernels);
     out.attention_forward += softmax;
@@ -159,6 +167,7 @@ LayerSeconds mean_layer_seconds(const DeviceSpec& d, const TransformerShape& t, 
     mean.backward += kind.share * one.backward;
     mean.attention_forward += kind.share * one.attention_forward;
     mean.attention_backward += kind.share * one.attention_backward;
+    mean.weight_backward += kind.share * one.weight_backward;
   }
   return mean;
 }

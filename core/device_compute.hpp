@@ -37,6 +37,9 @@ struct LayerSeconds {
   double backward = 0;  // the gradients of inputs and weights (accumulated), no recomputation
   double attention_forward = 0;   // the s x s part of forward (selective recomputation redoes)
   double attention_backward = 0;  // and of backward
+  // Of backward: the weights' gradients (the products dB = A^T dC and their accumulation into
+  // 32-bit buffers), which the zero-bubble schedule runs apart.
+  double weight_backward = 0;
 };
 // `expert`: the expert-parallel degree (each device computes its experts' share of the tokens).
 // `context`: the context-parallel degree: each device takes 1/context of every sequence, its

@@ -252,6 +252,23 @@ void check_tp_overlap(const Plan& plan, const Parallelism& p) {
         "their own collectives");
 }
 
+// ZB-H1 is walked with each op's compute whole: the options that walk an op's layers one at a time
+// (their collectives beside the compute) are not split into its two backward passes yet.
+void check_zero_bubble(const Plan& plan, const Parallelism& p) {
+  if (p.schedule != PipelineScheduleKind::kZeroBubble) return;
+  auto refuse = [&](bool when, const std::string& option) {
+    if (!when) return;
+    throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
+                     "zero_bubble is modelled without " + option +
+                         " (its backward split into the inputs' and the weights' gradients is not "
+                         "walked layer by layer yet): use schedule: 1f1b with it");
+  };
+  refuse(p.context > 1, "context parallelism");
+  refuse(p.zero >= 2, "ZeRO-2 and ZeRO-3");
+  refuse(p.overlap_grad_reduce, "overlap_grad_reduce");
+  refuse(p.tp_comm_overlap, "tp_comm_overlap");
+}
+
 }  // namespace
 
 void validate_model_parallel(const Plan& plan, bool split_searched) {
@@ -274,6 +291,7 @@ void validate_model_parallel(const Plan& plan, bool split_searched) {
   check_strategy(plan, p);
   check_overlap(plan, p);
   check_tp_overlap(plan, p);
+  check_zero_bubble(plan, p);
   check_modelled(plan, p);
 }
 

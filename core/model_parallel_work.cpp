@@ -34,6 +34,7 @@ void device_work(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
   w.layer_backward_flops = layer.backward * d.flops;
   w.layer_attention_forward_flops = layer.attention_forward * d.flops;
   w.layer_attention_backward_flops = layer.attention_backward * d.flops;
+  w.layer_weight_flops = layer.weight_backward * d.flops;
   if (plan.parallelism->recompute == Recompute::kSelective)
     w.layer_backward_flops += layer.attention_forward * d.flops;
   TransformerShape local = tf;  // the device's tokens of each sequence
@@ -111,9 +112,11 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
     const Workload& wl = plan.workload;
     w.layer_forward_flops = layer_forward_effective_flops(wl, s.microbatch, s.tensor);
     w.layer_backward_flops = 2 * w.layer_forward_flops;
+    double attention =
+        layer_forward_effective_flops(wl, s.microbatch, s.tensor, true) - w.layer_forward_flops;
+    w.layer_weight_flops = w.layer_forward_flops - attention;  // a weight's product, once more
     if (par.recompute == Recompute::kSelective)  // the attention's two s x s products again
-      w.layer_backward_flops +=
-          layer_forward_effective_flops(wl, s.microbatch, s.tensor, true) - w.layer_forward_flops;
+      w.layer_backward_flops += attention;
     w.logit_forward_flops = logit_forward_effective_flops(wl, s.microbatch, s.tensor);
   } else {  // context parallelism: 1/context of every product, the attention's too (balanced)
     double per_device =
@@ -126,13 +129,15 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
     // The attention's two s x s products.
     w.layer_attention_forward_flops = per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
     w.layer_attention_backward_flops = 2 * w.layer_attention_forward_flops;
+    w.layer_weight_flops = w.layer_forward_flops - w.layer_attention_forward_flops;
     if (par.recompute == Recompute::kSelective)  // the attention's products again
       w.layer_backward_flops += w.layer_attention_forward_flops;
     w.logit_forward_flops = per_device * logit_forward_flops(tf);
   }
   if (plan.compute_left_out)
     w.layer_forward_flops = w.layer_backward_flops = w.logit_forward_flops =
-        w.layer_attention_forward_flops = w.layer_attention_backward_flops = 0;
+        w.layer_attention_forward_flops = w.layer_attention_backward_flops = w.layer_weight_flops =
+            0;
   if (par.recompute == Recompute::kFull) {
     w.layer_backward_flops += w.layer_forward_flops;
     w.tensor_allreduces_backward = 4;

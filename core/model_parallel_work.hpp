@@ -18,7 +18,10 @@ struct ModelParallelWork {
   double layer_forward_flops = 0;   // one layer, one micro-batch, one device of the tensor group
   double layer_backward_flops = 0;  // with what recomputation adds
   double logit_forward_flops = 0;   // the output layer (last stage, last chunk); backward 2x
-  double activation_bytes = 0;      // b s h x 2: a tensor all-reduce's and a stage transfer's size
+  // Of layer_backward_flops: the weights' gradients, which schedule: zero_bubble runs as ops of
+  // their own (the rest, the inputs' gradients and any recomputation, stays in backward).
+  double layer_weight_flops = 0;
+  double activation_bytes = 0;  // b s h x 2: a tensor all-reduce's and a stage transfer's size
   int tensor_allreduces_forward = 2;   // per layer (Megatron: after attention, after the MLP)
   int tensor_allreduces_backward = 2;  // + 2 when full recomputation runs the forward again
   double gradient_bytes = 0;  // the data group's exchange per device: the worst stage's shard

@@ -368,7 +368,9 @@ struct Training {
   Compression compression;
 };
 
-enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved };
+// kZeroBubble: ZB-H1 (Qi et al. 2023), 1F1B with each backward split into the inputs' gradient
+// and the weights' gradient, the latter deferred into what would be the bubble.
+enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved, kZeroBubble };
 // The framework a model-parallel plan is for (core/framework.hpp says which splits each runs).
 enum class Framework { kMegatron, kDeepSpeed, kFsdp, kAny };
 enum class Recompute { kNone, kSelective, kFull };

@@ -97,9 +97,11 @@ struct Search {
     const core::TransformerShape& t = *base.workload.transformer;
     std::vector<std::pair<Kind, int>> out;
     if (allowed(options.schedules, Kind::kOneFOneB)) out.push_back({Kind::kOneFOneB, 1});
-    bool gpipe = std::find(options.schedules.begin(), options.schedules.end(), Kind::kGpipe) !=
-                 options.schedules.end();
-    if (gpipe && pipeline > 1) out.push_back({Kind::kGpipe, 1});
+    // GPipe and zero bubble only when named.
+    for (Kind named : {Kind::kGpipe, Kind::kZeroBubble})
+      if (pipeline > 1 && std::find(options.schedules.begin(), options.schedules.end(), named) !=
+                              options.schedules.end())
+        out.push_back({named, 1});
     if (pipeline > 1 && microbatches % pipeline == 0 &&
         allowed(options.schedules, Kind::kInterleaved))
       for (int v : divisors(t.layers / pipeline, t.layers))

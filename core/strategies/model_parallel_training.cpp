@@ -27,9 +27,12 @@ std::int64_t elements(double bytes, int bytes_per_element) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes / bytes_per_element)));
 }
 
+const char* kind_name(const PipeOp& op) {
+  return op.kind == Kind::kForward ? "forward" : op.kind == Kind::kBackward ? "backward" : "weight";
+}
+
 std::string op_name(const PipeOp& op, int chunks) {
-  std::string name =
-      (op.kind == Kind::kForward ? "forward " : "backward ") + std::to_string(op.microbatch);
+  std::string name = std::string(kind_name(op)) + " " + std::to_string(op.microbatch);
   return chunks > 1 ? name + " (chunk " + std::to_string(op.chunk) + ")" : name;
 }
 
@@ -116,6 +119,8 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
   stages_ = s.pipeline;
   microbatches_ = s.microbatches;
   chunks_ = s.chunks;
+  split_backward_ = plan.parallelism->schedule == PipelineScheduleKind::kZeroBubble;
+  ops_per_stage_ = static_cast<std::size_t>(split_backward_ ? 3 : 2) * microbatches_ * chunks_;
   int bpe = plan.training.gradient_bytes_per_element;
   activation_elements_ = elements(work_.activation_bytes, bpe);
   // ZeRO-2's step-end gather collects the whole gradient's parameters; ZeRO-3 has none.
@@ -142,7 +147,7 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
 // The stage that takes `op`'s output on `stage` (-1: none): forwards go down the stages and from
 // the last stage round to the first for the next chunk; backwards go back up.
 int ModelParallelTraining::destination(int stage, const PipeOp& op) const {
-  if (stages_ < 2) return -1;
+  if (stages_ < 2 || op.kind == Kind::kWeight) return -1;
   if (op.kind == Kind::kForward) {
     if (stage < stages_ - 1) return stage + 1;
     return op.chunk < chunks_ - 1 ? 0 : -1;
@@ -180,9 +185,9 @@ PipeOp op_sent_for(const PipeOp& op, int sender_stage, int stages) {
 
 std::int64_t ModelParallelTraining::buffer_elements() const {
   return gradient_elements_ + activation_elements_ +
-         4LL * microbatches_ * chunks_ * transfer_elements_ + 2 * dispatch_elements_ +
-         expert_gradient_elements_ + 2LL * work_.context * context_block_elements_ +
-         layer_shard_elements_;
+         2LL * static_cast<std::int64_t>(ops_per_stage_) * transfer_elements_ +
+         2 * dispatch_elements_ + expert_gradient_elements_ +
+         2LL * work_.context * context_block_elements_ + layer_shard_elements_;
 }
 
 Span ModelParallelTraining::shard_span() const {
@@ -198,7 +203,7 @@ Span ModelParallelTraining::send_slot(std::size_t op_index) const {
 }
 
 Span ModelParallelTraining::receive_slot(std::size_t op_index) const {
-  return send_slot(op_index + 2 * static_cast<std::size_t>(microbatches_) * chunks_);
+  return send_slot(op_index + ops_per_stage_);
 }
 
 namespace {
@@ -219,7 +224,7 @@ void ModelParallelTraining::exchange_tokens(const Rank& rank, bool forward,
   Fabric& group = rank.experts;
   int n = group.size(), me = group.rank();
   if (n < 2 || work_.moe_layers_per_chunk == 0) return;
-  std::int64_t base = send_slot(4 * static_cast<std::size_t>(microbatches_) * chunks_).begin;
+  std::int64_t base = send_slot(2 * ops_per_stage_).begin;
   Span tokens{base, dispatch_elements_}, received{base + dispatch_elements_, dispatch_elements_};
   std::int64_t segment = dispatch_elements_ / n;
   auto part = [segment](Span of, int member) { return Span{of.begin + member * segment, segment}; };
@@ -257,13 +262,15 @@ std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) cons
 
 void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size_t index,
                                    BucketQueue* queue, ModelParallelStepTimes& times) const {
+  if (op.kind == Kind::kWeight) return run_weight_op(rank, times);
   if (work_.reduce_per_microbatch) return run_sharded_op(rank, op, index, times);
   if (work_.tp_comm_overlap || work_.context > 1 || (queue && queue->walks(op)))
     return run_walking_op(rank, op, index, queue, times);
   bool forward = op.kind == Kind::kForward;
   bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
   int layers = stage_layers(state_.split(), rank.at.stage);
-  double flops = layers * (forward ? work_.layer_forward_flops : work_.layer_backward_flops);
+  double backward = work_.layer_backward_flops - (split_backward_ ? work_.layer_weight_flops : 0);
+  double flops = layers * (forward ? work_.layer_forward_flops : backward);
   if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
   double t0 = rank.fabric.now();
   rank.fabric.device().compute(flops * compute_scale_);
@@ -272,6 +279,15 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size
       rank, layers * (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward),
       times);
   exchange_tokens(rank, forward, times);
+}
+
+// The zero-bubble schedule's weight pass: the gradients of the stage's layers' weights, no
+// communication (the output layer's stay with its backward).
+void ModelParallelTraining::run_weight_op(const Rank& rank, ModelParallelStepTimes& times) const {
+  double t0 = rank.fabric.now();
+  rank.fabric.device().compute(stage_layers(state_.split(), rank.at.stage) *
+                               work_.layer_weight_flops * compute_scale_);
+  times.compute_s += rank.fabric.now() - t0;
 }
 
 std::optional<BucketQueue> ModelParallelTraining::bucket_queue(int stage) const {
@@ -436,7 +452,7 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank, BucketQueue* que
 void ModelParallelTraining::exchange_expert_gradient(const Rank& rank,
                                                      ModelParallelStepTimes& times) const {
   if (!rank.expert_data_program) return;
-  std::int64_t base = send_slot(4 * static_cast<std::size_t>(microbatches_) * chunks_).begin;
+  std::int64_t base = send_slot(2 * ops_per_stage_).begin;
   Span experts{base + 2 * dispatch_elements_, expert_gradient_elements_};
   if (rank.checks) rank.fabric.device().produce_gradient(experts);
   rank.expert_data_program->run(rank.expert_data, experts);

@@ -112,6 +112,7 @@ class ModelParallelTraining {
   // `queue`: the stage's waiting gradient buckets (null without overlap_grad_reduce).
   void run_op(const Rank& rank, const PipeOp& op, std::size_t index, BucketQueue* queue,
               ModelParallelStepTimes& times) const;
+  void run_weight_op(const Rank& rank, ModelParallelStepTimes& times) const;
   // overlap_grad_reduce (core/strategies/model_parallel_overlap.cpp): an op's layers one at a
   // time, each beside the oldest waiting bucket's exchange; and one bucket's exchange.
   // With tp_comm_overlap every op walks: a layer's first chunk of tensor collectives, then its
@@ -161,6 +162,8 @@ class ModelParallelTraining {
   ParallelState state_;  // the plan's split and its ranks' groups
   ModelParallelWork work_;
   int stages_ = 1, microbatches_ = 1, chunks_ = 1;
+  bool split_backward_ = false;    // schedule: zero_bubble runs each weight pass apart
+  std::size_t ops_per_stage_ = 2;  // the ops of one stage's iteration
   std::int64_t activation_elements_ = 1, gradient_elements_ = 1;
   std::int64_t transfer_elements_ = 1;  // one rank's share of a stage transfer
   std::int64_t dispatch_elements_ = 0;  // one all-to-all's (a multiple of the expert degree)

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace scaleout::sim {
 namespace {
 
@@ -32,6 +34,27 @@ TEST(PipelineTiming, InterleavedBubbleShrinksByTheChunks) {
   }
 }
 
+// Qi et al. 2023 (Zero Bubble Pipeline Parallelism), section 3: with forward F, the inputs'
+// gradient B and the weights' W, 1F1B's bubble is (p - 1)(F + B + W) and ZB-H1's (p - 1)(F + B -
+// W): a third of 1F1B's when the three are equal.
+TEST(PipelineTiming, ZeroBubbleH1LeavesABubbleOfPMinusOneTimesFPlusBMinusW) {
+  for (auto [f, b, w] : {std::tuple{1.0, 1.0, 1.0}, std::tuple{1.0, 1.3, 0.7}})
+    for (int p : {2, 4, 8})
+      for (int m : {p, 2 * p, 24}) {
+        PipeCosts costs = uniform_costs(p, 1, f, b, 0);
+        costs.weight.assign(p, std::vector<double>(1, w));
+        PipeTiming zb = time_pipeline(PipelineScheduleKind::kZeroBubble, p, m, 1, costs);
+        EXPECT_NEAR(zb.iteration, m * (f + b + w) + (p - 1) * (f + b - w), 1e-9)
+            << "p=" << p << " m=" << m << " w=" << w;
+        for (double busy : zb.busy) EXPECT_NEAR(busy, m * (f + b + w), 1e-9);
+        PipeTiming one_f_one_b = time_pipeline(PipelineScheduleKind::kOneFOneB, p, m, 1,
+                                               uniform_costs(p, 1, f, b + w, 0));
+        double bubble = one_f_one_b.iteration - m * (f + b + w);
+        EXPECT_NEAR(bubble, (p - 1) * (f + b + w), 1e-9);
+        if (w == b && b == f) EXPECT_NEAR(zb.iteration - m * 3 * f, bubble / 3, 1e-9);
+      }
+}
+
 TEST(PipelineTiming, GpipeTransfersAddTwiceTheDepth) {
   // Forwards flow down p - 1 hops and backwards back up: 2 (p - 1) transfers on the path.
   const int p = 4, m = 8;
@@ -45,7 +68,8 @@ TEST(PipelineTiming, EveryScheduleRunsToTheEnd) {
   // A schedule that deadlocks throws; these are the shapes the planner will try.
   for (int p : {1, 2, 3, 4, 8})
     for (int m : {1, 2, 4, 8, 12, 16}) {
-      for (auto kind : {PipelineScheduleKind::kGpipe, PipelineScheduleKind::kOneFOneB})
+      for (auto kind : {PipelineScheduleKind::kGpipe, PipelineScheduleKind::kOneFOneB,
+                        PipelineScheduleKind::kZeroBubble})
         EXPECT_NO_THROW(time_pipeline(kind, p, m, 1, uniform_costs(p, 1, 1, 2, 0.1)));
       if (m % p == 0)
         for (int v : {2, 3, 4})

@@ -120,6 +120,26 @@ TEST(MegatronImport, ContextParallelismComesBack) {
   }
 }
 
+// Megatron-LM has no zero-bubble schedule: exporting one would launch 1F1B under the plan's name.
+TEST(MegatronImport, TheZeroBubbleScheduleIsNotExported) {
+  Plan base =
+      load_plan(scaleout::testing::source_path("experiments/model-parallel/llama2-70b-h100.yaml"));
+  base.parallelism->schedule = PipelineScheduleKind::kZeroBubble;
+  base.parallelism->virtual_stages = 1;
+  base.parallelism->overlap_grad_reduce = false;
+  base.parallelism->bucket_size = 0;
+  base.parallelism->tp_comm_overlap = false;
+  scaleout::testing::TempDir dir("megatron-zero-bubble");
+  Plan plan = load_plan(dir.write("plan.yaml", plan_to_yaml(base)));
+  try {
+    megatron_arguments(plan);
+    ADD_FAILURE() << "exported a zero-bubble plan";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("parallelism.schedule"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no zero-bubble schedule"), std::string::npos);
+  }
+}
+
 // Left out, Megatron-LM fills: the FFN (SwiGLU: 2/3 of 4 x 8192 = 21,845.3, down to a multiple
 // of 64: 21,824), micro-batch 1, the global batch (micro-batch x data = 1 x 512 / (8 x 4) = 16),
 // fp32 gradients for a bf16 run. Flags scaleout does not model are listed with their values.

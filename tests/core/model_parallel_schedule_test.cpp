@@ -58,8 +58,8 @@ int sends(const Groups& groups, int peer) {
   return n;
 }
 
-TEST(NcclSchedule, TwoByTwoByTwoCompletesForGpipeAndOneFOneB) {
-  for (const char* schedule : {"gpipe", "1f1b"}) {
+TEST(NcclSchedule, TwoByTwoByTwoCompletesForGpipeOneFOneBAndZeroBubble) {
+  for (const char* schedule : {"gpipe", "1f1b", "zero_bubble"}) {
     SCOPED_TRACE(schedule);
     Plan plan = two_by_two_by_two(schedule, "complete");
     auto ranks = schedule_plan(plan);

@@ -66,6 +66,38 @@ TEST(PipelineSchedule, InterleavedRunsEveryChunkInMegatronsOrder) {
   EXPECT_EQ(ops[8], (PipeOp{Kind::kForward, 4, 0}));
 }
 
+// ZB-H1: 1F1B's forwards and backwards in 1F1B's order, each micro-batch's weight pass once and
+// after its own backward; stage s keeps s of them waiting, so every stage holds min(m, p)
+// micro-batches (1F1B's first stage's peak) until their weight passes free them.
+TEST(PipelineSchedule, ZeroBubbleSplitsEachBackwardAndKeepsOneFOneBsOrder) {
+  const int stages = 4;
+  for (int microbatches : {2, 4, 8})
+    for (int s = 0; s < stages; ++s) {
+      auto ops = stage_schedule(PipelineScheduleKind::kZeroBubble, s, stages, microbatches, 1);
+      ASSERT_EQ(ops.size(), 3u * microbatches);
+      std::vector<PipeOp> without_weights, weights;
+      for (const PipeOp& op : ops)
+        (op.kind == Kind::kWeight ? weights : without_weights).push_back(op);
+      EXPECT_EQ(without_weights,
+                stage_schedule(PipelineScheduleKind::kOneFOneB, s, stages, microbatches, 1));
+      for (int m = 0; m < microbatches; ++m) {
+        EXPECT_EQ(weights[m], (PipeOp{Kind::kWeight, m, 0}));
+        auto backward = std::find(ops.begin(), ops.end(), PipeOp{Kind::kBackward, m, 0});
+        EXPECT_LT(backward, std::find(ops.begin(), ops.end(), PipeOp{Kind::kWeight, m, 0}));
+      }
+      EXPECT_EQ(peak_in_flight(ops), std::min(microbatches, stages)) << "stage " << s;
+    }
+  // The first stage (1F1B's peak already) runs each weight pass straight after its backward; the
+  // last keeps three waiting and runs every weight pass after its last backward.
+  auto first = stage_schedule(PipelineScheduleKind::kZeroBubble, 0, 4, 4, 1);
+  EXPECT_EQ(first[4], (PipeOp{Kind::kBackward, 0, 0}));
+  EXPECT_EQ(first[5], (PipeOp{Kind::kWeight, 0, 0}));
+  auto last = stage_schedule(PipelineScheduleKind::kZeroBubble, 3, 4, 4, 1);
+  EXPECT_EQ(last[7], (PipeOp{Kind::kBackward, 3, 0}));
+  for (int m = 0; m < 4; ++m) EXPECT_EQ(last[8 + m], (PipeOp{Kind::kWeight, m, 0}));
+  EXPECT_NE(check_schedule(PipelineScheduleKind::kZeroBubble, 4, 8, 2), "");
+}
+
 TEST(PipelineSchedule, RefusesCountsItCannotRun) {
   EXPECT_NE(check_schedule(PipelineScheduleKind::kInterleaved, 4, 6, 2), "");
   EXPECT_NE(check_schedule(PipelineScheduleKind::kOneFOneB, 4, 8, 2), "");
@@ -77,7 +109,7 @@ TEST(PipelineSchedule, RefusesCountsItCannotRun) {
 TEST(PipelineSchedule, PeakInFlightWithoutTheOpsIsThePeakOfTheOps) {
   using K = PipelineScheduleKind;
   int checked = 0;
-  for (K kind : {K::kGpipe, K::kOneFOneB, K::kInterleaved})
+  for (K kind : {K::kGpipe, K::kOneFOneB, K::kInterleaved, K::kZeroBubble})
     for (int stages = 1; stages <= 8; ++stages)
       for (int microbatches = 1; microbatches <= 17; ++microbatches)
         for (int chunks = 1; chunks <= 4; ++chunks) {

@@ -39,7 +39,8 @@ TEST(ModelParallelRun, EveryScheduleMovesWhatItShouldWithExactSums) {
                             ", schedule: interleaved, virtual_stages: 2, zero: 1, "
                             "overlap_grad_reduce: true, bucket_size: 1",
                             ", sequence_parallel: true, tp_comm_overlap: true, "
-                            "overlap_grad_reduce: true, bucket_size: 1"}) {
+                            "overlap_grad_reduce: true, bucket_size: 1",
+                            ", schedule: zero_bubble, recompute: full, zero: 1"}) {
     SCOPED_TRACE(extra);
     core::RunResult r = run_local(two_by_two_by_two("mp-run-schedules", extra), quick());
     EXPECT_EQ(r.engine, "cpu");

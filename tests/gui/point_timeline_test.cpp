@@ -59,15 +59,21 @@ TEST(GuiPointTimeline, ChosenPointOpensWithOneRowPerRank) {
   EXPECT_FALSE(w.timeline()->export_svg("/nonexistent-dir/t.svg").startsWith("wrote"));
 }
 
-TEST(GuiPointTimeline, APipelineScheduleAsSimGridRunsIt) {
-  // Tensor 2 x pipeline 4 x data 2 on two nodes: 8 micro-batches a replica through 4 stages.
-  MainWindow w(testing::load_text(
-      "gui-sim-pipeline",
+// Tensor 2 x pipeline 4 x data 2 on two nodes: 8 micro-batches a replica through 4 stages.
+core::Plan pipeline_plan(const std::string& schedule) {
+  return testing::load_text(
+      "gui-sim-" + schedule,
       std::string(testing::kInlineCluster) +
           "workload:\n  name: gpt\n"
           "  transformer: { layers: 8, hidden: 1024, heads: 8, sequence: 512, vocabulary: 1000 }\n"
-          "parallelism: { tensor: 2, pipeline: 4, microbatch: 1, schedule: 1f1b }\n"
-          "strategy: { kind: ring }\ntraining: { workers: 16, global_batch: 16 }\n"));
+          "parallelism: { tensor: 2, pipeline: 4, microbatch: 1, schedule: " +
+          schedule +
+          " }\n"
+          "strategy: { kind: ring }\ntraining: { workers: 16, global_batch: 16 }\n");
+}
+
+TEST(GuiPointTimeline, APipelineScheduleAsSimGridRunsIt) {
+  MainWindow w(pipeline_plan("1f1b"));
   EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
   ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
   ASSERT_NE(w.timeline(), nullptr);
@@ -100,6 +106,37 @@ TEST(GuiPointTimeline, APipelineScheduleAsSimGridRunsIt) {
       QString::fromStdString((kShots / "timeline-pipeline-sim.png").string())));
   MainWindow dp(quickstart());
   EXPECT_TRUE(dp.simulate_pipeline_schedule().startsWith("the plan has no pipeline"));
+}
+
+// ZB-H1 as SimGrid runs it: each micro-batch's weight pass apart from its backward, drawn as
+// compute; the last stage keeps 3 of them for the end, where 1F1B leaves it idle.
+TEST(GuiPointTimeline, TheZeroBubbleSchedulesWeightPasses) {
+  MainWindow w(pipeline_plan("zero_bubble"));
+  // Without a context group there is no key-value exchange to pick.
+  EXPECT_FALSE(w.plan_panel()->editor("parallelism.context_exchange")->isEnabled());
+  EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
+  ASSERT_NE(w.timeline(), nullptr);
+  const TimelineTrace& t = w.timeline()->view()->trace();
+  for (const auto& track : t.tracks) {
+    if (track.name != "stage 3, rank 12") continue;
+    std::vector<std::string> passes;
+    for (const auto& span : track.spans) {
+      const std::string& name = t.names[static_cast<std::size_t>(span.name)];
+      if (name.find("weight") == 0) EXPECT_EQ(span.phase, Phase::kCompute);
+      if (name.find("forward") == 0 || name.find("backward") == 0 || name.find("weight") == 0)
+        passes.push_back(name.substr(0, name.find(' ')));
+    }
+    ASSERT_EQ(passes.size(), 24u);  // 8 micro-batches: forward, backward, weight
+    // After the last backward, the weight passes of micro-batches 4-7.
+    EXPECT_EQ(std::vector<std::string>(passes.end() - 5, passes.end()),
+              (std::vector<std::string>{"backward", "weight", "weight", "weight", "weight"}));
+  }
+  w.timeline()->resize(1200, 720);
+  w.timeline()->show();
+  QTest::qWait(50);
+  ASSERT_TRUE(w.timeline()->grab().save(
+      QString::fromStdString((kShots / "timeline-pipeline-zero-bubble.png").string())));
 }
 
 TEST(GuiPointTimeline, CancelStopsTheSimulation) {
