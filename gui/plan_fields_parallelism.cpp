@@ -34,6 +34,19 @@ PlanField split_field(const std::string& knob, std::string label, PlanField::Kin
 
 std::string number(int n) { return std::to_string(n); }
 
+// `f` applies only while `applies` holds too (else it is shown disabled, `why` as its tooltip).
+PlanField only_when(PlanField f, std::function<bool(const core::Parallelism&)> applies,
+                    std::string why) {
+  FieldGetter transformer = f.why_off;
+  FieldGetter own =
+      off_unless([applies](const Plan& p) { return applies(split_of(p)); }, std::move(why));
+  f.why_off = [transformer, own](const WhatIf& w) {
+    std::string off = transformer(w);
+    return off.empty() ? own(w) : off;
+  };
+  return f;
+}
+
 }  // namespace
 
 void add_parallelism_fields(std::vector<PlanField>& f) {
@@ -48,24 +61,29 @@ void add_parallelism_fields(std::vector<PlanField>& f) {
   f.push_back(split_field(
       "context", "context", Kind::kText, {}, [](const P& p) { return number(p.context); },
       "devices each sequence is split over; the attention exchanges keys and values among them"));
-  f.push_back(split_field(
-      "context_exchange", "context exchange", Kind::kChoice, {"ring", "allgather"},
-      [](const P& p) {
-        return std::string(p.context_exchange == core::ContextExchange::kRing ? "ring"
-                                                                              : "allgather");
-      },
-      "ring attention (blocks passed beside the attention) or all-gathered first (Llama 3's)"));
+  f.push_back(only_when(
+      split_field(
+          "context_exchange", "context exchange", Kind::kChoice, {"ring", "allgather"},
+          [](const P& p) {
+            return std::string(p.context_exchange == core::ContextExchange::kRing ? "ring"
+                                                                                  : "allgather");
+          },
+          "ring attention (blocks passed beside the attention) or all-gathered first (Llama 3's)"),
+      [](const P& p) { return p.context > 1; }, "applies to context 2 or more"));
   f.push_back(split_field(
       "microbatch", "micro-batch", Kind::kText, {}, [](const P& p) { return number(p.microbatch); },
       "sequences per micro-batch"));
   f.push_back(split_field(
-      "schedule", "schedule", Kind::kChoice, {"gpipe", "1f1b", "interleaved"},
+      "schedule", "schedule", Kind::kChoice, {"gpipe", "1f1b", "interleaved", "zero_bubble"},
       [](const P& p) { return std::string(core::schedule_name(p.schedule)); },
       "the pipeline's order of forward and backward passes"));
-  f.push_back(split_field(
-      "virtual_stages", "virtual stages", Kind::kText, {},
-      [](const P& p) { return number(p.virtual_stages); },
-      "model chunks per stage (interleaved only)"));
+  f.push_back(only_when(
+      split_field(
+          "virtual_stages", "virtual stages", Kind::kText, {},
+          [](const P& p) { return number(p.virtual_stages); },
+          "model chunks per stage (interleaved only)"),
+      [](const P& p) { return p.schedule == core::PipelineScheduleKind::kInterleaved; },
+      "applies to schedule interleaved"));
   f.push_back(split_field(
       "sequence_parallel", "sequence parallel", Kind::kBool, {},
       [](const P& p) { return std::string(p.sequence_parallel ? "true" : "false"); },

@@ -359,6 +359,9 @@ TEST(GuiModelParallel, AContextParallelPlanShowsItsContextExchange) {
   auto* exchange = dynamic_cast<QComboBox*>(w.plan_panel()->editor("parallelism.context_exchange"));
   ASSERT_NE(exchange, nullptr);
   EXPECT_EQ(exchange->currentText(), "allgather");
+  EXPECT_TRUE(exchange->isEnabled());
+  // The plan's 1F1B has no virtual stages to set.
+  EXPECT_FALSE(w.plan_panel()->editor("parallelism.virtual_stages")->isEnabled());
   core::Plan plan = core::load_plan(path);
   core::RunResult own = sim::predict_analytic(plan);
   ASSERT_GT(own.model_parallel->context_comm_s, 0);
