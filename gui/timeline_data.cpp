@@ -13,13 +13,15 @@ namespace scaleout::gui {
 
 namespace {
 
-// Compute spans are "compute" (named "forward" for a forward pass); a model-parallel program's
-// passes are categorized "forward" and "backward" themselves.
+// Compute spans are "compute" (named "forward" for a forward pass, "weight" for a zero-bubble
+// weight pass); a model-parallel program's passes are categorized "forward", "backward" and
+// "weight" themselves.
 Phase phase_of(const std::string& name, const std::string& category) {
   if (category == "forward") return Phase::kForward;
   if (category == "backward") return Phase::kCompute;
+  if (category == "weight") return Phase::kWeight;
   if (category != "compute") return Phase::kComm;
-  return name == "forward" ? Phase::kForward : Phase::kCompute;
+  return name == "forward" ? Phase::kForward : name == "weight" ? Phase::kWeight : Phase::kCompute;
 }
 
 // The (pid, tid) pair of an event, as one key.
@@ -113,7 +115,8 @@ std::vector<TimelineRow> timeline_rows(const TimelineTrace& trace, int max_rows)
 
 void bin_row(const TimelineTrace& trace, const TimelineRow& row, double t0, double t1, int bins,
              RowBins& out) {
-  for (auto* v : {&out.forward, &out.compute, &out.comm}) v->assign(std::max(0, bins), 0.0f);
+  for (auto* v : {&out.forward, &out.compute, &out.comm, &out.weight})
+    v->assign(std::max(0, bins), 0.0f);
   if (bins <= 0 || t1 <= t0) return;
   double per_bin = (t1 - t0) / bins;
   float weight = 1.0f / static_cast<float>(row.last - row.first + 1);
@@ -125,6 +128,7 @@ void bin_row(const TimelineTrace& trace, const TimelineRow& row, double t0, doub
       if (it->end <= t0) continue;
       auto& lane = it->phase == Phase::kForward   ? out.forward
                    : it->phase == Phase::kCompute ? out.compute
+                   : it->phase == Phase::kWeight  ? out.weight
                                                   : out.comm;
       spread(lane, (it->start - t0) / per_bin, (it->end - t0) / per_bin, weight);
     }

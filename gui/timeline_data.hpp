@@ -8,8 +8,9 @@
 
 namespace scaleout::gui {
 
-// How a span is coloured: forward pass, other compute (backward), anything else (communication).
-enum class Phase { kForward, kCompute, kComm };
+// How a span is coloured: forward pass, other compute (backward), the zero-bubble schedule's
+// weight passes, anything else (communication).
+enum class Phase { kForward, kCompute, kComm, kWeight };
 
 struct TimelineSpan {
   double start = 0, end = 0;  // seconds
@@ -45,7 +46,7 @@ std::vector<TimelineRow> timeline_rows(const TimelineTrace& trace, int max_rows)
 // The share of [t0, t1] split in `bins` columns that each phase kept the row's tracks busy
 // (0..1, averaged over the row's tracks).
 struct RowBins {
-  std::vector<float> forward, compute, comm;
+  std::vector<float> forward, compute, comm, weight;
 };
 void bin_row(const TimelineTrace& trace, const TimelineRow& row, double t0, double t1, int bins,
              RowBins& out);

@@ -20,26 +20,36 @@ QColor shade(QColor c, float busy) {
                           1 - f * (1 - c.blueF()));
 }
 
-// Fills one lane of a row: each column shaded by its busy share, equal neighbours as one rect.
-void fill_lane(QPainter& p, const std::vector<float>& a, const std::vector<float>* b, QColor ca,
-               QColor cb, int x0, int y, int h) {
-  int n = static_cast<int>(a.size());
+// One phase's busy share per column, drawn in its colour.
+struct Lane {
+  const std::vector<float>* bins;
+  QColor color;
+};
+
+// Fills one lane of a row: each column shaded by the phases' busy share together, in the colour
+// of the busiest; equal neighbours as one rect.
+void fill_lane(QPainter& p, const std::vector<Lane>& phases, int x0, int y, int h) {
+  int n = static_cast<int>(phases.front().bins->size());
   int start = 0, run_level = -1;
-  bool run_b = false;
+  std::size_t run_phase = 0;
   auto flush = [&](int end) {
     if (run_level > 0)
       p.fillRect(x0 + start, y, end - start, h,
-                 shade(run_b ? cb : ca, static_cast<float>(run_level) / kShades));
+                 shade(phases[run_phase].color, static_cast<float>(run_level) / kShades));
   };
   for (int i = 0; i < n; ++i) {
-    float other = b ? (*b)[i] : 0.0f;
-    int level = static_cast<int>(std::lround(std::min(1.0f, a[i] + other) * kShades));
-    bool use_b = other > a[i];
-    if (level != run_level || (level > 0 && use_b != run_b)) {
+    float busy = 0;
+    std::size_t busiest = 0;
+    for (std::size_t k = 0; k < phases.size(); ++k) {
+      busy += (*phases[k].bins)[i];
+      if ((*phases[k].bins)[i] > (*phases[busiest].bins)[i]) busiest = k;
+    }
+    int level = static_cast<int>(std::lround(std::min(1.0f, busy) * kShades));
+    if (level != run_level || (level > 0 && busiest != run_phase)) {
       flush(i);
       start = i;
       run_level = level;
-      run_b = use_b;
+      run_phase = busiest;
     }
   }
   flush(n);
@@ -68,6 +78,8 @@ QColor TimelineView::phase_color(Phase phase) {
       return QColor(0x8f, 0xb8, 0xe0);
     case Phase::kCompute:
       return QColor(0x2f, 0x5f, 0xa0);
+    case Phase::kWeight:
+      return QColor(0x3a, 0x9a, 0x6e);
     case Phase::kComm:
       break;
   }
@@ -76,6 +88,9 @@ QColor TimelineView::phase_color(Phase phase) {
 
 void TimelineView::set_trace(TimelineTrace trace) {
   trace_ = std::move(trace);
+  has_weight_passes_ = false;
+  for (const TimelineTrack& track : trace_.tracks)
+    for (const TimelineSpan& span : track.spans) has_weight_passes_ |= span.phase == Phase::kWeight;
   show_all();
 }
 
@@ -127,9 +142,12 @@ void TimelineView::paint_row(QPainter& p, const TimelineRow& row, const QRect& a
   RowBins bins;
   bin_row(trace_, row, t0_, t1_, area.width(), bins);
   int half = area.height() / 2;
-  fill_lane(p, bins.forward, &bins.compute, phase_color(Phase::kForward),
-            phase_color(Phase::kCompute), area.left(), area.top(), std::max(1, half));
-  fill_lane(p, bins.comm, nullptr, phase_color(Phase::kComm), {}, area.left(), area.top() + half,
+  fill_lane(p,
+            {{&bins.forward, phase_color(Phase::kForward)},
+             {&bins.compute, phase_color(Phase::kCompute)},
+             {&bins.weight, phase_color(Phase::kWeight)}},
+            area.left(), area.top(), std::max(1, half));
+  fill_lane(p, {{&bins.comm, phase_color(Phase::kComm)}}, area.left(), area.top() + half,
             std::max(1, area.height() - half));
 }
 
@@ -150,7 +168,9 @@ void TimelineView::paint_axis(QPainter& p, const QRect& plot) const {
   int y = height() - kLegend + 4, x = kGutter;
   for (auto [phase, name] :
        {std::pair{Phase::kForward, "forward"}, std::pair{Phase::kCompute, "backward / compute"},
+        std::pair{Phase::kWeight, "weight gradients"},
         std::pair{Phase::kComm, "communication (lower lane)"}}) {
+    if (phase == Phase::kWeight && !has_weight_passes_) continue;
     p.fillRect(x, y + 2, 12, 10, phase_color(phase));
     p.drawText(x + 16, y + 11, name);
     x += 30 + p.fontMetrics().horizontalAdvance(name);
@@ -200,10 +220,11 @@ QString TimelineView::tip_at(QPoint pos) const {
   }
   RowBins bins;
   bin_row(trace_, row, t, t + per_px, 1, bins);
-  return text + QString("\nbusy: forward %1 %, backward/compute %2 %, communication %3 %")
-                    .arg(bins.forward[0] * 100, 0, 'f', 0)
-                    .arg(bins.compute[0] * 100, 0, 'f', 0)
-                    .arg(bins.comm[0] * 100, 0, 'f', 0);
+  QString busy = QString("\nbusy: forward %1 %, backward/compute %2 %")
+                     .arg(bins.forward[0] * 100, 0, 'f', 0)
+                     .arg(bins.compute[0] * 100, 0, 'f', 0);
+  if (has_weight_passes_) busy += QString(", weight %1 %").arg(bins.weight[0] * 100, 0, 'f', 0);
+  return text + busy + QString(", communication %1 %").arg(bins.comm[0] * 100, 0, 'f', 0);
 }
 
 bool TimelineView::event(QEvent* event) {

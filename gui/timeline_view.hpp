@@ -43,6 +43,7 @@ class TimelineView : public QWidget {
   void paint_row(QPainter& p, const TimelineRow& row, const QRect& lane_area) const;
 
   TimelineTrace trace_;
+  bool has_weight_passes_ = false;  // a zero-bubble schedule's: the legend names them
   double t0_ = 0, t1_ = 1;
   int drag_x_ = -1;
   double drag_t0_ = 0;

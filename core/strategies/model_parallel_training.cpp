@@ -387,8 +387,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
           receive_slot(i), label(tag(op_sent_for(op, senders[sender], stages_), senders[sender])));
     double start = fabric.now();
     run_op(rank, op, i, buckets, times);
-    rank.observer.phase(fabric.rank(), op_name(op, chunks_),
-                        op.kind == Kind::kForward ? "forward" : "backward", start, fabric.now());
+    rank.observer.phase(fabric.rank(), op_name(op, chunks_), kind_name(op), start, fabric.now());
     int to = destination(me.stage, op);
     if (to < 0) continue;
     if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));

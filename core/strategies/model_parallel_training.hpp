@@ -57,7 +57,8 @@ class ModelParallelObserver {
  public:
   virtual ~ModelParallelObserver() = default;
   virtual void step_done(int rank, const ModelParallelStepTimes& times) = 0;
-  // A forward or backward of a micro-batch through a chunk, or the data group's exchange.
+  // A forward, backward or weight pass of a micro-batch through a chunk (category "forward",
+  // "backward", "weight"), or the data group's exchange.
   virtual void phase(int /*rank*/, const std::string& /*name*/, const char* /*category*/,
                      double /*start*/, double /*end*/) {}
 };

@@ -123,7 +123,7 @@ TEST(GuiPointTimeline, TheZeroBubbleSchedulesWeightPasses) {
     std::vector<std::string> passes;
     for (const auto& span : track.spans) {
       const std::string& name = t.names[static_cast<std::size_t>(span.name)];
-      if (name.find("weight") == 0) EXPECT_EQ(span.phase, Phase::kCompute);
+      if (name.find("weight") == 0) EXPECT_EQ(span.phase, Phase::kWeight);
       if (name.find("forward") == 0 || name.find("backward") == 0 || name.find("weight") == 0)
         passes.push_back(name.substr(0, name.find(' ')));
     }
