@@ -308,7 +308,7 @@ TEST(SplitSearch, TriesThePlansUnevenStages) {
   EXPECT_GT(uneven, 0);
 }
 
-// Restrictions keep only the values given; GPipe is tried only when asked for.
+// Restrictions keep only the values given; GPipe and zero bubble are tried only when asked for.
 TEST(SplitSearch, RestrictionsKeepOnlyTheValuesGiven) {
   const int interleaved = static_cast<int>(core::PipelineScheduleKind::kInterleaved);
   const int one_f_one_b = static_cast<int>(core::PipelineScheduleKind::kOneFOneB);
@@ -339,6 +339,17 @@ TEST(SplitSearch, RestrictionsKeepOnlyTheValuesGiven) {
     gpipe.insert(s);
   }
   EXPECT_EQ(found_splits(search_splits(small_plan("80GB"), options)), gpipe);
+  // Zero bubble, also only when asked for: the 1F1B splits with stages, less ZeRO-2 and 3 (not
+  // modelled with it).
+  options.schedules = {core::PipelineScheduleKind::kZeroBubble};
+  std::set<Split> zero_bubble;
+  for (Split s : only(documented_splits(), [&](const Split& s) {
+         return std::get<3>(s) == one_f_one_b && std::get<1>(s) > 1 && std::get<6>(s) <= 1;
+       })) {
+    std::get<3>(s) = static_cast<int>(core::PipelineScheduleKind::kZeroBubble);
+    zero_bubble.insert(s);
+  }
+  EXPECT_EQ(found_splits(search_splits(small_plan("80GB"), options)), zero_bubble);
 }
 
 TEST(SplitSearch, CountsWhatDoesNotFit) {
