@@ -68,17 +68,20 @@ ChakraNode transfer(bool send, std::string name, int src, int dst, int tag, doub
 class RankNodes {
  public:
   explicit RankNodes(std::vector<ChakraNode>& out) : out_(out) {}
-  // After the chain's last node (and, with `join`, after everything left beside it).
-  void then(ChakraNode node, bool join = false) {
+  // After the chain's last node (and, with `join`, after everything left beside it; and after
+  // `also`).
+  void then(ChakraNode node, bool join = false, const std::vector<std::uint64_t>& also = {}) {
     if (last_) node.data_deps.push_back(*last_);
+    node.data_deps.insert(node.data_deps.end(), also.begin(), also.end());
     if (join) node.data_deps.insert(node.data_deps.end(), beside_.begin(), beside_.end());
     if (join) beside_.clear();
     last_ = add(std::move(node));
   }
-  // After the chain's last node, the chain going on without waiting for it.
-  void beside(ChakraNode node) {
+  // After the chain's last node, the chain going on without waiting for it; its id.
+  std::uint64_t beside(ChakraNode node) {
     if (last_) node.data_deps.push_back(*last_);
     beside_.push_back(add(std::move(node)));
+    return beside_.back();
   }
 
  private:
@@ -117,8 +120,6 @@ void check_supported(const core::Plan& plan) {
   if (plan.training.compression.kind != core::CompressionKind::kNone)
     refuse("gradient compression");
   if (!plan.parallelism) return;
-  if (plan.parallelism->zero >= 2) refuse("ZeRO-2 and 3's per-layer collectives");
-  if (plan.parallelism->expert > 1) refuse("expert parallelism's all-to-alls");
   if (plan.parallelism->context > 1) refuse("context parallelism's key-value exchanges");
   if (plan.parallelism->schedule == core::PipelineScheduleKind::kZeroBubble)
     refuse("the zero-bubble schedule's weight passes");
@@ -128,7 +129,15 @@ void check_supported(const core::Plan& plan) {
 
 namespace {
 
-// A model-parallel rank's step: its stage's schedule, then the data group's exchange.
+// The communicator groups a rank's collectives run over (0: a group of one, where none run).
+struct RankGroups {
+  int tensor = 0;
+  int data = 0;         // the dense layers' gradient: context x expert x data ranks
+  int experts = 0;      // the expert-parallel group's token all-to-alls
+  int expert_data = 0;  // the experts' gradient: the data ranks that hold the same experts
+};
+
+// A model-parallel rank's step: its stage's schedule, then the data groups' exchanges.
 struct StageProgram {
   const core::Plan& plan;
   const core::ParallelState& state;
@@ -150,25 +159,57 @@ struct StageProgram {
     return (microbatch * virtual_stages() + boundary) * 2 + (forward ? 0 : 1);
   }
 
-  // `tensor_group`: the rank's tensor group's id, looked up once per rank.
-  void layers(RankNodes& nodes, int tensor_group, const std::string& what, int count,
+  // ZeRO-3's gathers of one layer's parameters before its compute (`gathers` of them), beside
+  // the compute that runs before; their ids.
+  std::vector<std::uint64_t> gather_layer(RankNodes& nodes, const RankGroups& g,
+                                          const std::string& name, int gathers) const {
+    std::vector<std::uint64_t> ids;
+    for (int k = 0; k < gathers; ++k)
+      ids.push_back(nodes.beside(collective(name + " parameter all-gather " + std::to_string(k),
+                                            core::ChakraCollective::kAllGather,
+                                            work.layer_shard_bytes, g.data)));
+    return ids;
+  }
+
+  // Each layer's compute and tensor all-reduces. With ZeRO-2 and 3 (every micro-batch), the next
+  // layer's parameter gathers run beside a layer's compute, and from ZeRO-2 on each layer's
+  // gradient reduce-scatter beside what follows its backward.
+  void layers(RankNodes& nodes, const RankGroups& g, const std::string& what, int count,
               bool forward) const {
     const core::ModelSplit& s = state.split();
     double seconds = forward ? costs.layer_forward_compute : costs.layer_backward_compute;
     double flops = forward ? work.layer_forward_flops : work.layer_backward_flops;
     int allreduces = forward ? work.tensor_allreduces_forward : work.tensor_allreduces_backward;
+    int gathers = forward ? work.gathers_forward : work.gathers_backward;
+    std::vector<std::uint64_t> gathered = gather_layer(nodes, g, what + " layer 0", gathers);
     for (int layer = 0; layer < count; ++layer) {
       std::string name = what + " layer " + std::to_string(layer);
-      nodes.then(compute(name, seconds, flops));
+      std::vector<std::uint64_t> ready = std::move(gathered);
+      if (layer + 1 < count)
+        gathered = gather_layer(nodes, g, what + " layer " + std::to_string(layer + 1), gathers);
+      nodes.then(compute(name, seconds, flops), false, ready);
+      if (!forward && work.reduce_per_microbatch)
+        nodes.beside(collective(name + " gradient reduce-scatter",
+                                core::ChakraCollective::kReduceScatter, work.layer_shard_bytes,
+                                g.data));
       for (int k = 0; s.tensor > 1 && k < allreduces; ++k)
         nodes.then(collective(name + " tensor all-reduce " + std::to_string(k),
-                              core::ChakraCollective::kAllReduce, work.activation_bytes,
-                              tensor_group));
+                              core::ChakraCollective::kAllReduce, work.activation_bytes, g.tensor));
     }
   }
 
+  // A chunk's MoE layers' token dispatches and combines over the expert-parallel group.
+  void token_exchanges(RankNodes& nodes, const RankGroups& g, const std::string& what,
+                       bool forward) const {
+    int count =
+        work.moe_layers_per_chunk * (forward ? work.alltoalls_forward : work.alltoalls_backward);
+    for (int k = 0; g.experts > 0 && k < count; ++k)
+      nodes.then(collective(what + " token all-to-all " + std::to_string(k),
+                            core::ChakraCollective::kAllToAll, work.dispatch_bytes, g.experts));
+  }
+
   // A forward or backward of one micro-batch and chunk, with its receive and its send.
-  void op(RankNodes& nodes, int rank, int tensor_group, const core::PipeOp& op) const {
+  void op(RankNodes& nodes, int rank, const RankGroups& g, const core::PipeOp& op) const {
     const core::ModelSplit& s = state.split();
     int stage = state.coordinates(rank).stage;
     int v = op.chunk * s.pipeline + stage, last = virtual_stages() - 1;
@@ -183,7 +224,8 @@ struct StageProgram {
     if (!forward && v == last)
       nodes.then(compute(what + " output layer", 2 * costs.logit_forward, 0));
     int count = op.chunk == 0 ? core::stage_layers(s, stage) : s.layers_per_chunk;
-    layers(nodes, tensor_group, what, count, forward);
+    layers(nodes, g, what, count, forward);
+    token_exchanges(nodes, g, what, forward);
     if (forward && v == last) nodes.then(compute(what + " output layer", costs.logit_forward, 0));
     if (to < 0 || to > last) return;
     ChakraNode send = transfer(true, what + " send", rank, rank_at(rank, to),
@@ -194,38 +236,61 @@ struct StageProgram {
       nodes.beside(std::move(send));
   }
 
-  // The data group's exchange once every send is done, then the optimizer's update.
-  void step_end(RankNodes& nodes, int rank) const {
-    std::vector<int> data = state.group(rank, {core::ParallelDim::kData});
-    ChakraNode end = compute("optimizer step", costs.optimizer, work.optimizer_flops);
-    if (data.size() > 1) {
-      int group = groups.id_of(data);
-      double bytes = work.gradient_bytes;
-      if (plan.parallelism->zero == 1) {
-        nodes.then(collective("gradient reduce-scatter", core::ChakraCollective::kReduceScatter,
-                              bytes, group),
-                   true);
-        nodes.then(
-            collective("parameter all-gather", core::ChakraCollective::kAllGather, bytes, group));
-      } else {
-        nodes.then(
-            collective("gradient all-reduce", core::ChakraCollective::kAllReduce, bytes, group),
-            true);
-      }
+  // The gradient's exchange over `group` (0: none): an all-reduce, or ZeRO-1's reduce-scatter and
+  // all-gather, after everything the rank left running beside its schedule.
+  void exchange(RankNodes& nodes, int group, double bytes, const std::string& prefix) const {
+    if (group == 0) return;
+    if (plan.parallelism->zero != 1) {
+      nodes.then(collective(prefix + "gradient all-reduce", core::ChakraCollective::kAllReduce,
+                            bytes, group),
+                 true);
+      return;
     }
-    nodes.then(std::move(end), true);
+    nodes.then(collective(prefix + "gradient reduce-scatter",
+                          core::ChakraCollective::kReduceScatter, bytes, group),
+               true);
+    nodes.then(collective(prefix + "parameter all-gather", core::ChakraCollective::kAllGather,
+                          bytes, group));
+  }
+
+  // The data groups' exchanges once every send is done (ZeRO-2: the updated parameters'
+  // all-gather; ZeRO-3: none), then the optimizer's update.
+  void step_end(RankNodes& nodes, const RankGroups& g) const {
+    if (work.reduce_per_microbatch) {
+      if (g.data > 0 && work.data_volume > 0)
+        nodes.then(collective("parameter all-gather", core::ChakraCollective::kAllGather,
+                              work.gradient_bytes, g.data),
+                   true);
+    } else {
+      exchange(nodes, g.data, work.gradient_bytes, "");
+      exchange(nodes, g.expert_data, work.expert_gradient_bytes, "expert ");
+    }
+    nodes.then(compute("optimizer step", costs.optimizer, work.optimizer_flops), true);
+  }
+
+  // `dims`' group of `rank`, numbered; 0 for a group of one.
+  int group_id(int rank, std::initializer_list<core::ParallelDim> dims) const {
+    std::vector<int> members = state.group(rank, dims);
+    return members.size() > 1 ? groups.id_of(members) : 0;
   }
 
   std::vector<ChakraNode> rank_program(int rank) const {
+    using Dim = core::ParallelDim;
     const core::ModelSplit& s = state.split();
     std::vector<ChakraNode> out;
     RankNodes nodes(out);
-    int tensor_group = groups.id_of(state.group(rank, {core::ParallelDim::kTensor}));
+    RankGroups g;
+    g.tensor = groups.id_of(state.group(rank, {Dim::kTensor}));
+    g.data = group_id(rank, {Dim::kContext, Dim::kExpert, Dim::kData});
+    if (plan.parallelism->expert > 1) {
+      g.experts = group_id(rank, {Dim::kExpert});
+      g.expert_data = group_id(rank, {Dim::kData});
+    }
     for (const core::PipeOp& o :
          core::stage_schedule(plan.parallelism->schedule, state.coordinates(rank).stage, s.pipeline,
                               s.microbatches, s.chunks))
-      op(nodes, rank, tensor_group, o);
-    step_end(nodes, rank);
+      op(nodes, rank, g, o);
+    step_end(nodes, g);
     return out;
   }
 };

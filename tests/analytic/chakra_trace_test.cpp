@@ -14,6 +14,7 @@
 
 #include "analytic/analytic.hpp"
 #include "core/input_error.hpp"
+#include "core/model_parallel_work.hpp"
 #include "core/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/command.hpp"
@@ -148,15 +149,84 @@ TEST(ChakraTrace, TheProgramInMemoryIsWhatTheFilesHold) {
   std::filesystem::remove_all(dir);
 }
 
+// A rank's collectives by kind: how many, their sizes, and the size of the group each runs over.
+struct Collectives {
+  int count = 0;
+  std::set<long> bytes;
+  std::set<std::size_t> members;
+};
+std::map<core::ChakraCollective, Collectives> collectives(const ChakraProgram& program, int rank) {
+  std::map<core::ChakraCollective, Collectives> out;
+  for (const core::ChakraNode& n : program.ranks[rank]) {
+    if (n.type != core::ChakraNodeType::kCollective) continue;
+    std::map<std::string, const core::ChakraAttribute*> at;
+    for (const auto& a : n.attributes) at[a.name] = &a;
+    Collectives& c = out[static_cast<core::ChakraCollective>(at["comm_type"]->integer)];
+    ++c.count;
+    c.bytes.insert(static_cast<long>(at["comm_size"]->integer));
+    c.members.insert(program.groups.at(std::stoi(at["pg_name"]->text)).size());
+    for (std::uint64_t dep : n.data_deps) EXPECT_LT(dep, n.id);
+  }
+  return out;
+}
+
+// ZeRO-3 (testing::two_node_gpt: 8 layers, tensor 2 x data 8, 16 sequences: 2 micro-batches of
+// 1): each layer's parameters gathered before its forward and its backward, its gradient
+// reduce-scattered after its backward, over the 8 data ranks: 2 x 8 x 2 gathers and 2 x 8
+// reduce-scatters, no all-reduce of the gradient. ZeRO-2: no gathers but the step end's one.
+TEST(ChakraTrace, ZeroTwoAndThreeRunTheirCollectivesEveryLayer) {
+  for (int zero : {2, 3}) {
+    SCOPED_TRACE(zero);
+    core::Plan plan = testing::load_text(
+        "chakra-zero",
+        testing::two_node_gpt("tensor: 2, zero: " + std::to_string(zero) + ", framework: any", 16,
+                              16));
+    core::ModelParallelWork work = core::model_parallel_work(plan);
+    ChakraProgram program = chakra_program(plan);
+    ASSERT_EQ(program.ranks.size(), 16u);
+    auto c = collectives(program, 5);
+    long layer = std::lround(work.layer_shard_bytes);
+    EXPECT_EQ(c[core::ChakraCollective::kReduceScatter].count, 2 * 8);
+    EXPECT_EQ(c[core::ChakraCollective::kReduceScatter].bytes, std::set<long>{layer});
+    EXPECT_EQ(c[core::ChakraCollective::kReduceScatter].members, std::set<std::size_t>{8});
+    Collectives gathers = c[core::ChakraCollective::kAllGather];
+    EXPECT_EQ(gathers.count, zero == 3 ? 2 * 8 * 2 : 1);
+    EXPECT_EQ(gathers.bytes, std::set<long>{zero == 3 ? layer : std::lround(work.gradient_bytes)});
+    EXPECT_EQ(gathers.members, std::set<std::size_t>{8});
+    EXPECT_EQ(c[core::ChakraCollective::kAllReduce].members, std::set<std::size_t>{2});  // tensor
+  }
+}
+
+// Experts (pipeline 2 x data 8 with expert 4, one MoE layer every 2 of 8: 2 a stage; 2
+// micro-batches of 1): each MoE layer's dispatch and combine forward and backward, all-to-alls of
+// 1,024 tokens x top-2 x 1,024 wide x 2 bytes = 4,194,304 B over the 4 expert ranks, 2 x 2 x 4 a
+// rank; the dense gradient all-reduced over the 8 data ranks, the experts' over the 2 that hold
+// the same experts.
+TEST(ChakraTrace, ExpertsExchangeTokensAndTheirOwnGradient) {
+  std::string text = testing::two_node_gpt("tensor: 1, pipeline: 2, expert: 4", 16, 16);
+  std::string dense = "vocabulary: 32000 }";
+  text.replace(text.find(dense), dense.size(),
+               "vocabulary: 32000, moe: { experts: 8, top_k: 2, every: 2 } }");
+  ChakraProgram program = chakra_program(testing::load_text("chakra-experts", text));
+  for (int rank : {0, 9}) {
+    auto c = collectives(program, rank);
+    EXPECT_EQ(c[core::ChakraCollective::kAllToAll].count, 2 * 2 * 4);
+    EXPECT_EQ(c[core::ChakraCollective::kAllToAll].bytes, std::set<long>{4194304});
+    EXPECT_EQ(c[core::ChakraCollective::kAllToAll].members, std::set<std::size_t>{4});
+    EXPECT_EQ(c[core::ChakraCollective::kAllReduce].count, 2);
+    EXPECT_EQ(c[core::ChakraCollective::kAllReduce].members, (std::set<std::size_t>{2, 8}));
+  }
+}
+
 TEST(ChakraTrace, WhatTheTracesCannotHoldIsRefusedNamingTheOption) {
   core::Plan plan = split_plan();
-  plan.parallelism->zero = 3;
+  plan.parallelism->schedule = core::PipelineScheduleKind::kZeroBubble;
   try {
     chakra_program(plan);
-    FAIL() << "ZeRO-3 written as traces";
+    FAIL() << "the zero-bubble schedule written as traces";
   } catch (const core::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--chakra"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("ZeRO"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("zero-bubble"), std::string::npos) << e.what();
   }
 }
 
