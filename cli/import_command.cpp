@@ -119,9 +119,9 @@ Action add_import_command(CLI::App& app) {
                          "Example: scaleout import hf config.json -o models/my-llama.yaml");
   cmd->require_subcommand(1);
   CLI::App* hf = cmd->add_subcommand("hf",
-                                     "A Hugging Face config.json (llama, mistral, gemma, mixtral, "
-                                     "qwen2, qwen2_moe, gpt2, gpt_neox, "
-                                     "falcon) as a workload");
+                                     "A Hugging Face config.json (llama, mistral, gemma, gemma2, "
+                                     "mixtral, qwen2, qwen2_moe, gpt2, gpt_neox, falcon) as a "
+                                     "workload");
   hf->add_option("config", args->config, "the model's config.json")->required();
   hf->add_option("-o,--output", args->output, "write the workload YAML here (default: print it)");
   hf->add_option("--sequence", args->sequence,

@@ -53,23 +53,22 @@ struct Reader {
   }
 };
 
-enum class Family { kLlama, kGemma, kMixtral, kQwenMoe, kGpt2, kNeox, kFalcon };
+enum class Family { kLlama, kGemma, kGemma2, kMixtral, kQwenMoe, kGpt2, kNeox, kFalcon };
 
 Family family_of(const std::string& path, const std::string& type) {
   if (type == "llama" || type == "mistral" || type == "qwen2") return Family::kLlama;
   if (type == "gemma") return Family::kGemma;
+  if (type == "gemma2") return Family::kGemma2;
   if (type == "mixtral") return Family::kMixtral;
   if (type == "qwen2_moe") return Family::kQwenMoe;
   if (type == "gpt2") return Family::kGpt2;
   if (type == "gpt_neox") return Family::kNeox;
   if (type == "falcon" || type == "RefinedWebModel" || type == "RefinedWeb") return Family::kFalcon;
   std::string why = "'" + type +
-                    "' is not described: llama, mistral, gemma, mixtral, qwen2, qwen2_moe, "
-                    "gpt2, gpt_neox and falcon are";
+                    "' is not described: llama, mistral, gemma, gemma2, mixtral, qwen2, "
+                    "qwen2_moe, gpt2, gpt_neox and falcon are";
   if (type.rfind("deepseek", 0) == 0)
     why += " (DeepSeek's multi-head latent attention is not modelled)";
-  if (type == "gemma2")
-    why += " (Gemma 2's extra norms, local attention and soft-capped logits are not)";
   throw InputError(path, 0, "model_type", why);
 }
 
@@ -100,6 +99,18 @@ void read_gemma(Reader& r, TransformerShape& t) {
   t.tied_embeddings = r.flag("tie_word_embeddings", true);
   r.model.derivation.push_back(
       "mlp swiglu: Gemma's GeGLU has the same three matrices (gate, up, down)");
+}
+
+// Gemma 2 (Gemma Team 2024): Gemma's layers with four RMSNorms a layer (4 x hidden parameters:
+// what scaleout counts for two two-vector norms), soft-capped attention scores and logits (a tanh
+// over each, element-wise: not charged), and every other layer attending over the last
+// sliding_window tokens only, which scaleout does not model: sequences up to it are exact.
+void read_gemma2(Reader& r, TransformerShape& t) {
+  read_gemma(r, t);
+  r.model.local_window = r.count("sliding_window", {"sliding_window"}, 4096);
+  r.model.derivation.push_back(
+      "Gemma 2: its four RMSNorms a layer count as two two-vector norms (4 x hidden either way); "
+      "the soft-capping of scores and logits is element-wise, not charged");
 }
 
 // Mixtral: Llama's layers, each MLP a mixture of num_local_experts experts of intermediate_size.
@@ -192,6 +203,9 @@ HfModel read_hf_config(const std::string& path, int sequence) {
     case Family::kGemma:
       read_gemma(r, t);
       break;
+    case Family::kGemma2:
+      read_gemma2(r, t);
+      break;
     case Family::kMixtral:
       read_mixtral(r, t);
       break;
@@ -219,6 +233,13 @@ HfModel read_hf_config(const std::string& path, int sequence) {
                std::to_string(t.sequence) + ", " + line.substr(line.find(": ") + 2) + ")";
     t.sequence = sequence;
   }
+  if (model.local_window > 0 && t.sequence > model.local_window)
+    throw InputError(
+        path, 0, "sliding_window",
+        "Gemma 2's every other layer attends over the last " + std::to_string(model.local_window) +
+            " tokens only, which is not " + "modelled beyond them: give a sequence of " +
+            std::to_string(model.local_window) + " or less (import hf --sequence, " +
+            "or workload: { hf_config: { file, sequence } }), not " + std::to_string(t.sequence));
   model.derivation.push_back(std::string("mlp ") + (t.mlp == MlpKind::kSwiglu ? "swiglu" : "gelu") +
                              ", positions " + position_name(t.positions) + ", tied_embeddings " +
                              (t.tied_embeddings ? "true" : "false") + ": model_type " + type);
