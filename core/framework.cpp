@@ -54,6 +54,11 @@ FrameworkRefusal megatron(const Parallelism& p, bool experts) {
     return {"schedule",
             "Megatron-LM runs 1F1B and interleaved 1F1B, not GPipe's forwards-then-backwards: "
             "write parallelism.framework: any to plan GPipe"};
+  if (p.schedule == PipelineScheduleKind::kZeroBubble)
+    return {"schedule",
+            "Megatron-LM runs 1F1B and interleaved 1F1B; the zero-bubble schedule runs in a fork "
+            "of it by the schedule's authors, whose arguments are not written here: write "
+            "parallelism.framework: any to plan it"};
   return {};
 }
 

@@ -99,12 +99,6 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
 
 std::vector<std::string> megatron_arguments(const Plan& plan) {
   check_framework_runs(plan, Framework::kMegatron, "Megatron-LM's arguments");
-  const Parallelism& p = *plan.parallelism;
-  if (p.schedule == PipelineScheduleKind::kZeroBubble)
-    throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
-                     "Megatron-LM's own arguments have no zero-bubble schedule (ZB-H1 runs in a "
-                     "fork of it whose arguments are not written here): write schedule: 1f1b to "
-                     "export the split");
   Args out;
   model_arguments(plan, out);
   split_arguments(plan, model_split(plan), out);
