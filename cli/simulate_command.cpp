@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "analytic/analytic.hpp"
 #include "analytic/chakra_trace.hpp"
@@ -29,7 +30,8 @@ struct SimulateArgs {
   std::string chakra;  // a folder for the step as Chakra execution traces
   bool json = false;
   double max_events = sim::kDefaultMaxEvents;
-  int baseline_workers = 0;  // 0: none
+  std::vector<std::string> simgrid_config;  // --simgrid-cfg NAME:VALUE, in order
+  int baseline_workers = 0;                 // 0: none
   std::string progress = "auto";
   int samples = 0;  // 0: the plan's reliability.samples
 };
@@ -61,6 +63,9 @@ void add_simulate_options(CLI::App* cmd, SimulateArgs& a) {
   cmd->add_option("--max-events", args->max_events,
                   "sim: refuse a simulation estimated to send more messages than this")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--simgrid-cfg", args->simgrid_config,
+                  "sim: set one of SimGrid's own options, NAME:VALUE (repeatable), after the "
+                  "plan's (for example contexts/stack-size:8)");
   cmd->add_option("--baseline-workers", args->baseline_workers,
                   "also report efficiency against this many workers (simulated too): "
                   "(throughput/N) / (throughput at B / B)")
@@ -102,6 +107,7 @@ Action add_simulate_command(CLI::App& app) {
       options.fidelity = sim::parse_fidelity(args->fidelity, "--fidelity");
       options.trace_path = trace;
       options.max_events = args->max_events;
+      options.simgrid_config = args->simgrid_config;
       if (sim::OnProgress show = progress_printer(args->progress))
         return sim::simulate(p, options, show);
       return sim::simulate(p, options);

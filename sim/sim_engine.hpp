@@ -20,8 +20,11 @@ namespace scaleout::sim {
 // and guard pages (4 KiB overflowed): 256 KiB leaves a wide margin for stacks without guards.
 inline constexpr std::uint64_t kStackBytes = 256 << 10;
 
-// SimGrid's engine for one run, with the plan's network model and actor stacks.
-std::unique_ptr<simgrid::s4u::Engine> start_engine(const core::Plan& plan, const StackPlan& stacks);
+// SimGrid's engine for one run, with the plan's network model and actor stacks, then `config`
+// (SimOptions::simgrid_config). Throws core::InputError naming --simgrid-cfg for an option
+// SimGrid refuses.
+std::unique_ptr<simgrid::s4u::Engine> start_engine(const core::Plan& plan, const StackPlan& stacks,
+                                                   const std::vector<std::string>& config);
 
 // Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld), unless
 // the options' shortcuts give another number.

@@ -136,7 +136,7 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
                            "collective strategies; for a parameter server use --engine analytic");
   core::RankPlan ranks = core::plan_ranks(plan);
   StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes, read_process_limits(), plan.file);
-  auto engine = start_engine(plan, stacks);
+  auto engine = start_engine(plan, stacks, options.simgrid_config);
   SimPlatform platform = build_platform(ranks.topology, options.shortcuts.flat_zone);
   MpRun run;
   core::Trace trace;

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <map>
 #include <simgrid/s4u.hpp>
-#include <sstream>
 #include <unordered_map>
 
 #include "core/atomic_file.hpp"
@@ -319,7 +318,8 @@ void set_up_world(SimWorld& world, const Plan& plan, const core::RankPlan& ranks
   if (plan.cluster.network_model == "ib") world.sized = configured_size_factors();
 }
 
-std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& stacks) {
+std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& stacks,
+                                          const std::vector<std::string>& config) {
   int argc = 2;
   char arg0[] = "scaleout";
   char arg1[] = "--log=root.thresh:critical";
@@ -327,11 +327,19 @@ std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& sta
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   configure_network_model(plan.cluster.network_model, plan.cluster.latency_factor);
   apply_stack_plan(stacks);
-  // Expert knobs: SCALEOUT_SIMGRID_CFG="name:value;name:value" passes SimGrid options through.
-  if (const char* extra = std::getenv("SCALEOUT_SIMGRID_CFG")) {
-    std::stringstream items(extra);
-    for (std::string item; std::getline(items, item, ';');)
-      if (!item.empty()) sg4::Engine::set_config(item);
+  for (const std::string& item : config) {
+    // SimGrid aborts the process on an item without a name and a value.
+    std::size_t colon = item.find(':');
+    if (colon == 0 || colon == std::string::npos || colon + 1 == item.size())
+      throw core::InputError("", 0, "--simgrid-cfg", "'" + item + "' is not NAME:VALUE");
+    try {
+      sg4::Engine::set_config(item);
+    } catch (const std::exception& e) {
+      std::string why = e.what();  // its first line: SimGrid lists every option after it
+      throw core::InputError(
+          "", 0, "--simgrid-cfg",
+          "SimGrid does not take '" + item + "': " + why.substr(0, why.find('\n')));
+    }
   }
   return engine;
 }
@@ -399,7 +407,7 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   std::int64_t actors =
       static_cast<std::int64_t>(ranks.ranks()) + 1 + relay_actors(ranks.layout, direct);
   StackPlan stacks = plan_stacks(actors, kStackBytes, read_process_limits(), plan.file);
-  auto engine = start_engine(plan, stacks);
+  auto engine = start_engine(plan, stacks, options.simgrid_config);
   SimPlatform platform = build_platform(ranks.topology, options.shortcuts.flat_zone);
 
   Run run;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
@@ -47,6 +48,8 @@ struct SimOptions {
   std::string trace_path;                 // Chrome trace to write; empty for none
   double max_events = kDefaultMaxEvents;  // sim/work_estimate.hpp: refused beyond this
   SimShortcuts shortcuts;
+  // SimGrid's own options, "name:value" each (simulate --simgrid-cfg), set after the plan's.
+  std::vector<std::string> simgrid_config;
 };
 
 // Runs the simulation in this process. REQUIRES: called at most once per process (SimGrid keeps
