@@ -16,13 +16,9 @@ core::Trace pipeline_trace(const core::Plan& plan) {
   for (std::size_t s = 0; s < timing.stages.size(); ++s) {
     int track = trace.add_track("stage " + std::to_string(s));
     for (const TimedOp& t : timing.stages[s]) {
-      using Kind = core::PipeOp::Kind;
-      // The timeline colours "forward" apart from the rest of the compute ("backward", and the
-      // zero-bubble schedule's "weight" passes); the micro-batch is in the order.
-      const char* name = t.op.kind == Kind::kForward    ? "forward"
-                         : t.op.kind == Kind::kBackward ? "backward"
-                                                        : "weight";
-      trace.span(track, name, "compute", t.start, t.end - t.start);
+      // The timeline colours "forward", "backward" and the zero-bubble schedule's "weight" passes
+      // apart; the micro-batch is in the order.
+      trace.span(track, core::pass_name(t.op.kind), "compute", t.start, t.end - t.start);
     }
   }
   return trace;

@@ -36,13 +36,17 @@ namespace {
 double activation_bytes(const DeviceSpec& d) { return d.element_bytes > 2 ? 4.0 : 2.0; }
 
 // The gradients of a product's two inputs: dA = dC B^T (m x k over n) and dB = A^T dC (k x n
-// over m).
-double matmul_weight_seconds(const DeviceSpec& d, const MatrixProduct& p) {
-  return matmul_seconds(d, {p.name, p.batch, p.k, p.n, p.m});
+// over m), each one product's seconds.
+struct BackwardSeconds {
+  double input = 0, weight = 0;
+};
+BackwardSeconds matmul_backward_parts(const DeviceSpec& d, const MatrixProduct& p) {
+  return {matmul_seconds(d, {p.name, p.batch, p.m, p.k, p.n}),
+          matmul_seconds(d, {p.name, p.batch, p.k, p.n, p.m})};
 }
 double matmul_backward_seconds(const DeviceSpec& d, const MatrixProduct& p) {
-  MatrixProduct input{p.name, p.batch, p.m, p.k, p.n};
-  return matmul_seconds(d, input) + matmul_weight_seconds(d, p);
+  BackwardSeconds parts = matmul_backward_parts(d, p);
+  return parts.input + parts.weight;
 }
 
 bool is_attention(const MatrixProduct& p) { return p.name == "scores" || p.name == "context"; }
@@ -123,13 +127,15 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
   }
   for (const MatrixProduct& p : layer_products(t, microbatch, tensor, moe, expert)) {
     if (flash && is_attention(p)) continue;
-    double forward = matmul_seconds(d, p), backward = matmul_backward_seconds(d, p);
+    double forward = matmul_seconds(d, p);
+    BackwardSeconds parts = matmul_backward_parts(d, p);
+    double backward = parts.input + parts.weight;
     out.forward += forward;
     out.backward += backward;
     if (is_attention(p))
       out.attention_forward += forward, out.attention_backward += backward;
     else
-      out.weight_backward += matmul_weight_seconds(d, p);
+      out.weight_backward += parts.weight;
   }
   StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor, sequence_split, moe);
   int kernels = flash ? kStreamingKernels - kAttentionKernels : kStreamingKernels;

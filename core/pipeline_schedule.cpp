@@ -145,6 +145,18 @@ const char* schedule_name(PipelineScheduleKind kind) {
   return "?";
 }
 
+const char* pass_name(PipeOp::Kind kind) {
+  switch (kind) {
+    case Kind::kForward:
+      return "forward";
+    case Kind::kBackward:
+      return "backward";
+    case Kind::kWeight:
+      return "weight";
+  }
+  return "?";
+}
+
 PipelineScheduleKind schedule_named(const std::string& name) {
   for (auto kind : {PipelineScheduleKind::kGpipe, PipelineScheduleKind::kInterleaved,
                     PipelineScheduleKind::kZeroBubble})

@@ -45,6 +45,8 @@ int peak_in_flight(const std::vector<PipeOp>& ops);
 int peak_in_flight(PipelineScheduleKind kind, int stage, int stages, int microbatches, int chunks);
 
 const char* schedule_name(PipelineScheduleKind kind);
+// "forward", "backward" or "weight": how traces and timelines name a pass.
+const char* pass_name(PipeOp::Kind kind);
 // The schedule a name gives (schedule_name's inverse; 1F1B for a name it does not know).
 PipelineScheduleKind schedule_named(const std::string& name);
 const char* recompute_name(Recompute recompute);

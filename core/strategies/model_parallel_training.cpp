@@ -27,12 +27,8 @@ std::int64_t elements(double bytes, int bytes_per_element) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes / bytes_per_element)));
 }
 
-const char* kind_name(const PipeOp& op) {
-  return op.kind == Kind::kForward ? "forward" : op.kind == Kind::kBackward ? "backward" : "weight";
-}
-
 std::string op_name(const PipeOp& op, int chunks) {
-  std::string name = std::string(kind_name(op)) + " " + std::to_string(op.microbatch);
+  std::string name = std::string(pass_name(op.kind)) + " " + std::to_string(op.microbatch);
   return chunks > 1 ? name + " (chunk " + std::to_string(op.chunk) + ")" : name;
 }
 
@@ -387,7 +383,8 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
           receive_slot(i), label(tag(op_sent_for(op, senders[sender], stages_), senders[sender])));
     double start = fabric.now();
     run_op(rank, op, i, buckets, times);
-    rank.observer.phase(fabric.rank(), op_name(op, chunks_), kind_name(op), start, fabric.now());
+    rank.observer.phase(fabric.rank(), op_name(op, chunks_), pass_name(op.kind), start,
+                        fabric.now());
     int to = destination(me.stage, op);
     if (to < 0) continue;
     if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));
