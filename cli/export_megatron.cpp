@@ -7,6 +7,17 @@
 
 namespace scaleout::cli {
 
+namespace {
+
+// A value as one shell word: quoted when the shell would read its brackets, parentheses or stars
+// (--moe-layer-freq's Python list).
+std::string shell_word(const std::string& value) {
+  if (value.find_first_of("()[]*") == std::string::npos) return value;
+  return "'" + value + "'";
+}
+
+}  // namespace
+
 std::string megatron_text(const core::Plan& plan) {
   std::vector<std::string> args = core::megatron_arguments(plan);
   core::ModelSplit s = core::model_split(plan);
@@ -19,7 +30,7 @@ std::string megatron_text(const core::Plan& plan) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
     out << args[i];
-    if (has_value) out << " " << args[++i];
+    if (has_value) out << " " << shell_word(args[++i]);
     out << (i + 1 < args.size() ? " \\\n" : "\n");
   }
   return out.str();

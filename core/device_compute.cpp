@@ -85,9 +85,10 @@ FlashSeconds flash_seconds(const DeviceSpec& d, const TransformerShape& t, int m
   for (const MatrixProduct& p : layer_products(t, microbatch, tensor))
     if (is_attention(p)) products += tile_seconds(d, p);
   double tokens = static_cast<double>(t.sequence) * microbatch;
-  double width = t.head_dim > 0
-                     ? (2 * query_width(t) + 2 * kv_width(t)) / tensor
-                     : static_cast<double>(t.hidden) / tensor * (2 + 2.0 * t.kv_heads / t.heads);
+  double width =
+      t.latent         ? (query_width(t) + key_value_width(t) + attention_output_width(t)) / tensor
+      : t.head_dim > 0 ? (2 * query_width(t) + 2 * kv_width(t)) / tensor
+                       : static_cast<double>(t.hidden) / tensor * (2 + 2.0 * t.kv_heads / t.heads);
   double io = activation_bytes(d) * tokens * width / d.memory_bandwidth;
   return {std::max(products, io) + d.kernel_gap, std::max(2.5 * products, 2 * io) + d.kernel_gap};
 }
@@ -95,6 +96,13 @@ FlashSeconds flash_seconds(const DeviceSpec& d, const TransformerShape& t, int m
 constexpr int kStreamingKernels = 7;  // forward; backward runs twice as many
 constexpr int kAttentionKernels = 2;  // softmax, dropout
 constexpr int kWeightsPerLayer = 4;   // QKV, projection, the MLP's two (swiglu: gate+up fused)
+
+// The weight matrices of a layer: latent attention has two or three more than QKV's one (each
+// latent's down and up projections).
+int weight_matrices(const TransformerShape& t) {
+  if (!t.latent) return kWeightsPerLayer;
+  return kWeightsPerLayer + (t.latent->q_rank > 0 ? 3 : 2);
+}
 
 // Each micro-batch's weight gradients are added into 32-bit gradient buffers (Megatron-LM's
 // main_grad, DeepSpeed's fp32 gradient accumulation): read the 16-bit gradient, read and write
@@ -148,8 +156,8 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
                                                           layer_expert_parameters(t) * t.layers /
                                                           moe_layer_count(t)
                           : dense_layer_parameters(t);
-  double accumulation =
-      streaming_seconds(d, accumulation_bytes(parameters / tensor), kWeightsPerLayer);
+  double local = parameters / tensor + latent_down_parameters(t) * (1.0 - 1.0 / tensor);
+  double accumulation = streaming_seconds(d, accumulation_bytes(local), weight_matrices(t));
   out.backward += accumulation;
   out.weight_backward += accumulation;
   if (!flash) {

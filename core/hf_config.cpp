@@ -53,7 +53,7 @@ struct Reader {
   }
 };
 
-enum class Family { kLlama, kGemma, kGemma2, kMixtral, kQwenMoe, kGpt2, kNeox, kFalcon };
+enum class Family { kLlama, kGemma, kGemma2, kMixtral, kQwenMoe, kDeepSeek, kGpt2, kNeox, kFalcon };
 
 Family family_of(const std::string& path, const std::string& type) {
   if (type == "llama" || type == "mistral" || type == "qwen2") return Family::kLlama;
@@ -61,15 +61,14 @@ Family family_of(const std::string& path, const std::string& type) {
   if (type == "gemma2") return Family::kGemma2;
   if (type == "mixtral") return Family::kMixtral;
   if (type == "qwen2_moe") return Family::kQwenMoe;
+  if (type == "deepseek_v2" || type == "deepseek_v3") return Family::kDeepSeek;
   if (type == "gpt2") return Family::kGpt2;
   if (type == "gpt_neox") return Family::kNeox;
   if (type == "falcon" || type == "RefinedWebModel" || type == "RefinedWeb") return Family::kFalcon;
-  std::string why = "'" + type +
-                    "' is not described: llama, mistral, gemma, gemma2, mixtral, qwen2, "
-                    "qwen2_moe, gpt2, gpt_neox and falcon are";
-  if (type.rfind("deepseek", 0) == 0)
-    why += " (DeepSeek's multi-head latent attention is not modelled)";
-  throw InputError(path, 0, "model_type", why);
+  throw InputError(path, 0, "model_type",
+                   "'" + type +
+                       "' is not described: llama, mistral, gemma, gemma2, mixtral, qwen2, "
+                       "qwen2_moe, deepseek_v2, deepseek_v3, gpt2, gpt_neox and falcon are");
 }
 
 // A head's width when it is not hidden / heads (Gemma's, some Qwen's): head_dim.
@@ -148,6 +147,75 @@ void read_qwen_moe(Reader& r, TransformerShape& t) {
   t.moe = m;
 }
 
+// A whole number that may be 0 (first_k_dense_replace), `fallback` when the config gives none.
+int read_count_or_zero(Reader& r, const char* what, const char* key, int fallback, int at_most) {
+  if (!r.config.contains(key) || r.config[key].is_null()) return fallback;
+  const json& value = r.config[key];
+  if (!value.is_number_integer() || value.get<long>() < 0 || value.get<long>() > at_most)
+    throw InputError(r.path, 0, key,
+                     "expected a whole number from 0 to " + std::to_string(at_most));
+  r.model.derivation.push_back(std::string(what) + " " + std::to_string(value.get<int>()) + ": " +
+                               key);
+  return value.get<int>();
+}
+
+// The length a model was pre-trained at when rope_scaling extends it afterwards (YaRN):
+// rope_scaling.original_max_position_embeddings, in place of max_position_embeddings.
+void read_pretraining_length(Reader& r, TransformerShape& t) {
+  if (!r.config.contains("rope_scaling") || !r.config["rope_scaling"].is_object()) return;
+  const json& scaling = r.config["rope_scaling"];
+  if (!scaling.contains("original_max_position_embeddings")) return;
+  const json& value = scaling["original_max_position_embeddings"];
+  if (!value.is_number_integer() || value.get<long>() < 1 || value.get<long>() > (1 << 30))
+    throw InputError(r.path, 0, "rope_scaling.original_max_position_embeddings",
+                     "expected a whole number from 1 to " + std::to_string(1 << 30));
+  t.sequence = value.get<int>();
+  for (std::string& line : r.model.derivation)
+    if (line.rfind("sequence ", 0) == 0)
+      line = "sequence " + std::to_string(t.sequence) +
+             ": rope_scaling.original_max_position_embeddings (the pre-training length; "
+             "max_position_embeddings is the length after rope_scaling)";
+}
+
+// DeepSeek-V2 and V3's latent attention (q_lora_rank null: queries without a latent, V2-Lite).
+LatentAttention read_latent(Reader& r) {
+  LatentAttention a;
+  a.q_rank = read_count_or_zero(r, "latent_attention.q_lora_rank", "q_lora_rank", 0, 1 << 20);
+  a.kv_rank = r.count("latent_attention.kv_lora_rank", {"kv_lora_rank"});
+  a.rope_dim = r.count("latent_attention.qk_rope_head_dim", {"qk_rope_head_dim"});
+  a.nope_dim = r.count("latent_attention.qk_nope_head_dim", {"qk_nope_head_dim"});
+  a.value_dim = r.count("latent_attention.v_head_dim", {"v_head_dim"});
+  return a;
+}
+
+// DeepSeek-V2 and V3 (DeepSeek-AI 2024): Llama's norms and SwiGLU MLPs, latent attention, and a
+// mixture of n_routed_experts experts with n_shared_experts shared ones, all of
+// moe_intermediate_size, in the layers from first_k_dense_replace on whose index moe_layer_freq
+// divides. Not counted: V3's multi-token prediction module (num_nextn_predict_layers, 14B that its
+// 671B leave out too) and the router's per-expert bias (e_score_correction_bias, 256 a layer).
+// Node-limited routing (topk_group of n_group) is not modelled: tokens spread over every
+// expert-parallel rank.
+void read_deepseek(Reader& r, TransformerShape& t) {
+  read_llama(r, t);
+  read_pretraining_length(r, t);
+  t.kv_heads = t.heads;  // each head has its own key and value from the latent
+  t.latent = read_latent(r);
+  MoeShape m;
+  m.experts = r.count("moe.experts", {"n_routed_experts"});
+  m.top_k = r.count("moe.top_k", {"num_experts_per_tok"}, 0, m.experts);
+  m.expert_ffn_hidden = r.count("moe.expert_ffn_hidden", {"moe_intermediate_size"});
+  m.shared_experts = read_count_or_zero(r, "moe.shared_experts", "n_shared_experts", 0, 1 << 10);
+  m.shared_ffn_hidden = m.shared_experts * m.expert_ffn_hidden;
+  m.every = r.count("moe.every", {"moe_layer_freq"}, 1, t.layers);
+  m.first_dense =
+      read_count_or_zero(r, "moe.first_dense", "first_k_dense_replace", 0, t.layers - 1);
+  if (r.config.contains("num_nextn_predict_layers"))
+    r.model.derivation.push_back(
+        "not counted: the multi-token prediction module (num_nextn_predict_layers), as the "
+        "published totals leave it out");
+  t.moe = m;
+}
+
 void read_gpt2(Reader& r, TransformerShape& t) {
   t.layers = r.count("layers", {"n_layer"});
   t.hidden = r.count("hidden", {"n_embd"});
@@ -212,6 +280,9 @@ HfModel read_hf_config(const std::string& path, int sequence) {
     case Family::kQwenMoe:
       read_qwen_moe(r, t);
       break;
+    case Family::kDeepSeek:
+      read_deepseek(r, t);
+      break;
     case Family::kGpt2:
       read_gpt2(r, t);
       break;
@@ -222,8 +293,8 @@ HfModel read_hf_config(const std::string& path, int sequence) {
       read_falcon(r, t);
       break;
   }
-  read_head_width(r, t);
-  if ((t.head_dim == 0 && t.hidden % t.heads != 0) || t.heads % t.kv_heads != 0)
+  if (!t.latent) read_head_width(r, t);
+  if ((t.head_dim == 0 && !t.latent && t.hidden % t.heads != 0) || t.heads % t.kv_heads != 0)
     throw InputError(path, 0, "num_attention_heads",
                      "the heads do not divide the hidden size, or the key-value heads the heads");
   if (sequence > 0) {
@@ -279,7 +350,16 @@ std::string hf_workload_yaml(const HfModel& model, const std::string& source) {
     if (m.shared_experts > 0)
       out << ", shared_experts: " << m.shared_experts
           << ", shared_ffn_hidden: " << m.shared_ffn_hidden;
+    if (m.every > 1) out << ", every: " << m.every;
+    if (m.first_dense > 0) out << ", first_dense: " << m.first_dense;
     out << " }\n";
+  }
+  if (t.latent) {
+    const LatentAttention& a = *t.latent;
+    out << "  latent_attention: { ";
+    if (a.q_rank > 0) out << "q_lora_rank: " << a.q_rank << ", ";
+    out << "kv_lora_rank: " << a.kv_rank << ", qk_rope_head_dim: " << a.rope_dim
+        << ", qk_nope_head_dim: " << a.nope_dim << ", v_head_dim: " << a.value_dim << " }\n";
   }
   return out.str();
 }

@@ -5,6 +5,7 @@
 #include "core/framework.hpp"
 #include "core/input_error.hpp"
 #include "core/model_split.hpp"
+#include "core/moe_layer_pattern.hpp"
 
 namespace scaleout::core {
 
@@ -19,12 +20,16 @@ void add(Args& out, const std::string& flag, long value) {
 
 // Megatron-Core's mixture-of-experts flags; every expert on each device (expert parallelism 1,
 // its default), the experts' products grouped as the compute model times them.
-void moe_arguments(const MoeShape& m, Args& out) {
+void moe_arguments(const TransformerShape& t, Args& out) {
+  const MoeShape& m = *t.moe;
   add(out, "--num-experts", m.experts);
   add(out, "--moe-router-topk", m.top_k);
   add(out, "--moe-ffn-hidden-size", m.expert_ffn_hidden);
   if (m.shared_experts > 0) add(out, "--moe-shared-expert-intermediate-size", m.shared_ffn_hidden);
-  if (m.every > 1) add(out, "--moe-layer-freq", m.every);
+  if (m.every > 1 || m.first_dense > 0) {
+    out.push_back("--moe-layer-freq");
+    out.push_back(moe_layer_freq_text(t));
+  }
   if (m.capacity_factor > 0) {
     char factor[32];
     std::snprintf(factor, sizeof factor, "%g", m.capacity_factor);
@@ -33,6 +38,16 @@ void moe_arguments(const MoeShape& m, Args& out) {
     out.push_back("--moe-pad-expert-input-to-capacity");
   }
   out.push_back("--moe-grouped-gemm");
+}
+
+// Megatron-Core's multi-latent attention (--multi-latent-attention and its widths).
+void latent_arguments(const LatentAttention& a, Args& out) {
+  out.push_back("--multi-latent-attention");
+  if (a.q_rank > 0) add(out, "--q-lora-rank", a.q_rank);
+  add(out, "--kv-lora-rank", a.kv_rank);
+  add(out, "--qk-head-dim", a.nope_dim);
+  add(out, "--qk-pos-emb-head-dim", a.rope_dim);
+  add(out, "--v-head-dim", a.value_dim);
 }
 
 void model_arguments(const Plan& plan, Args& out) {
@@ -61,7 +76,8 @@ void model_arguments(const Plan& plan, Args& out) {
   }
   if (!t.tied_embeddings) out.push_back("--untie-embeddings-and-output-weights");
   if (t.attention == AttentionKind::kFlash) out.push_back("--use-flash-attn");
-  if (t.moe) moe_arguments(*t.moe, out);
+  if (t.latent) latent_arguments(*t.latent, out);
+  if (t.moe) moe_arguments(t, out);
 }
 
 void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {

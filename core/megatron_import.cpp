@@ -6,8 +6,10 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/input_error.hpp"
+#include "core/moe_layer_pattern.hpp"
 
 namespace scaleout::core {
 
@@ -32,6 +34,12 @@ const std::map<std::string, bool>& known_flags() {
       {"--position-embedding-type", true},
       {"--untie-embeddings-and-output-weights", false},
       {"--use-flash-attn", false},
+      {"--multi-latent-attention", false},
+      {"--q-lora-rank", true},
+      {"--kv-lora-rank", true},
+      {"--qk-head-dim", true},
+      {"--qk-pos-emb-head-dim", true},
+      {"--v-head-dim", true},
       {"--num-experts", true},
       {"--moe-router-topk", true},
       {"--moe-ffn-hidden-size", true},
@@ -163,7 +171,42 @@ int default_ffn(int hidden, bool swiglu) {
   return swiglu ? static_cast<int>(4.0 * hidden * 2 / 3 / 64) * 64 : 4 * hidden;
 }
 
-std::string moe_yaml(Arguments& a, int ffn) {
+// --moe-layer-freq: a whole number, or a list of 0 and 1 read as every and first_dense.
+std::string moe_frequency_yaml(Arguments& a, int layers) {
+  const std::string& text = a.values["--moe-layer-freq"];
+  std::optional<MoeLayerPattern> pattern;
+  try {
+    pattern = parse_moe_layer_list(text, layers);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(kSource, 0, "--moe-layer-freq", "'" + text + "' " + e.what());
+  }
+  if (!pattern) return ", every: " + std::to_string(whole(a, "--moe-layer-freq", "moe.every"));
+  a.derivation.push_back("moe.every " + std::to_string(pattern->every) + ", moe.first_dense " +
+                         std::to_string(pattern->first_dense) + ": --moe-layer-freq " + text);
+  std::string out = ", every: " + std::to_string(pattern->every);
+  if (pattern->first_dense > 0) out += ", first_dense: " + std::to_string(pattern->first_dense);
+  return out;
+}
+
+// --multi-latent-attention and its widths (Megatron-LM's defaults where absent).
+std::string latent_yaml(Arguments& a) {
+  if (!a.has("--multi-latent-attention")) return "";
+  a.derivation.push_back("latent_attention: --multi-latent-attention");
+  std::ostringstream m;
+  m << ", latent_attention: { ";
+  if (a.has("--q-lora-rank"))
+    m << "q_lora_rank: " << whole(a, "--q-lora-rank", "latent_attention.q_lora_rank") << ", ";
+  else
+    a.derivation.push_back("latent_attention without a query latent: no --q-lora-rank");
+  m << "kv_lora_rank: " << whole(a, "--kv-lora-rank", "latent_attention.kv_lora_rank", 32)
+    << ", qk_rope_head_dim: "
+    << whole(a, "--qk-pos-emb-head-dim", "latent_attention.qk_rope_head_dim", 64)
+    << ", qk_nope_head_dim: " << whole(a, "--qk-head-dim", "latent_attention.qk_nope_head_dim", 128)
+    << ", v_head_dim: " << whole(a, "--v-head-dim", "latent_attention.v_head_dim", 128) << " }";
+  return m.str();
+}
+
+std::string moe_yaml(Arguments& a, int ffn, int layers) {
   if (!a.has("--num-experts")) return "";
   std::ostringstream m;
   m << ", moe: { experts: " << whole(a, "--num-experts", "moe.experts", -1, 2)
@@ -172,7 +215,7 @@ std::string moe_yaml(Arguments& a, int ffn) {
   if (a.has("--moe-shared-expert-intermediate-size"))
     m << ", shared_experts: 1, shared_ffn_hidden: "
       << whole(a, "--moe-shared-expert-intermediate-size", "moe.shared_ffn_hidden");
-  if (a.has("--moe-layer-freq")) m << ", every: " << whole(a, "--moe-layer-freq", "moe.every");
+  if (a.has("--moe-layer-freq")) m << moe_frequency_yaml(a, layers);
   if (a.has("--moe-expert-capacity-factor")) {
     const std::string& factor = a.values["--moe-expert-capacity-factor"];
     if (std::atof(factor.c_str()) < 1)
@@ -205,6 +248,11 @@ Model model_yaml(Arguments& a, int vocabulary) {
       a.has("--group-query-attention") ? whole(a, "--num-query-groups", "kv_heads", 1) : out.heads;
   // --kv-channels: one head's width, hidden / heads unless given (Gemma's are wider).
   std::string head_dim;
+  std::string latent = latent_yaml(a);
+  if (!latent.empty() && a.has("--kv-channels"))
+    throw InputError(kSource, 0, "--kv-channels",
+                     "latent attention's heads are given by --qk-head-dim, "
+                     "--qk-pos-emb-head-dim and --v-head-dim");
   if (a.has("--kv-channels"))
     head_dim = ", head_dim: " + std::to_string(whole(a, "--kv-channels", "head_dim"));
   int sequence = whole(a, "--seq-length", "sequence");
@@ -231,7 +279,8 @@ Model model_yaml(Arguments& a, int vocabulary) {
     << ", vocabulary: " << vocabulary << ", mlp: " << (swiglu ? "swiglu" : "gelu")
     << ", positions: " << (positions == "rope" ? "rotary" : "learned")
     << ", tied_embeddings: " << (untied ? "false" : "true")
-    << ", attention: " << (flash ? "flash" : "standard") << moe_yaml(a, ffn) << " }";
+    << ", attention: " << (flash ? "flash" : "standard") << moe_yaml(a, ffn, out.layers) << latent
+    << " }";
   out.yaml = t.str();
   return out;
 }

@@ -31,6 +31,8 @@ double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
   double tp = s.tensor;
   double words = static_cast<double>(t.vocabulary) * t.hidden / tp;  // vocabulary-parallel
   double params = stage_layers(s, stage) * s.chunks * layer_parameters(t) / tp;
+  if (t.latent)  // duplicated on every device of the tensor group
+    params += stage_layers(s, stage) * s.chunks * latent_down_parameters(t) * (1 - 1 / tp);
   int expert = parallelism_of(plan).expert;
   if (expert > 1)  // the experts held elsewhere in the expert-parallel group
     params -= (expert - 1) * stage_expert_parameters(plan, s);

@@ -96,10 +96,45 @@ std::optional<MoeShape> read_moe(YamlMap& transformer, const TransformerShape& t
   }
   moe.every = m.get_int_or("every", 1, 1, t.layers);
   moe.every_line = line_of(m.node()["every"]);
+  moe.first_dense = m.get_int_or("first_dense", 0, 0, t.layers - 1);
+  moe.first_dense_line = line_of(m.node()["first_dense"]);
+  TransformerShape with_moe = t;
+  with_moe.moe = moe;
+  if (moe_layer_count(with_moe) == 0)
+    m.fail("first_dense", "leaves no MoE layer among the " + std::to_string(t.layers) +
+                              " (the MoE layers are those from first_dense on that every divides)");
   if (m.has("capacity_factor")) moe.capacity_factor = m.get_double("capacity_factor", 1.0, 1e3);
   moe.imbalance = m.get_double("imbalance", 1.0, 1e3, 1.0);
   m.finish();
   return moe;
+}
+
+// `transformer.latent_attention:` (core/plan.hpp's LatentAttention), Hugging Face's field names.
+std::optional<LatentAttention> read_latent_attention(YamlMap& transformer,
+                                                     const TransformerShape& t) {
+  if (!transformer.has("latent_attention")) {
+    transformer.child("latent_attention", false);
+    return std::nullopt;
+  }
+  YAML::Node node = transformer.child("latent_attention");
+  if (!node.IsMap())
+    transformer.fail("latent_attention",
+                     "expected a mapping such as { kv_lora_rank: 512, qk_rope_head_dim: 64, "
+                     "qk_nope_head_dim: 128, v_head_dim: 128 }");
+  if (transformer.has("kv_heads") && t.kv_heads != t.heads)
+    transformer.fail("kv_heads", "latent attention gives every head its own key and value");
+  if (transformer.has("head_dim"))
+    transformer.fail("head_dim", "latent attention's heads are given by its own widths");
+  YamlMap m(node, transformer.file(), transformer.field("latent_attention"));
+  LatentAttention a;
+  a.line = line_of(node);
+  a.q_rank = m.get_int_or("q_lora_rank", 0, 0, kMaxDimension);
+  a.kv_rank = m.get_int("kv_lora_rank", 1, kMaxDimension);
+  a.rope_dim = m.get_int("qk_rope_head_dim", 1, kMaxDimension);
+  a.nope_dim = m.get_int("qk_nope_head_dim", 1, kMaxDimension);
+  a.value_dim = m.get_int("v_head_dim", 1, kMaxDimension);
+  m.finish();
+  return a;
 }
 
 }  // namespace
@@ -139,7 +174,8 @@ bool read_transformer(YamlMap& workload, Workload& w) {
                     ? AttentionKind::kFlash
                     : AttentionKind::kStandard;
   t.moe = read_moe(m, t);
-  if (t.head_dim == 0 && t.hidden % t.heads != 0)
+  t.latent = read_latent_attention(m, t);
+  if (t.head_dim == 0 && !t.latent && t.hidden % t.heads != 0)
     m.fail("heads", std::to_string(t.heads) + " heads do not divide the hidden size " +
                         std::to_string(t.hidden));
   if (t.heads % t.kv_heads != 0)

@@ -41,10 +41,10 @@ void check_uneven_stages(const Plan& plan, const Parallelism& p, const Transform
   };
   if (p.pipeline < 2) fail("uneven stages need pipeline 2 or more");
   if (p.virtual_stages > 1) fail("uneven stages are modelled without virtual stages");
-  if (t.moe && (t.moe->every > 1 || p.expert > 1))
+  if (t.moe && (t.moe->every > 1 || t.moe->first_dense > 0 || p.expert > 1))
     fail(
-        "uneven stages are modelled for models whose every layer is alike (no moe.every) and "
-        "without expert parallelism");
+        "uneven stages are modelled for models whose every layer is alike (no moe.every or "
+        "moe.first_dense) and without expert parallelism");
   int rest = t.layers - p.first_stage_layers - p.last_stage_layers;
   int middle = p.pipeline - (p.first_stage_layers > 0) - (p.last_stage_layers > 0);
   if (rest < middle || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0))
@@ -60,8 +60,16 @@ void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape
                          str(p.pipeline) + " stages x " + str(p.virtual_stages) +
                          " virtual stages");
   long long chunks = static_cast<long long>(p.pipeline) * p.virtual_stages;
+  // The workload's lines are in its own file when the plan names one.
+  const std::string& workload_file = plan.workload.file.empty() ? plan.file : plan.workload.file;
+  if (!moe_pattern_repeats(t, chunks) && t.moe->first_dense > 0)
+    throw InputError(workload_file, t.moe->first_dense_line ? t.moe->first_dense_line : t.moe->line,
+                     "workload.transformer.moe.first_dense",
+                     "dense layers before the first MoE layer would give the first pipeline "
+                     "stage other layers than the rest, which is not modelled: give pipeline 1 "
+                     "(and no virtual stages), or no first_dense");
   if (!moe_pattern_repeats(t, chunks))
-    throw InputError(plan.file, t.moe->every_line ? t.moe->every_line : t.moe->line,
+    throw InputError(workload_file, t.moe->every_line ? t.moe->every_line : t.moe->line,
                      "workload.transformer.moe.every",
                      "one MoE layer every " + str(t.moe->every) + " does not repeat evenly over " +
                          str(t.layers / chunks) + " layers a pipeline chunk: give stages whose " +

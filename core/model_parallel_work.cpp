@@ -81,7 +81,7 @@ void add_context_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelW
   w.context = s.context;
   w.context_ring = par.context_exchange == ContextExchange::kRing;
   double tokens = static_cast<double>(s.microbatch) * tf.sequence / s.context;
-  w.context_block_bytes = 2 * tokens * kv_width(tf) / s.tensor * kActivationBytes;
+  w.context_block_bytes = tokens * key_value_width(tf) / s.tensor * kActivationBytes;
   w.context_recomputed = par.recompute != Recompute::kNone;
 }
 

@@ -185,12 +185,35 @@ struct MoeShape {
   int shared_experts = 0;
   int shared_ffn_hidden = 0;
   int every = 1;
+  // The leading layers that keep the dense MLP before the pattern starts (DeepSeek's
+  // first_k_dense_replace): the MoE layers are those from `first_dense` on whose index `every`
+  // divides, as Hugging Face's DeepSeek models place them.
+  int first_dense = 0;
   double capacity_factor = 0;
   // The busiest expert-parallel rank's tokens over the mean (1: balanced). With expert
   // parallelism it paces the all-to-all exchanges and the experts' products of every rank.
   double imbalance = 1.0;
   int line = 0;
   int every_line = 0;
+  int first_dense_line = 0;
+};
+
+// DeepSeek's multi-head latent attention (DeepSeek-AI 2024, DeepSeek-V2 section 2.1;
+// `transformer.latent_attention:`, Hugging Face's field names). The queries pass through a latent
+// of q_lora_rank (0: one matrix, as DeepSeek-V2-Lite), the keys and values through one of
+// kv_lora_rank: hidden -> latent (down projection), a norm, latent -> every head (up
+// projection). Each head's query and key are a qk_nope_head_dim part from the latent and a
+// qk_rope_head_dim part carrying the rotary positions, one shared by all heads and projected
+// straight from the hidden state beside the key-value latent; its value is v_head_dim wide. Under
+// tensor parallelism the up projections split by heads and the down projections are duplicated on
+// every rank (Megatron-Core's MLA).
+struct LatentAttention {
+  int q_rank = 0;
+  int kv_rank = 0;
+  int rope_dim = 0;
+  int nope_dim = 0;
+  int value_dim = 0;
+  int line = 0;
 };
 
 struct TransformerShape {
@@ -207,7 +230,8 @@ struct TransformerShape {
   PositionKind positions = PositionKind::kLearned;
   bool tied_embeddings = true;  // the output layer shares the word embedding (else its own V x h)
   AttentionKind attention = AttentionKind::kStandard;
-  std::optional<MoeShape> moe;  // none: every layer's MLP is dense
+  std::optional<MoeShape> moe;            // none: every layer's MLP is dense
+  std::optional<LatentAttention> latent;  // none: heads of head_dim with kv_heads' keys
 };
 
 struct Workload {

@@ -221,9 +221,21 @@ void moe(YAML::Emitter& out, const MoeShape& m) {
     out << YAML::Key << "shared_experts" << YAML::Value << m.shared_experts;
     out << YAML::Key << "shared_ffn_hidden" << YAML::Value << m.shared_ffn_hidden;
   }
+  if (m.first_dense > 0) out << YAML::Key << "first_dense" << YAML::Value << m.first_dense;
   if (m.capacity_factor > 0)
     out << YAML::Key << "capacity_factor" << YAML::Value << exact(m.capacity_factor);
   if (m.imbalance != 1.0) out << YAML::Key << "imbalance" << YAML::Value << exact(m.imbalance);
+  out << YAML::EndMap;
+}
+
+void latent_attention(YAML::Emitter& out, const LatentAttention& a) {
+  out << YAML::Key << "latent_attention" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  if (a.q_rank > 0) out << YAML::Key << "q_lora_rank" << YAML::Value << a.q_rank;
+  for (auto [key, value] : {std::pair{"kv_lora_rank", a.kv_rank},
+                            {"qk_rope_head_dim", a.rope_dim},
+                            {"qk_nope_head_dim", a.nope_dim},
+                            {"v_head_dim", a.value_dim}})
+    out << YAML::Key << key << YAML::Value << value;
   out << YAML::EndMap;
 }
 
@@ -250,6 +262,7 @@ void workload(YAML::Emitter& out, const Workload& w) {
           << (t.positions == PositionKind::kRotary ? "rotary" : "alibi");
     if (!t.tied_embeddings) out << YAML::Key << "tied_embeddings" << YAML::Value << false;
     if (t.moe) moe(out, *t.moe);
+    if (t.latent) latent_attention(out, *t.latent);
     out << YAML::EndMap;
   } else {
     out << YAML::Key << "parameters" << YAML::Value << exact(w.parameters);

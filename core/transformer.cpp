@@ -7,7 +7,24 @@ double head_width(const TransformerShape& t) {
 }
 
 double query_width(const TransformerShape& t) {
+  if (t.latent) return static_cast<double>(t.heads) * (t.latent->nope_dim + t.latent->rope_dim);
   return t.head_dim > 0 ? static_cast<double>(t.head_dim) * t.heads : t.hidden;
+}
+
+double key_value_width(const TransformerShape& t) {
+  if (t.latent) return query_width(t) + attention_output_width(t);
+  return 2 * kv_width(t);
+}
+
+double attention_output_width(const TransformerShape& t) {
+  if (t.latent) return static_cast<double>(t.heads) * t.latent->value_dim;
+  return query_width(t);
+}
+
+double latent_down_parameters(const TransformerShape& t) {
+  if (!t.latent) return 0;
+  const LatentAttention& a = *t.latent;
+  return static_cast<double>(t.hidden) * (a.q_rank + a.kv_rank + a.rope_dim);
 }
 
 double kv_width(const TransformerShape& t) {
@@ -19,8 +36,20 @@ namespace {
 
 int mlp_matrices(const TransformerShape& t) { return t.mlp == MlpKind::kSwiglu ? 3 : 2; }
 
+// Latent attention's matrices: the down projections (hidden to each latent, and to the shared
+// rotary key part), the up projections (each latent to every head's query, or key and value; the
+// queries straight from the hidden state without a query latent) and the output projection.
+double latent_attention_parameters(const TransformerShape& t) {
+  const LatentAttention& a = *t.latent;
+  double h = t.hidden, q = query_width(t), out = attention_output_width(t);
+  double queries = a.q_rank > 0 ? a.q_rank * q : h * q;
+  double keys_values = a.kv_rank * (static_cast<double>(t.heads) * a.nope_dim + out);
+  return latent_down_parameters(t) + queries + keys_values + out * h;
+}
+
 // The attention's matrices: QKV and the output projection.
 double attention_matrix_parameters(const TransformerShape& t) {
+  if (t.latent) return latent_attention_parameters(t);
   double h = t.hidden, q = query_width(t);
   return h * (q + 2 * kv_width(t)) + q * h;
 }
@@ -33,9 +62,11 @@ double mlp_biases(const TransformerShape& t, double f) {
   return t.mlp == MlpKind::kSwiglu ? 0 : f + t.hidden;
 }
 
-// The attention's biases and the two norms (LayerNorm's weight and bias), in every layer.
+// The attention's biases and the two norms (LayerNorm's weight and bias), in every layer. Latent
+// attention has no biases and a norm over each latent.
 double attention_biases_and_norms(const TransformerShape& t) {
   double h = t.hidden;
+  if (t.latent) return static_cast<double>(t.latent->q_rank) + t.latent->kv_rank + 4 * h;
   return (query_width(t) + 2 * kv_width(t)) + h + 4 * h;
 }
 
@@ -73,11 +104,14 @@ double layer_mean(const TransformerShape& t, double dense, double moe) {
 
 int moe_layer_count(const TransformerShape& t) {
   if (!t.moe) return 0;
-  return (t.layers + t.moe->every - 1) / t.moe->every;
+  int every = t.moe->every, first = t.moe->first_dense;
+  int first_moe = (first + every - 1) / every * every;  // the first index from first_dense on
+  return first_moe >= t.layers ? 0 : (t.layers - first_moe + every - 1) / every;
 }
 
 bool moe_pattern_repeats(const TransformerShape& t, long long chunks) {
-  return !t.moe || chunks <= 1 || (t.layers / chunks) % t.moe->every == 0;
+  if (!t.moe || chunks <= 1) return true;
+  return t.moe->first_dense == 0 && (t.layers / chunks) % t.moe->every == 0;
 }
 
 double dense_layer_parameters(const TransformerShape& t) {
@@ -140,6 +174,7 @@ double layer_forward_flops(const TransformerShape& t) {
   double s = t.sequence, q = query_width(t);
   double matrices =
       layer_mean(t, dense_matrix_parameters(t), t.moe ? moe_active_matrix_parameters(t) : 0);
+  if (t.latent) return 2 * s * matrices + 2 * s * s * (q + attention_output_width(t));
   return 2 * s * matrices + 4 * s * s * q;
 }
 
@@ -166,7 +201,17 @@ double split_activations_per_sbh(const TransformerShape& t) {
   double mlp_bytes_per_f = t.mlp == MlpKind::kSwiglu ? 6.0 : 4.0;
   double dense = mlp_bytes_per_f * t.ffn_hidden / t.hidden;
   double moe = t.moe ? mlp_bytes_per_f * moe_mlp_width(t) / t.hidden : 0;
-  return 8 * query_width(t) / t.hidden + layer_mean(t, dense, moe);
+  double attention = t.latent ? 4 * (query_width(t) + attention_output_width(t)) / t.hidden
+                              : 8 * query_width(t) / t.hidden;
+  return attention + layer_mean(t, dense, moe);
+}
+
+// Latent attention also keeps, whole on every device of a tensor group (its down projections are
+// duplicated there), each latent before and after its norm and the shared rotary key part.
+double latent_activations_per_sbh(const TransformerShape& t) {
+  if (!t.latent) return 0;
+  const LatentAttention& a = *t.latent;
+  return 2.0 * (2 * a.q_rank + 2 * a.kv_rank + a.rope_dim) / t.hidden;
 }
 
 // A MoE layer also keeps each token's top_k dispatched copies of its input (2 bytes x h each),
@@ -185,7 +230,7 @@ double layer_activation_bytes(const TransformerShape& t, int microbatch, int ten
   bool scores_kept = recompute != Recompute::kSelective && t.attention != AttentionKind::kFlash;
   double attention = scores_kept ? 5.0 * t.heads * t.sequence / t.hidden : 0;  // the s x s scores
   double split = split_activations_per_sbh(t);
-  double whole = 10 + dispatch_activations_per_sbh(t);
+  double whole = 10 + dispatch_activations_per_sbh(t) + latent_activations_per_sbh(t);
   if (sequence_parallel) return sbh * (whole + split + attention) / tp;
   return sbh * (whole + split / tp + attention / tp);
 }

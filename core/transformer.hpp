@@ -11,7 +11,8 @@ namespace scaleout::core {
 // swiglu MLP has three matrices (3hf) and no biases. The attention's biases and the norms' 4h
 // (LayerNorm's weight and bias) are counted for every MLP; Llama has no biases and RMSNorm's h, so
 // Llama 2 70B counts 34,816 parameters a layer too many (0.004% of the model). The final norm is
-// not counted, as Narayanan et al. do not count it.
+// not counted, as Narayanan et al. do not count it. Latent attention (t.latent) counts its five
+// matrices, no biases, and its two latents' norms beside the layer's two.
 //
 // A mixture of experts (t.moe) makes its MoE layers differ from the dense ones: the per-layer
 // figures below (layer_parameters, layer_forward_flops, layer_activation_bytes) are then the mean
@@ -20,14 +21,24 @@ namespace scaleout::core {
 double layer_parameters(const TransformerShape& t);
 
 // The attention's widths: one head's (head_dim, else hidden / heads), all query heads' together
-// and the keys' (or values'), kv_heads heads.
+// and the keys' (or values'), kv_heads heads. With latent attention the queries' (and keys') width
+// is heads x (qk_nope_head_dim + qk_rope_head_dim).
 double head_width(const TransformerShape& t);
 double query_width(const TransformerShape& t);
 double kv_width(const TransformerShape& t);
-// The layers whose MLP is a mixture of experts: every `every`-th from the first (0 without moe).
+// The keys' and values' widths together (what ring attention passes around), and the width of the
+// attention's output, the projection's input (heads x v_head_dim with latent attention).
+double key_value_width(const TransformerShape& t);
+double attention_output_width(const TransformerShape& t);
+// Latent attention's down projections' parameters in one layer (0 without latent attention):
+// duplicated on every device of a tensor group, not split.
+double latent_down_parameters(const TransformerShape& t);
+// The layers whose MLP is a mixture of experts: those from the first_dense-th on whose index
+// `every` divides (0 without moe).
 int moe_layer_count(const TransformerShape& t);
 // Whether `chunks` equal runs of layers (pipeline stages x virtual stages) hold the same dense and
-// MoE layers: always without moe or with one chunk, else when `every` divides a chunk's layers.
+// MoE layers: always without moe or with one chunk, else when no layer is dense by first_dense and
+// `every` divides a chunk's layers.
 bool moe_pattern_repeats(const TransformerShape& t, long long chunks);
 // One dense layer's parameters, and one MoE layer's: the attention, its biases and norms, the
 // router (h x experts), every expert's MLP and the shared experts' (a dense layer's without moe).
@@ -51,7 +62,8 @@ double transformer_parameters(const TransformerShape& t);
 double active_parameters(const TransformerShape& t);
 
 // Forward FLOPs of one layer for one sequence: 2 per multiply-add of the matrix products
-// (2s x the layer's matrix parameters) and the attention's two s x s products (4 s^2 h). A MoE
+// (2s x the layer's matrix parameters) and the attention's two s x s products (4 s^2 h; with
+// latent attention 2 s^2 heads (qk_nope_head_dim + qk_rope_head_dim + v_head_dim)). A MoE
 // layer counts the matrices a token passes through: the router, top_k experts and the shared
 // ones (the model's FLOPs, without a capacity factor's padding).
 double layer_forward_flops(const TransformerShape& t);

@@ -14,7 +14,8 @@ namespace scaleout::core {
 
 struct MatrixProduct {
   // "qkv", "scores", "context", "projection", "mlp_up", "mlp_down", "logits"; MoE layers: "router",
-  // "expert_up", "expert_down", "shared_up", "shared_down"
+  // "expert_up", "expert_down", "shared_up", "shared_down"; latent attention's "q_down", "q_up",
+  // "kv_down", "kv_up" in place of "qkv"
   std::string name;
   double batch = 1, m = 0, n = 0, k = 0;
   double flops() const { return 2 * batch * m * n * k; }

@@ -79,6 +79,56 @@ TEST(HfConfig, MixturesOfExpertsCountEveryExpertAndTheActiveOnes) {
       << yaml;
 }
 
+// DeepSeek-V2 and V3 (latent attention, shared experts, dense leading layers) against their
+// published totals: V3 671B (its multi-token prediction module left out, as here), V2 236B,
+// V2-Lite 15.7B. Their weights' shapes give 671,026,419,200, 235,741,434,880 and 15,706,484,224
+// (RMSNorms of one vector, V3's router bias); scaleout counts two-vector norms and no router
+// bias, within 0.001% of those. Their "activated" counts (V3 36.6B with the 0.9B output head,
+// V2 21B, V2-Lite 2.4B) leave out the input embedding, which active_parameters includes.
+TEST(HfConfig, DeepSeekReadsLatentAttentionAndDenseLeadingLayers) {
+  struct DeepSeek {
+    const char* file;
+    double total, active;
+    int first_dense, q_rank;
+  };
+  for (const DeepSeek& p : {DeepSeek{"deepseek-v3", 671e9, 36.6e9, 3, 1536},
+                            DeepSeek{"deepseek-v2", 236e9, 21e9, 1, 1536},
+                            DeepSeek{"deepseek-v2-lite", 15.7e9, 2.4e9, 1, 0}}) {
+    HfModel m = read_hf_config(config(p.file));
+    const TransformerShape& t = m.shape;
+    ASSERT_TRUE(t.latent && t.moe) << p.file;
+    EXPECT_EQ(t.latent->q_rank, p.q_rank) << p.file;
+    EXPECT_EQ(t.latent->kv_rank, 512) << p.file;
+    EXPECT_EQ(t.moe->first_dense, p.first_dense) << p.file;
+    EXPECT_EQ(t.sequence, 4096) << p.file;  // the pre-training length, before YaRN
+    EXPECT_LT(std::fabs(transformer_parameters(t) - p.total) / p.total, 5e-3) << p.file;
+    double active = active_parameters(t) - static_cast<double>(t.vocabulary) * t.hidden;
+    EXPECT_LT(std::fabs(active - p.active) / p.active, 0.03) << p.file << ": " << active;
+  }
+  HfModel v3 = read_hf_config(config("deepseek-v3"));
+  EXPECT_NEAR(transformer_parameters(v3.shape), 671026419200.0, 1e-5 * 671026419200.0);
+  EXPECT_EQ(moe_layer_count(v3.shape), 58);
+  EXPECT_EQ(v3.shape.moe->shared_ffn_hidden, 2048);
+  std::string yaml = hf_workload_yaml(v3, "deepseek-v3.json");
+  EXPECT_NE(yaml.find("moe: { experts: 256, top_k: 8, expert_ffn_hidden: 2048, shared_experts: 1, "
+                      "shared_ffn_hidden: 2048, first_dense: 3 }"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("latent_attention: { q_lora_rank: 1536, kv_lora_rank: 512, "
+                      "qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 }"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("sequence 4096: rope_scaling.original_max_position_embeddings"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("multi-token prediction"), std::string::npos) << yaml;
+  // What `import hf` writes loads as a workload with the same count.
+  scaleout::testing::TempDir dir("hf-deepseek-yaml");
+  Workload w = load_workload(dir.write("deepseek-v3.yaml", yaml));
+  ASSERT_TRUE(w.transformer && w.transformer->latent);
+  EXPECT_DOUBLE_EQ(w.parameters, transformer_parameters(v3.shape));
+}
+
 // The architecture's features, as each family writes them.
 // Gemma 2 (its model cards' element counts, checked by hand from the configs: 9B is 256,000 x
 // 3,584 embeddings, 42 layers of 198,195,200 (attention 44,040,192, GeGLU 154,140,672, four
@@ -135,13 +185,14 @@ TEST(HfConfig, WhatIsNotDescribedIsRefusedWithWhy) {
     }
     return "";
   };
-  scaleout::testing::TempDir deepseek_dir("hf-deepseek");
-  std::string deepseek = error_of(
-      deepseek_dir.write("config.json", R"({"model_type": "deepseek_v3", "hidden_size": 7168})"));
-  EXPECT_NE(deepseek.find("model_type"), std::string::npos) << deepseek;
-  EXPECT_NE(deepseek.find("multi-head latent attention"), std::string::npos) << deepseek;
+  scaleout::testing::TempDir other_dir("hf-other");
+  std::string mamba =
+      error_of(other_dir.write("config.json", R"({"model_type": "mamba", "hidden_size": 768})"));
+  EXPECT_NE(mamba.find("model_type"), std::string::npos) << mamba;
+  EXPECT_NE(mamba.find("'mamba' is not described"), std::string::npos) << mamba;
+  EXPECT_NE(mamba.find("deepseek_v3"), std::string::npos) << mamba;  // the ones that are
   std::string sparse_step = error_of(
-      deepseek_dir.write("qwen.json", R"({"model_type": "qwen2_moe", "decoder_sparse_step": 2})"));
+      other_dir.write("qwen.json", R"({"model_type": "qwen2_moe", "decoder_sparse_step": 2})"));
   EXPECT_NE(sparse_step.find("decoder_sparse_step"), std::string::npos) << sparse_step;
   // Gemma 2's 8,192-token context is beyond its local layers' 4,096: not modelled, so refused.
   std::string gemma2 = error_of(config("gemma-2-9b"));

@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/input_error.hpp"
 #include "core/megatron_args.hpp"
 #include "core/model_split.hpp"
+#include "core/moe_layer_pattern.hpp"
 #include "core/plan_loader.hpp"
 #include "core/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
@@ -36,7 +39,8 @@ TEST(MegatronImport, TheBundledPlansArgumentsComeBackTheSame) {
                            "experiments/model-parallel/llama2-70b-h100.yaml",
                            "experiments/model-parallel/mixtral-8x7b-h100.yaml",
                            "experiments/model-parallel/mixtral-8x7b-h100-ep.yaml",
-                           "experiments/model-parallel/llama3-405b-h100.yaml"}) {
+                           "experiments/model-parallel/llama3-405b-h100.yaml",
+                           "experiments/model-parallel/deepseek-v2-lite-h100.yaml"}) {
     Plan plan = load_plan(scaleout::testing::source_path(file));
     Args args = megatron_arguments(plan);
     MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});
@@ -46,6 +50,57 @@ TEST(MegatronImport, TheBundledPlansArgumentsComeBackTheSame) {
     EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters) << file;
     EXPECT_EQ(again.training.gradient_precision, plan.training.gradient_precision) << file;
   }
+}
+
+// DeepSeek-V2-Lite from its Hugging Face config (latent attention without a query latent, one
+// dense layer before 26 MoE layers): out as Megatron-Core's --multi-latent-attention flags and
+// --moe-layer-freq ([0]*1+[1]*26), and back.
+TEST(MegatronImport, LatentAttentionAndDenseLeadingLayersComeBack) {
+  std::string yaml = std::string(scaleout::testing::kInlineCluster) +
+                     "workload: { name: lite, hf_config: " +
+                     scaleout::testing::source_path("tests/data/hf/deepseek-v2-lite.json") +
+                     " }\nstrategy: { kind: ring }\n"
+                     "parallelism: { framework: megatron, tensor: 2, expert: 4, "
+                     "sequence_parallel: true }\n"
+                     "training: { workers: 16, global_batch: 16, precision: bf16 }\n";
+  Plan plan = scaleout::testing::load_text("megatron-deepseek", yaml);
+  Args args = megatron_arguments(plan);
+  auto at = std::find(args.begin(), args.end(), "--moe-layer-freq");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), "([0]*1+[1]*26)");
+  EXPECT_NE(std::find(args.begin(), args.end(), "--multi-latent-attention"), args.end());
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--q-lora-rank"), args.end());
+  MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});
+  EXPECT_TRUE(imported.left_out.empty());
+  Plan again = load_import("megatron-deepseek-again", imported);
+  ASSERT_TRUE(again.workload.transformer->latent);
+  EXPECT_EQ(again.workload.transformer->moe->first_dense, 1);
+  EXPECT_EQ(megatron_arguments(again), args) << imported.yaml;
+  EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters);
+}
+
+// --moe-layer-freq's lists, as Megatron-LM evaluates them, read as every and first_dense; what
+// those cannot describe is refused.
+TEST(MegatronImport, MoeLayerListsReadAsEveryAndFirstDense) {
+  auto pattern = [](const std::string& text, int layers) {
+    std::optional<MoeLayerPattern> p = parse_moe_layer_list(text, layers);
+    return p ? std::to_string(p->every) + "/" + std::to_string(p->first_dense) : "none";
+  };
+  EXPECT_EQ(pattern("([0]*3+[1]*58)", 61), "1/3");
+  EXPECT_EQ(pattern("[1, 0, 1, 0]", 4), "2/0");
+  EXPECT_EQ(pattern("[0,0,1,0,1,0]", 6), "2/2");
+  EXPECT_EQ(pattern("[0]*2+[1,0]*2", 6), "2/2");
+  EXPECT_EQ(pattern("4", 8), "none");
+  EXPECT_THROW(parse_moe_layer_list("[0,1,1,0]", 4), std::invalid_argument);  // not every n-th
+  EXPECT_THROW(parse_moe_layer_list("[1]*3", 4), std::invalid_argument);      // 3 of 4 layers
+  EXPECT_THROW(parse_moe_layer_list("[0]*4", 4), std::invalid_argument);      // no MoE layer
+  TransformerShape t;
+  t.layers = 6;
+  t.moe = MoeShape{};
+  t.moe->every = 2, t.moe->first_dense = 2;
+  EXPECT_EQ(moe_layer_freq_text(t), "[0,0,1,0,1,0]");
+  t.moe->first_dense = 0;
+  EXPECT_EQ(moe_layer_freq_text(t), "2");
 }
 
 // Heads wider than hidden / heads (Gemma's): through the plan writer, out as --kv-channels and
