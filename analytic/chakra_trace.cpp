@@ -121,8 +121,6 @@ void check_supported(const core::Plan& plan) {
     refuse("gradient compression");
   if (!plan.parallelism) return;
   if (plan.parallelism->context > 1) refuse("context parallelism's key-value exchanges");
-  if (plan.parallelism->schedule == core::PipelineScheduleKind::kZeroBubble)
-    refuse("the zero-bubble schedule's weight passes");
 }
 
 }  // namespace
@@ -177,8 +175,10 @@ struct StageProgram {
   void layers(RankNodes& nodes, const RankGroups& g, const std::string& what, int count,
               bool forward) const {
     const core::ModelSplit& s = state.split();
-    double seconds = forward ? costs.layer_forward_compute : costs.layer_backward_compute;
-    double flops = forward ? work.layer_forward_flops : work.layer_backward_flops;
+    // The zero-bubble schedule leaves the weights' gradients to a pass of their own.
+    double seconds = forward ? costs.layer_forward_compute
+                             : costs.layer_backward_compute - costs.layer_weight_compute;
+    double flops = forward ? work.layer_forward_flops : work.layer_backward_flops - weight_flops();
     int allreduces = forward ? work.tensor_allreduces_forward : work.tensor_allreduces_backward;
     int gathers = forward ? work.gathers_forward : work.gathers_backward;
     std::vector<std::uint64_t> gathered = gather_layer(nodes, g, what + " layer 0", gathers);
@@ -208,8 +208,21 @@ struct StageProgram {
                             core::ChakraCollective::kAllToAll, work.dispatch_bytes, g.experts));
   }
 
+  double weight_flops() const {
+    return costs.layer_weight_compute > 0 ? work.layer_weight_flops : 0;
+  }
+
+  // The zero-bubble schedule's weight pass: the gradients of the stage's layers' weights, compute
+  // alone (the output layer's stay with its backward).
+  void weight_pass(RankNodes& nodes, int rank, const core::PipeOp& op) const {
+    int layers = core::stage_layers(state.split(), state.coordinates(rank).stage);
+    nodes.then(compute("microbatch " + std::to_string(op.microbatch) + " weight pass",
+                       layers * costs.layer_weight_compute, layers * work.layer_weight_flops));
+  }
+
   // A forward or backward of one micro-batch and chunk, with its receive and its send.
   void op(RankNodes& nodes, int rank, const RankGroups& g, const core::PipeOp& op) const {
+    if (op.kind == core::PipeOp::Kind::kWeight) return weight_pass(nodes, rank, op);
     const core::ModelSplit& s = state.split();
     int stage = state.coordinates(rank).stage;
     int v = op.chunk * s.pipeline + stage, last = virtual_stages() - 1;

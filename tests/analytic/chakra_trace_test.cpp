@@ -218,15 +218,55 @@ TEST(ChakraTrace, ExpertsExchangeTokensAndTheirOwnGradient) {
   }
 }
 
+// A compute node's FLOPs (0 where it gives none).
+long num_ops(const core::ChakraNode& n) {
+  for (const auto& a : n.attributes)
+    if (a.name == "num_ops") return static_cast<long>(a.integer);
+  return 0;
+}
+
+// The zero-bubble schedule (split_plan's 4 micro-batches, 4 layers a stage): each rank's 4
+// weight passes are compute nodes of their own, each of the stage's 4 layers' weight FLOPs, taken
+// from its backwards, so that the rank computes what 1F1B's does; its collectives are 1F1B's.
+TEST(ChakraTrace, ZeroBubbleWeightPassesAreComputeOfTheirOwn) {
+  core::Plan base = split_plan();
+  core::Plan zero_bubble = split_plan();
+  zero_bubble.parallelism->schedule = core::PipelineScheduleKind::kZeroBubble;
+  core::validate_plan(zero_bubble);
+  core::ModelParallelWork work = core::model_parallel_work(zero_bubble);
+  ASSERT_GT(work.layer_weight_flops, 0);
+  ChakraProgram before = chakra_program(base), after = chakra_program(zero_bubble);
+  for (int rank : {rank_of(0, 0, 0), rank_of(1, 7, 1)}) {
+    SCOPED_TRACE(rank);
+    int passes = 0;
+    long ops_before = 0, ops_after = 0, nodes = 0;
+    for (const core::ChakraNode& n : after.ranks[rank]) {
+      ops_after += num_ops(n), ++nodes;
+      if (n.name.find("weight pass") == std::string::npos) continue;
+      ++passes;
+      EXPECT_EQ(num_ops(n), std::llround(4 * work.layer_weight_flops));
+      EXPECT_GT(n.duration_micros, 0u);
+    }
+    for (const core::ChakraNode& n : before.ranks[rank]) ops_before += num_ops(n);
+    EXPECT_EQ(passes, 4);
+    EXPECT_NEAR(ops_after, ops_before, nodes);  // each node's count rounded once
+    auto c_before = collectives(before, rank), c_after = collectives(after, rank);
+    EXPECT_EQ(c_after.size(), c_before.size());
+    for (const auto& [kind, c] : c_before) EXPECT_EQ(c_after[kind].count, c.count);
+  }
+}
+
 TEST(ChakraTrace, WhatTheTracesCannotHoldIsRefusedNamingTheOption) {
-  core::Plan plan = split_plan();
-  plan.parallelism->schedule = core::PipelineScheduleKind::kZeroBubble;
+  core::Plan plan = testing::load_text(
+      "chakra-context", testing::two_node_gpt("tensor: 2, context: 2, sequence_parallel: true, "
+                                              "framework: any",
+                                              16, 16));
   try {
     chakra_program(plan);
-    FAIL() << "the zero-bubble schedule written as traces";
+    FAIL() << "context parallelism written as traces";
   } catch (const core::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--chakra"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("zero-bubble"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("context parallelism"), std::string::npos) << e.what();
   }
 }
 
