@@ -1,9 +1,12 @@
 // A plan's training step as Chakra execution traces (analytic/chakra_trace.hpp).
 #include "analytic/chakra_trace.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -77,9 +80,11 @@ class RankNodes {
     if (join) beside_.clear();
     last_ = add(std::move(node));
   }
-  // After the chain's last node, the chain going on without waiting for it; its id.
-  std::uint64_t beside(ChakraNode node) {
+  // After the chain's last node (and after `also`), the chain going on without waiting for it;
+  // its id.
+  std::uint64_t beside(ChakraNode node, const std::vector<std::uint64_t>& also = {}) {
     if (last_) node.data_deps.push_back(*last_);
+    node.data_deps.insert(node.data_deps.end(), also.begin(), also.end());
     beside_.push_back(add(std::move(node)));
     return beside_.back();
   }
@@ -120,7 +125,6 @@ void check_supported(const core::Plan& plan) {
   if (plan.training.compression.kind != core::CompressionKind::kNone)
     refuse("gradient compression");
   if (!plan.parallelism) return;
-  if (plan.parallelism->context > 1) refuse("context parallelism's key-value exchanges");
 }
 
 }  // namespace
@@ -130,6 +134,7 @@ namespace {
 // The communicator groups a rank's collectives run over (0: a group of one, where none run).
 struct RankGroups {
   int tensor = 0;
+  int context = 0;      // the context group's key-value exchanges
   int data = 0;         // the dense layers' gradient: context x expert x data ranks
   int experts = 0;      // the expert-parallel group's token all-to-alls
   int expert_data = 0;  // the experts' gradient: the data ranks that hold the same experts
@@ -169,12 +174,102 @@ struct StageProgram {
     return ids;
   }
 
+  // An op's place, for the tags of its context exchanges.
+  struct OpAt {
+    int rank = 0, microbatch = 0, chunk = 0;
+    bool forward = true;
+  };
+
+  // The attention's share of a layer's compute, which context parallelism runs apart (a
+  // recomputed attention's forward in backward's).
+  struct Attention {
+    double seconds = 0, flops = 0, recomputed_seconds = 0, recomputed_flops = 0;
+  };
+  Attention attention_share(const RankGroups& g, bool forward) const {
+    if (g.context == 0) return {};
+    if (forward) return {costs.layer_attention_forward, work.layer_attention_forward_flops};
+    bool again = work.context_recomputed;
+    return {costs.layer_attention_backward,
+            work.layer_attention_backward_flops + (again ? work.layer_attention_forward_flops : 0),
+            again ? costs.layer_attention_forward : 0,
+            again ? work.layer_attention_forward_flops : 0};
+  }
+
+  // A context exchange's tag, unique to the op, the layer, the pass and the ring's step, above the
+  // pipeline's tags.
+  int context_tag(const OpAt& at, int layer, int pass, int step) const {
+    const core::ModelSplit& s = state.split();
+    long long op = (static_cast<long long>(at.microbatch) * s.chunks + at.chunk) * 2 + at.forward;
+    long long tag =
+        (((op * s.layers_per_chunk + layer) * 2 + pass) * s.context + step) + (1LL << 24);
+    if (tag > std::numeric_limits<std::int32_t>::max())
+      refuse("more context exchanges a step than Chakra's 32-bit tags number");
+    return static_cast<int>(tag);
+  }
+
+  // Ring attention's pass of the key-value blocks (`parts` of a block each: 2 with their
+  // gradient): each step the rank computes against the block it holds while it passes that block
+  // to the next rank and takes the previous rank's; each step waits for the last one's blocks.
+  void ring_pass(RankNodes& nodes, const std::string& what, const OpAt& at, int layer, int pass,
+                 int parts, double seconds, double flops) const {
+    std::vector<int> members = state.group(at.rank, {core::ParallelDim::kContext});
+    int n = static_cast<int>(members.size());
+    int me = static_cast<int>(std::find(members.begin(), members.end(), at.rank) - members.begin());
+    int left = members[(me + n - 1) % n], right = members[(me + 1) % n];
+    double bytes = parts * work.context_block_bytes;
+    std::vector<std::uint64_t> arrived;
+    for (int k = 0; k < n; ++k) {
+      std::vector<std::uint64_t> moving;
+      std::string step = what + " key-value step " + std::to_string(k);
+      if (k < n - 1) {  // the last block held goes no further
+        int tag = context_tag(at, layer, pass, k);
+        moving.push_back(
+            nodes.beside(transfer(false, step + " receive", left, at.rank, tag, bytes), arrived));
+        moving.push_back(
+            nodes.beside(transfer(true, step + " send", at.rank, right, tag, bytes), arrived));
+      }
+      nodes.then(compute(step + " attention", seconds / n, flops / n), false, arrived);
+      arrived = std::move(moving);
+    }
+  }
+
+  // A layer's attention under context parallelism, before the rest of its compute: the ring's
+  // passes, or Llama 3's all-gathers of every member's block (backward: again, and the blocks'
+  // gradient reduce-scattered). A recomputed attention exchanges as forward first.
+  void context_attention(RankNodes& nodes, const RankGroups& g, const std::string& what,
+                         const OpAt& at, int layer) const {
+    Attention a = attention_share(g, at.forward);
+    double own_seconds = a.seconds - a.recomputed_seconds, own_flops = a.flops - a.recomputed_flops;
+    if (work.context_ring) {
+      if (a.recomputed_seconds > 0)
+        ring_pass(nodes, what + " recomputed", at, layer, 0, 1, a.recomputed_seconds,
+                  a.recomputed_flops);
+      ring_pass(nodes, what, at, layer, 1, at.forward ? 1 : 2, own_seconds, own_flops);
+      return;
+    }
+    double blocks = work.context_block_bytes * work.context;
+    auto gather = [&](const std::string& name) {
+      nodes.then(collective(name + " key-value all-gather", core::ChakraCollective::kAllGather,
+                            blocks, g.context));
+    };
+    if (a.recomputed_seconds > 0) {
+      gather(what + " recomputed");
+      nodes.then(compute(what + " recomputed attention", a.recomputed_seconds, a.recomputed_flops));
+    }
+    gather(what);
+    nodes.then(compute(what + " attention", own_seconds, own_flops));
+    if (!at.forward)
+      nodes.then(collective(what + " key-value gradient reduce-scatter",
+                            core::ChakraCollective::kReduceScatter, blocks, g.context));
+  }
+
   // Each layer's compute and tensor all-reduces. With ZeRO-2 and 3 (every micro-batch), the next
   // layer's parameter gathers run beside a layer's compute, and from ZeRO-2 on each layer's
   // gradient reduce-scatter beside what follows its backward.
   void layers(RankNodes& nodes, const RankGroups& g, const std::string& what, int count,
-              bool forward) const {
+              const OpAt& at) const {
     const core::ModelSplit& s = state.split();
+    bool forward = at.forward;
     // The zero-bubble schedule leaves the weights' gradients to a pass of their own.
     double seconds = forward ? costs.layer_forward_compute
                              : costs.layer_backward_compute - costs.layer_weight_compute;
@@ -187,7 +282,9 @@ struct StageProgram {
       std::vector<std::uint64_t> ready = std::move(gathered);
       if (layer + 1 < count)
         gathered = gather_layer(nodes, g, what + " layer " + std::to_string(layer + 1), gathers);
-      nodes.then(compute(name, seconds, flops), false, ready);
+      Attention attention = attention_share(g, forward);
+      if (g.context > 0) context_attention(nodes, g, name, at, layer);
+      nodes.then(compute(name, seconds - attention.seconds, flops - attention.flops), false, ready);
       if (!forward && work.reduce_per_microbatch)
         nodes.beside(collective(name + " gradient reduce-scatter",
                                 core::ChakraCollective::kReduceScatter, work.layer_shard_bytes,
@@ -237,7 +334,7 @@ struct StageProgram {
     if (!forward && v == last)
       nodes.then(compute(what + " output layer", 2 * costs.logit_forward, 0));
     int count = op.chunk == 0 ? core::stage_layers(s, stage) : s.layers_per_chunk;
-    layers(nodes, g, what, count, forward);
+    layers(nodes, g, what, count, {rank, op.microbatch, op.chunk, forward});
     token_exchanges(nodes, g, what, forward);
     if (forward && v == last) nodes.then(compute(what + " output layer", costs.logit_forward, 0));
     if (to < 0 || to > last) return;
@@ -294,6 +391,7 @@ struct StageProgram {
     RankNodes nodes(out);
     RankGroups g;
     g.tensor = groups.id_of(state.group(rank, {Dim::kTensor}));
+    g.context = group_id(rank, {Dim::kContext});
     g.data = group_id(rank, {Dim::kContext, Dim::kExpert, Dim::kData});
     if (plan.parallelism->expert > 1) {
       g.experts = group_id(rank, {Dim::kExpert});
