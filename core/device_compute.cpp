@@ -133,7 +133,8 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
     out.attention_forward += attention.forward;
     out.attention_backward += attention.backward;
   }
-  for (const MatrixProduct& p : layer_products(t, microbatch, tensor, moe, expert)) {
+  for (const MatrixProduct& p :
+       layer_products(t, microbatch, tensor, moe, expert, sequence_split)) {
     if (flash && is_attention(p)) continue;
     double forward = matmul_seconds(d, p);
     BackwardSeconds parts = matmul_backward_parts(d, p);

@@ -30,23 +30,25 @@ void add_moe_products(const TransformerShape& t, double tokens, int tensor, int 
   }
 }
 
-// Latent attention's products (DeepSeek-V2): the down projections whole on every device of the
-// group (duplicated), the up projections split by heads, each head's scores over
-// qk_nope_head_dim + qk_rope_head_dim and its context over v_head_dim.
+// Latent attention's products (DeepSeek-V2): the down projections' weights whole on every device
+// of the group (duplicated), run over the device's share of the tokens (1 / sequence_split of
+// them: all without sequence parallelism), the up projections split by heads, each head's scores
+// over qk_nope_head_dim + qk_rope_head_dim and its context over v_head_dim.
 std::vector<MatrixProduct> latent_attention_products(const TransformerShape& t, double tokens,
-                                                     int microbatch, int tensor) {
+                                                     int microbatch, int tensor,
+                                                     int sequence_split) {
   const LatentAttention& a = *t.latent;
-  double h = t.hidden, s = t.sequence, heads = t.heads;
+  double h = t.hidden, s = t.sequence, heads = t.heads, own = tokens / sequence_split;
   double key_head = a.nope_dim + a.rope_dim;
   double heads_here = heads / tensor * microbatch;
   std::vector<MatrixProduct> out;
   if (a.q_rank > 0) {
-    out.push_back({"q_down", 1, tokens, static_cast<double>(a.q_rank), h});
+    out.push_back({"q_down", 1, own, static_cast<double>(a.q_rank), h});
     out.push_back({"q_up", 1, tokens, heads * key_head / tensor, static_cast<double>(a.q_rank)});
   } else {
     out.push_back({"q_up", 1, tokens, heads * key_head / tensor, h});
   }
-  out.push_back({"kv_down", 1, tokens, static_cast<double>(a.kv_rank) + a.rope_dim, h});
+  out.push_back({"kv_down", 1, own, static_cast<double>(a.kv_rank) + a.rope_dim, h});
   out.push_back({"kv_up", 1, tokens, heads * (a.nope_dim + a.value_dim) / tensor,
                  static_cast<double>(a.kv_rank)});
   out.push_back({"scores", heads_here, s, s, key_head});
@@ -58,21 +60,21 @@ std::vector<MatrixProduct> latent_attention_products(const TransformerShape& t, 
 }  // namespace
 
 std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor,
-                                          bool moe, int expert) {
+                                          bool moe, int expert, int sequence_split) {
   double tokens = static_cast<double>(t.sequence) * microbatch;
   double h = t.hidden, f = t.ffn_hidden, s = t.sequence;
   double head = head_width(t);
   double q = query_width(t);
   double kv = head * t.kv_heads;  // keys' (and values') width
   double heads_here = static_cast<double>(t.heads) / tensor * microbatch;
-  std::vector<MatrixProduct> out = t.latent
-                                       ? latent_attention_products(t, tokens, microbatch, tensor)
-                                       : std::vector<MatrixProduct>{
-                                             {"qkv", 1, tokens, (q + 2 * kv) / tensor, h},
-                                             {"scores", heads_here, s, s, head},
-                                             {"context", heads_here, s, head, s},
-                                             {"projection", 1, tokens, h, q / tensor},
-                                         };
+  std::vector<MatrixProduct> out =
+      t.latent ? latent_attention_products(t, tokens, microbatch, tensor, sequence_split)
+               : std::vector<MatrixProduct>{
+                     {"qkv", 1, tokens, (q + 2 * kv) / tensor, h},
+                     {"scores", heads_here, s, s, head},
+                     {"context", heads_here, s, head, s},
+                     {"projection", 1, tokens, h, q / tensor},
+                 };
   if (moe && t.moe) {
     add_moe_products(t, tokens, tensor, expert, out);
   } else {

@@ -34,8 +34,11 @@ struct MatrixProduct {
 // With expert parallelism (`expert` > 1) a device holds experts / expert of them and computes the
 // tokens its expert-parallel group routes to them: a batch of experts / expert, each with expert
 // times the rows above, times the busiest rank's `imbalance`.
+//
+// Latent attention's down projections, whole on every device of the group, run over its share of
+// the tokens: 1 / `sequence_split` of them (the tensor degree under sequence parallelism).
 std::vector<MatrixProduct> layer_products(const TransformerShape& t, int microbatch, int tensor,
-                                          bool moe = false, int expert = 1);
+                                          bool moe = false, int expert = 1, int sequence_split = 1);
 
 // The kinds of layer a model holds with their share of its layers: the dense layer alone (share
 // 1), or with a mixture of experts the dense one (if any is left) and the MoE one.

@@ -72,6 +72,11 @@ TEST(LatentAttention, FlopsAndProductsAgree) {
   EXPECT_EQ(p[6].name, "projection");
   EXPECT_DOUBLE_EQ(p[6].k, 3);
   EXPECT_EQ(layer_products(tiny(0), 1, 1).front().name, "q_up");  // no query latent
+  // Under sequence parallelism each device runs the down projections over its half of the tokens.
+  std::vector<MatrixProduct> split = layer_products(t, 1, 2, false, 1, 2);
+  EXPECT_DOUBLE_EQ(split[0].m, 2);
+  EXPECT_DOUBLE_EQ(split[2].m, 2);
+  EXPECT_DOUBLE_EQ(split[1].m, 4);  // the up projections take the gathered latents
 }
 
 // Activations of a micro-batch of 1 (s b h = 32), no recomputation, tensor 1, in units of s b h:
