@@ -129,6 +129,29 @@ TEST(HfConfig, DeepSeekReadsLatentAttentionAndDenseLeadingLayers) {
   EXPECT_DOUBLE_EQ(w.parameters, transformer_parameters(v3.shape));
 }
 
+// The bundled models, written by hand from their papers, count what their released configs
+// count; Mixtral 8x22B (no config here) its release's 141B and "39B active".
+TEST(HfConfig, BundledModelsCountWhatTheirConfigsCount) {
+  for (auto [model, released] : {std::pair{"llama3-8b", "llama-3-8b"},
+                                 {"llama3-70b", "llama-3-70b"},
+                                 {"mixtral-8x7b", "mixtral-8x7b"},
+                                 {"deepseek-v2-lite", "deepseek-v2-lite"},
+                                 {"deepseek-v3", "deepseek-v3"}}) {
+    SCOPED_TRACE(model);
+    Workload w =
+        load_workload(scaleout::testing::source_path("models/" + std::string(model) + ".yaml"));
+    ASSERT_TRUE(w.transformer);
+    HfModel m = read_hf_config(config(released), w.transformer->sequence);
+    EXPECT_DOUBLE_EQ(w.parameters, transformer_parameters(m.shape));
+    EXPECT_DOUBLE_EQ(active_parameters(*w.transformer), active_parameters(m.shape));
+    EXPECT_DOUBLE_EQ(model_flops_per_sequence(*w.transformer), model_flops_per_sequence(m.shape));
+  }
+  Workload mixtral = load_workload(scaleout::testing::source_path("models/mixtral-8x22b.yaml"));
+  EXPECT_LT(std::fabs(mixtral.parameters - 141e9) / 141e9, 5e-3) << mixtral.parameters;
+  double active = active_parameters(*mixtral.transformer);
+  EXPECT_LT(std::fabs(active - 39e9) / 39e9, 1e-2) << active;
+}
+
 // The architecture's features, as each family writes them.
 // Gemma 2 (its model cards' element counts, checked by hand from the configs: 9B is 256,000 x
 // 3,584 embeddings, 42 layers of 198,195,200 (attention 44,040,192, GeGLU 154,140,672, four
