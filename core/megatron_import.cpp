@@ -190,7 +190,17 @@ std::string moe_frequency_yaml(Arguments& a, int layers) {
 
 // --multi-latent-attention and its widths (Megatron-LM's defaults where absent).
 std::string latent_yaml(Arguments& a) {
-  if (!a.has("--multi-latent-attention")) return "";
+  if (!a.has("--multi-latent-attention")) {
+    for (const char* flag : {"--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
+                             "--qk-pos-emb-head-dim", "--v-head-dim"})
+      if (a.has(flag))
+        throw InputError(kSource, 0, flag,
+                         "sizes latent attention, which is not given (--multi-latent-attention)");
+    return "";
+  }
+  if (a.has("--group-query-attention"))
+    throw InputError(kSource, 0, "--group-query-attention",
+                     "latent attention gives every head its own key and value");
   a.derivation.push_back("latent_attention: --multi-latent-attention");
   std::ostringstream m;
   m << ", latent_attention: { ";

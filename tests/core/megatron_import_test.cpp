@@ -270,6 +270,16 @@ TEST(MegatronImport, WhatCannotBePlannedIsRefusedNamingTheFlag) {
   std::string bucket = refusal(with({"--vocab-size", "32000", "--ddp-bucket-size", "40000000"}));
   EXPECT_NE(bucket.find("--ddp-bucket-size"), std::string::npos) << bucket;
   EXPECT_NE(bucket.find("--overlap-grad-reduce, which is not given"), std::string::npos) << bucket;
+  std::string latent = refusal(with({"--vocab-size", "32000", "--kv-lora-rank", "512"}));
+  EXPECT_NE(latent.find("--kv-lora-rank"), std::string::npos) << latent;
+  EXPECT_NE(latent.find("--multi-latent-attention"), std::string::npos) << latent;
+  std::string grouped = refusal(with({"--vocab-size", "32000", "--multi-latent-attention",
+                                      "--group-query-attention", "--num-query-groups", "8"}));
+  EXPECT_NE(grouped.find("--group-query-attention"), std::string::npos) << grouped;
+  std::string freq = refusal(with(
+      {"--vocab-size", "32000", "--num-experts", "8", "--moe-layer-freq", "[0,1,1]*10+[0,1]"}));
+  EXPECT_NE(freq.find("--moe-layer-freq"), std::string::npos) << freq;
+  EXPECT_NE(freq.find("moe.every and moe.first_dense describe"), std::string::npos) << freq;
 }
 
 }  // namespace
