@@ -29,6 +29,16 @@ std::vector<int> tensor_degrees(const core::Plan& plan, const SplitSearchOptions
                               o.tensor_across_nodes);
 }
 
+// Why validation refused a candidate split, for the search's summary: the model's layers where
+// they keep a split out, else the schedule or the batch.
+std::string invalid_split_reason(const core::InputError& e) {
+  if (e.field() == "workload.transformer.moe.first_dense")
+    return "dense leading layers (moe.first_dense) are modelled with pipeline 1 only";
+  if (e.field() == "workload.transformer.moe.every")
+    return "its stages would hold unlike MoE layers (moe.every)";
+  return "not a valid split (schedule or batch)";
+}
+
 struct Search {
   const core::Plan& base;
   SplitSearchOptions options;
@@ -57,8 +67,8 @@ struct Search {
     plan.parallelism = p;
     try {
       core::validate_plan(plan);
-    } catch (const core::InputError&) {
-      ++out.dropped["not a valid split (schedule or batch)"];
+    } catch (const core::InputError& e) {
+      ++out.dropped[invalid_split_reason(e)];
       return;
     }
     if (!fits_with_margin(plan)) {

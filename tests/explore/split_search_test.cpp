@@ -308,6 +308,23 @@ TEST(SplitSearch, TriesThePlansUnevenStages) {
   EXPECT_GT(uneven, 0);
 }
 
+// Dense leading layers (moe.first_dense) keep every split with stages out, and the summary says
+// so rather than blaming the schedule or the batch.
+TEST(SplitSearch, DenseLeadingLayersKeepStagesOutAndSaySo) {
+  std::string text = testing::two_node_gpt("tensor: 1", 16, 16);
+  std::string dense = "vocabulary: 32000 }";
+  text.replace(text.find(dense), dense.size(),
+               "vocabulary: 32000, moe: { experts: 8, top_k: 2, first_dense: 1 } }");
+  SplitSearchOptions options;
+  options.top = 1000000;
+  options.framework = core::Framework::kAny;
+  SplitSearch s = search_splits(testing::load_text("split-search-first-dense", text), options);
+  ASSERT_FALSE(s.best.empty());
+  for (const auto& c : s.best) EXPECT_EQ(c.plan.parallelism->pipeline, 1);
+  EXPECT_GT(s.dropped["dense leading layers (moe.first_dense) are modelled with pipeline 1 only"],
+            0);
+}
+
 // Restrictions keep only the values given; GPipe and zero bubble are tried only when asked for.
 TEST(SplitSearch, RestrictionsKeepOnlyTheValuesGiven) {
   const int interleaved = static_cast<int>(core::PipelineScheduleKind::kInterleaved);
