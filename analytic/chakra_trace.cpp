@@ -134,7 +134,8 @@ namespace {
 // The communicator groups a rank's collectives run over (0: a group of one, where none run).
 struct RankGroups {
   int tensor = 0;
-  int context = 0;      // the context group's key-value exchanges
+  int context = 0;                          // the context group's key-value exchanges
+  int context_left = 0, context_right = 0;  // the rank's neighbours on the ring attention's ring
   int data = 0;         // the dense layers' gradient: context x expert x data ranks
   int experts = 0;      // the expert-parallel group's token all-to-alls
   int expert_data = 0;  // the experts' gradient: the data ranks that hold the same experts
@@ -210,12 +211,9 @@ struct StageProgram {
   // Ring attention's pass of the key-value blocks (`parts` of a block each: 2 with their
   // gradient): each step the rank computes against the block it holds while it passes that block
   // to the next rank and takes the previous rank's; each step waits for the last one's blocks.
-  void ring_pass(RankNodes& nodes, const std::string& what, const OpAt& at, int layer, int pass,
-                 int parts, double seconds, double flops) const {
-    std::vector<int> members = state.group(at.rank, {core::ParallelDim::kContext});
-    int n = static_cast<int>(members.size());
-    int me = static_cast<int>(std::find(members.begin(), members.end(), at.rank) - members.begin());
-    int left = members[(me + n - 1) % n], right = members[(me + 1) % n];
+  void ring_pass(RankNodes& nodes, const RankGroups& g, const std::string& what, const OpAt& at,
+                 int layer, int pass, int parts, double seconds, double flops) const {
+    int n = work.context, left = g.context_left, right = g.context_right;
     double bytes = parts * work.context_block_bytes;
     std::vector<std::uint64_t> arrived;
     for (int k = 0; k < n; ++k) {
@@ -237,14 +235,13 @@ struct StageProgram {
   // passes, or Llama 3's all-gathers of every member's block (backward: again, and the blocks'
   // gradient reduce-scattered). A recomputed attention exchanges as forward first.
   void context_attention(RankNodes& nodes, const RankGroups& g, const std::string& what,
-                         const OpAt& at, int layer) const {
-    Attention a = attention_share(g, at.forward);
+                         const OpAt& at, int layer, const Attention& a) const {
     double own_seconds = a.seconds - a.recomputed_seconds, own_flops = a.flops - a.recomputed_flops;
     if (work.context_ring) {
       if (a.recomputed_seconds > 0)
-        ring_pass(nodes, what + " recomputed", at, layer, 0, 1, a.recomputed_seconds,
+        ring_pass(nodes, g, what + " recomputed", at, layer, 0, 1, a.recomputed_seconds,
                   a.recomputed_flops);
-      ring_pass(nodes, what, at, layer, 1, at.forward ? 1 : 2, own_seconds, own_flops);
+      ring_pass(nodes, g, what, at, layer, 1, at.forward ? 1 : 2, own_seconds, own_flops);
       return;
     }
     double blocks = work.context_block_bytes * work.context;
@@ -283,7 +280,7 @@ struct StageProgram {
       if (layer + 1 < count)
         gathered = gather_layer(nodes, g, what + " layer " + std::to_string(layer + 1), gathers);
       Attention attention = attention_share(g, forward);
-      if (g.context > 0) context_attention(nodes, g, name, at, layer);
+      if (g.context > 0) context_attention(nodes, g, name, at, layer, attention);
       nodes.then(compute(name, seconds - attention.seconds, flops - attention.flops), false, ready);
       if (!forward && work.reduce_per_microbatch)
         nodes.beside(collective(name + " gradient reduce-scatter",
@@ -392,6 +389,13 @@ struct StageProgram {
     RankGroups g;
     g.tensor = groups.id_of(state.group(rank, {Dim::kTensor}));
     g.context = group_id(rank, {Dim::kContext});
+    if (g.context > 0) {  // the ring's neighbours, found once for every layer's passes
+      std::vector<int> ring = state.group(rank, {Dim::kContext});
+      auto me = std::find(ring.begin(), ring.end(), rank) - ring.begin();
+      auto n = static_cast<std::ptrdiff_t>(ring.size());
+      g.context_left = ring[(me + n - 1) % n];
+      g.context_right = ring[(me + 1) % n];
+    }
     g.data = group_id(rank, {Dim::kContext, Dim::kExpert, Dim::kData});
     if (plan.parallelism->expert > 1) {
       g.experts = group_id(rank, {Dim::kExpert});
