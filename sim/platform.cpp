@@ -125,8 +125,7 @@ SimPlatform build_platform(const core::Topology& topo, bool flat_zone) {
   // Without flat_zone a zone per node stays where one zone would do (tests compare them).
   if (flat_zone && flat_cluster_fits(topo, w.star_switch)) {
     auto* world = new FlatClusterZone("world");  // SimGrid owns its zones
-    out.device_hosts = world->build(topo);
-    out.rail_hosts = {out.device_hosts};
+    out.device_hosts = world->build(topo, out.rail_hosts);
     world->get_iface()->seal();
     return out;
   }

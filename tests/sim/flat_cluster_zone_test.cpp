@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/plan_loader.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -53,6 +54,25 @@ TEST(FlatClusterZone, ParameterServersDedicatedAndColocated) {
         core::PsPlacement::kColocated;  // a worker and a server share a device
     expect_same_answer(p, std::string(model) + " colocated PS");
   }
+}
+
+// Two NICs a node on the one switch: transfers between nodes stripe over stand-in hosts of rail 1.
+TEST(FlatClusterZone, CollectivesOverTwoRails) {
+  for (const char* model : {"cm02", "lv08"}) {
+    core::Cluster c = cluster(model);
+    c.nics_per_node = 2;
+    for (auto kind : {core::StrategyKind::kRing, core::StrategyKind::kHierarchicalRing})
+      expect_same_answer(testing::collective_plan(c, kind, 16, 2.5e6),
+                         std::string(model) + " two rails " + core::strategy_name(kind));
+  }
+}
+
+// A model-parallel plan on eight rails (DGX A100 nodes): tensor groups inside the nodes, the data
+// group's all-reduce across them.
+TEST(FlatClusterZone, ModelParallelPlanOverEightRails) {
+  core::Plan plan = core::load_plan(testing::source_path("experiments/megatron21/gpt-3.6b.yaml"));
+  ASSERT_EQ(plan.cluster.nics_per_node, 8);
+  expect_same_answer(plan, "gpt-3.6b on DGX A100");
 }
 
 }  // namespace
