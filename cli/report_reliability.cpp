@@ -42,10 +42,11 @@ void print_reliability(std::FILE* out, const core::ReliabilityOutcome& o) {
     std::fprintf(
         out,
         "  checkpoint          %10.1f GB every %s: %s stall, %s to storage, %s to read "
-        "back; best interval %s (%.1f %% goodput), Young's %s\n",
+        "back%s; best interval %s (%.1f %% goodput), Young's %s\n",
         o.checkpoint_bytes / 1e9, duration_text(o.checkpoint_interval_s).c_str(),
         duration_text(o.checkpoint_cost_s).c_str(), duration_text(o.checkpoint_write_s).c_str(),
         duration_text(o.checkpoint_read_s).c_str(),
+        o.checkpoint_timed_by == "SimGrid" ? " (simulated on the links)" : "",
         o.best_checkpoint_interval_s > 0 ? duration_text(o.best_checkpoint_interval_s).c_str()
                                          : "none (no failures)",
         100 * o.best_goodput, duration_text(o.young_interval_s).c_str());

@@ -4,6 +4,7 @@
 
 #include "core/model_memory.hpp"
 #include "core/model_split.hpp"
+#include "core/parallel_state.hpp"
 
 namespace scaleout::core {
 
@@ -62,19 +63,76 @@ double transfer_seconds(double bytes, double node_bytes, double storage_rate, co
   return std::max(bytes / storage_rate, node);
 }
 
+// One rank of a model-parallel plan: see checkpoint_by_rank.
+RankCheckpoint model_parallel_rank(const Plan& plan, const ParallelState& state, int rank) {
+  const ModelSplit& s = state.split();
+  const int experts_degree = state.degree(ParallelDim::kExpert);
+  const RankCoords c = state.coordinates(rank);
+  const double params = stage_parameters(plan, s, c.stage);
+  const double experts = experts_degree > 1 ? stage_expert_parameters(plan, s) : 0;
+  const double dense = params - experts;
+  const bool dense_writer = c.context == 0 && c.expert == 0 && c.data == 0;
+  const bool expert_writer = c.context == 0 && c.data == 0;
+  const double state_bytes = kWeightBytes + kOptimizerBytes;
+  const int zero = parallelism_of(plan).zero;
+  RankCheckpoint r;
+  if (zero == 0) {
+    r.write =
+        (dense_writer ? state_bytes * dense : 0) + (expert_writer ? state_bytes * experts : 0);
+    r.read = state_bytes * params;
+    return r;
+  }
+  const double shard = dense / s.data + experts * experts_degree / s.data;
+  const double weights =
+      zero >= 3 ? shard : (dense_writer ? dense : 0) + (expert_writer ? experts : 0);
+  r.write = kOptimizerBytes * shard + kWeightBytes * weights;
+  r.read = kOptimizerBytes * shard + kWeightBytes * (zero >= 3 ? shard : params);
+  return r;
+}
+
 }  // namespace
+
+std::vector<RankCheckpoint> checkpoint_by_rank(const Plan& plan) {
+  if (!plan.parallelism) {
+    const double bytes = plan.workload.parameters * kDataParallelBytes;
+    std::vector<RankCheckpoint> ranks(plan.training.workers, RankCheckpoint{0, bytes});
+    ranks.front().write = bytes;
+    return ranks;
+  }
+  const ParallelState state = ParallelState::of(plan);
+  std::vector<RankCheckpoint> ranks(state.world_size());
+  for (int r = 0; r < state.world_size(); ++r) ranks[r] = model_parallel_rank(plan, state, r);
+  return ranks;
+}
 
 CheckpointSize checkpoint_size(const Plan& plan) {
   return plan.parallelism ? model_parallel_size(plan) : data_parallel_size(plan);
 }
 
+CheckpointTransfers checkpoint_transfers(const Plan& plan, const CheckpointSize& size) {
+  const Storage& st = plan.cluster.storage;
+  return {
+      transfer_seconds(size.bytes, size.busiest_node, st.write_bandwidth, plan.cluster),
+      transfer_seconds(size.read_bytes, size.busiest_node_read, st.read_bandwidth, plan.cluster)};
+}
+
 CheckpointTimes checkpoint_times(const Plan& plan, const CheckpointSize& size) {
+  return checkpoint_times(plan, size, checkpoint_transfers(plan, size));
+}
+
+bool checkpoints_move_to_storage(const Plan& plan) {
+  const Resilience& r = plan.resilience;
+  return plan.reliability && (r.checkpoint_every > 0 || r.checkpoint_every_s > 0) &&
+         !r.checkpoint_cost_given && plan.cluster.storage.write_bandwidth > 0;
+}
+
+CheckpointTimes checkpoint_times(const Plan& plan, const CheckpointSize& size,
+                                 const CheckpointTransfers& transfers) {
   const Storage& st = plan.cluster.storage;
   const Resilience& r = plan.resilience;
   CheckpointTimes t;
-  t.write_s = transfer_seconds(size.bytes, size.busiest_node, st.write_bandwidth, plan.cluster);
-  t.read_s =
-      transfer_seconds(size.read_bytes, size.busiest_node_read, st.read_bandwidth, plan.cluster);
+  t.write_s = transfers.write_s;
+  t.read_s = transfers.read_s;
   if (r.checkpoint_cost_given) {
     t.stall_s = r.checkpoint_cost;
     t.write_s = std::max(t.write_s, r.checkpoint_cost);

@@ -256,11 +256,15 @@ void add_percentiles(ReliabilityOutcome& o, const GoodputInputs& in, const Relia
 
 }  // namespace
 
-ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s) {
+ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s,
+                                       const std::optional<CheckpointTransfers>& simulated) {
   const CheckpointSize size = checkpoint_size(plan);
   const bool checkpoints =
       plan.resilience.checkpoint_every > 0 || plan.resilience.checkpoint_every_s > 0;
-  const CheckpointTimes times = checkpoints ? checkpoint_times(plan, size) : CheckpointTimes{};
+  const CheckpointTimes times =
+      !checkpoints
+          ? CheckpointTimes{}
+          : checkpoint_times(plan, size, simulated ? *simulated : checkpoint_transfers(plan, size));
   GoodputInputs in;
   in.work_s = run_steps(plan) * step_s;
   in.interval_s = checkpoint_interval(plan.resilience, step_s);
@@ -278,6 +282,8 @@ ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s) {
   o.checkpoint_cost_s = times.stall_s;
   o.checkpoint_write_s = times.write_s;
   o.checkpoint_read_s = times.read_s;
+  if (checkpoints_move_to_storage(plan))
+    o.checkpoint_timed_by = simulated ? "SimGrid" : "closed form";
   if (checkpoints) {
     o.best_checkpoint_interval_s = best_checkpoint_interval(in, step_s);
     o.best_goodput = o.best_checkpoint_interval_s > 0

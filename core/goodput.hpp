@@ -24,7 +24,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
+#include "core/checkpoint_size.hpp"
 #include "core/plan.hpp"
 #include "core/result.hpp"
 #include "core/slow_nodes.hpp"
@@ -71,7 +73,11 @@ double sampled_wall_time(const GoodputInputs& in, std::uint64_t seed);
 // times from the split, the expectation, the best interval and the percentiles of
 // `reliability.samples` sampled runs (none, `samples` 0, when over 100,000 failures are
 // expected). REQUIRES: plan.reliability.
-ReliabilityOutcome reliability_outcome(const Plan& plan, double step_s);
+// `simulated`: the checkpoint's transfers timed on the platform's links (SimGrid) instead of in
+// closed form (checkpoint_transfers).
+ReliabilityOutcome reliability_outcome(
+    const Plan& plan, double step_s,
+    const std::optional<CheckpointTransfers>& simulated = std::nullopt);
 
 // The devices a cluster of `devices` is paid for: with them, its hot spares' nodes
 // (reliability.hot_spares, idle until a node fails).

@@ -46,6 +46,7 @@ nlohmann::json reliability_to_json(const ReliabilityOutcome& o) {
   for (const auto& [key, member] : kFields)
     j[key] = std::isfinite(o.*member) ? nlohmann::json(o.*member) : nlohmann::json(nullptr);
   j["samples"] = o.samples;
+  if (!o.checkpoint_timed_by.empty()) j["checkpoint_timed_by"] = o.checkpoint_timed_by;
   return j;
 }
 
@@ -58,6 +59,7 @@ std::optional<ReliabilityOutcome> reliability_from_json(const nlohmann::json& re
       o.*member =
           j[key].is_number() ? j[key].get<double>() : std::numeric_limits<double>::infinity();
   o.samples = j.value("samples", 0);
+  o.checkpoint_timed_by = j.value("checkpoint_timed_by", "");
   return o;
 }
 

@@ -75,6 +75,9 @@ struct ReliabilityOutcome {
   double best_checkpoint_interval_s = 0;  // maximizes goodput (0: no failures, none needed)
   double best_goodput = 0;
   double young_interval_s = 0;  // sqrt(2 x stall x MTBF)
+  // What timed the checkpoint's transfers to storage: "SimGrid" (on the platform's links),
+  // "closed form", or "" (`checkpoint.cost` given, or no checkpoints).
+  std::string checkpoint_timed_by;
   int samples = 0;
   double time_to_train_p10_s = 0, time_to_train_p50_s = 0, time_to_train_p90_s = 0;
   double goodput_p10 = 0, goodput_p50 = 0, goodput_p90 = 0;

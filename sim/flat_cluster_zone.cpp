@@ -81,12 +81,35 @@ void FlatClusterZone::make_nic_links(const core::Topology& topo) {
   }
 }
 
+sg4::Host* FlatClusterZone::add_storage(const StorageLinkSpec& spec) {
+  auto* host = get_iface()->create_host("storage", 1e9);
+  auto* link = make_storage_link(get_iface(), spec);
+  // Its `up` way is the one into the switch (reads, DOWN), `down` the one to it (writes, UP).
+  Device storage{kStorage, 0, way(link, false, spec.latency), way(link, true, spec.latency)};
+  remember(host, storage);
+  return host;
+}
+
+// To the storage: the device's link up, its NIC on its rail, the storage link; and back.
+void FlatClusterZone::route_storage(const Device& from, const Device& to, Route* into,
+                                    double* latency) const {
+  const bool writing = to.node == kStorage;
+  const Device& device = writing ? from : to;
+  const Way& nic = writing ? nic_out_[device.node * rails_ + device.rail]
+                           : nic_in_[device.node * rails_ + device.rail];
+  if (latency) *latency += nic.latency + from.up.latency + to.down.latency;
+  into->link_list_.push_back(from.up.link);
+  into->link_list_.push_back(nic.link);
+  into->link_list_.push_back(to.down.link);
+}
+
 // The links and the latency sum in the order SimGrid's zone hierarchy gave them: the network's
 // part (the NICs) is summed first, then the source's node part, then the destination's.
 void FlatClusterZone::get_local_route(const NetPoint* src, const NetPoint* dst, Route* into,
                                       double* latency) {
   const Device& from = by_netpoint_.at(src->id());
   const Device& to = by_netpoint_.at(dst->id());
+  if (from.node == kStorage || to.node == kStorage) return route_storage(from, to, into, latency);
   // Hosts of one node on one rail meet inside the node; any other pair crosses the switch
   // (a zone per node and per rail routes them through the star's center).
   bool across = from.node != to.node || from.rail != to.rail;

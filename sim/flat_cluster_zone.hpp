@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/topology.hpp"
+#include "sim/platform.hpp"
 
 namespace scaleout::sim {
 
@@ -35,18 +36,25 @@ class FlatClusterZone : public simgrid::kernel::routing::NetZoneImpl {
   std::vector<simgrid::s4u::Host*> build(const core::Topology& topo,
                                          std::vector<std::vector<simgrid::s4u::Host*>>& rail_hosts);
 
+  // The checkpoints' storage behind its link, attached to the switch. REQUIRES: build() first.
+  simgrid::s4u::Host* add_storage(const StorageLinkSpec& spec);
+
   void get_local_route(const simgrid::kernel::routing::NetPoint* src,
                        const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;
 
  private:
   struct Device {
-    int node = 0;
+    int node = 0;  // kStorage: the storage host
     int rail = 0;  // the NIC its transfers between nodes take (a stand-in host's rail)
     Way up, down;  // its link towards the node's centre, and back
   };
   void remember(simgrid::s4u::Host* host, const Device& device);
   void make_nic_links(const core::Topology& topo);
+
+  static constexpr int kStorage = -1;
+  void route_storage(const Device& from, const Device& to, simgrid::kernel::routing::Route* into,
+                     double* latency) const;
 
   int rails_ = 1;
   std::vector<Device> by_netpoint_;    // by the host's netpoint id in this zone

@@ -49,6 +49,15 @@ sg4::SplitDuplexLink* make_link(sg4::NetZone* zone, const core::LinkInfo& link) 
   return made;
 }
 
+sg4::SplitDuplexLink* make_storage_link(sg4::NetZone* zone, const StorageLinkSpec& spec) {
+  auto* link = zone->create_split_duplex_link("storage-link", spec.write_bandwidth);
+  link->set_latency(spec.latency);
+  link->get_link_down()->set_bandwidth(spec.read_bandwidth > 0 ? spec.read_bandwidth
+                                                               : spec.write_bandwidth);
+  link->seal();
+  return link;
+}
+
 void use_models_of(sg4::NetZone* parent, sg4::NetZone* zone) {
   auto* from = parent->get_impl();
   auto* to = zone->get_impl();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/topology.hpp"
+#include "sim/platform.hpp"
 
 namespace scaleout::sim {
 
@@ -35,6 +36,11 @@ NodeZone build_rail_zone(const core::Topology& topo, int n, int rail,
 
 // The topology's link as a SimGrid link of `zone`, both directions at the link's rate and latency.
 simgrid::s4u::SplitDuplexLink* make_link(simgrid::s4u::NetZone* zone, const core::LinkInfo& link);
+
+// The link to the checkpoints' storage (sim/platform.hpp's StorageLinkSpec): UP runs towards the
+// storage at the write rate, DOWN back at the read rate (the write rate when none is given).
+simgrid::s4u::SplitDuplexLink* make_storage_link(simgrid::s4u::NetZone* zone,
+                                                 const StorageLinkSpec& spec);
 
 // What set_parent would give `zone`: the models that create its hosts and links.
 void use_models_of(simgrid::s4u::NetZone* parent, simgrid::s4u::NetZone* zone);

@@ -1,5 +1,6 @@
 #include "sim/platform.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <stdexcept>
@@ -116,9 +117,41 @@ void add_network_routes(World& w, const core::Topology& topo,
   }
 }
 
+// The storage in a world of zones: a zone of its own, as a node's, whose link to the switch it
+// attaches to is the storage link.
+sg4::Host* add_storage(World& w, const StorageLinkSpec& spec, int sw) {
+  auto* zone = sg4::create_star_zone("storage-zone");
+  use_models_of(w.zone, zone);
+  auto* gw = zone->create_router("storage-gw");
+  auto* host = zone->create_host("storage", 1e9);
+  zone->set_parent(w.zone);
+  auto* link = make_storage_link(w.zone, spec);
+  // The route from the storage to the network reads: DOWN; the symmetrical route writes: UP.
+  std::vector<sg4::LinkInRoute> out = {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::DOWN)};
+  if (w.star_switch >= 0)
+    w.zone->add_route(zone->get_netpoint(), nullptr, gw, nullptr, out, true);
+  else
+    w.zone->add_route(zone->get_netpoint(), w.zone_of[sw]->get_netpoint(), gw, w.gateway_of[sw],
+                      out, true);
+  return host;
+}
+
 }  // namespace
 
-SimPlatform build_platform(const core::Topology& topo, bool flat_zone) {
+int storage_switch(const core::Topology& topo) {
+  int best = -1;
+  std::size_t best_reach = 0;
+  for (int sw : topo.switch_vertices()) {
+    std::size_t reach = 0;
+    for (int n = 0; n < topo.num_nodes(); ++n)
+      reach = std::max(reach, topo.vertex_path(sw, topo.gateway_vertex(n)).hops.size());
+    if (best < 0 || reach < best_reach) best = sw, best_reach = reach;
+  }
+  return best;
+}
+
+SimPlatform build_platform(const core::Topology& topo, bool flat_zone,
+                           const std::optional<StorageLinkSpec>& storage) {
   SimPlatform out;
   World w;
   w.star_switch = lone_switch(topo);
@@ -126,6 +159,7 @@ SimPlatform build_platform(const core::Topology& topo, bool flat_zone) {
   if (flat_zone && flat_cluster_fits(topo, w.star_switch)) {
     auto* world = new FlatClusterZone("world");  // SimGrid owns its zones
     out.device_hosts = world->build(topo, out.rail_hosts);
+    if (storage) out.storage_host = world->add_storage(*storage);
     world->get_iface()->seal();
     return out;
   }
@@ -163,6 +197,8 @@ SimPlatform build_platform(const core::Topology& topo, bool flat_zone) {
     if (links[i].cls != core::LinkClass::kIntraNode) network_links[i] = make_link(w.zone, links[i]);
   for (auto* zone : detached) zone->set_parent(w.zone);
   add_network_routes(w, topo, network_links);
+  int sw = storage ? storage_switch(topo) : -1;
+  if (sw >= 0) out.storage_host = add_storage(w, *storage, sw);
   w.zone->seal();
   return out;
 }

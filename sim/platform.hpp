@@ -21,10 +21,27 @@ struct SimPlatform {
   // [rail][device]: the host a transfer between nodes leaves from or arrives at on that rail
   // (rail 0: device_hosts; the others stand-ins without actors).
   std::vector<std::vector<simgrid::s4u::Host*>> rail_hosts;
+  // Where checkpoints go (nullptr: no storage asked, or no switch to attach it to).
+  simgrid::s4u::Host* storage_host = nullptr;
+};
+
+// The storage checkpoints are written to: one host behind a link that carries `write_bandwidth`
+// towards it and `read_bandwidth` back, attached to a switch of the network (the one closest to
+// every node when there are several). Every writer shares that link, and its transfers cross its
+// node's NIC and the network on the way, as any other transfer does.
+struct StorageLinkSpec {
+  double write_bandwidth = 0;  // bytes/s
+  double read_bandwidth = 0;   // bytes/s
+  double latency = 0;          // s
 };
 
 // REQUIRES: a simgrid Engine exists and no platform was loaded yet.
-SimPlatform build_platform(const core::Topology& topo, bool flat_zone = true);
+SimPlatform build_platform(const core::Topology& topo, bool flat_zone = true,
+                           const std::optional<StorageLinkSpec>& storage = std::nullopt);
+
+// The switch storage attaches to: the one whose farthest node is fewest hops away (the first of
+// those tied); -1 for a network without switches.
+int storage_switch(const core::Topology& topo);
 
 // Sets SimGrid's network model: "lv08" (TCP-like), "cm02" (no corrections, cross-traffic off),
 // "ib"; `latency_factor`, when given, replaces the model's latency factor (SimGrid's

@@ -14,6 +14,7 @@
 #include "core/rank_plan.hpp"
 #include "core/strategies/model_parallel_training.hpp"
 #include "core/trace.hpp"
+#include "sim/checkpoint_transfers.hpp"
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"
 #include "sim/sim_engine.hpp"
@@ -137,7 +138,8 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
   core::RankPlan ranks = core::plan_ranks(plan);
   StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes, read_process_limits(), plan.file);
   auto engine = start_engine(plan, stacks, options.simgrid_config);
-  SimPlatform platform = build_platform(ranks.topology, options.shortcuts.flat_zone);
+  SimPlatform platform =
+      build_platform(ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));
   MpRun run;
   core::Trace trace;
   const core::ParallelState state = core::ParallelState::of(plan);
@@ -152,6 +154,7 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
                              std::to_string(ranks.ranks() - run.finished) +
                              " ranks still waiting (a deadlock in the model-parallel program)");
   core::RunResult result = assemble(run, plan, state, ranks, options);
+  time_checkpoints_on_links(result, plan, *engine, platform, ranks.topology, run.world.rank_device);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,

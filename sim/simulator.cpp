@@ -22,6 +22,7 @@
 #include "core/topology.hpp"
 #include "core/trace.hpp"
 #include "sim/actor_stacks.hpp"
+#include "sim/checkpoint_transfers.hpp"
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"
 #include "sim/sim_engine.hpp"
@@ -408,7 +409,8 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
       static_cast<std::int64_t>(ranks.ranks()) + 1 + relay_actors(ranks.layout, direct);
   StackPlan stacks = plan_stacks(actors, kStackBytes, read_process_limits(), plan.file);
   auto engine = start_engine(plan, stacks, options.simgrid_config);
-  SimPlatform platform = build_platform(ranks.topology, options.shortcuts.flat_zone);
+  SimPlatform platform =
+      build_platform(ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));
 
   Run run;
   run.plan = &plan;
@@ -432,6 +434,7 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
         std::to_string(run.actors) + " ranks still waiting (a deadlock in the strategy)");
 
   RunResult result = assemble_result(run, plan, ranks, go_on_without);
+  time_checkpoints_on_links(result, plan, *engine, platform, ranks.topology, run.world.rank_device);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,

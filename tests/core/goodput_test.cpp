@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/checkpoint_size.hpp"
 #include "core/plan_writer.hpp"
 #include "core/reliability_result.hpp"
 #include "tests/core/plan_text.hpp"
+#include "tests/support/test_plans.hpp"
 
 namespace scaleout::core {
 namespace {
@@ -242,6 +244,45 @@ TEST(CheckpointSize, OneCopyOfWeightsAndAdamStatesByTensorRank) {
   CheckpointSize sharded = checkpoint_size(transformer_plan(1, ""));
   EXPECT_DOUBLE_EQ(sharded.bytes, plain.bytes);
   EXPECT_DOUBLE_EQ(sharded.busiest_rank, 2 * per_rank + 12 * per_rank / 4);
+}
+
+TEST(CheckpointSize, RankByRankWhoWritesWhat) {
+  const double per_rank = 236298240.0;
+  // Without ZeRO ranks 0 and 1 (data rank 0's tensor ranks) write all 14 bytes a parameter;
+  // every rank reads back all it holds.
+  std::vector<RankCheckpoint> plain = checkpoint_by_rank(transformer_plan(0, ""));
+  ASSERT_EQ(plain.size(), 8u);
+  for (int r = 0; r < 8; ++r) {
+    EXPECT_DOUBLE_EQ(plain[r].write, r < 2 ? 14 * per_rank : 0) << r;
+    EXPECT_DOUBLE_EQ(plain[r].read, 14 * per_rank) << r;
+  }
+  // ZeRO-1: every rank writes its quarter of the Adam states, ranks 0 and 1 the weights too.
+  std::vector<RankCheckpoint> sharded = checkpoint_by_rank(transformer_plan(1, ""));
+  for (int r = 0; r < 8; ++r) {
+    EXPECT_DOUBLE_EQ(sharded[r].write, 3 * per_rank + (r < 2 ? 2 * per_rank : 0)) << r;
+    EXPECT_DOUBLE_EQ(sharded[r].read, 5 * per_rank) << r;
+  }
+}
+
+// The ranks' parts add up to checkpoint_size's totals, experts and ZeRO-3 included (DeepSeek-V2-
+// Lite on 8 expert ranks).
+TEST(CheckpointSize, RanksAddUpToTheTotalsWithExperts) {
+  Plan plan =
+      load_plan(testing::source_path("experiments/model-parallel/deepseek-v2-lite-h100.yaml"));
+  ASSERT_GT(plan.parallelism->expert, 1);
+  for (int zero : {0, 1, 3}) {
+    plan.parallelism->zero = zero;
+    CheckpointSize total = checkpoint_size(plan);
+    double written = 0, read = 0, busiest = 0;
+    for (const RankCheckpoint& r : checkpoint_by_rank(plan)) {
+      written += r.write;
+      read += r.read;
+      busiest = std::max(busiest, r.write);
+    }
+    EXPECT_NEAR(written / total.bytes, 1, 1e-12) << "ZeRO-" << zero;
+    EXPECT_NEAR(read / total.read_bytes, 1, 1e-12) << "ZeRO-" << zero;
+    EXPECT_NEAR(busiest / total.busiest_rank, 1, 1e-12) << "ZeRO-" << zero;
+  }
 }
 
 TEST(CheckpointSize, StorageRatesSetTheStallAndAsynchronousCopiesStallLess) {
