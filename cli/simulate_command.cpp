@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -108,6 +109,9 @@ Action add_simulate_command(CLI::App& app) {
       options.trace_path = trace;
       options.max_events = args->max_events;
       options.simgrid_config = args->simgrid_config;
+      // A lower vm.max_map_count to plan actor stacks for (tests of the heap's stacks).
+      if (const char* maps = std::getenv("SCALEOUT_MAX_MAP_COUNT"))
+        options.shortcuts.max_map_count = std::atoll(maps);
       if (sim::OnProgress show = progress_printer(args->progress))
         return sim::simulate(p, options, show);
       return sim::simulate(p, options);

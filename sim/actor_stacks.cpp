@@ -65,10 +65,9 @@ std::string gib(std::uint64_t bytes) {
 
 }  // namespace
 
-ProcessLimits read_process_limits() {
+ProcessLimits read_process_limits(long long max_map_count) {
   ProcessLimits l;
-  const char* forced = std::getenv("SCALEOUT_MAX_MAP_COUNT");  // for tests of a lower limit
-  l.max_map_count = forced ? std::atoll(forced) : number_in("/proc/sys/vm/max_map_count");
+  l.max_map_count = max_map_count > 0 ? max_map_count : number_in("/proc/sys/vm/max_map_count");
   if (l.max_map_count <= 0) l.max_map_count = 65530;  // the kernel's default
   std::ifstream maps("/proc/self/maps");
   for (std::string line; std::getline(maps, line);) ++l.maps_in_use;

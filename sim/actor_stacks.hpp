@@ -16,14 +16,16 @@ namespace scaleout::sim {
 
 // What the process may use, read before the engine starts.
 struct ProcessLimits {
-  std::int64_t max_map_count = 0;      // vm.max_map_count, or SCALEOUT_MAX_MAP_COUNT when set
+  std::int64_t max_map_count = 0;      // vm.max_map_count, or the caller's stand-in for it
   std::int64_t maps_in_use = 0;        // lines of /proc/self/maps
   std::uint64_t address_space = 0;     // RLIMIT_AS (ulimit -v), bytes; UINT64_MAX when unlimited
   std::uint64_t data = 0;              // RLIMIT_DATA (ulimit -d), bytes; UINT64_MAX when unlimited
   std::uint64_t memory_available = 0;  // MemAvailable of /proc/meminfo, bytes; 0 when unknown
 };
 
-ProcessLimits read_process_limits();
+// `max_map_count` > 0 stands in for the system's vm.max_map_count (the CLI's
+// SCALEOUT_MAX_MAP_COUNT, with which tests try a lower limit).
+ProcessLimits read_process_limits(long long max_map_count = 0);
 
 struct StackPlan {
   std::int64_t actors = 0;

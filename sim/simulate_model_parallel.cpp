@@ -136,7 +136,8 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
                            "the SimGrid engine exchanges a model-parallel plan's data group with "
                            "collective strategies; for a parameter server use --engine analytic");
   core::RankPlan ranks = core::plan_ranks(plan);
-  StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes, read_process_limits(), plan.file);
+  StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes,
+                                 read_process_limits(options.shortcuts.max_map_count), plan.file);
   auto engine = start_engine(plan, stacks, options.simgrid_config);
   SimPlatform platform =
       build_platform(ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));

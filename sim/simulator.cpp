@@ -407,7 +407,8 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   int direct = direct_comms(options);
   std::int64_t actors =
       static_cast<std::int64_t>(ranks.ranks()) + 1 + relay_actors(ranks.layout, direct);
-  StackPlan stacks = plan_stacks(actors, kStackBytes, read_process_limits(), plan.file);
+  StackPlan stacks = plan_stacks(actors, kStackBytes,
+                                 read_process_limits(options.shortcuts.max_map_count), plan.file);
   auto engine = start_engine(plan, stacks, options.simgrid_config);
   SimPlatform platform =
       build_platform(ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));

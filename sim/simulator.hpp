@@ -38,9 +38,10 @@ constexpr double kDefaultMaxEvents = 5e6;
 // The engine's shortcuts, each turned off to compare it with the plain way (the tests do); the
 // answer must not change.
 struct SimShortcuts {
-  bool flat_zone = true;      // one zone for a cluster on one switch, not a zone per node
-  int direct_transfers = 0;   // a rank's own transfers before relays post the rest; 0: default
-  bool release_taken = true;  // taken sends leave at once; stages receive ahead (model-parallel)
+  bool flat_zone = true;        // one zone for a cluster on one switch, not a zone per node
+  int direct_transfers = 0;     // a rank's own transfers before relays post the rest; 0: default
+  bool release_taken = true;    // taken sends leave at once; stages receive ahead (model-parallel)
+  long long max_map_count = 0;  // plan actor stacks for this vm.max_map_count; 0: the system's
 };
 
 struct SimOptions {
