@@ -10,28 +10,23 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-// The host a device's storage transfers leave from: its stand-in on its own rail.
-sg4::Host* storage_port(const SimPlatform& platform, const core::Topology& topo, int device) {
-  const int rails = static_cast<int>(platform.rail_hosts.size());
-  if (rails < 2) return platform.device_hosts[device];
-  const int local = device - topo.first_device(topo.node_of_device(device));
-  return platform.rail_hosts[local % rails][device];
-}
-
-// Starts every transfer of one direction at once and waits for the last: its length.
-double all_at_once(const SimPlatform& platform, const core::Topology& topo,
-                   const std::vector<int>& rank_device,
+// Starts every transfer of one direction at once and waits for the last: its length. A rank's
+// part is striped over its node's NICs, as every transfer between nodes is.
+double all_at_once(const SimPlatform& platform, const std::vector<int>& rank_device,
                    const std::vector<core::RankCheckpoint>& ranks, bool writing) {
   const double start = sg4::Engine::get_clock();
+  const auto& rails = platform.rail_hosts;
   std::vector<sg4::CommPtr> comms;
   const std::size_t count = std::min(ranks.size(), rank_device.size());
   for (std::size_t r = 0; r < count; ++r) {
-    const double bytes = writing ? ranks[r].write : ranks[r].read;
+    const double bytes = (writing ? ranks[r].write : ranks[r].read) / rails.size();
     if (!(bytes > 0)) continue;
-    sg4::Host* device = storage_port(platform, topo, rank_device[r]);
-    sg4::Host* from = writing ? device : platform.storage_host;
-    sg4::Host* to = writing ? platform.storage_host : device;
-    comms.push_back(sg4::Comm::sendto_async(from, to, static_cast<std::uint64_t>(bytes)));
+    for (const auto& hosts : rails) {
+      sg4::Host* device = hosts[rank_device[r]];
+      sg4::Host* from = writing ? device : platform.storage_host;
+      sg4::Host* to = writing ? platform.storage_host : device;
+      comms.push_back(sg4::Comm::sendto_async(from, to, static_cast<std::uint64_t>(bytes)));
+    }
   }
   sg4::Comm::wait_all(comms);
   return sg4::Engine::get_clock() - start;
@@ -46,21 +41,19 @@ std::optional<StorageLinkSpec> storage_link_for(const core::Plan& plan) {
 }
 
 core::CheckpointTransfers simulate_checkpoint_transfers(
-    sg4::Engine& engine, const SimPlatform& platform, const core::Topology& topo,
-    const std::vector<int>& rank_device, const std::vector<core::RankCheckpoint>& ranks,
-    bool read_back) {
+    sg4::Engine& engine, const SimPlatform& platform, const std::vector<int>& rank_device,
+    const std::vector<core::RankCheckpoint>& ranks, bool read_back) {
   core::CheckpointTransfers out;
   sg4::Actor::create("checkpoint", platform.storage_host, [&] {
-    out.write_s = all_at_once(platform, topo, rank_device, ranks, true);
-    if (read_back) out.read_s = all_at_once(platform, topo, rank_device, ranks, false);
+    out.write_s = all_at_once(platform, rank_device, ranks, true);
+    if (read_back) out.read_s = all_at_once(platform, rank_device, ranks, false);
   });
   engine.run();
   return out;
 }
 
 void time_checkpoints_on_links(core::RunResult& result, const core::Plan& plan, sg4::Engine& engine,
-                               const SimPlatform& platform, const core::Topology& topo,
-                               const std::vector<int>& rank_device) {
+                               const SimPlatform& platform, const std::vector<int>& rank_device) {
   if (!core::checkpoints_move_to_storage(plan)) return;
   if (!platform.storage_host) {
     result.warnings.push_back(
@@ -71,7 +64,7 @@ void time_checkpoints_on_links(core::RunResult& result, const core::Plan& plan, 
   // Without a read rate the closed form reads nothing back; the simulation follows it.
   const bool read_back = plan.cluster.storage.read_bandwidth > 0;
   core::CheckpointTransfers simulated = simulate_checkpoint_transfers(
-      engine, platform, topo, rank_device, core::checkpoint_by_rank(plan), read_back);
+      engine, platform, rank_device, core::checkpoint_by_rank(plan), read_back);
   result.reliability = core::reliability_outcome(plan, result.step_time_s, simulated);
 }
 

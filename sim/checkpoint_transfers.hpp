@@ -1,6 +1,6 @@
 // A checkpoint's transfers simulated on the platform: after the step, every rank writes its part
-// of the checkpoint (core::checkpoint_by_rank) to the storage host at once, each over its own
-// NIC (device i of a node on rail i modulo the node's NICs), and then reads back what it holds,
+// of the checkpoint (core::checkpoint_by_rank) to the storage host at once, striped over its
+// node's NICs as every transfer between nodes is, and then reads back what it holds,
 // sharing the storage's link, the NICs and the network as max-min flows do. The times go into
 // the reliability outcome in place of the closed form's.
 #pragma once
@@ -12,7 +12,6 @@
 #include "core/checkpoint_size.hpp"
 #include "core/plan.hpp"
 #include "core/result.hpp"
-#include "core/topology.hpp"
 #include "sim/platform.hpp"
 
 namespace scaleout::sim {
@@ -24,15 +23,14 @@ std::optional<StorageLinkSpec> storage_link_for(const core::Plan& plan);
 // Runs the engine again with one actor that times the writes, then (with `read_back`) the reads.
 // REQUIRES: platform.storage_host; the engine's actors all finished.
 core::CheckpointTransfers simulate_checkpoint_transfers(
-    simgrid::s4u::Engine& engine, const SimPlatform& platform, const core::Topology& topo,
-    const std::vector<int>& rank_device, const std::vector<core::RankCheckpoint>& ranks,
-    bool read_back);
+    simgrid::s4u::Engine& engine, const SimPlatform& platform, const std::vector<int>& rank_device,
+    const std::vector<core::RankCheckpoint>& ranks, bool read_back);
 
 // For a plan whose checkpoints move to storage: `result.reliability` from the simulated
 // transfers, or a warning that they are the closed form's when the platform has no storage host
 // (a network without switches).
 void time_checkpoints_on_links(core::RunResult& result, const core::Plan& plan,
                                simgrid::s4u::Engine& engine, const SimPlatform& platform,
-                               const core::Topology& topo, const std::vector<int>& rank_device);
+                               const std::vector<int>& rank_device);
 
 }  // namespace scaleout::sim

@@ -17,6 +17,7 @@
 #include "sim/checkpoint_transfers.hpp"
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"
+#include "sim/rail_bundle.hpp"
 #include "sim/sim_engine.hpp"
 #include "sim/sim_fabric.hpp"
 
@@ -135,7 +136,8 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
     throw core::InputError(plan.file, plan.strategy.line, "strategy",
                            "the SimGrid engine exchanges a model-parallel plan's data group with "
                            "collective strategies; for a parameter server use --engine analytic");
-  core::RankPlan ranks = core::plan_ranks(plan);
+  const bool bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
+  core::RankPlan ranks = core::plan_ranks(bundled ? with_rails_bundled(plan) : plan);
   StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes,
                                  read_process_limits(options.shortcuts.max_map_count), plan.file);
   auto engine = start_engine(plan, stacks, options.simgrid_config);
@@ -155,7 +157,8 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
                              std::to_string(ranks.ranks() - run.finished) +
                              " ranks still waiting (a deadlock in the model-parallel program)");
   core::RunResult result = assemble(run, plan, state, ranks, options);
-  time_checkpoints_on_links(result, plan, *engine, platform, ranks.topology, run.world.rank_device);
+  time_checkpoints_on_links(result, plan, *engine, platform, run.world.rank_device);
+  if (bundled) result.warnings.push_back(rails_bundled_warning(plan));
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,

@@ -25,6 +25,7 @@
 #include "sim/checkpoint_transfers.hpp"
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"
+#include "sim/rail_bundle.hpp"
 #include "sim/sim_engine.hpp"
 #include "sim/sim_fabric.hpp"
 
@@ -402,7 +403,8 @@ std::int64_t relay_actors(const core::RankLayout& layout, int direct) {
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   if (plan.parallelism) return simulate_model_parallel_here(plan, options);
   auto wall0 = std::chrono::steady_clock::now();
-  core::RankPlan ranks = core::plan_ranks(plan);
+  const bool bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
+  core::RankPlan ranks = core::plan_ranks(bundled ? with_rails_bundled(plan) : plan);
   // One actor per rank (its compute stream is arithmetic, not an actor), SimGrid's own, and relays.
   int direct = direct_comms(options);
   std::int64_t actors =
@@ -435,7 +437,8 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
         std::to_string(run.actors) + " ranks still waiting (a deadlock in the strategy)");
 
   RunResult result = assemble_result(run, plan, ranks, go_on_without);
-  time_checkpoints_on_links(result, plan, *engine, platform, ranks.topology, run.world.rank_device);
+  time_checkpoints_on_links(result, plan, *engine, platform, run.world.rank_device);
+  if (bundled) result.warnings.push_back(rails_bundled_warning(plan));
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,

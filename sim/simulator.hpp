@@ -12,6 +12,7 @@
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
+#include "sim/rail_bundle.hpp"
 #include "sim/sim_progress.hpp"
 
 namespace scaleout::sim {
@@ -42,6 +43,8 @@ struct SimShortcuts {
   int direct_transfers = 0;     // a rank's own transfers before relays post the rest; 0: default
   bool release_taken = true;    // taken sends leave at once; stages receive ahead (model-parallel)
   long long max_map_count = 0;  // plan actor stacks for this vm.max_map_count; 0: the system's
+  // Rails bundled into one NIC from this many stand-in transfers (sim/rail_bundle.hpp).
+  long long bundle_rails_from = kBundleRailsFrom;
 };
 
 struct SimOptions {
