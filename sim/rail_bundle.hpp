@@ -15,7 +15,7 @@ namespace scaleout::sim {
 
 // Ranks x (rails - 1), the stand-in transfers a step could keep in flight, from which rails are
 // bundled.
-inline constexpr long long kBundleRailsFrom = 32768;
+inline constexpr long long kBundleRailsFrom = 8192;
 
 // Whether the simulation bundles the plan's rails: several NICs a node on one switch, a network
 // model that shares by max-min alone (cm02, lv08: not ib, whose penalties count flows), and at
