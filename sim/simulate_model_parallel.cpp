@@ -136,11 +136,17 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
     throw core::InputError(plan.file, plan.strategy.line, "strategy",
                            "the SimGrid engine exchanges a model-parallel plan's data group with "
                            "collective strategies; for a parameter server use --engine analytic");
-  const bool bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
+  bool bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
   core::RankPlan ranks = core::plan_ranks(bundled ? with_rails_bundled(plan) : plan);
   StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes,
                                  read_process_limits(options.shortcuts.max_map_count), plan.file);
   auto engine = start_engine(plan, stacks, options.simgrid_config);
+  // Once SimGrid's options are set: bundled rails widen their TCP window (sim/rail_bundle.hpp),
+  // or stay striped where the window binds inside the nodes.
+  if (bundled && !widen_window_for_rails(plan)) {
+    bundled = false;
+    ranks = core::plan_ranks(plan);
+  }
   SimPlatform platform =
       build_platform(ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));
   MpRun run;

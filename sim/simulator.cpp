@@ -403,7 +403,7 @@ std::int64_t relay_actors(const core::RankLayout& layout, int direct) {
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   if (plan.parallelism) return simulate_model_parallel_here(plan, options);
   auto wall0 = std::chrono::steady_clock::now();
-  const bool bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
+  bool bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
   core::RankPlan ranks = core::plan_ranks(bundled ? with_rails_bundled(plan) : plan);
   // One actor per rank (its compute stream is arithmetic, not an actor), SimGrid's own, and relays.
   int direct = direct_comms(options);
@@ -412,6 +412,12 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   StackPlan stacks = plan_stacks(actors, kStackBytes,
                                  read_process_limits(options.shortcuts.max_map_count), plan.file);
   auto engine = start_engine(plan, stacks, options.simgrid_config);
+  // Once SimGrid's options are set: bundled rails widen their TCP window (sim/rail_bundle.hpp),
+  // or stay striped where the window binds inside the nodes.
+  if (bundled && !widen_window_for_rails(plan)) {
+    bundled = false;
+    ranks = core::plan_ranks(plan);
+  }
   SimPlatform platform =
       build_platform(ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));
 

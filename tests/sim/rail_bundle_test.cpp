@@ -52,6 +52,28 @@ TEST(RailBundle, TheStepAndTheCheckpointAreTheStripedRails) {
               1e-6);
 }
 
+// A lone writer: worker 0 of a data-parallel plan writes its 8 GB checkpoint over its node's 8
+// NICs of 50 GB/s to fast storage. The route's latency (1 + 3 + 3 us) bounds a flow by SimGrid's
+// TCP window to 4 MiB / 14 us = 300 GB/s: each of the 8 stripes is under it, the bundled flow
+// would not be unless the window grows with the rails.
+TEST(RailBundle, ALoneTransferKeepsTheRailsWindows) {
+  core::Cluster c = testing::switch_cluster(8, 50e9, 3e-6, 450e9, 1e-6);
+  c.nics_per_node = 8;
+  c.storage.write_bandwidth = c.storage.read_bandwidth = 10e12;
+  core::Plan plan = testing::collective_plan(c, core::StrategyKind::kRing, 16, 1e9);
+  plan = testing::with_node_failures(plan, 30 * 86400.0, 1e6, 100, 0, 300);
+  plan.resilience.checkpoint_cost_given = false;
+  core::RunResult striped = simulated(plan, LLONG_MAX);
+  core::RunResult bundled = simulated(plan, 0);
+  ASSERT_TRUE(warns_of_bundling(bundled));
+  ASSERT_TRUE(striped.reliability && bundled.reliability);
+  // 8e9 bytes at the 8 NICs' 400 GB/s, not at one window's 300 GB/s.
+  EXPECT_NEAR(striped.reliability->checkpoint_write_s, 8e9 / 400e9, 1e-4);
+  EXPECT_NEAR(bundled.reliability->checkpoint_write_s / striped.reliability->checkpoint_write_s, 1,
+              1e-6);
+  EXPECT_NEAR(bundled.step_time_s / striped.step_time_s, 1, 1e-6);
+}
+
 TEST(RailBundle, OnlyAtScaleOnOneSwitchUnderMaxMinSharing) {
   core::Plan plan = dgx_plan();
   EXPECT_FALSE(bundles_rails(plan));  // 64 ranks x 7 stand-ins: below the default
@@ -63,6 +85,14 @@ TEST(RailBundle, OnlyAtScaleOnOneSwitchUnderMaxMinSharing) {
   core::Plan one_nic = plan;
   one_nic.cluster.nics_per_node = 1;
   EXPECT_FALSE(bundles_rails(one_nic, 0));
+  core::Plan pcie = plan;
+  pcie.cluster.intra_fabric.kind = core::IntraNodeKind::kPcieTree;
+  EXPECT_FALSE(bundles_rails(pcie, 0));
+  // SimGrid's default window (4 MiB) over 2 x 1 us of device links: 1 TB/s, above 300 GB/s;
+  // over 2 x 10 us, 105 GB/s: it would bind inside the nodes, where nothing is striped.
+  EXPECT_TRUE(window_spares_node_links(plan, 4194304));
+  plan.cluster.intra_node.latency = 10e-6;
+  EXPECT_FALSE(window_spares_node_links(plan, 4194304));
   core::Plan bundled = with_rails_bundled(plan);
   EXPECT_EQ(bundled.cluster.nics_per_node, 1);
   EXPECT_DOUBLE_EQ(bundled.cluster.nic.bandwidth, 8 * plan.cluster.nic.bandwidth);
