@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <limits>
 
 #include "core/temp_files.hpp"
 #include "sim/simulator.hpp"
@@ -33,15 +34,18 @@ inline const char* allocator_name() {
 // `max_events`: the simulator's refusal limit (sim/work_estimate.hpp), raised for sizes a benchmark
 // means to reach. `budget_s` > 0: a simulation still running after that much wall time is killed
 // and reported as stopped, with the messages it had sent.
+// `striped`: a node's NICs stay rails at any size (the simulator bundles them at scale,
+// sim/rail_bundle.hpp).
 inline Measured measure_simulation(const core::Plan& plan, const std::string& fidelity,
-                                   double max_events = sim::kDefaultMaxEvents,
-                                   double budget_s = 0) {
+                                   double max_events = sim::kDefaultMaxEvents, double budget_s = 0,
+                                   bool striped = false) {
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   sim::SimOptions options{sim::parse_fidelity(fidelity), ""};
   options.max_events = max_events;
+  if (striped) options.shortcuts.bundle_rails_from = std::numeric_limits<long long>::max();
   sim::SimChild child = sim::start_simulation(plan, options);
   int status = 0;
   rusage usage{};

@@ -4,8 +4,9 @@
 // beside the targets. The DGX nodes' 8 NICs are simulated as 8 rails (every transfer between
 // nodes striped over them) and, side by side, folded into one NIC of their summed bandwidth,
 // which gives the same step (striping spreads evenly) at a fraction of the simulator's time and
-// memory; the 1T model runs both ways too. The closed form runs in this process (the mean of
-// repeated predictions); each simulation in its own process (wall time, CPU time and peak memory
+// memory (sim/rail_bundle.hpp: what the simulator itself does from 8,192 stand-in transfers, the
+// 1T model's size); the 1T model runs both ways too. The closed form runs in this process (the mean
+// of repeated predictions); each simulation in its own process (wall time, CPU time and peak memory
 // from wait4()).
 //
 //   build/bench/bench_model_parallel [skip_1t]   (any argument leaves the 1T simulation out)
@@ -34,13 +35,6 @@ void row(const char* what, double wall_s, double cpu_s, double peak_mb, double s
   std::fflush(stdout);
 }
 
-// The node's NICs as one of their summed bandwidth.
-core::Plan folded(core::Plan plan) {
-  plan.cluster.nic.bandwidth *= plan.cluster.nics_per_node;
-  plan.cluster.nics_per_node = 1;
-  return plan;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,10 +46,10 @@ int main(int argc, char** argv) {
   core::RunResult closed;
   double ms = closed_form_ms(gpt3, closed);
   row("175B, 1,024 GPUs, closed form", ms / 1e3, ms / 1e3, 0, closed.step_time_s, "< 0.05 s");
-  bench::Measured sim = bench::measure_simulation(gpt3, "fast");
+  bench::Measured sim = bench::measure_simulation(gpt3, "fast", sim::kDefaultMaxEvents, 0, true);
   row("175B, 1,024 GPUs, SimGrid, 8 rails", sim.wall_s, sim.cpu_s, sim.peak_mb,
       sim.result.step_time_s, "< 60 s, 2 GB");
-  bench::Measured one_nic = bench::measure_simulation(folded(gpt3), "fast");
+  bench::Measured one_nic = bench::measure_simulation(sim::with_rails_bundled(gpt3), "fast");
   row("175B, 1,024 GPUs, SimGrid, 1 NIC", one_nic.wall_s, one_nic.cpu_s, one_nic.peak_mb,
       one_nic.result.step_time_s, "< 60 s, 2 GB");
   std::printf("  SimGrid / closed form: %.0fx the time; step %.4f%% apart\n",
@@ -65,10 +59,10 @@ int main(int argc, char** argv) {
   core::RunResult closed_1t;
   double ms_1t = closed_form_ms(one_t, closed_1t);
   row("1T, 3,072 GPUs, closed form", ms_1t / 1e3, ms_1t / 1e3, 0, closed_1t.step_time_s, "");
-  bench::Measured big = bench::measure_simulation(folded(one_t), "fast", 1e8);
+  bench::Measured big = bench::measure_simulation(sim::with_rails_bundled(one_t), "fast", 1e8);
   row("1T, 3,072 GPUs, SimGrid, 1 NIC", big.wall_s, big.cpu_s, big.peak_mb, big.result.step_time_s,
       "< 300 s");
-  bench::Measured railed = bench::measure_simulation(one_t, "fast", 1e8);
+  bench::Measured railed = bench::measure_simulation(one_t, "fast", 1e8, 0, true);
   row("1T, 3,072 GPUs, SimGrid, 8 rails", railed.wall_s, railed.cpu_s, railed.peak_mb,
       railed.result.step_time_s, "< 300 s");
   std::printf("  step %.4f%% apart from the closed form\n",
