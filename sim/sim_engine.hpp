@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <simgrid/s4u.hpp>
 
@@ -25,6 +26,19 @@ inline constexpr std::uint64_t kStackBytes = 256 << 10;
 // SimGrid refuses.
 std::unique_ptr<simgrid::s4u::Engine> start_engine(const core::Plan& plan, const StackPlan& stacks,
                                                    const std::vector<std::string>& config);
+
+// A simulation's engine and platform, set up alike by every simulating program: a node's rails
+// bundled into one NIC where the plan allows it (sim/rail_bundle.hpp) and the window does not bind
+// inside the nodes, the engine started with stacks for `actors(ranks)` actors, and the platform
+// built from the ranks' topology with the plan's storage.
+struct SimSetup {
+  core::RankPlan ranks;
+  bool bundled = false;  // the result then says so (rails_bundled_warning)
+  std::unique_ptr<simgrid::s4u::Engine> engine;
+  SimPlatform platform;
+};
+SimSetup set_up_simulation(const core::Plan& plan, const SimOptions& options,
+                           const std::function<std::int64_t(const core::RankPlan&)>& actors);
 
 // Transfers a rank keeps in flight itself before relay actors post the rest (SimWorld), unless
 // the options' shortcuts give another number.

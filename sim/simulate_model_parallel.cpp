@@ -136,19 +136,12 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
     throw core::InputError(plan.file, plan.strategy.line, "strategy",
                            "the SimGrid engine exchanges a model-parallel plan's data group with "
                            "collective strategies; for a parameter server use --engine analytic");
-  bool bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
-  core::RankPlan ranks = core::plan_ranks(bundled ? with_rails_bundled(plan) : plan);
-  StackPlan stacks = plan_stacks(ranks.ranks() + 1, kStackBytes,
-                                 read_process_limits(options.shortcuts.max_map_count), plan.file);
-  auto engine = start_engine(plan, stacks, options.simgrid_config);
-  // Once SimGrid's options are set: bundled rails widen their TCP window (sim/rail_bundle.hpp),
-  // or stay striped where the window binds inside the nodes.
-  if (bundled && !widen_window_for_rails(plan)) {
-    bundled = false;
-    ranks = core::plan_ranks(plan);
-  }
-  SimPlatform platform =
-      build_platform(ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));
+  SimSetup setup = set_up_simulation(plan, options, [](const core::RankPlan& ranks) {
+    return static_cast<std::int64_t>(ranks.ranks()) + 1;  // the ranks and SimGrid's own
+  });
+  const core::RankPlan& ranks = setup.ranks;
+  SimPlatform& platform = setup.platform;
+  auto& engine = setup.engine;
   MpRun run;
   core::Trace trace;
   const core::ParallelState state = core::ParallelState::of(plan);
@@ -164,7 +157,7 @@ core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions&
                              " ranks still waiting (a deadlock in the model-parallel program)");
   core::RunResult result = assemble(run, plan, state, ranks, options);
   time_checkpoints_on_links(result, plan, *engine, platform, run.world.rank_device);
-  if (bundled) result.warnings.push_back(rails_bundled_warning(plan));
+  if (setup.bundled) result.warnings.push_back(rails_bundled_warning(plan));
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,

@@ -388,6 +388,25 @@ Fidelity fidelity_for(const Plan& plan, Fidelity asked) {
   return asked;
 }
 
+SimSetup set_up_simulation(const Plan& plan, const SimOptions& options,
+                           const std::function<std::int64_t(const core::RankPlan&)>& actors) {
+  SimSetup s;
+  s.bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
+  s.ranks = core::plan_ranks(s.bundled ? with_rails_bundled(plan) : plan);
+  StackPlan stacks = plan_stacks(actors(s.ranks), kStackBytes,
+                                 read_process_limits(options.shortcuts.max_map_count), plan.file);
+  s.engine = start_engine(plan, stacks, options.simgrid_config);
+  // Once SimGrid's options are set: bundled rails widen their TCP window (sim/rail_bundle.hpp),
+  // or stay striped where the window binds inside the nodes.
+  if (s.bundled && !widen_window_for_rails(plan)) {
+    s.bundled = false;
+    s.ranks = core::plan_ranks(plan);
+  }
+  s.platform =
+      build_platform(s.ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));
+  return s;
+}
+
 int direct_comms(const SimOptions& options) {
   int set = options.shortcuts.direct_transfers;
   return set > 0 ? set : SimWorld{}.direct_comms;
@@ -403,23 +422,14 @@ std::int64_t relay_actors(const core::RankLayout& layout, int direct) {
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
   if (plan.parallelism) return simulate_model_parallel_here(plan, options);
   auto wall0 = std::chrono::steady_clock::now();
-  bool bundled = bundles_rails(plan, options.shortcuts.bundle_rails_from);
-  core::RankPlan ranks = core::plan_ranks(bundled ? with_rails_bundled(plan) : plan);
   // One actor per rank (its compute stream is arithmetic, not an actor), SimGrid's own, and relays.
   int direct = direct_comms(options);
-  std::int64_t actors =
-      static_cast<std::int64_t>(ranks.ranks()) + 1 + relay_actors(ranks.layout, direct);
-  StackPlan stacks = plan_stacks(actors, kStackBytes,
-                                 read_process_limits(options.shortcuts.max_map_count), plan.file);
-  auto engine = start_engine(plan, stacks, options.simgrid_config);
-  // Once SimGrid's options are set: bundled rails widen their TCP window (sim/rail_bundle.hpp),
-  // or stay striped where the window binds inside the nodes.
-  if (bundled && !widen_window_for_rails(plan)) {
-    bundled = false;
-    ranks = core::plan_ranks(plan);
-  }
-  SimPlatform platform =
-      build_platform(ranks.topology, options.shortcuts.flat_zone, storage_link_for(plan));
+  SimSetup setup = set_up_simulation(plan, options, [direct](const core::RankPlan& ranks) {
+    return static_cast<std::int64_t>(ranks.ranks()) + 1 + relay_actors(ranks.layout, direct);
+  });
+  const core::RankPlan& ranks = setup.ranks;
+  SimPlatform& platform = setup.platform;
+  auto& engine = setup.engine;
 
   Run run;
   run.plan = &plan;
@@ -444,7 +454,7 @@ RunResult simulate_here(const Plan& plan, const SimOptions& options) {
 
   RunResult result = assemble_result(run, plan, ranks, go_on_without);
   time_checkpoints_on_links(result, plan, *engine, platform, run.world.rank_device);
-  if (bundled) result.warnings.push_back(rails_bundled_warning(plan));
+  if (setup.bundled) result.warnings.push_back(rails_bundled_warning(plan));
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (run.trace)
     trace.write(options.trace_path,
