@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <stdexcept>
 
 #include "analytic/analytic.hpp"
 #include "core/compute_rate.hpp"
@@ -12,6 +13,7 @@
 #include "core/parallel_state.hpp"
 #include "core/pipeline_schedule.hpp"
 #include "core/rank_plan.hpp"
+#include "core/strategies/all_to_all.hpp"
 #include "core/topology.hpp"
 #include "core/transformer.hpp"
 
@@ -68,15 +70,34 @@ double shift_seconds(const Plan& plan, const core::Topology& topo, const std::ve
   return slowest;
 }
 
-// One all-to-all by pairwise exchange (core/strategies/all_to_all.hpp) of `bytes` a device over
-// rank 0's expert-parallel group: n - 1 steps of bytes / n.
+// One all-to-all (core/strategies/all_to_all.hpp) of `bytes` a device over rank 0's
+// expert-parallel group. Pairwise: n - 1 steps of bytes / n. Hierarchical, g members a node over
+// m nodes: g - 1 steps inside the node of the m segments for one place, then m - 1 steps across
+// nodes between members of one place, each the g segments its node holds for the other.
 double expert_alltoall(const Plan& plan, const core::ParallelState& state, double bytes) {
   std::vector<int> group = state.group(0, {core::ParallelDim::kExpert});
   int n = static_cast<int>(group.size());
   if (n < 2) return 0;
   core::Topology topo = core::Topology::build(plan.cluster, state.world_size());
-  double total = 0;
-  for (int k = 1; k < n; ++k) total += shift_seconds(plan, topo, group, k, bytes / n);
+  double segment = bytes / n, total = 0;
+  if (plan.parallelism->expert_alltoall == core::ExpertAllToAll::kPairwise) {
+    for (int k = 1; k < n; ++k) total += shift_seconds(plan, topo, group, k, segment);
+    return total;
+  }
+  std::vector<int> nodes;
+  for (int r : group) nodes.push_back(topo.node_of_device(r));
+  int per_node = core::members_per_node(nodes);
+  if (per_node == 0)
+    throw std::invalid_argument(
+        "parallelism.expert_alltoall: hierarchical needs each expert group's ranks to sit in runs "
+        "of equal length on distinct nodes, and the explicit network places rank 0's otherwise");
+  int spanned = n / per_node;
+  std::vector<int> inside(group.begin(), group.begin() + per_node), across;
+  for (int i = 0; i < n; i += per_node) across.push_back(group[i]);
+  for (int k = 1; k < per_node; ++k)
+    total += shift_seconds(plan, topo, inside, k, spanned * segment);
+  for (int k = 1; k < spanned; ++k)
+    total += shift_seconds(plan, topo, across, k, per_node * segment);
   return total;
 }
 
@@ -245,20 +266,23 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
   PipeCosts p =
       uniform_costs(s.pipeline, s.chunks, layers_forward(c, layers) + c.chunk_expert_forward,
                     layers_backward(c, layers) + c.chunk_expert_backward, 0);
-  // Uneven stages: the first and last stages' own layers (one chunk a stage).
+  // Uneven stages: the first and last stages' own layers in each of their chunks.
   for (int stage : {0, s.pipeline - 1}) {
     int own = core::stage_layers(s, stage);
     if (own == layers) continue;
-    p.forward[stage][0] = layers_forward(c, own);
-    p.backward[stage][0] = layers_backward(c, own);
+    for (int chunk = 0; chunk < s.chunks; ++chunk) {
+      p.forward[stage][chunk] = layers_forward(c, own);
+      p.backward[stage][chunk] = layers_backward(c, own);
+    }
   }
   if (c.layer_weight_compute > 0) {  // zero bubble: each backward's weight pass as an op apart
     p.weight.assign(s.pipeline, std::vector<double>(s.chunks, 0.0));
-    for (int stage = 0; stage < s.pipeline; ++stage) {
-      double weight = core::stage_layers(s, stage) * c.layer_weight_compute;
-      p.weight[stage][0] = weight;
-      p.backward[stage][0] -= weight;
-    }
+    for (int stage = 0; stage < s.pipeline; ++stage)
+      for (int chunk = 0; chunk < s.chunks; ++chunk) {
+        double weight = core::stage_layers(s, stage) * c.layer_weight_compute;
+        p.weight[stage][chunk] = weight;
+        p.backward[stage][chunk] -= weight;
+      }
   }
   p.transfer = c.transfer;
   p.op_extra = c.overlap.op_extra;

@@ -330,7 +330,7 @@ struct StageProgram {
                           tag(op.microbatch, std::min(from, v), forward), bytes));
     if (!forward && v == last)
       nodes.then(compute(what + " output layer", 2 * costs.logit_forward, 0));
-    int count = op.chunk == 0 ? core::stage_layers(s, stage) : s.layers_per_chunk;
+    int count = core::stage_layers(s, stage);
     layers(nodes, g, what, count, {rank, op.microbatch, op.chunk, forward});
     token_exchanges(nodes, g, what, forward);
     if (forward && v == last) nodes.then(compute(what + " output layer", costs.logit_forward, 0));

@@ -218,6 +218,11 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.zero_line = line("zero");
   p.expert = m.get_int_or("expert", 1, 1, kMaxDimension);
   p.expert_line = line("expert");
+  p.expert_alltoall =
+      m.get_choice("expert_alltoall", {"pairwise", "hierarchical"}, "pairwise") == "hierarchical"
+          ? ExpertAllToAll::kHierarchical
+          : ExpertAllToAll::kPairwise;
+  p.expert_alltoall_line = line("expert_alltoall");
   p.context = m.get_int_or("context", 1, 1, kMaxDimension);
   p.context_exchange =
       m.get_choice("context_exchange", {"ring", "allgather"}, "ring") == "allgather"

@@ -25,6 +25,9 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   if (s.context > 1)
     mp.context_exchange = par.context_exchange == ContextExchange::kRing ? "ring" : "allgather";
   mp.context_comm_s = ph.context;
+  if (par.expert > 1)
+    mp.expert_alltoall =
+        par.expert_alltoall == ExpertAllToAll::kHierarchical ? "hierarchical" : "pairwise";
   mp.microbatch = s.microbatch, mp.microbatches = s.microbatches, mp.virtual_stages = s.chunks;
   mp.schedule = schedule_name(par.schedule);
   mp.recompute = recompute_name(par.recompute);

@@ -29,6 +29,7 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
   ph["bubble_s"] = m.bubble_s;
   ph["tensor_comm_s"] = m.tensor_comm_s;
   ph["expert_comm_s"] = m.expert_comm_s;
+  if (m.expert > 1) j["parallelism"]["expert_alltoall"] = m.expert_alltoall;
   if (m.context > 1) {
     j["parallelism"]["context_exchange"] = m.context_exchange;
     ph["context_comm_s"] = m.context_comm_s;
@@ -59,6 +60,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.expert = p.value("expert", 1);
   m.context = p.value("context", 1);
   m.context_exchange = p.value("context_exchange", "");
+  m.expert_alltoall = p.value("expert_alltoall", "");
   m.overlap_grad_reduce = p.value("overlap_grad_reduce", false);
   m.tp_comm_overlap = p.value("tp_comm_overlap", false);
   m.tokens_per_s = j.value("tokens_per_s", 0.0);

@@ -1,11 +1,15 @@
 // validate_model_parallel (declared in model_parallel_loader.hpp): the checks that span a
 // model-parallel plan's parts, run once the command line's overrides are applied.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/framework.hpp"
 #include "core/input_error.hpp"
 #include "core/model_parallel_loader.hpp"
+#include "core/parallel_state.hpp"
 #include "core/pipeline_schedule.hpp"
+#include "core/strategies/all_to_all.hpp"
 #include "core/strategies/ps_training.hpp"
 #include "core/transformer.hpp"
 
@@ -40,7 +44,6 @@ void check_uneven_stages(const Plan& plan, const Parallelism& p, const Transform
                      "parallelism.first_stage_layers", what);
   };
   if (p.pipeline < 2) fail("uneven stages need pipeline 2 or more");
-  if (p.virtual_stages > 1) fail("uneven stages are modelled without virtual stages");
   if (t.moe && (t.moe->every > 1 || t.moe->first_dense > 0 || p.expert > 1))
     fail(
         "uneven stages are modelled for models whose every layer is alike (no moe.every or "
@@ -50,9 +53,22 @@ void check_uneven_stages(const Plan& plan, const Parallelism& p, const Transform
   if (rest < middle || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0))
     fail("the model's " + str(t.layers) + " layers less the first and last stages' leave " +
          str(rest) + ", which do not split evenly into the " + str(middle) + " stages between");
+  // Megatron-Core gives each virtual stage (chunk) of a stage an equal share of its layers.
+  int v = p.virtual_stages;
+  auto splits = [v](int n) { return n % v == 0; };
+  if (v > 1 && (!splits(p.first_stage_layers) || !splits(p.last_stage_layers) ||
+                (middle > 0 && !splits(rest / middle))))
+    fail("with " + str(v) + " virtual stages each stage's layers split evenly over its chunks " +
+         "(Megatron-Core's rule): the first stage's " + str(p.first_stage_layers) +
+         ", the last's " + str(p.last_stage_layers) + " and the " +
+         str(middle > 0 ? rest / middle : 0) + " of each stage between must be multiples of " +
+         str(v));
 }
 
 void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  if (p.virtual_stages > 1 && p.schedule != PipelineScheduleKind::kInterleaved)
+    throw InputError(plan.file, p.virtual_line, "parallelism.virtual_stages",
+                     "virtual stages need schedule: interleaved");
   if (p.first_stage_layers > 0 || p.last_stage_layers > 0) return check_uneven_stages(plan, p, t);
   if (t.layers % (static_cast<long long>(p.pipeline) * p.virtual_stages) != 0)
     throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",
@@ -74,14 +90,43 @@ void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape
                      "one MoE layer every " + str(t.moe->every) + " does not repeat evenly over " +
                          str(t.layers / chunks) + " layers a pipeline chunk: give stages whose " +
                          "layers it divides, so that every stage holds the same layers");
-  if (p.virtual_stages > 1 && p.schedule != PipelineScheduleKind::kInterleaved)
-    throw InputError(plan.file, p.virtual_line, "parallelism.virtual_stages",
-                     "virtual stages need schedule: interleaved");
+}
+
+// The hierarchical all-to-all runs inside nodes, then across them: every expert group must hold
+// the same number of ranks on each of its nodes, in runs (as ranks fill nodes in order; an explicit
+// network's placement is checked when the program starts).
+void check_expert_alltoall(const Plan& plan, const Parallelism& p) {
+  if (p.expert_alltoall != ExpertAllToAll::kHierarchical) return;
+  auto fail = [&](const std::string& what) {
+    throw InputError(plan.file, p.expert_alltoall_line ? p.expert_alltoall_line : p.line,
+                     "parallelism.expert_alltoall", what);
+  };
+  if (p.expert == 1)
+    fail("hierarchical exchanges the experts' tokens: give parallelism.expert > 1");
+  if (plan.cluster.network.kind == NetworkKind::kExplicit) return;
+  ParallelDegrees degrees;
+  degrees.tensor = p.tensor;
+  degrees.context = p.context;
+  degrees.expert = p.expert;
+  degrees.pipeline = p.pipeline;
+  degrees.data = plan.training.workers / (p.tensor * p.pipeline * p.context * p.expert);
+  ParallelState state(degrees, RankPacking{std::max(1, plan.cluster.devices_per_node), false});
+  for (const std::vector<int>& group : state.groups({ParallelDim::kExpert})) {
+    std::vector<int> nodes;
+    for (int r : group) nodes.push_back(state.packed_node_of(r));
+    if (members_per_node(nodes) == 0)
+      fail(
+          "hierarchical needs each expert group to hold the same number of ranks on each of its "
+          "nodes; the group of ranks " +
+          str(group.front()) + " to " + str(group.back()) + " does not with " +
+          str(state.devices_per_node()) +
+          " devices a node: give tensor x expert ranks that divide a node or fill whole nodes");
+  }
 }
 
 // Expert parallelism: runs of `expert` data-parallel ranks share out each MoE layer's experts.
 void check_experts(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
-  if (p.expert == 1) return;
+  if (p.expert == 1) return check_expert_alltoall(plan, p);
   auto fail = [&](const std::string& what) {
     throw InputError(plan.file, p.expert_line ? p.expert_line : p.line, "parallelism.expert", what);
   };
@@ -104,6 +149,7 @@ void check_experts(const Plan& plan, const Parallelism& p, const TransformerShap
     fail(
         "ZeRO-2 and ZeRO-3 with expert parallelism (the experts' shards over their own data "
         "group) are not modelled yet: use zero: 0 or 1");
+  check_expert_alltoall(plan, p);
 }
 
 // Context parallelism as Megatron-Core runs it: the sequence cut into 2 x context chunks, each

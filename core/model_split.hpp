@@ -20,7 +20,8 @@ struct ModelSplit {
   int chunks = 1;            // model chunks per stage (virtual stages)
   int layers_per_chunk = 0;  // with uneven stages, the stages between the first and the last
   int global_batch = 0;      // sequences per iteration
-  int first_stage_layers = 0, last_stage_layers = 0;  // uneven stages (0: layers_per_chunk)
+  // Uneven stages: a chunk's layers on the first and the last stage (0: layers_per_chunk).
+  int first_stage_layers = 0, last_stage_layers = 0;
   // Replicas that take different sequences: Megatron's data-parallel degree (data / context).
   int replicas() const { return data / context; }
 };

@@ -28,15 +28,17 @@ ModelSplit split_of(const Plan& plan) {
                                                   : plan.training.batch_per_worker * s.replicas();
   s.microbatches = s.global_batch / (s.replicas() * s.microbatch);
   s.chunks = par.virtual_stages;
-  s.first_stage_layers = par.first_stage_layers;
-  s.last_stage_layers = par.last_stage_layers;
+  // Uneven stages with virtual stages: each of a stage's chunks holds an equal share of its layers
+  // (Megatron-Core's get_num_layers_to_build).
+  s.first_stage_layers = par.first_stage_layers / s.chunks;
+  s.last_stage_layers = par.last_stage_layers / s.chunks;
   if (plan.workload.transformer) {
     int layers = plan.workload.transformer->layers;
-    int middle = par.pipeline - (s.first_stage_layers > 0) - (s.last_stage_layers > 0);
-    s.layers_per_chunk =
-        s.first_stage_layers + s.last_stage_layers == 0
-            ? layers / (par.pipeline * par.virtual_stages)
-            : (middle > 0 ? (layers - s.first_stage_layers - s.last_stage_layers) / middle : 0);
+    int middle = par.pipeline - (par.first_stage_layers > 0) - (par.last_stage_layers > 0);
+    int rest = layers - par.first_stage_layers - par.last_stage_layers;
+    s.layers_per_chunk = par.first_stage_layers + par.last_stage_layers == 0
+                             ? layers / (par.pipeline * s.chunks)
+                             : (middle > 0 ? rest / middle / s.chunks : 0);
   }
   return s;
 }

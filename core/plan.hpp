@@ -402,6 +402,10 @@ enum class Recompute { kNone, kSelective, kFull };
 // passes each rank's block around the ring beside the attention's compute (ring attention);
 // all_gather gathers them all first (Llama 3's way).
 enum class ContextExchange { kRing, kAllGather };
+// How an expert-parallel group's all-to-alls run (core/strategies/all_to_all.hpp): pairwise, every
+// member to every other in turn; hierarchical, inside each node first, then one larger message to
+// the member of the same place on each other node (Tutel's and DeepEP's two-level exchange).
+enum class ExpertAllToAll { kPairwise, kHierarchical };
 
 // `parallelism:` splits a transformer over tensor x context x pipeline x data devices. Ranks are
 // numbered tensor-fastest, then context, data, pipeline (Megatron's order).
@@ -419,6 +423,7 @@ struct Parallelism {
   // them by all-to-all exchanges; the experts' gradients are exchanged over the data group / expert
   // ranks that hold the same experts.
   int expert = 1;
+  ExpertAllToAll expert_alltoall = ExpertAllToAll::kPairwise;
   // Context parallelism (Megatron-Core's --context-parallel-size): each sequence split into
   // `context` parts, one a rank, the attention's keys and values exchanged over the group
   // (`context_exchange`); the gradients are exchanged over context x data ranks.
@@ -442,8 +447,8 @@ struct Parallelism {
   std::optional<Framework> framework;
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
-      zero_line = 0, framework_line = 0, expert_line = 0, stage_layers_line = 0, overlap_line = 0,
-      tp_overlap_line = 0, context_line = 0;
+      zero_line = 0, framework_line = 0, expert_line = 0, expert_alltoall_line = 0,
+      stage_layers_line = 0, overlap_line = 0, tp_overlap_line = 0, context_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

@@ -488,6 +488,8 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   out << YAML::Key << "recompute" << YAML::Value << recompute_name(p->recompute);
   out << YAML::Key << "zero" << YAML::Value << p->zero;
   if (p->expert > 1) out << YAML::Key << "expert" << YAML::Value << p->expert;
+  if (p->expert_alltoall == ExpertAllToAll::kHierarchical)
+    out << YAML::Key << "expert_alltoall" << YAML::Value << "hierarchical";
   if (p->context > 1) {
     out << YAML::Key << "context" << YAML::Value << p->context;
     out << YAML::Key << "context_exchange" << YAML::Value

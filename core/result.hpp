@@ -105,6 +105,7 @@ struct ModelParallelOutcome {
   bool sequence_parallel = false;
   int zero = 0;
   int expert = 1;                    // the expert-parallel degree (it splits `data`)
+  std::string expert_alltoall;       // "pairwise" or "hierarchical" (empty without experts)
   int context = 1;                   // the context-parallel degree (beside `data`)
   std::string context_exchange;      // "ring" or "allgather" (empty without context parallelism)
   bool overlap_grad_reduce = false;  // Megatron-Core's: buckets exchanged during backward

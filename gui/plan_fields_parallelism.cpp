@@ -71,6 +71,20 @@ void add_parallelism_fields(std::vector<PlanField>& f) {
           "ring attention (blocks passed beside the attention) or all-gathered first (Llama 3's)"),
       [](const P& p) { return p.context > 1; }, "applies to context 2 or more"));
   f.push_back(split_field(
+      "expert", "expert", Kind::kText, {}, [](const P& p) { return number(p.expert); },
+      "devices each MoE layer's experts are shared out over; tokens reach them by all-to-all"));
+  f.push_back(only_when(
+      split_field(
+          "expert_alltoall", "expert all-to-all", Kind::kChoice, {"pairwise", "hierarchical"},
+          [](const P& p) {
+            return std::string(p.expert_alltoall == core::ExpertAllToAll::kHierarchical
+                                   ? "hierarchical"
+                                   : "pairwise");
+          },
+          "every member to every other in turn, or inside each node first, then one message a "
+          "node"),
+      [](const P& p) { return p.expert > 1; }, "applies to expert 2 or more"));
+  f.push_back(split_field(
       "microbatch", "micro-batch", Kind::kText, {}, [](const P& p) { return number(p.microbatch); },
       "sequences per micro-batch"));
   f.push_back(split_field(

@@ -26,7 +26,7 @@ std::uint64_t context_tag(std::uint64_t label, int owner) {
 // The context region: two block slots a member, after the experts' gradient shard.
 Span ModelParallelTraining::context_slot(int owner, int parts) const {
   std::int64_t base =
-      send_slot(2 * ops_per_stage_).begin + 2 * dispatch_elements_ + expert_gradient_elements_;
+      send_slot(2 * ops_per_stage_).begin + token_elements() + expert_gradient_elements_;
   return {base + 2LL * owner * context_block_elements_, parts * context_block_elements_};
 }
 

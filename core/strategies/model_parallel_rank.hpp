@@ -20,6 +20,7 @@ struct ModelParallelTraining::Rank {
   std::vector<int> data_members;
   // Expert parallelism: the expert-parallel group, and the experts' data group and its program.
   Fabric& experts;
+  int experts_per_node;  // the hierarchical all-to-all's members a node (0: pairwise)
   Fabric& expert_data;
   StrategyProgram* expert_data_program;
   std::vector<int> expert_data_members;

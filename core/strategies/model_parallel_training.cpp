@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "core/group_fabric.hpp"
@@ -181,9 +183,9 @@ PipeOp op_sent_for(const PipeOp& op, int sender_stage, int stages) {
 
 std::int64_t ModelParallelTraining::buffer_elements() const {
   return gradient_elements_ + activation_elements_ +
-         2LL * static_cast<std::int64_t>(ops_per_stage_) * transfer_elements_ +
-         2 * dispatch_elements_ + expert_gradient_elements_ +
-         2LL * work_.context * context_block_elements_ + layer_shard_elements_;
+         2LL * static_cast<std::int64_t>(ops_per_stage_) * transfer_elements_ + token_elements() +
+         expert_gradient_elements_ + 2LL * work_.context * context_block_elements_ +
+         layer_shard_elements_;
 }
 
 Span ModelParallelTraining::shard_span() const {
@@ -229,9 +231,10 @@ void ModelParallelTraining::exchange_tokens(const Rank& rank, bool forward,
   double start = rank.fabric.now();
   if (rank.checks)
     for (int j = 0; j < n; ++j) rank.checks->label(part(tokens, j), token_tag(me, j, n));
+  Span relay{base + 2 * dispatch_elements_, dispatch_elements_};
   for (int i = 0; i < pairs; ++i) {
-    pairwise_all_to_all(group, tokens, received);  // dispatch
-    pairwise_all_to_all(group, received, tokens);  // combine
+    all_to_all(rank, tokens, received, relay);  // dispatch
+    all_to_all(rank, received, tokens, relay);  // combine
     if (!rank.checks) continue;
     for (int j = 0; j < n; ++j)
       if (j != me)
@@ -239,6 +242,32 @@ void ModelParallelTraining::exchange_tokens(const Rank& rank, bool forward,
                        rank.checks->mislabelled(part(tokens, j), token_tag(me, j, n));
   }
   times.expert_s += rank.fabric.now() - start;
+}
+
+void ModelParallelTraining::all_to_all(const Rank& rank, Span send, Span receive,
+                                       Span relay) const {
+  if (rank.experts_per_node > 0)
+    hierarchical_all_to_all(rank.experts, rank.experts_per_node, send, receive, relay);
+  else
+    pairwise_all_to_all(rank.experts, send, receive);
+}
+
+int ModelParallelTraining::experts_per_node(const std::vector<int>& members) const {
+  if (plan_.parallelism->expert_alltoall != ExpertAllToAll::kHierarchical) return 0;
+  std::vector<int> nodes;
+  for (int r : members) nodes.push_back(rank_node_[r]);
+  int per_node = members_per_node(nodes);
+  if (per_node == 0)
+    throw std::invalid_argument(
+        "parallelism.expert_alltoall: hierarchical needs each expert group's ranks to sit in runs "
+        "of equal length on distinct nodes; the group of rank " +
+        std::to_string(members.front()) + " does not (its ranks are placed otherwise)");
+  return per_node;
+}
+
+std::int64_t ModelParallelTraining::token_elements() const {
+  bool relayed = plan_.parallelism->expert_alltoall == ExpertAllToAll::kHierarchical;
+  return (relayed ? 3 : 2) * dispatch_elements_;
 }
 
 // Tells apart every transfer of an iteration: its kind, micro-batch, chunk and sending stage.
@@ -449,7 +478,7 @@ void ModelParallelTraining::exchange_expert_gradient(const Rank& rank,
                                                      ModelParallelStepTimes& times) const {
   if (!rank.expert_data_program) return;
   std::int64_t base = send_slot(2 * ops_per_stage_).begin;
-  Span experts{base + 2 * dispatch_elements_, expert_gradient_elements_};
+  Span experts{base + token_elements(), expert_gradient_elements_};
   if (rank.checks) rank.fabric.device().produce_gradient(experts);
   rank.expert_data_program->run(rank.expert_data, experts);
   if (rank.checks) times.wrong += rank.checks->differs_from_sum(experts, rank.expert_data_members);
@@ -476,7 +505,8 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
       state_.group(me, {ParallelDim::kContext, ParallelDim::kExpert, ParallelDim::kData});
   GroupFabric data(fabric, members);
   std::unique_ptr<StrategyProgram> data_program = group_exchange(members);
-  GroupFabric experts(fabric, state_.group(me, {ParallelDim::kExpert}));
+  std::vector<int> expert_group = state_.group(me, {ParallelDim::kExpert});
+  GroupFabric experts(fabric, expert_group);
   std::vector<int> expert_members = state_.group(me, {ParallelDim::kData});
   GroupFabric expert_data(fabric, expert_members);
   std::unique_ptr<StrategyProgram> expert_program;
@@ -492,6 +522,7 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
             state_.coordinates(me),
             members,
             experts,
+            expert_group.size() > 1 ? experts_per_node(expert_group) : 0,
             expert_data,
             expert_program.get(),
             expert_members,

@@ -149,6 +149,13 @@ class ModelParallelTraining {
   void exchange_gradient(const Rank& rank, BucketQueue* queue, ModelParallelStepTimes& times) const;
   void exchange_expert_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_tokens(const Rank& rank, bool forward, ModelParallelStepTimes& times) const;
+  // One all-to-all of the expert group, as the plan runs it (`relay`: the hierarchical one's).
+  void all_to_all(const Rank& rank, Span send, Span receive, Span relay) const;
+  // The hierarchical all-to-all's members a node in `members`' group (0: pairwise). Throws
+  // std::invalid_argument when the group's nodes do not hold equal runs of it.
+  int experts_per_node(const std::vector<int>& members) const;
+  // The all-to-alls' tokens sent and received, and the hierarchical exchange's relay.
+  std::int64_t token_elements() const;
   std::unique_ptr<StrategyProgram> group_exchange(const std::vector<int>& members) const;
   std::vector<PipeOp> schedule_of(int stage, int rank) const;
   std::uint64_t tag(const PipeOp& op, int sender_stage) const;

@@ -301,6 +301,21 @@ TEST(ModelParallelCli, ExpertParallelTokensArriveAndComeBack) {
   auto two = shell("(" + bin() + " run " + (dir / "ep2.yaml").string() + " --json 2>/dev/null)");
   ASSERT_EQ(two.code, 0) << two.text;
   EXPECT_EQ(nlohmann::json::parse(two.text)["wrong"], 0);
+  // The hierarchical all-to-all over nodes of 2: its relayed, grouped sends complete in the dry
+  // run too (each pair's messages matched in order, as NCCL's grouped calls match them).
+  std::ofstream(dir / "hier.yaml")
+      << "cluster: { name: pairs, devices_per_node: 2, device: { flops: 100TFLOPS },"
+         " intra_node: { bandwidth: 150GB/s, latency: 1us },"
+         " nic: { bandwidth: 100Gbps, latency: 2us }, nodes: 4 }\n"
+      << "workload: { name: moe, transformer: { layers: 4, hidden: 256, heads: 4, sequence: 128,"
+         " vocabulary: 1000, moe: { experts: 4, top_k: 2 } } }\n"
+      << "parallelism: { pipeline: 2, expert: 4, expert_alltoall: hierarchical }\n"
+      << "strategy: { kind: ring }\n"
+      << "training: { workers: 8, global_batch: 8, steps: 2 }\n";
+  auto hier = shell(bin() + " run " + (dir / "hier.yaml").string() + " --backend cuda --dry-run");
+  EXPECT_EQ(hier.code, 0) << hier.text;
+  EXPECT_NE(hier.text.find("# checked: every rank's groups complete"), std::string::npos)
+      << hier.text;
   fs::remove_all(dir);
 }
 

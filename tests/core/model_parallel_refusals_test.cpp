@@ -80,6 +80,22 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism:\n  expert: 2\n  tensor: 2\ntraining: { workers: 8 }\n",
                      ", moe: { experts: 8 }"),
                 13, "write sequence_parallel: true"},
+        Refusal{"hierarchical_alltoall_without_experts",
+                plan(kRing + "parallelism:\n  expert_alltoall: hierarchical\n"
+                             "training: { workers: 8 }\n",
+                     ", moe: { experts: 8 }"),
+                13, "give parallelism.expert > 1"},
+        // Groups of 3 consecutive ranks in nodes of 8: ranks 6, 7 and 8 straddle two nodes.
+        Refusal{"hierarchical_alltoall_straddling_nodes",
+                plan(kRing + "parallelism:\n  expert: 3\n  expert_alltoall: hierarchical\n"
+                             "training: { workers: 12 }\n",
+                     ", moe: { experts: 6 }"),
+                14, "the group of ranks 6 to 8 does not with 8 devices a node"},
+        Refusal{"unknown_expert_alltoall",
+                plan(kRing + "parallelism:\n  expert: 2\n  expert_alltoall: ring\n"
+                             "training: { workers: 8 }\n",
+                     ", moe: { experts: 8 }"),
+                14, "expert_alltoall"},
         Refusal{"uneven_stages_without_pipeline",
                 plan(kRing + "parallelism:\n  first_stage_layers: 3\ntraining: { workers: 8 }\n"),
                 13, "uneven stages need pipeline 2 or more"},
@@ -90,9 +106,9 @@ INSTANTIATE_TEST_SUITE_P(
                 15, "leave 14, which do not split evenly into the 3 stages between"},
         Refusal{"uneven_stages_with_virtual_stages",
                 plan(kRing + "parallelism:\n  pipeline: 2\n  schedule: interleaved\n"
-                             "  virtual_stages: 2\n  first_stage_layers: 4\n"
+                             "  virtual_stages: 2\n  first_stage_layers: 5\n"
                              "training: { workers: 2 }\n"),
-                16, "without virtual stages"},
+                16, "must be multiples of 2"},
         Refusal{"virtual_without_interleaved",
                 plan(kRing + "parallelism:\n  pipeline: 2\n  virtual_stages: 2\n"
                              "training: { workers: 2 }\n"),

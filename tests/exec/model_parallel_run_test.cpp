@@ -79,6 +79,29 @@ TEST(ModelParallelRun, ContextGroupsPassEveryBlockAndSumTheGradient) {
   }
 }
 
+// Experts over two nodes of 2 (pipeline 2 x expert 4, so each stage's expert group spans two
+// nodes): the hierarchical all-to-all relays each token segment through the member of its place on
+// the sender's node, and every segment still reaches its expert from its sender and comes back.
+TEST(ModelParallelRun, HierarchicalAllToAllDeliversEveryTokenAcrossNodes) {
+  core::Plan plan = testing::load_text(
+      "mp-run-hier",
+      "cluster:\n  name: pairs\n  devices_per_node: 2\n  device: { flops: 100TFLOPS }\n"
+      "  intra_node: { bandwidth: 150GB/s, latency: 1us }\n"
+      "  nic: { bandwidth: 100Gbps, latency: 2us }\n  nodes: 4\n"
+      "workload:\n  name: moe-tiny\n"
+      "  transformer: { layers: 4, hidden: 64, heads: 4, sequence: 32, vocabulary: 100,"
+      " moe: { experts: 4, top_k: 2 } }\n"
+      "parallelism: { pipeline: 2, expert: 4, expert_alltoall: hierarchical }\n"
+      "strategy: { kind: ring }\n"
+      "training: { workers: 8, global_batch: 8, steps: 2 }\n");
+  core::RunResult r = run_local(plan, quick());
+  EXPECT_EQ(r.wrong, 0);
+  ASSERT_TRUE(r.model_parallel);
+  EXPECT_EQ(r.model_parallel->expert, 4);
+  EXPECT_EQ(r.model_parallel->expert_alltoall, "hierarchical");
+  EXPECT_GT(r.model_parallel->expert_comm_s, 0);
+}
+
 TEST(ModelParallelRun, ABrokenScheduleIsCaught) {
   ExecOptions o = quick();
   o.break_schedule_rank = 0;  // stage 0 sends micro-batch 1 before micro-batch 0

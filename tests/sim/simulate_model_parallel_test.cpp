@@ -216,6 +216,42 @@ TEST(SimulateModelParallel, ExpertParallelAllToAllsAgreeWithTheClosedForm) {
   EXPECT_NEAR(wide_sim.step_time_s / wide_closed.step_time_s, 1.0, 0.02);
 }
 
+// The hierarchical all-to-all (16 experts over all 16 ranks of two nodes, one micro-batch): each
+// device's 4,194,304 bytes go as 16 segments of 262,144. Inside the node, 7 steps of the 2
+// segments for one place (one a node) at 2 us + 524,288 B / 100 GB/s = 7.24288 us; across, one
+// step of the node's 8 segments for the same place on the other node, 2,097,152 B through the
+// 100 Gb/s NICs that the node's 8 devices share (1.5625 GB/s each): 1,342.17728 us, plus the path's
+// latency (two links of 1 us inside the nodes and two NICs of 2 us: 6 us). 2 MoE layers x 2
+// all-to-alls each way: 8 x (7 x 7.24288 + 1,348.17728) us = 11,191.98 us. Inside one node the
+// two exchanges are the same one; SimGrid agrees with the closed form either way. One step: in a
+// second, the data ring's ranks, which end apart, would charge their wait to its all-to-alls.
+TEST(SimulateModelParallel, HierarchicalAllToAllsGoInsideTheNodeFirst) {
+  auto plan_with = [](const std::string& name, const std::string& parallelism) {
+    std::string text = plan_text(parallelism, 16, 16);
+    std::string dense_model = "vocabulary: 32000 }";
+    text.replace(text.find(dense_model), dense_model.size(),
+                 "vocabulary: 32000, moe: { experts: 16, top_k: 2, every: 4 } }");
+    text.replace(text.find("steps: 2"), 8, "steps: 1");
+    return testing::load_text(name, text);
+  };
+  core::Plan across = plan_with("sim-ep-hier", "expert: 16, expert_alltoall: hierarchical");
+  core::RunResult closed = predict_analytic(across), sim = simulate(across);
+  ASSERT_TRUE(closed.model_parallel && sim.model_parallel);
+  EXPECT_EQ(closed.model_parallel->expert_alltoall, "hierarchical");
+  EXPECT_NEAR(closed.model_parallel->expert_comm_s, 8 * (7 * 7.24288e-6 + 1348.17728e-6), 1e-9);
+  EXPECT_NEAR(sim.model_parallel->expert_comm_s / closed.model_parallel->expert_comm_s, 1.0, 0.02);
+  EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02);
+  // Eight ranks of one node (pipeline 2: a stage a node): nothing crosses, nothing is relayed.
+  core::Plan pairwise = plan_with("sim-ep-node-pair", "pipeline: 2, expert: 8");
+  core::Plan hierarchical =
+      plan_with("sim-ep-node-hier", "pipeline: 2, expert: 8, expert_alltoall: hierarchical");
+  EXPECT_DOUBLE_EQ(predict_analytic(hierarchical).model_parallel->expert_comm_s,
+                   predict_analytic(pairwise).model_parallel->expert_comm_s);
+  EXPECT_NEAR(simulate(hierarchical).model_parallel->expert_comm_s /
+                  simulate(pairwise).model_parallel->expert_comm_s,
+              1.0, 1e-9);
+}
+
 // Uneven stages: the 8 layers as 1, 3, 3, 1 over 4 stages (first and last one layer each, the two
 // between 3 each) against 2 each. With the 32,000-word output layer (2 s h V = 67 GFLOP forward,
 // more than two layers' 2 x 30) the last stage is the busiest either way: uneven it holds 1 layer
@@ -246,6 +282,28 @@ TEST(SimulateModelParallel, UnevenStagesAgreeWithTheClosedForm) {
         << vocabulary;
     if (big_output) EXPECT_LT(closed.step_time_s, predict_analytic(even).step_time_s);
   }
+}
+
+// Uneven stages with virtual stages, by Megatron-Core's rule (each chunk of a stage holds an equal
+// share of its layers): the 8 layers as 2 on the first stage and 6 on the last, in 2 chunks each,
+// so 1 and 3 layers a chunk where the even split has 2. The last stage, the busiest either way
+// (it holds the output layer), runs 3 layers' tensor all-reduces a chunk instead of 2.
+TEST(SimulateModelParallel, UnevenStagesSplitOverVirtualStages) {
+  std::string interleaved = "tensor: 2, pipeline: 2, schedule: interleaved, virtual_stages: 2";
+  core::Plan even = testing::load_text("sim-even-vp", plan_text(interleaved, 16, 16));
+  core::Plan uneven = testing::load_text(
+      "sim-uneven-vp",
+      plan_text(interleaved + ", first_stage_layers: 2, last_stage_layers: 6", 16, 16));
+  core::ModelSplit s = core::model_split(uneven);
+  EXPECT_EQ(core::stage_layers(s, 0), 1);
+  EXPECT_EQ(core::stage_layers(s, 1), 3);
+  core::RunResult closed = predict_analytic(uneven), sim = simulate(uneven);
+  ASSERT_TRUE(closed.model_parallel && sim.model_parallel);
+  EXPECT_NEAR(
+      closed.model_parallel->tensor_comm_s / predict_analytic(even).model_parallel->tensor_comm_s,
+      1.5, 1e-12);
+  EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02);
+  EXPECT_GT(closed.step_time_s, predict_analytic(even).step_time_s);
 }
 
 // The simulator lets go of sends their receivers took and makes each stage its neighbours'
