@@ -164,6 +164,36 @@ TEST_F(Emulated, AModelParallelPlanRunsAcrossTheHostsWithExactSums) {
   }
 }
 
+// Expert parallelism across the namespaces (expert 2 x data 2, one rank a host): every token
+// segment crosses a rate-limited link to its expert's host and back, checked from its sender, and
+// the experts' gradients sum over their own data group. Pairwise and hierarchical (one device a
+// node: only its step across the nodes).
+TEST_F(Emulated, AnExpertParallelPlanDeliversEveryTokenAcrossTheHosts) {
+  auto plan_with = [](const std::string& alltoall) {
+    return testing::load_text(
+        "emulated-ep-" + alltoall,
+        "cluster: " + testing::source_path("topologies/emulated-4x200mbit.yaml") +
+            "\nworkload:\n  name: moe-tiny\n"
+            "  transformer: { layers: 2, hidden: 64, heads: 4, sequence: 32, vocabulary: 100,"
+            " moe: { experts: 2, top_k: 1 } }\n"
+            "parallelism: { expert: 2, expert_alltoall: " +
+            alltoall +
+            " }\n"
+            "strategy: { kind: ring }\n"
+            "training: { workers: 4, global_batch: 4, steps: 2 }\n");
+  };
+  EmulatedCluster c = cluster_up(core::Topology::build(plan_with("pairwise").cluster, 4));
+  for (const std::string alltoall : {"pairwise", "hierarchical"}) {
+    SCOPED_TRACE(alltoall);
+    core::RunResult r = run_local(plan_with(alltoall), on_cluster(c));
+    EXPECT_EQ(r.wrong, 0);
+    ASSERT_TRUE(r.model_parallel);
+    EXPECT_EQ(r.model_parallel->expert, 2);
+    EXPECT_EQ(r.model_parallel->expert_alltoall, alltoall);
+    EXPECT_GT(r.model_parallel->expert_comm_s, 0);
+  }
+}
+
 TEST_F(Emulated, DownLeavesNothingAlsoAfterAFailedRun) {
   core::Plan p = plan(core::StrategyKind::kRing, 4, 1e5);
   EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 4));
