@@ -1,8 +1,9 @@
 // The all-to-all strategies on real floats between threads: every member's segment for every other
 // member arrives in the sender's place, pairwise and in two levels, whatever the nodes' shape.
+#include "core/strategies/all_to_all.hpp"
+
 #include <gtest/gtest.h>
 
-#include "core/strategies/all_to_all.hpp"
 #include "tests/support/memory_fabric.hpp"
 
 namespace scaleout::core {
@@ -55,8 +56,8 @@ TEST(AllToAll, MembersPerNodeNeedsEqualRunsOfDistinctNodes) {
   EXPECT_EQ(members_per_node({0, 0, 1, 1, 2, 2}), 2);
   EXPECT_EQ(members_per_node({5, 5, 5, 5}), 4);
   EXPECT_EQ(members_per_node({0, 1, 2}), 1);
-  EXPECT_EQ(members_per_node({0, 0, 1}), 0);        // unequal runs
-  EXPECT_EQ(members_per_node({0, 1, 0, 1}), 0);     // a node twice
+  EXPECT_EQ(members_per_node({0, 0, 1}), 0);     // unequal runs
+  EXPECT_EQ(members_per_node({0, 1, 0, 1}), 0);  // a node twice
   EXPECT_EQ(members_per_node({0, 0, 1, 1, 0, 0}), 0);
   EXPECT_EQ(members_per_node({}), 0);
 }
