@@ -2,14 +2,31 @@
 // Exit codes: 0 done, 1 the run failed, 2 the input was wrong.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
 #include "cli/commands.hpp"
+#include "core/bundled_data.hpp"
 #include "core/input_error.hpp"
 #include "core/temp_files.hpp"
+#include "exec/cluster_state.hpp"
+
+namespace {
+
+// What the environment tells the libraries: where the bundled files are, where the emulated
+// cluster's state file is (the libraries read no variables of their own).
+void pass_on_environment() {
+  if (const char* dir = std::getenv("SCALEOUT_DATA_DIR"); dir && *dir)
+    scaleout::core::set_bundled_data_dir(dir);
+  if (const char* file = std::getenv("SCALEOUT_CLUSTER_STATE"); file && *file)
+    scaleout::exec::ClusterState::set_path(file);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  pass_on_environment();
   CLI::App app{
       "scaleout: predict how deep-learning training scales, before booking the cluster.\n"
       "Example: scaleout sweep experiments/quickstart.yaml --workers 8:1024:x2 "

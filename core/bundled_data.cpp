@@ -1,6 +1,5 @@
 #include "core/bundled_data.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -22,10 +21,17 @@ bool holds_bundled_files(const fs::path& dir) {
   return fs::is_regular_file(dir / "experiments" / "quickstart.yaml", ec);
 }
 
+std::string& named_data_dir() {
+  static std::string dir;
+  return dir;
+}
+
 }  // namespace
 
+void set_bundled_data_dir(const std::string& dir) { named_data_dir() = dir; }
+
 std::optional<std::string> bundled_data_dir() {
-  if (const char* env = std::getenv("SCALEOUT_DATA_DIR"); env && *env) return std::string(env);
+  if (!named_data_dir().empty()) return named_data_dir();
   auto bin = running_program_dir();
   if (!bin) return std::nullopt;
   fs::path installed = bin->parent_path() / "share" / "scaleout";

@@ -8,11 +8,15 @@
 
 namespace scaleout::core {
 
-// The directory holding models/, topologies/ and experiments/: $SCALEOUT_DATA_DIR when set; else
-// <prefix>/share/scaleout beside the running program (<prefix>/bin); else the nearest directory
-// above the program that holds experiments/quickstart.yaml (a build tree inside a checkout).
-// Nothing when none of these exists.
+// The directory holding models/, topologies/ and experiments/: the one the program named
+// (set_bundled_data_dir: the programs pass on $SCALEOUT_DATA_DIR); else <prefix>/share/scaleout
+// beside the running program (<prefix>/bin); else the nearest directory above the program that
+// holds experiments/quickstart.yaml (a build tree inside a checkout). Nothing when none exists.
 std::optional<std::string> bundled_data_dir();
+
+// Names the directory bundled_data_dir() returns from now on (empty: look for it as above). A
+// program calls it once, before it loads anything.
+void set_bundled_data_dir(const std::string& dir);
 
 // `relative` ("experiments/quickstart.yaml") as given when it exists from the working directory or
 // is absolute; else under bundled_data_dir() when it exists there; else as given (so the error

@@ -1,7 +1,6 @@
 #include "exec/cluster_state.hpp"
 
 #include <cctype>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -36,9 +35,19 @@ bool ClusterObject::exists() const {
 
 std::string ClusterObject::what() const { return std::string(kindName(kind)) + " " + name; }
 
+namespace {
+
+std::string& named_state_file() {
+  static std::string file;
+  return file;
+}
+
+}  // namespace
+
+void ClusterState::set_path(const std::string& file) { named_state_file() = file; }
+
 std::string ClusterState::path() {
-  const char* p = std::getenv("SCALEOUT_CLUSTER_STATE");
-  return p && *p ? p : "/run/scaleout-cluster.json";
+  return named_state_file().empty() ? "/run/scaleout-cluster.json" : named_state_file();
 }
 
 ClusterState ClusterState::load() {

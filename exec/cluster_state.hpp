@@ -23,8 +23,11 @@ struct ClusterObject {
 // The state file: the objects made, in order, and, once the cluster is complete, what it emulates.
 class ClusterState {
  public:
-  // The state file's path: $SCALEOUT_CLUSTER_STATE, else /run/scaleout-cluster.json.
+  // The state file's path: the one set_path named (the CLI passes on $SCALEOUT_CLUSTER_STATE),
+  // else /run/scaleout-cluster.json.
   static std::string path();
+  // Names the state file from now on (empty: the default). Called once, before any cluster work.
+  static void set_path(const std::string& file);
 
   // The recorded state; empty (no objects, no cluster) when there is no state file.
   static ClusterState load();

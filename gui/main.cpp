@@ -2,9 +2,11 @@
 // Exit codes: 0 done, 1 a picture could not be written, 2 the input was wrong.
 #include <QApplication>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "core/bundled_data.hpp"
 #include "core/input_error.hpp"
 #include "core/plan_loader.hpp"
 #include "explore/study.hpp"
@@ -78,6 +80,8 @@ int render(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const char* dir = std::getenv("SCALEOUT_DATA_DIR"); dir && *dir)
+    scaleout::core::set_bundled_data_dir(dir);  // the libraries read no variables of their own
   Args args;
   if (argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
     std::fputs(kUsage, stdout);
