@@ -239,6 +239,10 @@ double compressed_ps(const PsInputs& in, const Plan& plan, std::int64_t count) {
   std::int64_t first = core::split_part(core::Span{0, count}, servers, 0).count;
   core::PsShardCodec shard(c, in.workers, first);
   double pull = shard.dense_pull() ? static_cast<double>(first) : shard.pull_words();
+  if (plan.cluster.host.any())  // each message's host time: the encoded sizes' share of dense
+    return codec + reduce +
+           parameter_server_extended(in, plan, 4.0 * static_cast<double>(count),
+                                     static_cast<double>(shard.push_words()) / first, pull / first);
   return codec + reduce +
          parameter_server_plain(in, plan, 4.0 * static_cast<double>(shard.push_words()),
                                 4.0 * pull);

@@ -159,9 +159,6 @@ void check_compressed_ps(const Plan& plan, const std::string& name) {
   if (s.ps_mode != PsMode::kSync || s.replicas_to_aggregate > 0 || s.softsync > 0 ||
       s.staleness_bound >= 0)
     refuse(s.line, "strategy.mode", "runs synchronous steps only (every worker's push summed)");
-  if (plan.cluster.host.any())
-    refuse(plan.cluster.host.line, "host",
-           "does not charge host costs per message in this version; remove the topology's host:");
 }
 
 // Compression runs over the ring (its all-gathers and the quantized owners' exchange) and the

@@ -441,14 +441,6 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"compressed_async_ps",
                 plan("strategy: { kind: ps, mode: async }\n" + training("{ kind: topk }")), 9,
                 "synchronous steps only"},
-        // BytePS's layout runs (local aggregation, CPU server hosts); host costs per message not.
-        Refusal{"compressed_ps_with_host_costs",
-                std::string(testing::kInlineCluster) + "  host: { message_overhead: 40us }\n" +
-                    testing::kInlineWorkload +
-                    "strategy: { kind: ps, local_aggregation: node, server_hosts: cpu, "
-                    "placement: dedicated }\n" +
-                    training("{ kind: onebit }"),
-                8, "does not charge host costs per message"},
         // 10M parameters: a 2,442 x 4,096 matrix at most (core/powersgd_codec.hpp).
         Refusal{"powersgd_rank_above_the_matrix",
                 plan(kRing + training("{ kind: powersgd, rank: 4000 }")), 12, "2442 x 4096"},
