@@ -4,25 +4,29 @@
 
 namespace scaleout::core {
 
-void pairwise_all_to_all(Fabric& group, Span send, Span receive) {
-  int n = group.size(), me = group.rank();
-  if (n < 2) return;
-  std::int64_t segment = send.count / n;
-  auto part = [segment](Span of, int member) { return Span{of.begin + member * segment, segment}; };
-  for (int k = 1; k < n; ++k) {
-    int to = (me + k) % n, from = (me - k + n) % n;
-    Fabric::Handle in = group.post_recv(from, part(receive, from), Combine::kReplace);
-    Fabric::Handle out = group.post_send(to, part(send, to));
-    group.wait_all({in, out});
-  }
-}
-
 namespace {
 
 // Segments [first, first + count) of `of`, in segments of `segment` elements.
 Span segments(Span of, std::int64_t segment, std::int64_t first, std::int64_t count) {
   return Span{of.begin + first * segment, count * segment};
 }
+
+}  // namespace
+
+void pairwise_all_to_all(Fabric& group, Span send, Span receive) {
+  int n = group.size(), me = group.rank();
+  if (n < 2) return;
+  std::int64_t segment = send.count / n;
+  for (int k = 1; k < n; ++k) {
+    int to = (me + k) % n, from = (me - k + n) % n;
+    Fabric::Handle in =
+        group.post_recv(from, segments(receive, segment, from, 1), Combine::kReplace);
+    Fabric::Handle out = group.post_send(to, segments(send, segment, to, 1));
+    group.wait_all({in, out});
+  }
+}
+
+namespace {
 
 // Inside the node: in step k a member sends the member k places after it, one message per node,
 // the segments meant for that place, and receives the same from the member k places before it.
