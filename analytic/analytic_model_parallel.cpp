@@ -266,20 +266,19 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
   PipeCosts p =
       uniform_costs(s.pipeline, s.chunks, layers_forward(c, layers) + c.chunk_expert_forward,
                     layers_backward(c, layers) + c.chunk_expert_backward, 0);
-  // Uneven stages: the first and last stages' own layers in each of their chunks.
-  for (int stage : {0, s.pipeline - 1}) {
-    int own = core::stage_layers(s, stage);
-    if (own == layers) continue;
+  // Uneven stages, the embedding or the loss counted as layers: those chunks' own layers.
+  for (int stage = 0; stage < s.pipeline && core::stages_differ(s); ++stage)
     for (int chunk = 0; chunk < s.chunks; ++chunk) {
+      int own = core::chunk_layers(s, stage, chunk);
+      if (own == layers) continue;
       p.forward[stage][chunk] = layers_forward(c, own);
       p.backward[stage][chunk] = layers_backward(c, own);
     }
-  }
   if (c.layer_weight_compute > 0) {  // zero bubble: each backward's weight pass as an op apart
     p.weight.assign(s.pipeline, std::vector<double>(s.chunks, 0.0));
     for (int stage = 0; stage < s.pipeline; ++stage)
       for (int chunk = 0; chunk < s.chunks; ++chunk) {
-        double weight = core::stage_layers(s, stage) * c.layer_weight_compute;
+        double weight = core::chunk_layers(s, stage, chunk) * c.layer_weight_compute;
         p.weight[stage][chunk] = weight;
         p.backward[stage][chunk] -= weight;
       }
@@ -320,14 +319,19 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   PipeTiming timing = time_plan_pipeline(plan, state, c);
   int busiest = static_cast<int>(std::max_element(timing.busy.begin(), timing.busy.end()) -
                                  timing.busy.begin());
-  double runs = static_cast<double>(s.microbatches) * s.chunks * core::stage_layers(s, busiest);
+  double runs = static_cast<double>(s.microbatches) * core::stage_layers(s, busiest);
   core::ModelParallelPhases ph;
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
   ph.context = runs * (c.layer_context_forward + c.layer_context_backward);
   ph.expert = static_cast<double>(s.microbatches) * s.chunks *
               (c.chunk_expert_forward + c.chunk_expert_backward);
   double sharding = static_cast<double>(s.microbatches) * s.chunks *
-                    exposed_sharding(c, core::stage_layers(s, busiest));
+                    exposed_sharding(c, core::chunk_layers(s, busiest, 0));
+  if (!core::chunks_alike(s, busiest)) {
+    sharding = 0;
+    for (int chunk = 0; chunk < s.chunks; ++chunk)
+      sharding += s.microbatches * exposed_sharding(c, core::chunk_layers(s, busiest, chunk));
+  }
   // A stage waiting on its own sends is idle, as the simulated program's records count it.
   double blocked = s.microbatches * blocked_sending(s, c, busiest);
   // overlap_grad_reduce: each stage's waiting buckets after its last op.

@@ -309,7 +309,7 @@ struct StageProgram {
   // The zero-bubble schedule's weight pass: the gradients of the stage's layers' weights, compute
   // alone (the output layer's stay with its backward).
   void weight_pass(RankNodes& nodes, int rank, const core::PipeOp& op) const {
-    int layers = core::stage_layers(state.split(), state.coordinates(rank).stage);
+    int layers = core::chunk_layers(state.split(), state.coordinates(rank).stage, op.chunk);
     nodes.then(compute("microbatch " + std::to_string(op.microbatch) + " weight pass",
                        layers * costs.layer_weight_compute, layers * work.layer_weight_flops));
   }
@@ -330,7 +330,7 @@ struct StageProgram {
                           tag(op.microbatch, std::min(from, v), forward), bytes));
     if (!forward && v == last)
       nodes.then(compute(what + " output layer", 2 * costs.logit_forward, 0));
-    int count = core::stage_layers(s, stage);
+    int count = core::chunk_layers(s, stage, op.chunk);
     layers(nodes, g, what, count, {rank, op.microbatch, op.chunk, forward});
     token_exchanges(nodes, g, what, forward);
     if (forward && v == last) nodes.then(compute(what + " output layer", costs.logit_forward, 0));

@@ -15,8 +15,7 @@ GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::Parall
   const core::ModelSplit& s = state.split();
   GradientOverlap out;
   for (int stage = 0; stage < s.pipeline; ++stage) {
-    int layers = core::stage_layers(s, stage);
-    core::BucketQueue queue(work, stage, layers, s.chunks, s.microbatches);
+    core::BucketQueue queue(work, s, stage);
     std::vector<double> extra;
     double exposed = 0;
     for (const core::PipeOp& op : core::stage_schedule(plan.parallelism->schedule, stage,
@@ -24,7 +23,7 @@ GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::Parall
       double added = 0;
       if (queue.walks(op)) {
         LayerBeside l = op.kind == core::PipeOp::Kind::kForward ? forward : backward;
-        for (int layer = 0; layer < layers; ++layer) {
+        for (int layer = 0; layer < core::chunk_layers(s, stage, op.chunk); ++layer) {
           core::GradientBucket bucket;
           if (queue.take(op, bucket))
             added += std::max(l.compute, l.beside + bucket_seconds(bucket.bytes)) -

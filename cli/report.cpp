@@ -15,6 +15,19 @@ std::string r_count(std::size_t rows) {
   return "(" + std::to_string(rows) + (rows == 1 ? " row) " : " rows) ");
 }
 
+// Stages' layers with runs of equal ones folded: "7, 14 x 8, 7".
+std::string stage_layers_text(const std::vector<int>& layers) {
+  std::string text;
+  for (std::size_t i = 0; i < layers.size();) {
+    std::size_t run = 1;
+    while (i + run < layers.size() && layers[i + run] == layers[i]) ++run;
+    if (!text.empty()) text += ", ";
+    text += (run > 1 ? std::to_string(run) + " x " : "") + std::to_string(layers[i]);
+    i += run;
+  }
+  return text;
+}
+
 // The split, the transformer's figures and the worst stage's memory of a model-parallel result.
 void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
   if (m.active_parameters > 0 && m.active_parameters < m.parameters) {
@@ -35,6 +48,9 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                m.recompute.c_str(), m.zero, m.sequence_parallel ? ", sequence parallel" : "",
                m.overlap_grad_reduce ? ", gradient reduce overlapped" : "",
                m.tp_comm_overlap ? ", tensor collectives overlapped" : "");
+  if (!m.stage_layers.empty())
+    std::fprintf(out, "  stages              layers a stage %s\n",
+                 stage_layers_text(m.stage_layers).c_str());
   std::fprintf(out,
                "  model FLOPs         %10.1f TFLOP/s per device, MFU %.1f %%; Megatron-LM's count "
                "(with recomputation) %.1f TFLOP/s\n",

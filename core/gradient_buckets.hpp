@@ -40,8 +40,9 @@ std::vector<GradientBucket> chunk_buckets(double chunk_bytes, int layers, double
 // The buckets waiting for a stage's data group as it walks its schedule (see above).
 class BucketQueue {
  public:
-  // `work`: the plan's, with overlap_grad_reduce; `layers`: `stage`'s layers per chunk.
-  BucketQueue(const ModelParallelWork& work, int stage, int layers, int chunks, int microbatches);
+  // `work`: the plan's, with overlap_grad_reduce; `split`: its layers per stage and chunk. Each
+  // chunk's share of the gradient follows its layers.
+  BucketQueue(const ModelParallelWork& work, const ModelSplit& split, int stage);
 
   // Whether `op` runs its layers one at a time: it makes buckets.
   bool walks(const PipeOp& op) const;

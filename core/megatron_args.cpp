@@ -107,6 +107,8 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
   if (p.first_stage_layers > 0)
     add(out, "--decoder-first-pipeline-num-layers", p.first_stage_layers);
   if (p.last_stage_layers > 0) add(out, "--decoder-last-pipeline-num-layers", p.last_stage_layers);
+  if (p.embedding_in_split) out.push_back("--account-for-embedding-in-pipeline-split");
+  if (p.loss_in_split) out.push_back("--account-for-loss-in-pipeline-split");
   add(out, "--micro-batch-size", s.microbatch);
   add(out, "--global-batch-size", s.global_batch);
 }

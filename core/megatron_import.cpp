@@ -55,6 +55,8 @@ const std::map<std::string, bool>& known_flags() {
       {"--pipeline-model-parallel-size", true},
       {"--decoder-first-pipeline-num-layers", true},
       {"--decoder-last-pipeline-num-layers", true},
+      {"--account-for-embedding-in-pipeline-split", false},
+      {"--account-for-loss-in-pipeline-split", false},
       {"--num-layers-per-virtual-pipeline-stage", true},
       {"--sequence-parallel", false},
       {"--recompute-granularity", true},
@@ -336,10 +338,14 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
                          " heads (--num-attention-heads)");
   bool uneven =
       a.has("--decoder-first-pipeline-num-layers") || a.has("--decoder-last-pipeline-num-layers");
-  if (!uneven && m.layers % pipeline != 0)
+  // The embedding and the loss counted as layers split with them (Megatron-LM's arguments check).
+  int units = m.layers + a.has("--account-for-embedding-in-pipeline-split") +
+              a.has("--account-for-loss-in-pipeline-split");
+  if (!uneven && units % pipeline != 0)
     throw InputError(kSource, 0, "--pipeline-model-parallel-size",
-                     std::to_string(pipeline) + " does not divide the " + std::to_string(m.layers) +
-                         " layers (--num-layers)");
+                     std::to_string(pipeline) + " does not divide the " + std::to_string(units) +
+                         " layers (--num-layers" +
+                         (units > m.layers ? ", the embedding and the loss counted" : "") + ")");
   if (workers % (static_cast<long>(tensor) * pipeline * context) != 0)
     throw InputError(kSource, 0, "--workers",
                      std::to_string(workers) + " workers do not divide into tensor " +
@@ -349,11 +355,11 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
   int virtual_stages = 1;
   if (a.has("--num-layers-per-virtual-pipeline-stage")) {
     int per_chunk = whole(a, "--num-layers-per-virtual-pipeline-stage", "layers a chunk");
-    if ((m.layers / pipeline) % per_chunk != 0)
+    if ((units / pipeline) % per_chunk != 0)
       throw InputError(kSource, 0, "--num-layers-per-virtual-pipeline-stage",
                        std::to_string(per_chunk) + " does not divide a stage's " +
-                           std::to_string(m.layers / pipeline) + " layers");
-    virtual_stages = m.layers / pipeline / per_chunk;
+                           std::to_string(units / pipeline) + " layers");
+    virtual_stages = units / pipeline / per_chunk;
   }
   bool sequence_parallel = switched(a, "--sequence-parallel", "sequence_parallel", "true", "false");
   bool distributed = switched(a, "--use-distributed-optimizer", "zero", "1", "0");
@@ -377,6 +383,12 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
   if (a.has("--decoder-last-pipeline-num-layers"))
     p << ", last_stage_layers: "
       << whole(a, "--decoder-last-pipeline-num-layers", "last_stage_layers");
+  if (switched(a, "--account-for-embedding-in-pipeline-split",
+               "account_for_embedding_in_pipeline_split", "true", "false"))
+    p << ", account_for_embedding_in_pipeline_split: true";
+  if (switched(a, "--account-for-loss-in-pipeline-split", "account_for_loss_in_pipeline_split",
+               "true", "false"))
+    p << ", account_for_loss_in_pipeline_split: true";
   if (switched(a, "--tp-comm-overlap", "tp_comm_overlap", "true", "false"))
     p << ", tp_comm_overlap: true";
   if (switched(a, "--overlap-grad-reduce", "overlap_grad_reduce", "true", "false")) {

@@ -30,9 +30,9 @@ double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
   const TransformerShape& t = *plan.workload.transformer;
   double tp = s.tensor;
   double words = static_cast<double>(t.vocabulary) * t.hidden / tp;  // vocabulary-parallel
-  double params = stage_layers(s, stage) * s.chunks * layer_parameters(t) / tp;
+  double params = stage_layers(s, stage) * layer_parameters(t) / tp;
   if (t.latent)  // duplicated on every device of the tensor group
-    params += stage_layers(s, stage) * s.chunks * latent_down_parameters(t) * (1 - 1 / tp);
+    params += stage_layers(s, stage) * latent_down_parameters(t) * (1 - 1 / tp);
   int expert = parallelism_of(plan).expert;
   if (expert > 1)  // the experts held elsewhere in the expert-parallel group
     params -= (expert - 1) * stage_expert_parameters(plan, s);
@@ -67,7 +67,7 @@ MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   m.optimizer = sharded(kOptimizerBytes, par.zero >= 1);
   int in_flight = peak_in_flight(par.schedule, stage, s.pipeline, s.microbatches, s.chunks);
   // Context parallelism keeps 1/context of each sequence's activations on a device.
-  m.activations = static_cast<double>(in_flight) * stage_layers(s, stage) *
+  m.activations = static_cast<double>(in_flight) * widest_chunk_layers(s, stage) *
                   layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,
                                          par.sequence_parallel, par.recompute) /
                   s.context;
@@ -86,7 +86,7 @@ MemoryBreakdown worst_stage_memory(const Plan& plan, const ModelSplit& s) {
   // or, with uneven stages, the layers of a stage between (stage 1 holds the most of those).
   std::vector<int> others;
   if (s.pipeline > 1) others.push_back(s.pipeline - 1);
-  if (s.pipeline > 2 && s.first_stage_layers + s.last_stage_layers > 0) others.push_back(1);
+  if (s.pipeline > 2 && stages_differ(s)) others.push_back(1);
   for (int stage : others) {
     MemoryBreakdown m = stage_memory(plan, s, stage);
     if (m.total > worst.total) worst = m;

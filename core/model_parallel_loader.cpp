@@ -232,6 +232,10 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.first_stage_layers = m.get_int_or("first_stage_layers", 1, 0, kMaxDimension);
   p.last_stage_layers = m.get_int_or("last_stage_layers", 1, 0, kMaxDimension);
   p.stage_layers_line = std::max(line("first_stage_layers"), line("last_stage_layers"));
+  p.embedding_in_split = m.get_bool("account_for_embedding_in_pipeline_split", false);
+  p.loss_in_split = m.get_bool("account_for_loss_in_pipeline_split", false);
+  p.split_accounting_line = std::max(line("account_for_embedding_in_pipeline_split"),
+                                     line("account_for_loss_in_pipeline_split"));
   p.overlap_grad_reduce = m.get_bool("overlap_grad_reduce", false);
   p.bucket_size = m.get_double("bucket_size", 1, 1e15, 0);
   p.overlap_line = std::max(line("overlap_grad_reduce"), line("bucket_size"));

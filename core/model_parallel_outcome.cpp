@@ -29,6 +29,8 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
     mp.expert_alltoall =
         par.expert_alltoall == ExpertAllToAll::kHierarchical ? "hierarchical" : "pairwise";
   mp.microbatch = s.microbatch, mp.microbatches = s.microbatches, mp.virtual_stages = s.chunks;
+  for (int stage = 0; stage < s.pipeline && stages_differ(s); ++stage)
+    mp.stage_layers.push_back(stage_layers(s, stage));
   mp.schedule = schedule_name(par.schedule);
   mp.recompute = recompute_name(par.recompute);
   mp.sequence_parallel = par.sequence_parallel, mp.zero = par.zero;

@@ -30,6 +30,7 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
   ph["tensor_comm_s"] = m.tensor_comm_s;
   ph["expert_comm_s"] = m.expert_comm_s;
   if (m.expert > 1) j["parallelism"]["expert_alltoall"] = m.expert_alltoall;
+  if (!m.stage_layers.empty()) j["parallelism"]["stage_layers"] = m.stage_layers;
   if (m.context > 1) {
     j["parallelism"]["context_exchange"] = m.context_exchange;
     ph["context_comm_s"] = m.context_comm_s;
@@ -53,6 +54,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.microbatch = p.value("microbatch", 1);
   m.microbatches = p.at("microbatches").get<int>();
   m.virtual_stages = p.value("virtual_stages", 1);
+  m.stage_layers = p.value("stage_layers", std::vector<int>{});
   m.schedule = p.value("schedule", "1f1b");
   m.recompute = p.value("recompute", "none");
   m.sequence_parallel = p.value("sequence_parallel", false);

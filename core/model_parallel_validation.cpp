@@ -65,10 +65,38 @@ void check_uneven_stages(const Plan& plan, const Parallelism& p, const Transform
          str(v));
 }
 
+// Megatron-Core's accounting of the embedding and the loss as layers: the layers and those two
+// split evenly over every stage's chunks (its get_num_layers_to_build; uneven stages excluded).
+void check_split_accounting(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  auto fail = [&](const std::string& what) {
+    throw InputError(plan.file, p.split_accounting_line ? p.split_accounting_line : p.line,
+                     p.embedding_in_split ? "parallelism.account_for_embedding_in_pipeline_split"
+                                          : "parallelism.account_for_loss_in_pipeline_split",
+                     what);
+  };
+  if (p.pipeline < 2) fail("accounting for the embedding or the loss needs pipeline 2 or more");
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0)
+    fail(
+        "give either first_stage_layers/last_stage_layers or the embedding and loss accounted "
+        "as layers, not both (Megatron-Core refuses the pair too)");
+  if (t.moe && (t.moe->every > 1 || t.moe->first_dense > 0 || p.expert > 1))
+    fail(
+        "stages of unequal layers are modelled for models whose every layer is alike (no "
+        "moe.every or moe.first_dense) and without expert parallelism");
+  int units = t.layers + p.embedding_in_split + p.loss_in_split;
+  long long chunks = static_cast<long long>(p.pipeline) * p.virtual_stages;
+  if (units % chunks != 0)
+    fail("the model's " + str(t.layers) + " layers and the " +
+         str(p.embedding_in_split + p.loss_in_split) + " counted as layers (" + str(units) +
+         ") do not split evenly into " + str(p.pipeline) + " stages x " + str(p.virtual_stages) +
+         " virtual stages");
+}
+
 void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
   if (p.virtual_stages > 1 && p.schedule != PipelineScheduleKind::kInterleaved)
     throw InputError(plan.file, p.virtual_line, "parallelism.virtual_stages",
                      "virtual stages need schedule: interleaved");
+  if (p.embedding_in_split || p.loss_in_split) return check_split_accounting(plan, p, t);
   if (p.first_stage_layers > 0 || p.last_stage_layers > 0) return check_uneven_stages(plan, p, t);
   if (t.layers % (static_cast<long long>(p.pipeline) * p.virtual_stages) != 0)
     throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",

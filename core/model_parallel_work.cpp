@@ -145,7 +145,7 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   w.activation_bytes =
       static_cast<double>(s.microbatch) * tf.sequence / s.context * tf.hidden * kActivationBytes;
   double worst = std::max(stage_parameters(plan, s, 0), stage_parameters(plan, s, s.pipeline - 1));
-  if (s.pipeline > 2 && s.first_stage_layers + s.last_stage_layers > 0)  // a stage between
+  if (s.pipeline > 2 && stages_differ(s))  // a stage between
     worst = std::max(worst, stage_parameters(plan, s, 1));
   double experts = par.expert > 1 ? stage_expert_parameters(plan, s) : 0;
   w.gradient_bytes = (worst - experts) * plan.training.gradient_bytes_per_element;

@@ -22,12 +22,29 @@ struct ModelSplit {
   int global_batch = 0;      // sequences per iteration
   // Uneven stages: a chunk's layers on the first and the last stage (0: layers_per_chunk).
   int first_stage_layers = 0, last_stage_layers = 0;
+  // The embedding and the loss counted as layers (Megatron-Core's account-for flags): the first
+  // stage's first chunk holds `embedding_layers` fewer, the last stage's last `loss_layers` fewer.
+  int embedding_layers = 0, loss_layers = 0;
   // Replicas that take different sequences: Megatron's data-parallel degree (data / context).
   int replicas() const { return data / context; }
 };
 
-// Layers of one chunk of `stage`: layers_per_chunk, or the first or last stage's own count.
+// Layers of chunk `chunk` of `stage`: layers_per_chunk, the first or last stage's own count, less
+// the embedding or the loss where they are counted as layers.
+int chunk_layers(const ModelSplit& s, int stage, int chunk);
+
+// Layers of all of `stage`'s chunks together.
 int stage_layers(const ModelSplit& s, int stage);
+
+// The most layers any chunk of `stage` holds (what one micro-batch in flight keeps at most).
+int widest_chunk_layers(const ModelSplit& s, int stage);
+
+// Whether some stages or chunks hold other layers than the rest (uneven stages, or the embedding
+// or the loss counted as layers).
+bool stages_differ(const ModelSplit& s);
+
+// Whether every chunk of `stage` holds the same layers.
+bool chunks_alike(const ModelSplit& s, int stage);
 
 // ParallelState::of(plan).split() (core/parallel_state.hpp), for a caller that needs only these
 // numbers once; a caller that needs them again, or the ranks' groups, keeps a ParallelState.

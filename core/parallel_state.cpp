@@ -32,8 +32,10 @@ ModelSplit split_of(const Plan& plan) {
   // (Megatron-Core's get_num_layers_to_build).
   s.first_stage_layers = par.first_stage_layers / s.chunks;
   s.last_stage_layers = par.last_stage_layers / s.chunks;
+  s.embedding_layers = par.embedding_in_split ? 1 : 0;
+  s.loss_layers = par.loss_in_split ? 1 : 0;
   if (plan.workload.transformer) {
-    int layers = plan.workload.transformer->layers;
+    int layers = plan.workload.transformer->layers + s.embedding_layers + s.loss_layers;
     int middle = par.pipeline - (par.first_stage_layers > 0) - (par.last_stage_layers > 0);
     int rest = layers - par.first_stage_layers - par.last_stage_layers;
     s.layers_per_chunk = par.first_stage_layers + par.last_stage_layers == 0

@@ -433,6 +433,11 @@ struct Parallelism {
   // --decoder-last-pipeline-num-layers): the first and the last stage hold these many layers (0:
   // their even share) and the stages between share the rest evenly.
   int first_stage_layers = 0, last_stage_layers = 0;
+  // Megatron-Core's --account-for-embedding-in-pipeline-split and
+  // --account-for-loss-in-pipeline-split: the embedding (the loss and output layer) counts as one
+  // layer of the first chunk of the first stage (the last chunk of the last stage) when the layers
+  // are split evenly over every stage's chunks (Llama 3 405B: 126 + 2 over 16 stages x 8 chunks).
+  bool embedding_in_split = false, loss_in_split = false;
   // Megatron-Core's --overlap-grad-reduce: each chunk's gradient is exchanged in buckets of at
   // least `bucket_size` parameters (--ddp-bucket-size; 0: Megatron-Core's max(40M, 1M x data)),
   // each as soon as the chunk's last micro-batch's backward has made it, beside later layers'
@@ -448,7 +453,8 @@ struct Parallelism {
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
       zero_line = 0, framework_line = 0, expert_line = 0, expert_alltoall_line = 0,
-      stage_layers_line = 0, overlap_line = 0, tp_overlap_line = 0, context_line = 0;
+      stage_layers_line = 0, split_accounting_line = 0, overlap_line = 0, tp_overlap_line = 0,
+      context_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

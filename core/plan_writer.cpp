@@ -499,6 +499,10 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
     out << YAML::Key << "first_stage_layers" << YAML::Value << p->first_stage_layers;
   if (p->last_stage_layers > 0)
     out << YAML::Key << "last_stage_layers" << YAML::Value << p->last_stage_layers;
+  if (p->embedding_in_split)
+    out << YAML::Key << "account_for_embedding_in_pipeline_split" << YAML::Value << true;
+  if (p->loss_in_split)
+    out << YAML::Key << "account_for_loss_in_pipeline_split" << YAML::Value << true;
   if (p->overlap_grad_reduce)
     out << YAML::Key << "overlap_grad_reduce" << YAML::Value << p->overlap_grad_reduce;
   if (p->bucket_size > 0) out << YAML::Key << "bucket_size" << YAML::Value << exact(p->bucket_size);

@@ -100,6 +100,9 @@ struct ModelParallelOutcome {
   int microbatch = 1;    // sequences per micro-batch
   int microbatches = 1;  // per replica per iteration
   int virtual_stages = 1;
+  // Each stage's layers where they differ (uneven stages, the embedding and the loss counted as
+  // layers); empty where every stage holds the same.
+  std::vector<int> stage_layers;
   std::string schedule = "1f1b";
   std::string recompute = "none";
   bool sequence_parallel = false;

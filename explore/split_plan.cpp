@@ -70,13 +70,16 @@ SplitSearch search_at(const core::Plan& plan, int workers, const SplitSearchOpti
   if (!o.framework && plan.parallelism) o.framework = plan.parallelism->framework;
   at.parallelism.reset();
   const auto& p = plan.parallelism;
-  if (p && (p->context > 1 || p->first_stage_layers + p->last_stage_layers > 0)) {
+  if (p && (p->context > 1 || p->first_stage_layers + p->last_stage_layers > 0 ||
+            p->embedding_in_split || p->loss_in_split)) {
     at.parallelism = core::Parallelism{};
     at.parallelism->context = p->context;
     at.parallelism->context_exchange = p->context_exchange;
     at.parallelism->pipeline = p->pipeline;
     at.parallelism->first_stage_layers = p->first_stage_layers;
     at.parallelism->last_stage_layers = p->last_stage_layers;
+    at.parallelism->embedding_in_split = p->embedding_in_split;
+    at.parallelism->loss_in_split = p->loss_in_split;
   }
   return search_splits(at, o);
 }

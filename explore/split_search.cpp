@@ -100,11 +100,14 @@ struct Search {
     return only.empty() || std::find(only.begin(), only.end(), value) != only.end();
   }
 
-  // The schedules (with their virtual stages) tried for one pipeline degree.
-  std::vector<std::pair<core::PipelineScheduleKind, int>> schedules(int pipeline,
+  // The schedules (with their virtual stages) tried for one layout's pipeline degree.
+  std::vector<std::pair<core::PipelineScheduleKind, int>> schedules(const core::Parallelism& p,
                                                                     int microbatches) const {
     using Kind = core::PipelineScheduleKind;
     const core::TransformerShape& t = *base.workload.transformer;
+    int pipeline = p.pipeline;
+    // The embedding and the loss, where counted as layers, split with them.
+    int units = t.layers + p.embedding_in_split + p.loss_in_split;
     std::vector<std::pair<Kind, int>> out;
     if (allowed(options.schedules, Kind::kOneFOneB)) out.push_back({Kind::kOneFOneB, 1});
     // GPipe and zero bubble only when named.
@@ -114,7 +117,7 @@ struct Search {
         out.push_back({named, 1});
     if (pipeline > 1 && microbatches % pipeline == 0 &&
         allowed(options.schedules, Kind::kInterleaved))
-      for (int v : divisors(t.layers / pipeline, t.layers))
+      for (int v : divisors(units / pipeline, units))
         if (v > 1 && (options.max_virtual_stages == 0 || v <= options.max_virtual_stages))
           out.push_back({Kind::kInterleaved, v});
     return out;
@@ -134,7 +137,7 @@ struct Search {
   // Schedules, recomputation, ZeRO and sequence parallelism for one (t, p, micro-batch).
   void knobs(core::Parallelism p, int data, int microbatches) {
     bool ps = base.strategy.kind == core::StrategyKind::kPs;
-    for (auto [kind, v] : schedules(p.pipeline, microbatches))
+    for (auto [kind, v] : schedules(p, microbatches))
       for (auto recompute :
            {core::Recompute::kNone, core::Recompute::kSelective, core::Recompute::kFull})
         for (int zero = 0; zero <= (data > 1 ? (ps || p.context > 1 ? 1 : 3) : 0); ++zero)
@@ -153,7 +156,8 @@ struct Search {
                       ? base.training.global_batch
                       : static_cast<long>(base.training.batch_per_worker) * workers;
     core::Parallelism written = base.parallelism.value_or(core::Parallelism{});
-    // Even stages, and the written uneven ones (Llama 3 405B's 126 layers over 16 stages).
+    // Even stages, and the written uneven ones (Llama 3 405B's 126 layers over 16 stages, as
+    // first and last stages of 7 or as 128 chunks with the embedding and the loss counted).
     std::vector<core::Parallelism> layouts;
     for (int pipeline : divisors(t.layers, t.layers)) {
       layouts.emplace_back();
@@ -164,6 +168,12 @@ struct Search {
       layouts.back().pipeline = written.pipeline;
       layouts.back().first_stage_layers = written.first_stage_layers;
       layouts.back().last_stage_layers = written.last_stage_layers;
+    }
+    if (written.embedding_in_split || written.loss_in_split) {
+      layouts.push_back(core::Parallelism{});
+      layouts.back().pipeline = written.pipeline;
+      layouts.back().embedding_in_split = written.embedding_in_split;
+      layouts.back().loss_in_split = written.loss_in_split;
     }
     for (int tensor : tensor_degrees(base, options))
       for (const core::Parallelism& layout : layouts) {

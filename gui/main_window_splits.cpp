@@ -64,6 +64,10 @@ void MainWindow::use_split(core::Parallelism split) {
       p.remove("last_stage_layers");
       if (split.first_stage_layers > 0) p["first_stage_layers"] = split.first_stage_layers;
       if (split.last_stage_layers > 0) p["last_stage_layers"] = split.last_stage_layers;
+      p.remove("account_for_embedding_in_pipeline_split");
+      p.remove("account_for_loss_in_pipeline_split");
+      if (split.embedding_in_split) p["account_for_embedding_in_pipeline_split"] = true;
+      if (split.loss_in_split) p["account_for_loss_in_pipeline_split"] = true;
     });
   } catch (const core::InputError& e) {
     statusBar()->showMessage(QString::fromStdString(e.what()));

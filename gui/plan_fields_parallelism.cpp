@@ -47,6 +47,65 @@ PlanField only_when(PlanField f, std::function<bool(const core::Parallelism&)> a
   return f;
 }
 
+// The pipeline's schedule, its chunks and what they hold.
+void add_pipeline_fields(std::vector<PlanField>& f) {
+  using Kind = PlanField::Kind;
+  using P = core::Parallelism;
+  f.push_back(split_field(
+      "schedule", "schedule", Kind::kChoice, {"gpipe", "1f1b", "interleaved", "zero_bubble"},
+      [](const P& p) { return std::string(core::schedule_name(p.schedule)); },
+      "the pipeline's order of forward and backward passes"));
+  f.push_back(only_when(
+      split_field(
+          "virtual_stages", "virtual stages", Kind::kText, {},
+          [](const P& p) { return number(p.virtual_stages); },
+          "model chunks per stage (interleaved only)"),
+      [](const P& p) { return p.schedule == core::PipelineScheduleKind::kInterleaved; },
+      "applies to schedule interleaved"));
+  auto counted = [&f](const char* key, const char* label, bool P::*flag, const char* tip) {
+    f.push_back(only_when(
+        split_field(
+            key, label, Kind::kBool, {},
+            [flag](const P& p) { return std::string(p.*flag ? "true" : "false"); }, tip),
+        [](const P& p) { return p.pipeline > 1; }, "applies to pipeline 2 or more"));
+  };
+  counted("account_for_embedding_in_pipeline_split", "embedding as a layer", &P::embedding_in_split,
+          "Megatron-Core's --account-for-embedding-in-pipeline-split: the first chunk holds the "
+          "embedding in a layer's place");
+  counted("account_for_loss_in_pipeline_split", "loss as a layer", &P::loss_in_split,
+          "Megatron-Core's --account-for-loss-in-pipeline-split: the last chunk holds the output "
+          "layer and the loss in a layer's place");
+}
+
+// Sequence parallelism, recomputation, ZeRO and Megatron-Core's overlaps.
+void add_memory_and_overlap_fields(std::vector<PlanField>& f) {
+  using Kind = PlanField::Kind;
+  using P = core::Parallelism;
+  f.push_back(split_field(
+      "sequence_parallel", "sequence parallel", Kind::kBool, {},
+      [](const P& p) { return std::string(p.sequence_parallel ? "true" : "false"); },
+      "tensor all-reduces become reduce-scatter + all-gather"));
+  f.push_back(split_field(
+      "recompute", "recompute", Kind::kChoice, {"none", "selective", "full"},
+      [](const P& p) { return std::string(core::recompute_name(p.recompute)); },
+      "activations recomputed in the backward pass instead of kept"));
+  f.push_back(split_field(
+      "zero", "ZeRO stage", Kind::kChoice, {"0", "1", "2", "3"},
+      [](const P& p) { return number(p.zero); },
+      "optimizer states (1), + gradients (2), + parameters (3) sharded over "
+      "the data-parallel group"));
+  f.push_back(split_field(
+      "overlap_grad_reduce", "overlap gradient reduce", Kind::kBool, {},
+      [](const P& p) { return std::string(p.overlap_grad_reduce ? "true" : "false"); },
+      "Megatron-Core's --overlap-grad-reduce: the gradient exchanged in buckets during the last "
+      "micro-batch's backward (ZeRO 0 or 1)"));
+  f.push_back(split_field(
+      "tp_comm_overlap", "overlap tensor collectives", Kind::kBool, {},
+      [](const P& p) { return std::string(p.tp_comm_overlap ? "true" : "false"); },
+      "Megatron-Core's --tp-comm-overlap: a layer's tensor collectives beside its products "
+      "(needs sequence parallel)"));
+}
+
 }  // namespace
 
 void add_parallelism_fields(std::vector<PlanField>& f) {
@@ -87,40 +146,8 @@ void add_parallelism_fields(std::vector<PlanField>& f) {
   f.push_back(split_field(
       "microbatch", "micro-batch", Kind::kText, {}, [](const P& p) { return number(p.microbatch); },
       "sequences per micro-batch"));
-  f.push_back(split_field(
-      "schedule", "schedule", Kind::kChoice, {"gpipe", "1f1b", "interleaved", "zero_bubble"},
-      [](const P& p) { return std::string(core::schedule_name(p.schedule)); },
-      "the pipeline's order of forward and backward passes"));
-  f.push_back(only_when(
-      split_field(
-          "virtual_stages", "virtual stages", Kind::kText, {},
-          [](const P& p) { return number(p.virtual_stages); },
-          "model chunks per stage (interleaved only)"),
-      [](const P& p) { return p.schedule == core::PipelineScheduleKind::kInterleaved; },
-      "applies to schedule interleaved"));
-  f.push_back(split_field(
-      "sequence_parallel", "sequence parallel", Kind::kBool, {},
-      [](const P& p) { return std::string(p.sequence_parallel ? "true" : "false"); },
-      "tensor all-reduces become reduce-scatter + all-gather"));
-  f.push_back(split_field(
-      "recompute", "recompute", Kind::kChoice, {"none", "selective", "full"},
-      [](const P& p) { return std::string(core::recompute_name(p.recompute)); },
-      "activations recomputed in the backward pass instead of kept"));
-  f.push_back(split_field(
-      "zero", "ZeRO stage", Kind::kChoice, {"0", "1", "2", "3"},
-      [](const P& p) { return number(p.zero); },
-      "optimizer states (1), + gradients (2), + parameters (3) sharded over "
-      "the data-parallel group"));
-  f.push_back(split_field(
-      "overlap_grad_reduce", "overlap gradient reduce", Kind::kBool, {},
-      [](const P& p) { return std::string(p.overlap_grad_reduce ? "true" : "false"); },
-      "Megatron-Core's --overlap-grad-reduce: the gradient exchanged in buckets during the last "
-      "micro-batch's backward (ZeRO 0 or 1)"));
-  f.push_back(split_field(
-      "tp_comm_overlap", "overlap tensor collectives", Kind::kBool, {},
-      [](const P& p) { return std::string(p.tp_comm_overlap ? "true" : "false"); },
-      "Megatron-Core's --tp-comm-overlap: a layer's tensor collectives beside its products "
-      "(needs sequence parallel)"));
+  add_pipeline_fields(f);
+  add_memory_and_overlap_fields(f);
 }
 
 }  // namespace scaleout::gui

@@ -287,13 +287,13 @@ std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) cons
 
 void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size_t index,
                                    BucketQueue* queue, ModelParallelStepTimes& times) const {
-  if (op.kind == Kind::kWeight) return run_weight_op(rank, times);
+  if (op.kind == Kind::kWeight) return run_weight_op(rank, op, times);
   if (work_.reduce_per_microbatch) return run_sharded_op(rank, op, index, times);
   if (work_.tp_comm_overlap || work_.context > 1 || (queue && queue->walks(op)))
     return run_walking_op(rank, op, index, queue, times);
   bool forward = op.kind == Kind::kForward;
   bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
-  int layers = stage_layers(state_.split(), rank.at.stage);
+  int layers = chunk_layers(state_.split(), rank.at.stage, op.chunk);
   double backward = work_.layer_backward_flops - (split_backward_ ? work_.layer_weight_flops : 0);
   double flops = layers * (forward ? work_.layer_forward_flops : backward);
   if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
@@ -308,16 +308,17 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size
 
 // The zero-bubble schedule's weight pass: the gradients of the stage's layers' weights, no
 // communication (the output layer's stay with its backward).
-void ModelParallelTraining::run_weight_op(const Rank& rank, ModelParallelStepTimes& times) const {
+void ModelParallelTraining::run_weight_op(const Rank& rank, const PipeOp& op,
+                                          ModelParallelStepTimes& times) const {
   double t0 = rank.fabric.now();
-  rank.fabric.device().compute(stage_layers(state_.split(), rank.at.stage) *
+  rank.fabric.device().compute(chunk_layers(state_.split(), rank.at.stage, op.chunk) *
                                work_.layer_weight_flops * compute_scale_);
   times.compute_s += rank.fabric.now() - t0;
 }
 
 std::optional<BucketQueue> ModelParallelTraining::bucket_queue(int stage) const {
   if (!work_.overlap_grad_reduce) return std::nullopt;
-  return BucketQueue(work_, stage, stage_layers(state_.split(), stage), chunks_, microbatches_);
+  return BucketQueue(work_, state_.split(), stage);
 }
 
 ModelParallelTraining::LayerWalk ModelParallelTraining::layer_walk(const Rank& rank,
@@ -325,7 +326,7 @@ ModelParallelTraining::LayerWalk ModelParallelTraining::layer_walk(const Rank& r
   LayerWalk w;
   w.forward = op.kind == Kind::kForward;
   w.output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
-  w.layers = stage_layers(state_.split(), rank.at.stage);
+  w.layers = chunk_layers(state_.split(), rank.at.stage, op.chunk);
   w.layer_flops =
       (w.forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
   w.allreduces = w.forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward;

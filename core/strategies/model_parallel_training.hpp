@@ -113,7 +113,7 @@ class ModelParallelTraining {
   // `queue`: the stage's waiting gradient buckets (null without overlap_grad_reduce).
   void run_op(const Rank& rank, const PipeOp& op, std::size_t index, BucketQueue* queue,
               ModelParallelStepTimes& times) const;
-  void run_weight_op(const Rank& rank, ModelParallelStepTimes& times) const;
+  void run_weight_op(const Rank& rank, const PipeOp& op, ModelParallelStepTimes& times) const;
   // overlap_grad_reduce (core/strategies/model_parallel_overlap.cpp): an op's layers one at a
   // time, each beside the oldest waiting bucket's exchange; and one bucket's exchange.
   // With tp_comm_overlap every op walks: a layer's first chunk of tensor collectives, then its

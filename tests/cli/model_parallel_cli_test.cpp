@@ -84,6 +84,24 @@ TEST(ModelParallelCli, AnalyticGpt3ReportsTheSplitTokensMfuAndMemory) {
   EXPECT_DOUBLE_EQ(j["memory_bytes"]["total"].get<double>(), 28237971456.0);
 }
 
+// Llama 3 405B's split, 126 layers and the embedding and the loss over 16 stages x 8 chunks: the
+// first and the last stage hold 7 layers, the 14 between 8; the report and its JSON say so.
+TEST(ModelParallelCli, StagesOfUnequalLayersAreReported) {
+  std::string plan = source_path("experiments/model-parallel/llama3-405b-h100.yaml");
+  auto text = shell(bin() + " simulate " + plan + " --engine analytic 2>&1");
+  ASSERT_EQ(text.code, 0) << text.text;
+  EXPECT_NE(text.text.find("layers a stage 7, 14 x 8, 7"), std::string::npos) << text.text;
+  auto o = shell(bin() + " simulate " + plan + " --engine analytic --json 2>/dev/null");
+  ASSERT_EQ(o.code, 0) << o.text;
+  auto layers = nlohmann::json::parse(o.text)["parallelism"]["stage_layers"];
+  ASSERT_EQ(layers.size(), 16u);
+  EXPECT_EQ(layers[0], 7);
+  EXPECT_EQ(layers[1], 8);
+  EXPECT_EQ(layers[15], 7);
+  auto even = shell(bin() + " simulate " + kGpt3 + " --engine analytic 2>&1");
+  EXPECT_EQ(even.text.find("layers a stage"), std::string::npos) << even.text;
+}
+
 // The summary counts sequences and tokens, names the model-parallel "scaling efficiency" for what
 // it is, and gives both FLOP counts. Megatron-LM's over the model's, from Narayanan et al. 2021's
 // formulas for GPT-3 (s 2048, h 12288, l 96, V 51200): 96 (1 + s/6h + V/16lh) over

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/model_split.hpp"
+
 namespace scaleout::core {
 namespace {
 
@@ -39,11 +41,19 @@ TEST(GradientBuckets, ABucketClosesAtTheFirstLayerEndThatFillsIt) {
   EXPECT_EQ(b[0].bytes, 100);
 }
 
+// Two stages of `chunks` chunks of `layers` layers each, `microbatches` a replica.
+ModelSplit split(int layers, int chunks, int microbatches) {
+  ModelSplit s;
+  s.pipeline = 2;
+  s.layers_per_chunk = layers, s.chunks = chunks, s.microbatches = microbatches;
+  return s;
+}
+
 TEST(GradientBuckets, OnlyTheLastMicroBatchsBackwardMakesThemAndItsLaterLayersTakeThem) {
   ModelParallelWork w;
   w.gradient_bytes = 300;  // one chunk of 3 layers: 100 bytes a layer, a bucket a layer
   w.bucket_bytes = 1;
-  BucketQueue q(w, 0, 3, 1, 2);
+  BucketQueue q(w, split(3, 1, 2), 0);
   PipeOp forward{PipeOp::Kind::kForward, 1, 0};
   PipeOp first_backward{PipeOp::Kind::kBackward, 0, 0};
   PipeOp last_backward{PipeOp::Kind::kBackward, 1, 0};
@@ -76,7 +86,7 @@ TEST(GradientBuckets, AnOpTakesOnlyItsOwnChunksBuckets) {
   ModelParallelWork w;
   w.gradient_bytes = 400;  // 2 chunks of 2 layers
   w.bucket_bytes = 1;
-  BucketQueue q(w, 0, 2, 2, 1);
+  BucketQueue q(w, split(2, 2, 1), 0);
   PipeOp chunk0{PipeOp::Kind::kBackward, 0, 0}, chunk1{PipeOp::Kind::kBackward, 0, 1};
   q.layer_done(chunk1, 0);
   q.layer_done(chunk1, 1);  // chunk 1's one bucket waits
@@ -99,7 +109,7 @@ TEST(GradientBuckets, OnlyTheFirstStagesFirstChunkIsCut) {
   w.gradient_bytes = 400;  // 2 chunks of 2 layers: 200 bytes a chunk, 100 a layer
   w.bucket_bytes = 1;
   PipeOp chunk0{PipeOp::Kind::kBackward, 0, 0}, chunk1{PipeOp::Kind::kBackward, 0, 1};
-  BucketQueue first(w, 0, 2, 2, 1);
+  BucketQueue first(w, split(2, 2, 1), 0);
   first.layer_done(chunk0, 0);
   first.layer_done(chunk1, 0);
   std::vector<GradientBucket> made = first.rest();
@@ -110,7 +120,7 @@ TEST(GradientBuckets, OnlyTheFirstStagesFirstChunkIsCut) {
   ASSERT_EQ(made.size(), 1u);
   EXPECT_EQ(made[0].offset, 200);
   EXPECT_EQ(made[0].bytes, 200);
-  BucketQueue later(w, 1, 2, 2, 1);
+  BucketQueue later(w, split(2, 2, 1), 1);
   later.layer_done(chunk0, 0);
   EXPECT_TRUE(later.rest().empty());
   later.layer_done(chunk0, 1);

@@ -175,6 +175,32 @@ TEST(MegatronImport, ContextParallelismComesBack) {
   }
 }
 
+// Llama 3 405B's split: 126 layers, the embedding and the loss counted as layers, one a chunk over
+// 16 stages x 8: out as Megatron-Core's account-for flags and one layer a virtual stage, back the
+// same through import and through the plan writer.
+TEST(MegatronImport, TheEmbeddingAndTheLossCountedAsLayersComeBack) {
+  Plan plan =
+      load_plan(scaleout::testing::source_path("experiments/model-parallel/llama3-405b-h100.yaml"));
+  Args args = megatron_arguments(plan);
+  for (const char* flag :
+       {"--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})
+    EXPECT_NE(std::find(args.begin(), args.end(), flag), args.end()) << flag;
+  auto chunk = std::find(args.begin(), args.end(), "--num-layers-per-virtual-pipeline-stage");
+  ASSERT_NE(chunk, args.end());
+  EXPECT_EQ(*(chunk + 1), "1");
+  MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});
+  Plan again = load_import("megatron-counted", imported);
+  EXPECT_TRUE(again.parallelism->embedding_in_split);
+  EXPECT_TRUE(again.parallelism->loss_in_split);
+  EXPECT_EQ(again.parallelism->virtual_stages, 8);
+  scaleout::testing::TempDir dir("megatron-counted");
+  Plan written = load_plan(dir.write("plan.yaml", plan_to_yaml(again)));
+  EXPECT_TRUE(written.parallelism->embedding_in_split && written.parallelism->loss_in_split);
+  EXPECT_EQ(stage_layers(model_split(written), 0), 7);
+  EXPECT_EQ(stage_layers(model_split(written), 15), 7);
+  EXPECT_EQ(stage_layers(model_split(written), 1), 8);
+}
+
 // Megatron-LM has no zero-bubble schedule: exporting one would launch 1F1B under the plan's name.
 TEST(MegatronImport, TheZeroBubbleScheduleIsNotExported) {
   Plan base =

@@ -109,6 +109,22 @@ INSTANTIATE_TEST_SUITE_P(
                              "  virtual_stages: 2\n  first_stage_layers: 5\n"
                              "training: { workers: 2 }\n"),
                 16, "must be multiples of 2"},
+        // 24 layers and the 2 counted as layers are 26, over 4 x 2 chunks.
+        Refusal{"counted_embedding_and_loss_not_splitting",
+                plan(kRing + "parallelism:\n  pipeline: 4\n  schedule: interleaved\n"
+                             "  virtual_stages: 2\n  account_for_embedding_in_pipeline_split: "
+                             "true\n  account_for_loss_in_pipeline_split: true\n"
+                             "training: { workers: 4 }\n"),
+                17, "(26) do not split evenly into 4 stages x 2 virtual stages"},
+        Refusal{"counted_embedding_with_uneven_stages",
+                plan(kRing + "parallelism:\n  pipeline: 2\n  first_stage_layers: 11\n"
+                             "  account_for_embedding_in_pipeline_split: true\n"
+                             "training: { workers: 2 }\n"),
+                15, "not both"},
+        Refusal{"counted_loss_without_pipeline",
+                plan(kRing + "parallelism:\n  account_for_loss_in_pipeline_split: true\n"
+                             "training: { workers: 2 }\n"),
+                13, "needs pipeline 2 or more"},
         Refusal{"virtual_without_interleaved",
                 plan(kRing + "parallelism:\n  pipeline: 2\n  virtual_stages: 2\n"
                              "training: { workers: 2 }\n"),

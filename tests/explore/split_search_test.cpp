@@ -308,6 +308,29 @@ TEST(SplitSearch, TriesThePlansUnevenStages) {
   EXPECT_GT(uneven, 0);
 }
 
+// A plan's embedding and loss counted as layers are tried beside the even stages: 8 layers and
+// those two over 2 stages, whose 5 a stage split into 5 chunks of one, which no even split of 8
+// layers over 2 stages gives (their chunks divide 4).
+TEST(SplitSearch, TriesThePlansEmbeddingAndLossCountedAsLayers) {
+  core::Plan plan = small_plan("80GB");
+  plan.parallelism->pipeline = 2;
+  plan.parallelism->embedding_in_split = plan.parallelism->loss_in_split = true;
+  SplitSearchOptions options;
+  options.top = 1000000;
+  int counted = 0, five_chunks = 0;
+  for (const auto& c : search_splits(plan, options).best) {
+    const core::Parallelism& p = *c.plan.parallelism;
+    if (!p.embedding_in_split) continue;
+    ++counted;
+    EXPECT_TRUE(p.loss_in_split);
+    EXPECT_EQ(p.pipeline, 2);
+    EXPECT_EQ(10 % (p.pipeline * p.virtual_stages), 0) << p.virtual_stages;
+    if (p.virtual_stages == 5) ++five_chunks;
+  }
+  EXPECT_GT(counted, 0);
+  EXPECT_GT(five_chunks, 0);
+}
+
 // Dense leading layers (moe.first_dense) keep every split with stages out, and the summary says
 // so rather than blaming the schedule or the batch.
 TEST(SplitSearch, DenseLeadingLayersKeepStagesOutAndSaySo) {

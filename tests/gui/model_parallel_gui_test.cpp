@@ -360,8 +360,11 @@ TEST(GuiModelParallel, AContextParallelPlanShowsItsContextExchange) {
   ASSERT_NE(exchange, nullptr);
   EXPECT_EQ(exchange->currentText(), "allgather");
   EXPECT_TRUE(exchange->isEnabled());
-  // The plan's 1F1B has no virtual stages to set.
-  EXPECT_FALSE(w.plan_panel()->editor("parallelism.virtual_stages")->isEnabled());
+  // The plan's interleaved schedule runs 8 chunks a stage.
+  auto* chunks = dynamic_cast<QLineEdit*>(w.plan_panel()->editor("parallelism.virtual_stages"));
+  ASSERT_NE(chunks, nullptr);
+  EXPECT_TRUE(chunks->isEnabled());
+  EXPECT_EQ(chunks->text(), "8");
   core::Plan plan = core::load_plan(path);
   core::RunResult own = sim::predict_analytic(plan);
   ASSERT_GT(own.model_parallel->context_comm_s, 0);

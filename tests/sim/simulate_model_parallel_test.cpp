@@ -275,6 +275,7 @@ TEST(SimulateModelParallel, UnevenStagesAgreeWithTheClosedForm) {
     EXPECT_EQ(core::stage_layers(s, 0), 1);
     EXPECT_EQ(core::stage_layers(s, 1), 3);
     EXPECT_EQ(core::stage_layers(s, 3), 1);
+    EXPECT_EQ(core::chunk_layers(s, 1, 0), 3);
     core::RunResult closed = predict_analytic(uneven), sim = simulate(uneven);
     EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02) << vocabulary;
     bool big_output = std::string(vocabulary) == "32000";
@@ -295,8 +296,10 @@ TEST(SimulateModelParallel, UnevenStagesSplitOverVirtualStages) {
       "sim-uneven-vp",
       plan_text(interleaved + ", first_stage_layers: 2, last_stage_layers: 6", 16, 16));
   core::ModelSplit s = core::model_split(uneven);
-  EXPECT_EQ(core::stage_layers(s, 0), 1);
-  EXPECT_EQ(core::stage_layers(s, 1), 3);
+  EXPECT_EQ(core::chunk_layers(s, 0, 1), 1);
+  EXPECT_EQ(core::chunk_layers(s, 1, 0), 3);
+  EXPECT_EQ(core::stage_layers(s, 0), 2);
+  EXPECT_EQ(core::stage_layers(s, 1), 6);
   core::RunResult closed = predict_analytic(uneven), sim = simulate(uneven);
   ASSERT_TRUE(closed.model_parallel && sim.model_parallel);
   EXPECT_NEAR(
@@ -304,6 +307,40 @@ TEST(SimulateModelParallel, UnevenStagesSplitOverVirtualStages) {
       1.5, 1e-12);
   EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02);
   EXPECT_GT(closed.step_time_s, predict_analytic(even).step_time_s);
+}
+
+// The embedding and the loss counted as layers (Llama 3 405B's split, Megatron-Core's
+// account-for flags): 14 layers and those two over 2 stages x 4 chunks, 2 a chunk, so the first
+// stage's first chunk and the last stage's last hold 1 layer and each stage 7. The busiest stage
+// (the last, with the output layer) runs 7 layers' tensor all-reduces a micro-batch where the 16
+// layers of the same width split evenly run 8.
+TEST(SimulateModelParallel, EmbeddingAndLossCountedAsLayers) {
+  std::string interleaved = "tensor: 2, pipeline: 2, schedule: interleaved, virtual_stages: 4";
+  auto with_layers = [](std::string text, int layers) {
+    return text.replace(text.find("layers: 8"), 9, "layers: " + std::to_string(layers));
+  };
+  core::Plan even =
+      testing::load_text("sim-even-16", with_layers(plan_text(interleaved, 16, 16), 16));
+  core::Plan counted = testing::load_text(
+      "sim-counted",
+      with_layers(plan_text(interleaved + ", account_for_embedding_in_pipeline_split: true, "
+                                          "account_for_loss_in_pipeline_split: true",
+                            16, 16),
+                  14));
+  core::ModelSplit s = core::model_split(counted);
+  EXPECT_EQ(core::chunk_layers(s, 0, 0), 1);
+  EXPECT_EQ(core::chunk_layers(s, 0, 1), 2);
+  EXPECT_EQ(core::chunk_layers(s, 1, 2), 2);
+  EXPECT_EQ(core::chunk_layers(s, 1, 3), 1);
+  EXPECT_EQ(core::stage_layers(s, 0), 7);
+  EXPECT_EQ(core::stage_layers(s, 1), 7);
+  core::RunResult closed = predict_analytic(counted), sim = simulate(counted);
+  ASSERT_TRUE(closed.model_parallel && sim.model_parallel);
+  EXPECT_NEAR(
+      closed.model_parallel->tensor_comm_s / predict_analytic(even).model_parallel->tensor_comm_s,
+      7.0 / 8.0, 1e-12);
+  EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02);
+  EXPECT_LT(closed.step_time_s, predict_analytic(even).step_time_s);
 }
 
 // The simulator lets go of sends their receivers took and makes each stage its neighbours'
