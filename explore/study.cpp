@@ -16,8 +16,8 @@ namespace {
 
 const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names = {
-      "scaling_efficiency",         "speedup", "epoch_time_s",    "throughput_samples_per_s",
-      "megatron_tflops_per_device", "goodput", "failures_per_day"};
+      "scaling_efficiency",         "speedup", "epoch_time_s",     "throughput_samples_per_s",
+      "megatron_tflops_per_device", "goodput", "failures_per_day", "model_tflops_per_device"};
   return names;
 }
 
@@ -162,6 +162,8 @@ double metric_value(const StudyCase& c, const core::RunResult& run,
       return throughput;
     case StudyMetric::kMegatronTflops:
       return run.model_parallel ? run.model_parallel->megatron_flops_per_s_per_device / 1e12 : 0;
+    case StudyMetric::kModelTflops:
+      return run.model_parallel ? run.model_parallel->model_flops_per_s_per_device / 1e12 : 0;
     case StudyMetric::kGoodput:
       return run.reliability ? run.reliability->goodput : 0;
     case StudyMetric::kFailuresPerDay:

@@ -26,6 +26,9 @@ enum class StudyMetric {
   kMegatronTflops,     // TFLOP/s per device as Narayanan et al. 2021 count them (model-parallel)
   kGoodput,            // expected share of wall time spent on work kept (plans with reliability:)
   kFailuresPerDay,     // expected job failures a day of wall time (plans with reliability:)
+  // TFLOP/s per device of model FLOPs: 3 x the forward's (6 N a token and every s x s score),
+  // without recomputation, as MFU counts them (model-parallel)
+  kModelTflops,
 };
 
 // Whether a metric is a share whose errors are counted in points (efficiency, goodput), not in

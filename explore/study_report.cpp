@@ -29,6 +29,7 @@ std::string metric_value_text(StudyMetric m, double v) {
     case StudyMetric::kThroughput:
       return format("%.0f samples/s", v);
     case StudyMetric::kMegatronTflops:
+    case StudyMetric::kModelTflops:
       return format("%.0f TFLOP/s", v);
     case StudyMetric::kGoodput:
       return format("%.1f %%", 100 * v);

@@ -101,6 +101,10 @@ TEST(StudyMetrics, MegatronTflopsFollowNarayanansCount) {
   // s/6h = 96 / 384 = 0.25, V/16lh = 512 / 2,048 = 0.25; 96 x 8 x 96 x 2 x 64^2 = 603,979,776;
   // x 1.5 = 905,969,664 FLOPs an iteration, over 1 ms and 8 GPUs: 113,246,208,000 FLOP/s.
   EXPECT_NEAR(metric_value(c, run, std::nullopt), 0.113246208, 1e-15);
+  // Model FLOPs, without the recomputed forward: 72 B s l h^2 (1 + s/6h + V/12lh) with V/12lh =
+  // 512 / 1,536: 452,984,832 x 19/12 = 717,225,984 FLOPs an iteration, 89,653,248,000 FLOP/s.
+  c.metric = StudyMetric::kModelTflops;
+  EXPECT_NEAR(metric_value(c, run, std::nullopt), 0.089653248, 1e-15);
   // A data-parallel result has no such figure.
   EXPECT_EQ(metric_value(c, run_at(8, 1000), std::nullopt), 0);
 }
