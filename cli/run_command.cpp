@@ -54,6 +54,21 @@ void rank_and_step_from_env(const char* name, int& rank, int& step) {
   if (colon != std::string::npos) step = std::atoi(v.c_str() + colon + 1);
 }
 
+// The faults the test suite injects into the ranks' processes (exec/faults.hpp), read here so
+// that no library reads the environment: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step,
+// SCALEOUT_STOP_RANK=r[:step] stops it (SIGSTOP), SCALEOUT_CORRUPT_RANK=r[:step] spoils one
+// element of worker r's gradient after that step's exchange; SCALEOUT_DROP_ERROR_FEEDBACK and
+// SCALEOUT_DROP_DELAY_COMPENSATION run without what the checks expect.
+exec::Faults faults_from_environment() {
+  exec::Faults f;
+  rank_and_step_from_env("SCALEOUT_KILL_RANK", f.kill_rank, f.kill_step);
+  rank_and_step_from_env("SCALEOUT_STOP_RANK", f.stop_rank, f.stop_step);
+  rank_and_step_from_env("SCALEOUT_CORRUPT_RANK", f.corrupt_rank, f.corrupt_step);
+  f.drop_error_feedback = std::getenv("SCALEOUT_DROP_ERROR_FEEDBACK") != nullptr;
+  f.drop_delay_compensation = std::getenv("SCALEOUT_DROP_DELAY_COMPENSATION") != nullptr;
+  return f;
+}
+
 // Whether the ranks' groups complete as NCCL runs grouped calls; says which wait when not.
 bool completes(const std::vector<std::vector<exec::OpGroup>>& ranks) {
   std::string hangs = exec::nccl_schedule_hangs(ranks);
@@ -135,14 +150,7 @@ int run_plan(const RunArgs& args) {
   if (args.cluster == "emulated") {
     use_emulated_cluster(options, &plan);
   }
-  // Fault injection for the test suite: SCALEOUT_KILL_RANK=r[:step] kills rank r at that step;
-  // SCALEOUT_CORRUPT_RANK=r[:step] spoils one element of worker r's gradient after that step;
-  // SCALEOUT_STOP_RANK=r[:step] stops rank r (SIGSTOP) at that step.
-  rank_and_step_from_env("SCALEOUT_KILL_RANK", options.kill_rank, options.kill_step);
-  rank_and_step_from_env("SCALEOUT_STOP_RANK", options.stop_rank, options.stop_step);
-  rank_and_step_from_env("SCALEOUT_CORRUPT_RANK", options.corrupt_rank, options.corrupt_step);
-  options.drop_error_feedback = std::getenv("SCALEOUT_DROP_ERROR_FEEDBACK") != nullptr;
-  options.drop_delay_compensation = std::getenv("SCALEOUT_DROP_DELAY_COMPENSATION") != nullptr;
+  options.faults = faults_from_environment();
   core::RunResult result;
   try {
     if (args.launch == "external") {

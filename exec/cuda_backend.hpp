@@ -11,7 +11,7 @@
 #include "core/efficiency_table.hpp"
 #include "core/plan.hpp"
 #include "exec/calibrate.hpp"
-#include "exec/local_run.hpp"
+#include "exec/exec_options.hpp"
 #include "exec/rank_main.hpp"
 
 namespace scaleout::exec {

@@ -51,8 +51,8 @@ void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
   core::ModelParallelTraining program(plan, rank_node);
   // A CPU core runs the real FLOPs (the program charges them / efficiency) times compute_scale.
   program.set_compute_scale(executed_compute_scale(plan, options));
-  program.break_schedule_on(options.break_schedule_rank);
-  program.stale_receive_on(options.stale_receive_rank);
+  program.break_schedule_on(options.faults.break_schedule_rank);
+  program.stale_receive_on(options.faults.stale_receive_rank);
   core::CheckValues values(plan.training.workers, 1, plan.training.gradient_precision, plan.file);
   GradientBuffer data(element_type(plan.training.gradient_precision), program.buffer_elements());
   gloo::rendezvous::FileStore store(setup.store_dir);

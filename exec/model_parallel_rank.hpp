@@ -10,7 +10,7 @@
 
 #include "core/plan.hpp"
 #include "core/result.hpp"
-#include "exec/local_run.hpp"
+#include "exec/exec_options.hpp"
 #include "exec/rank_main.hpp"
 
 namespace scaleout::exec {

@@ -78,8 +78,8 @@ std::function<long()> step_check(const core::Plan& plan, const core::StepModel& 
 // references keep the plan's.
 core::Plan program_plan(const core::Plan& plan, const ExecOptions& options) {
   core::Plan p = plan;
-  if (options.drop_error_feedback) p.training.compression.error_feedback = false;
-  if (options.drop_delay_compensation) p.strategy.delay_compensation.lambda = 0;
+  if (options.faults.drop_error_feedback) p.training.compression.error_feedback = false;
+  if (options.faults.drop_delay_compensation) p.strategy.delay_compensation.lambda = 0;
   return p;
 }
 

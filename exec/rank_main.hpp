@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/plan.hpp"
-#include "exec/local_run.hpp"
+#include "exec/exec_options.hpp"
 
 namespace scaleout::exec {
 

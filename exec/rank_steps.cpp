@@ -138,14 +138,16 @@ void StepObserver::barrier(const std::string& where) {
 }
 
 void StepObserver::step_starting(int rank, int step) {
-  if (rank == options_.kill_rank && step == options_.kill_step) ::kill(::getpid(), SIGKILL);
-  if (rank == options_.stop_rank && step == options_.stop_step) ::raise(SIGSTOP);
+  if (rank == options_.faults.kill_rank && step == options_.faults.kill_step)
+    ::kill(::getpid(), SIGKILL);
+  if (rank == options_.faults.stop_rank && step == options_.faults.stop_step) ::raise(SIGSTOP);
   if (worker_) fill_ahead_();
   barrier("the barrier before step " + std::to_string(step));
 }
 
 void StepObserver::step_done(int rank, const core::StepTimes& t) {
-  if (t.worker && rank == options_.corrupt_rank && t.step == options_.corrupt_step) corrupt_one_();
+  if (t.worker && rank == options_.faults.corrupt_rank && t.step == options_.faults.corrupt_step)
+    corrupt_one_();
   // Checked once every rank is through: on a machine with fewer cores than ranks, a rank checking
   // early would take CPU from those still reducing.
   barrier("the barrier after step " + std::to_string(t.step));

@@ -18,7 +18,7 @@
 #include "core/step_model.hpp"
 #include "core/strategies/collective_training.hpp"
 #include "core/strategies/model_parallel_training.hpp"
-#include "exec/local_run.hpp"
+#include "exec/exec_options.hpp"
 #include "exec/rank_main.hpp"
 
 namespace scaleout::exec {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/plan.hpp"
-#include "exec/local_run.hpp"
+#include "exec/exec_options.hpp"
 #include "exec/rank_main.hpp"
 
 namespace scaleout::exec {

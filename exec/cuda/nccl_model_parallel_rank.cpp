@@ -56,8 +56,8 @@ nlohmann::json iterations(const core::Plan& plan, const ExecOptions& options, Nc
   // Receives are posted as the stages need them: a grouped NCCL call waits for all of its own.
   core::ModelParallelTraining program(run, rank_node, /*receive_ahead=*/false);
   program.set_compute_scale(executed_compute_scale(run, options));
-  program.break_schedule_on(options.break_schedule_rank);
-  program.stale_receive_on(options.stale_receive_rank);
+  program.break_schedule_on(options.faults.break_schedule_rank);
+  program.stale_receive_on(options.faults.stale_receive_rank);
   ModelParallelStepReports reports;
   gloo::BarrierAllToAll(sync).run();
   reports.origin = fabric.now();

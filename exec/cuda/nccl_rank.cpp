@@ -89,7 +89,7 @@ nlohmann::json train(const core::Plan& plan, const ExecOptions& options, const R
   // a pair of ranks at their first send and cuBLAS loads a product's kernel at its first use,
   // costs a job pays once rather than every step.
   ExecOptions quiet = options;
-  quiet.kill_rank = quiet.corrupt_rank = -1;
+  quiet.faults.kill_rank = quiet.faults.corrupt_rank = -1;
   quiet.trace_path.clear();
   StepObserver warm_up = observer_for(quiet);
   train_steps(warm_up, 1);

@@ -46,7 +46,7 @@ core::RunResult run_checked(const core::Plan& plan) {
 // The same run with its error feedback dropped: the check must catch it.
 void expect_caught_without_error_feedback(const core::Plan& plan) {
   ExecOptions o = quick();
-  o.drop_error_feedback = true;
+  o.faults.drop_error_feedback = true;
   EXPECT_GT(run_local(plan, o).wrong, 0);  // the CLI then fails the run
 }
 

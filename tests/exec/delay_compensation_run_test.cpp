@@ -36,7 +36,7 @@ TEST(DelayCompensationRun, ServersHoldExactlyTheReplayedParameters) {
 
 TEST(DelayCompensationRun, ServersWithoutTheCompensationFailTheCheck) {
   ExecOptions o = testing::quick_options();
-  o.drop_delay_compensation = true;
+  o.faults.drop_delay_compensation = true;
   core::RunResult r = run_local(compensated_plan(3, 1), o);
   EXPECT_GT(r.wrong, 0);  // the CLI then fails the run
 }

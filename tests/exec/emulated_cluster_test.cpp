@@ -199,8 +199,8 @@ TEST_F(Emulated, DownLeavesNothingAlsoAfterAFailedRun) {
   EmulatedCluster c = cluster_up(core::Topology::build(p.cluster, 4));
   EXPECT_EQ(emulation_leftovers().size(), 5u);  // four hosts and the switches (veths moved in)
   ExecOptions o = on_cluster(c);
-  o.kill_rank = 2;
-  o.kill_step = 1;
+  o.faults.kill_rank = 2;
+  o.faults.kill_step = 1;
   o.timeout = std::chrono::milliseconds(3000);
   EXPECT_THROW(run_local(p, o), RunFailed);
   cluster_down();

@@ -123,8 +123,8 @@ TEST(LocalRun, AKilledRankFailsTheRunNamingIt) {
   plan.training.steps = 3;
   ExecOptions o = quick();
   o.timeout = std::chrono::milliseconds(3000);
-  o.kill_rank = 1;
-  o.kill_step = 1;
+  o.faults.kill_rank = 1;
+  o.faults.kill_step = 1;
   auto t0 = std::chrono::steady_clock::now();
   try {
     run_local(plan, o);
@@ -143,8 +143,8 @@ TEST(LocalRun, AStoppedRankIsNamedAsTheOneThatSentNothing) {
     plan.training.steps = 4;
     ExecOptions o = quick();
     o.timeout = std::chrono::milliseconds(2000);
-    o.stop_rank = 2;
-    o.stop_step = 1;
+    o.faults.stop_rank = 2;
+    o.faults.stop_step = 1;
     try {
       run_local(plan, o);
       ADD_FAILURE() << "the run did not fail";

@@ -104,7 +104,7 @@ TEST(ModelParallelRun, HierarchicalAllToAllDeliversEveryTokenAcrossNodes) {
 
 TEST(ModelParallelRun, ABrokenScheduleIsCaught) {
   ExecOptions o = quick();
-  o.break_schedule_rank = 0;  // stage 0 sends micro-batch 1 before micro-batch 0
+  o.faults.break_schedule_rank = 0;  // stage 0 sends micro-batch 1 before micro-batch 0
   core::RunResult r = run_local(two_by_two_by_two("mp-run-broken", ""), o);
   // Both swapped micro-batches land where the other was expected, every element of them.
   EXPECT_GT(r.wrong, 0);
@@ -112,7 +112,8 @@ TEST(ModelParallelRun, ABrokenScheduleIsCaught) {
 
 TEST(ModelParallelRun, AReceiveThatNeverLandedIsCaught) {
   ExecOptions o = quick();
-  o.stale_receive_rank = 4;  // stage 1: its slot for step 1's first input keeps step 0's data
+  o.faults.stale_receive_rank =
+      4;  // stage 1: its slot for step 1's first input keeps step 0's data
   core::RunResult r = run_local(two_by_two_by_two("mp-run-stale", ""), o);
   EXPECT_GT(r.wrong, 0);
 }
