@@ -20,9 +20,10 @@ struct Faults {
   // In a model-parallel plan, this rank runs its first two forwards in the wrong order
   // (the stage after it must count the micro-batches it did not expect; the run fails).
   int break_schedule_rank = -1;
-  // In a model-parallel plan on CPUs, this rank's first receive of the second step
-  // lands elsewhere (its slot keeps the first step's data; the checks must count it; the run
-  // fails). On GPUs the checked iterations are first steps of their own: it does not apply.
+  // In a model-parallel plan on CPUs, this rank's fabric lands its first receive of the second
+  // step elsewhere (exec/stale_receive_fabric.hpp): its slot keeps the first step's data, the
+  // checks must count it and the run fails. On GPUs the checked iterations are first steps of their
+  // own: it does not apply.
   int stale_receive_rank = -1;
   // The compressed exchange runs without error feedback while its reference keeps it
   // (the check must find the difference from the second step on; the run fails).

@@ -15,6 +15,7 @@
 #include "exec/element_type.hpp"
 #include "exec/gloo_fabric.hpp"
 #include "exec/rank_steps.hpp"
+#include "exec/stale_receive_fabric.hpp"
 
 namespace scaleout::exec {
 
@@ -52,9 +53,11 @@ void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
   // A CPU core runs the real FLOPs (the program charges them / efficiency) times compute_scale.
   program.set_compute_scale(executed_compute_scale(plan, options));
   program.break_schedule_on(options.faults.break_schedule_rank);
-  program.stale_receive_on(options.faults.stale_receive_rank);
   core::CheckValues values(plan.training.workers, 1, plan.training.gradient_precision, plan.file);
-  GradientBuffer data(element_type(plan.training.gradient_precision), program.buffer_elements());
+  // A stale receive (a test's fault) lands in as many elements again past the program's.
+  bool stale = setup.rank == options.faults.stale_receive_rank;
+  GradientBuffer data(element_type(plan.training.gradient_precision),
+                      program.buffer_elements() * (stale ? 2 : 1));
   gloo::rendezvous::FileStore store(setup.store_dir);
   gloo::rendezvous::PrefixStore ours("strategy", store);
   auto context = connect(ours, setup, options.timeout);
@@ -67,7 +70,8 @@ void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
   ModelParallelStepReports reports;
   gloo::BarrierAllToAll(sync).run();  // the ranks' clocks start together
   reports.origin = fabric.now();
-  program.run(fabric, reports, &checks);
+  StaleReceiveFabric stale_fabric(fabric, program.buffer_elements());
+  program.run(stale ? static_cast<core::Fabric&>(stale_fabric) : fabric, reports, &checks);
   gloo::BarrierAllToAll(sync).run();
   finish(
       {{"rank", setup.rank}, {"mp_steps", reports.steps}, {"baselines", nlohmann::json::array()}});

@@ -378,19 +378,11 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
   std::vector<int> senders;
   for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
     if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
-  bool stale = fabric.rank() == stale_rank_ && step == 1;
   // SimGrid's hints, where the fabric offers them; else receives posted ahead, sends waited for
   // at the end.
   auto* ahead = dynamic_cast<ReceiveAhead*>(&fabric);
   Inbox inbox(
-      fabric, ahead,
-      [&](const OpKey& k) {
-        std::size_t i = index.at(k);
-        if (!stale) return receive_slot(i);
-        stale = false;
-        return send_slot(i);  // written over before it is sent, if it is
-      },
-      window);
+      fabric, ahead, [&](const OpKey& k) { return receive_slot(index.at(k)); }, window);
   for (int from : senders) {
     std::vector<OpKey> order;  // what `from` sends this stage, in the order it sends it
     for (const PipeOp& op : schedule_of(from, -1))

@@ -86,9 +86,6 @@ class ModelParallelTraining {
   void set_compute_scale(double scale) { compute_scale_ = scale; }
   // For tests: `rank` runs its first two forwards in the wrong order (its neighbour must notice).
   void break_schedule_on(int rank) { broken_rank_ = rank; }
-  // For tests: `rank`'s first receive of the second step lands elsewhere, so that its slot keeps
-  // the first step's data (the checks must notice).
-  void stale_receive_on(int rank) { stale_rank_ = rank; }
 
   // Elements (of the fabric's element size) of one activation transfer and of the gradient shard.
   std::int64_t activation_elements() const { return activation_elements_; }
@@ -181,7 +178,6 @@ class ModelParallelTraining {
   std::int64_t context_block_elements_ = 0;  // one member's keys and values of a layer
   double compute_scale_ = 1;
   int broken_rank_ = -1;
-  int stale_rank_ = -1;
 };
 
 }  // namespace scaleout::core

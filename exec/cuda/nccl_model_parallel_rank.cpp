@@ -57,7 +57,6 @@ nlohmann::json iterations(const core::Plan& plan, const ExecOptions& options, Nc
   core::ModelParallelTraining program(run, rank_node, /*receive_ahead=*/false);
   program.set_compute_scale(executed_compute_scale(run, options));
   program.break_schedule_on(options.faults.break_schedule_rank);
-  program.stale_receive_on(options.faults.stale_receive_rank);
   ModelParallelStepReports reports;
   gloo::BarrierAllToAll(sync).run();
   reports.origin = fabric.now();

@@ -112,8 +112,8 @@ TEST(ModelParallelRun, ABrokenScheduleIsCaught) {
 
 TEST(ModelParallelRun, AReceiveThatNeverLandedIsCaught) {
   ExecOptions o = quick();
-  o.faults.stale_receive_rank =
-      4;  // stage 1: its slot for step 1's first input keeps step 0's data
+  // Stage 1: its slot for step 1's first input keeps step 0's data.
+  o.faults.stale_receive_rank = 4;
   core::RunResult r = run_local(two_by_two_by_two("mp-run-stale", ""), o);
   EXPECT_GT(r.wrong, 0);
 }
