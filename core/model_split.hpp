@@ -14,12 +14,14 @@ struct ModelSplit {
   // The ranks that exchange a stage's (dense) gradient: workers / (tensor x pipeline), context x
   // expert x Megatron's data-parallel degree.
   int data = 1;
-  int context = 1;           // ranks that split each sequence (they share its micro-batches)
-  int microbatch = 1;        // sequences per micro-batch
-  int microbatches = 1;      // per replica per iteration: global batch / (replicas x microbatch)
-  int chunks = 1;            // model chunks per stage (virtual stages)
-  int layers_per_chunk = 0;  // with uneven stages, the stages between the first and the last
-  int global_batch = 0;      // sequences per iteration
+  int context = 1;       // ranks that split each sequence (they share its micro-batches)
+  int microbatch = 1;    // sequences per micro-batch
+  int microbatches = 1;  // per replica per iteration: global batch / (replicas x microbatch)
+  int chunks = 1;        // model chunks per stage (virtual stages)
+  // Layers a chunk: with uneven stages, a chunk of the stages between the first and the last; with
+  // the embedding and the loss counted as layers, the share of each chunk, those two included.
+  int layers_per_chunk = 0;
+  int global_batch = 0;  // sequences per iteration
   // Uneven stages: a chunk's layers on the first and the last stage (0: layers_per_chunk).
   int first_stage_layers = 0, last_stage_layers = 0;
   // The embedding and the loss counted as layers (Megatron-Core's account-for flags): the first
