@@ -267,7 +267,8 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
       uniform_costs(s.pipeline, s.chunks, layers_forward(c, layers) + c.chunk_expert_forward,
                     layers_backward(c, layers) + c.chunk_expert_backward, 0);
   // Uneven stages, the embedding or the loss counted as layers: those chunks' own layers.
-  for (int stage = 0; stage < s.pipeline && core::stages_differ(s); ++stage)
+  bool differ = core::stages_differ(s);
+  for (int stage = 0; differ && stage < s.pipeline; ++stage)
     for (int chunk = 0; chunk < s.chunks; ++chunk) {
       int own = core::chunk_layers(s, stage, chunk);
       if (own == layers) continue;

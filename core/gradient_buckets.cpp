@@ -24,10 +24,11 @@ std::vector<GradientBucket> chunk_buckets(double chunk_bytes, int layers, double
 BucketQueue::BucketQueue(const ModelParallelWork& work, const ModelSplit& split, int stage)
     : made_(split.chunks, 0), microbatches_(split.microbatches) {
   int stage_total = stage_layers(split, stage);
+  bool alike = chunks_alike(split, stage);
   for (int c = 0; c < split.chunks; ++c) {
     int layers = chunk_layers(split, stage, c);
-    double chunk_bytes = chunks_alike(split, stage) ? work.gradient_bytes / split.chunks
-                                                    : work.gradient_bytes * layers / stage_total;
+    double chunk_bytes =
+        alike ? work.gradient_bytes / split.chunks : work.gradient_bytes * layers / stage_total;
     bool bucketed = stage == 0 && c == 0;
     chunks_.push_back(
         chunk_buckets(chunk_bytes, layers, bucketed ? work.bucket_bytes : chunk_bytes, c));
