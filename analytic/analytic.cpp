@@ -11,20 +11,20 @@
 #include "analytic/analytic_node_fabric.hpp"
 #include "analytic/analytic_ps.hpp"
 #include "analytic/analytic_tree.hpp"
-#include "core/compression.hpp"
-#include "core/delay_compensation.hpp"
-#include "core/failure_model.hpp"
-#include "core/goodput.hpp"
-#include "core/host_costs.hpp"
-#include "core/input_error.hpp"
-#include "core/network_factors.hpp"
-#include "core/powersgd_codec.hpp"
-#include "core/ps_codec.hpp"
-#include "core/rank_plan.hpp"
-#include "core/slowdown.hpp"
-#include "core/step_model.hpp"
-#include "core/strategies/ps_training.hpp"
-#include "core/strategy.hpp"
+#include "core/codecs/compression.hpp"
+#include "core/codecs/delay_compensation.hpp"
+#include "core/codecs/powersgd_codec.hpp"
+#include "core/codecs/ps_codec.hpp"
+#include "core/model/host_costs.hpp"
+#include "core/model/network_factors.hpp"
+#include "core/model/step_model.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/programs/strategies/ps_training.hpp"
+#include "core/programs/strategy.hpp"
+#include "core/reliability/failure_model.hpp"
+#include "core/reliability/goodput.hpp"
+#include "core/reliability/slowdown.hpp"
 
 namespace scaleout::sim {
 
@@ -124,8 +124,8 @@ double ring_allreduce(const Layout& L, int n, double bytes) {
   return ring_allreduce_phase(L, n - 1, bytes / n, [n](int r) { return (r + 1) % n; });
 }
 
-// The compressed ring (core/compression.hpp): the codec's work at the device's rates, then the
-// sparse blocks' all-gather (shared random-k: its values' all-reduce; all-gathered codes: the
+// The compressed ring (core/codecs/compression.hpp): the codec's work at the device's rates, then
+// the sparse blocks' all-gather (shared random-k: its values' all-reduce; all-gathered codes: the
 // encoded buckets' all-gather), or the encoded parts' n-1 rounds of direct sends (round s to
 // rank + s) and their all-gather, as the program runs them.
 double compressed_ring(const Layout& L, const Plan& plan, std::int64_t count) {
@@ -208,9 +208,9 @@ LinkModel links_of(const Layout& L) {
           L.cross_traffic, L.host};
 }
 
-// BytePS's layout (core/strategies/compressed_ps_local.cpp): the node's dense reduce-scatter and
-// all-gather around worker 0's encoded pieces pushed and pulled, the busiest worker's codec and
-// the busiest server's combination between them.
+// BytePS's layout (core/programs/strategies/compressed_ps_local.cpp): the node's dense
+// reduce-scatter and all-gather around worker 0's encoded pieces pushed and pulled, the busiest
+// worker's codec and the busiest server's combination between them.
 double compressed_ps_per_node(const PsInputs& in, const Plan& plan, std::int64_t count) {
   core::RankPlan ranks = core::plan_ranks(plan);
   core::PsNodeBucket b = core::ps_node_bucket(plan, ranks.layout, count);
@@ -220,9 +220,9 @@ double compressed_ps_per_node(const PsInputs& in, const Plan& plan, std::int64_t
                                    b.pull_bytes / dense);
 }
 
-// The compressed synchronous PS (core/ps_codec.hpp): a worker encodes every shard, the servers
-// combine the pushes at once, a worker decodes every pull; the first shard (the largest) pushed
-// and pulled at its compressed sizes.
+// The compressed synchronous PS (core/codecs/ps_codec.hpp): a worker encodes every shard, the
+// servers combine the pushes at once, a worker decodes every pull; the first shard (the largest)
+// pushed and pulled at its compressed sizes.
 double compressed_ps(const PsInputs& in, const Plan& plan, std::int64_t count) {
   const core::Compression& c = plan.training.compression;
   int servers = plan.strategy.ps_servers;
@@ -250,7 +250,7 @@ double compressed_ps(const PsInputs& in, const Plan& plan, std::int64_t count) {
 
 double parameter_server(const Layout& L, const Plan& plan, double bytes) {
   PsInputs in{L.topo, L.workers, L.nic_bw, L.latency_factor, L.bandwidth_factor, L.cross_traffic};
-  if (plan.training.compression.on())  // validated: plain PS only (core/plan_validation.cpp)
+  if (plan.training.compression.on())  // validated: plain PS only (core/plan/plan_validation.cpp)
     return compressed_ps(in, plan, std::llround(bytes / plan.training.gradient_bytes_per_element));
   return ps_needs_extended_form(plan) ? parameter_server_extended(in, plan, bytes)
                                       : parameter_server_plain(in, plan, bytes);

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "core/network_factors.hpp"
-#include "core/plan.hpp"
-#include "core/result.hpp"
-#include "core/step_model.hpp"
-#include "core/topology.hpp"
+#include "core/model/network_factors.hpp"
+#include "core/model/step_model.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/topology.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::sim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/units.hpp"
+#include "core/plan/units.hpp"
 
 namespace scaleout::sim {
 

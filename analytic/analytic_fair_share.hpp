@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
 
 namespace scaleout::sim {
 

@@ -6,16 +6,16 @@
 #include <stdexcept>
 
 #include "analytic/analytic.hpp"
-#include "core/compute_rate.hpp"
-#include "core/model_memory.hpp"
-#include "core/model_parallel_outcome.hpp"
-#include "core/model_parallel_work.hpp"
-#include "core/parallel_state.hpp"
-#include "core/pipeline_schedule.hpp"
-#include "core/rank_plan.hpp"
-#include "core/strategies/all_to_all.hpp"
-#include "core/topology.hpp"
-#include "core/transformer.hpp"
+#include "core/model/compute_rate.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/model/transformer.hpp"
+#include "core/parallel/parallel_state.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/topology.hpp"
+#include "core/programs/strategies/all_to_all.hpp"
+#include "core/results/model_parallel_outcome.hpp"
 
 namespace scaleout::sim {
 
@@ -70,7 +70,7 @@ double shift_seconds(const Plan& plan, const core::Topology& topo, const std::ve
   return slowest;
 }
 
-// One all-to-all (core/strategies/all_to_all.hpp) of `bytes` a device over rank 0's
+// One all-to-all (core/programs/strategies/all_to_all.hpp) of `bytes` a device over rank 0's
 // expert-parallel group. Pairwise: n - 1 steps of bytes / n. Hierarchical, g members a node over
 // m nodes: g - 1 steps inside the node of the m segments for one place, then m - 1 steps across
 // nodes between members of one place, each the g segments its node holds for the other.
@@ -101,9 +101,9 @@ double expert_alltoall(const Plan& plan, const core::ParallelState& state, doubl
   return total;
 }
 
-// Context parallelism (core/strategies/model_parallel_context.cpp), over rank 0's context group:
-// the ring's n - 1 steps, each a block passed on beside 1/n of the attention's compute, or an
-// all-gather (and backward a reduce-scatter) of n - 1 ring steps before the attention computes.
+// Context parallelism (core/programs/strategies/model_parallel_context.cpp), over rank 0's context
+// group: the ring's n - 1 steps, each a block passed on beside 1/n of the attention's compute, or
+// an all-gather (and backward a reduce-scatter) of n - 1 ring steps before the attention computes.
 void set_context_costs(const Plan& plan, const core::ParallelState& state,
                        const core::ModelParallelWork& w, ModelParallelCosts& c) {
   if (w.context < 2) return;

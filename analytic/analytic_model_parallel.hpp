@@ -13,9 +13,9 @@
 
 #include "analytic/gradient_overlap.hpp"
 #include "analytic/pipeline_timing.hpp"
-#include "core/parallel_state.hpp"
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/parallel/parallel_state.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::sim {
 

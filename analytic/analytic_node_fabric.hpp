@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
 
 namespace scaleout::sim {
 

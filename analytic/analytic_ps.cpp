@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "analytic/analytic_fair_share.hpp"
-#include "core/host_costs.hpp"
-#include "core/strategies/ps_training.hpp"
-#include "core/strategy.hpp"
+#include "core/model/host_costs.hpp"
+#include "core/programs/strategies/ps_training.hpp"
+#include "core/programs/strategy.hpp"
 
 namespace scaleout::sim {
 

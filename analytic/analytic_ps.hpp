@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "core/topology.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/topology.hpp"
 
 namespace scaleout::sim {
 

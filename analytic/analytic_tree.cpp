@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
-#include "core/host_costs.hpp"
-#include "core/strategies/double_tree.hpp"
+#include "core/model/host_costs.hpp"
+#include "core/programs/strategies/double_tree.hpp"
 
 namespace scaleout::sim {
 

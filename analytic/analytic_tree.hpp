@@ -3,8 +3,8 @@
 // ring (hierarchical_allreduce) or halving-doubling (hierarchical_halving_doubling) across nodes.
 #pragma once
 
-#include "core/plan.hpp"
-#include "core/topology.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/topology.hpp"
 
 namespace scaleout::sim {
 

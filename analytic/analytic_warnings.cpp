@@ -1,8 +1,8 @@
 // The analytic engine's warnings: where its closed forms stand outside what a test holds them to.
 #include "analytic/analytic.hpp"
 #include "analytic/analytic_ps.hpp"
-#include "core/strategies/ps_training.hpp"
-#include "core/strategy.hpp"
+#include "core/programs/strategies/ps_training.hpp"
+#include "core/programs/strategy.hpp"
 
 namespace scaleout::sim {
 

@@ -12,12 +12,12 @@
 
 #include "analytic/analytic.hpp"
 #include "analytic/analytic_model_parallel.hpp"
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/model_memory.hpp"
-#include "core/model_parallel_work.hpp"
-#include "core/parallel_state.hpp"
-#include "core/pipeline_schedule.hpp"
+#include "core/files/atomic_file.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/parallel/parallel_state.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
+#include "core/plan/input_error.hpp"
 
 namespace scaleout::sim {
 

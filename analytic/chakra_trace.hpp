@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/chakra_format.hpp"
-#include "core/plan.hpp"
+#include "core/formats/chakra_format.hpp"
+#include "core/plan/plan.hpp"
 
 namespace scaleout::sim {
 

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "core/gradient_buckets.hpp"
-#include "core/model_split.hpp"
-#include "core/pipeline_schedule.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
+#include "core/programs/gradient_buckets.hpp"
 
 namespace scaleout::sim {
 

@@ -1,15 +1,15 @@
-// overlap_grad_reduce (core/gradient_buckets.hpp) in closed form: each stage walks its schedule
-// with the same queue of gradient buckets as the training program, and a layer that has a bucket
-// exchanged beside its compute takes max(compute, beside + exchange) instead of max(compute,
+// overlap_grad_reduce (core/programs/gradient_buckets.hpp) in closed form: each stage walks its
+// schedule with the same queue of gradient buckets as the training program, and a layer that has a
+// bucket exchanged beside its compute takes max(compute, beside + exchange) instead of max(compute,
 // beside), where `beside` is what already runs beside it.
 #pragma once
 
 #include <functional>
 #include <vector>
 
-#include "core/model_parallel_work.hpp"
-#include "core/parallel_state.hpp"
-#include "core/plan.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/parallel/parallel_state.hpp"
+#include "core/plan/plan.hpp"
 
 namespace scaleout::sim {
 

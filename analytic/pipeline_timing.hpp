@@ -1,14 +1,14 @@
-// Times a pipeline schedule in closed form: each stage runs its ops (core/pipeline_schedule.hpp)
-// in order, an op starting once the stage is free and its input has arrived (a forward needs the
-// previous stage's forward of that micro-batch and chunk, a backward the next stage's backward, a
-// zero-bubble weight pass its own backward),
-// each hop between stages taking a fixed transfer time that does not hold the stage up. With free
-// transfers and equal stages, GPipe and 1F1B take (m + p - 1)(f + b).
+// Times a pipeline schedule in closed form: each stage runs its ops
+// (core/parallel/pipeline_schedule.hpp) in order, an op starting once the stage is free and its
+// input has arrived (a forward needs the previous stage's forward of that micro-batch and chunk, a
+// backward the next stage's backward, a zero-bubble weight pass its own backward), each hop between
+// stages taking a fixed transfer time that does not hold the stage up. With free transfers and
+// equal stages, GPipe and 1F1B take (m + p - 1)(f + b).
 #pragma once
 
 #include <vector>
 
-#include "core/pipeline_schedule.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
 
 namespace scaleout::sim {
 

@@ -3,9 +3,9 @@
 #include <string>
 
 #include "analytic/analytic_model_parallel.hpp"
-#include "core/model_split.hpp"
-#include "core/parallel_state.hpp"
-#include "core/pipeline_schedule.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/parallel/parallel_state.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
 
 namespace scaleout::sim {
 

@@ -3,8 +3,8 @@
 // the gaps between them. `simulate --engine analytic --trace` writes it; the GUI shows it.
 #pragma once
 
-#include "core/plan.hpp"
-#include "core/trace.hpp"
+#include "core/formats/trace.hpp"
+#include "core/plan/plan.hpp"
 
 namespace scaleout::sim {
 

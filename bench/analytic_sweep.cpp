@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "explore/sweep.hpp"
 
 using namespace scaleout;

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "core/codec_rates.hpp"
-#include "core/codec_steps.hpp"
+#include "core/codecs/codec_rates.hpp"
+#include "core/codecs/codec_steps.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // The rate at which a CPU server compensates (DC-ASGD), in elements per second, as
 // `host.compensate_rate` takes it: the compensated update of a push plus the copy of the shard
 // its pull keeps, measured the same way on the same buffers beside a plain gradient add
-// (core/codec_rates.hpp, which `calibrate` uses too).
+// (core/codecs/codec_rates.hpp, which `calibrate` uses too).
 #include <cstdio>
 
-#include "core/codec_rates.hpp"
+#include "core/codecs/codec_rates.hpp"
 
 int main() {
   const std::int64_t count = 16 << 20;  // a 64 MiB shard of fp32

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/plan_loader.hpp"
-#include "core/topology.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/topology.hpp"
 #include "exec/emulated_cluster.hpp"
 #include "exec/local_run.hpp"
 

@@ -1,7 +1,7 @@
 // What failure rates cost a prediction: the closed form on Llama 3 405B's 16,384-GPU plan with
 // and without `reliability:` (200 sampled runs), side by side, and a sampled run's time and peak
 // memory as the run grows from a month to ten years (its memory must not grow with the run).
-#include "core/goodput.hpp"
+#include "core/reliability/goodput.hpp"
 
 #include <sys/resource.h>
 
@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "analytic/analytic.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 

@@ -11,7 +11,7 @@
 #include <chrono>
 #include <limits>
 
-#include "core/temp_files.hpp"
+#include "core/files/temp_files.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::bench {

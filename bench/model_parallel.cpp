@@ -18,7 +18,7 @@
 
 #include "analytic/analytic.hpp"
 #include "bench/measure_child.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 
 using namespace scaleout;
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "exec/gradient_buffer.hpp"
 #include "exec/local_run.hpp"
 

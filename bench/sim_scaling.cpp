@@ -12,7 +12,7 @@
 #include <string>
 
 #include "bench/measure_child.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 
 using namespace scaleout;
 

@@ -8,7 +8,7 @@
 
 #include <cstdio>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 
 using namespace scaleout;
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.hpp"
+#include "core/formats/trace.hpp"
 #include "gui/timeline_data.hpp"
 #include "gui/timeline_view.hpp"
 

@@ -5,10 +5,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
-#include "core/atomic_file.hpp"
-#include "core/efficiency_table.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/files/atomic_file.hpp"
+#include "core/model/efficiency_table.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "exec/calibrate.hpp"
 #include "exec/cuda_backend.hpp"
 

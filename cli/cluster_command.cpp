@@ -8,9 +8,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/topology.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/topology.hpp"
 #include "exec/cluster_state.hpp"
 #include "exec/emulated_cluster.hpp"
 

@@ -5,8 +5,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
-#include "core/compare.hpp"
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/results/compare.hpp"
 
 namespace scaleout::cli {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "core/device_presets.hpp"
+#include "core/plan/device_presets.hpp"
 
 namespace scaleout::cli {
 

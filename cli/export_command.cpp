@@ -8,9 +8,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/export_megatron.hpp"
-#include "core/deepspeed_config.hpp"
-#include "core/model_split.hpp"
-#include "core/plan_loader.hpp"
+#include "core/formats/deepspeed_config.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/plan/plan_loader.hpp"
 
 namespace scaleout::cli {
 

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "core/megatron_args.hpp"
-#include "core/model_split.hpp"
+#include "core/formats/megatron_args.hpp"
+#include "core/parallel/model_split.hpp"
 
 namespace scaleout::cli {
 

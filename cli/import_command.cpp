@@ -1,8 +1,9 @@
 // `scaleout import hf CONFIG.json`: a Hugging Face model config as a workload file (its
 // transformer's dimensions, with where each came from as comments), written with -o or printed.
 // `scaleout import megatron --cluster FILE --workers N -- ARGS...`: a plan from Megatron-LM's
-// arguments (core/megatron_import.hpp). `scaleout import deepspeed ds_config.json --cluster FILE
-// --workload FILE --workers N`: a plan from DeepSpeed's config (core/deepspeed_config.hpp).
+// arguments (core/formats/megatron_import.hpp). `scaleout import deepspeed ds_config.json --cluster
+// FILE
+// --workload FILE --workers N`: a plan from DeepSpeed's config (core/formats/deepspeed_config.hpp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,13 +13,13 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "core/atomic_file.hpp"
-#include "core/deepspeed_config.hpp"
-#include "core/hf_config.hpp"
-#include "core/input_error.hpp"
-#include "core/megatron_import.hpp"
-#include "core/plan_loader.hpp"
-#include "core/transformer.hpp"
+#include "core/files/atomic_file.hpp"
+#include "core/formats/deepspeed_config.hpp"
+#include "core/formats/hf_config.hpp"
+#include "core/formats/megatron_import.hpp"
+#include "core/model/transformer.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 
 namespace scaleout::cli {
 

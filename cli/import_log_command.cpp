@@ -1,15 +1,15 @@
 // `scaleout import-log megatron|deepspeed LOG --plan PLAN`: a Megatron-LM or DeepSpeed training log
-// as a measured result of the plan (core/megatron_log.hpp, core/deepspeed_log.hpp), for `compare`
-// and the GUI.
+// as a measured result of the plan (core/formats/megatron_log.hpp, core/formats/deepspeed_log.hpp),
+// for `compare` and the GUI.
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/commands.hpp"
-#include "core/atomic_file.hpp"
-#include "core/deepspeed_log.hpp"
-#include "core/megatron_log.hpp"
-#include "core/plan_loader.hpp"
+#include "core/files/atomic_file.hpp"
+#include "core/formats/deepspeed_log.hpp"
+#include "core/formats/megatron_log.hpp"
+#include "core/plan/plan_loader.hpp"
 
 namespace scaleout::cli {
 

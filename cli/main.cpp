@@ -7,9 +7,9 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "core/bundled_data.hpp"
-#include "core/input_error.hpp"
-#include "core/temp_files.hpp"
+#include "core/files/bundled_data.hpp"
+#include "core/files/temp_files.hpp"
+#include "core/plan/input_error.hpp"
 #include "exec/cluster_state.hpp"
 
 namespace {

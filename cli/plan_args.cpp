@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/bundled_data.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/strategies/ps_training.hpp"
-#include "core/topology.hpp"
+#include "core/files/bundled_data.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/topology.hpp"
+#include "core/programs/strategies/ps_training.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/emulated_cluster.hpp"
 

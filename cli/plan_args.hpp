@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "exec/local_run.hpp"
 
 namespace scaleout::cli {
@@ -22,7 +22,8 @@ void add_plan_options(CLI::App* cmd, PlanArgs& args);
 // number from 1 to INT_MAX whose range error prints that range, not DBL_MAX's 300 digits.
 CLI::Validator non_empty_path();
 // An input file: as given when it exists (or is absolute), else the bundled file of that name
-// ("experiments/quickstart.yaml" from any directory, core/bundled_data.hpp); empty is refused.
+// ("experiments/quickstart.yaml" from any directory, core/files/bundled_data.hpp); empty is
+// refused.
 CLI::Validator bundled_input();
 CLI::Validator positive_int();
 CLI::Validator positive_number();  // finite and greater than 0

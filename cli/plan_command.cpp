@@ -10,10 +10,10 @@
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
 #include "cli/plan_search.hpp"
-#include "core/framework.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/units.hpp"
+#include "core/plan/framework.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/units.hpp"
 #include "explore/planner.hpp"
 
 namespace scaleout::cli {

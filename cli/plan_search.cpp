@@ -8,9 +8,9 @@
 
 #include "cli/export_megatron.hpp"
 #include "cli/sim_progress_line.hpp"
-#include "core/input_error.hpp"
-#include "core/megatron_args.hpp"
-#include "core/pipeline_schedule.hpp"
+#include "core/formats/megatron_args.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
+#include "core/plan/input_error.hpp"
 #include "explore/split_plan_confirm.hpp"
 
 namespace scaleout::cli {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "explore/split_plan.hpp"
 #include "explore/split_refine.hpp"
 #include "explore/split_search.hpp"

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "cli/report_reliability.hpp"
-#include "core/atomic_file.hpp"
-#include "core/compare.hpp"
+#include "core/files/atomic_file.hpp"
+#include "core/results/compare.hpp"
 
 namespace scaleout::cli {
 

@@ -5,15 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "core/result.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::cli {
 
 void print_summary(std::FILE* out, const core::RunResult& r);
-// Writes the result JSON, stamped with `plan` (core/plan_stamp.hpp), to `path` (atomically; none
-// when empty) and prints it on stdout with `json`, else prints the summary. Returns false when the
-// summary was printed (callers may add). Results are stamped here, where they leave for a file or
-// another tool, not in the engines: a sweep's thousands of predictions need no stamp.
+// Writes the result JSON, stamped with `plan` (core/plan/plan_stamp.hpp), to `path` (atomically;
+// none when empty) and prints it on stdout with `json`, else prints the summary. Returns false when
+// the summary was printed (callers may add). Results are stamped here, where they leave for a file
+// or another tool, not in the engines: a sweep's thousands of predictions need no stamp.
 bool emit_result(const core::RunResult& r, const core::Plan& plan, const std::string& path,
                  bool json);
 // Each warning the results carry, once, with how many rows it applies to when there are several.

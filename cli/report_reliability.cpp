@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/duration_text.hpp"
+#include "core/results/duration_text.hpp"
 
 namespace scaleout::cli {
 

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "core/result.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::cli {
 

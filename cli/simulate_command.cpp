@@ -13,9 +13,9 @@
 #include "cli/plan_args.hpp"
 #include "cli/report.hpp"
 #include "cli/sim_progress_line.hpp"
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/files/atomic_file.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::cli {

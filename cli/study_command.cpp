@@ -9,7 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/plan_args.hpp"
-#include "core/atomic_file.hpp"
+#include "core/files/atomic_file.hpp"
 #include "explore/study.hpp"
 
 namespace scaleout::cli {

@@ -15,9 +15,9 @@
 #include "cli/report.hpp"
 #include "cli/sim_progress_line.hpp"
 #include "cli/sweep_shard.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_variation.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_variation.hpp"
 #include "explore/sweep.hpp"
 #include "explore/sweep_csv.hpp"
 

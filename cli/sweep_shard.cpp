@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 
 namespace scaleout::cli {
 

@@ -1,5 +1,5 @@
 # `cmake --install build [--prefix P]`: the programs, the bundled plans (P/share/scaleout, found by
-# core/bundled_data.hpp relative to P/bin), the docs and the man page. `cpack -G DEB` (run in the
+# core/files/bundled_data.hpp relative to P/bin), the docs and the man page. `cpack -G DEB` (run in the
 # build directory) packs the same files as Debian packages: scaleout (the CPU tool, component
 # `tool`) and, in a CUDA build, scaleout-cuda (the GPU backend's plugin, component `cuda`).
 set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME tool)

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/codec_rates.hpp"
-#include "core/units.hpp"
+#include "core/codecs/codec_rates.hpp"
+#include "core/plan/units.hpp"
 #include "exec/calibrate_host.hpp"
 #include "exec/calibrate_link.hpp"
 #include "exec/compute_kernel.hpp"

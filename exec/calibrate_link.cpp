@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/temp_files.hpp"
+#include "core/files/temp_files.hpp"
 #include "exec/calibrate_host.hpp"
 
 namespace scaleout::exec {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 
 namespace scaleout::exec {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "core/atomic_file.hpp"
+#include "core/files/atomic_file.hpp"
 
 namespace scaleout::exec {
 

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/efficiency_table.hpp"
-#include "core/plan.hpp"
+#include "core/model/efficiency_table.hpp"
+#include "core/plan/plan.hpp"
 #include "exec/calibrate.hpp"
 #include "exec/exec_options.hpp"
 #include "exec/rank_main.hpp"

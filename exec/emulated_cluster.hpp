@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
 
 namespace scaleout::exec {
 

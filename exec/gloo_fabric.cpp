@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "core/strategy.hpp"
+#include "core/programs/strategy.hpp"
 #include "exec/compute_kernel.hpp"
 
 namespace scaleout::exec {

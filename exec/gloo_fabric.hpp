@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/check_values.hpp"
-#include "core/fabric.hpp"
+#include "core/programs/check_values.hpp"
+#include "core/programs/fabric.hpp"
 #include "exec/compute_stream.hpp"
 #include "exec/gradient_buffer.hpp"
 

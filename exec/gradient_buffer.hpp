@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/fabric.hpp"
+#include "core/programs/fabric.hpp"
 #include "exec/element_type.hpp"
 
 namespace scaleout::exec {

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "core/fabric.hpp"
+#include "core/programs/fabric.hpp"
 #include "exec/op_groups.hpp"
 
 namespace scaleout::exec {

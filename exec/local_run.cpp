@@ -16,14 +16,14 @@
 #include <sstream>
 #include <thread>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/model_split.hpp"
-#include "core/rank_plan.hpp"
-#include "core/strategies/ps_training.hpp"
-#include "core/temp_files.hpp"
-#include "core/topology.hpp"
-#include "core/trace.hpp"
+#include "core/files/atomic_file.hpp"
+#include "core/files/temp_files.hpp"
+#include "core/formats/trace.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/topology.hpp"
+#include "core/programs/strategies/ps_training.hpp"
 #include "exec/measured.hpp"
 #include "exec/rank_main.hpp"
 #include "exec/stuck_rank.hpp"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 #include "exec/cluster_spec.hpp"
 #include "exec/exec_options.hpp"
 

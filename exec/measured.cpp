@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "core/rank_plan.hpp"
-#include "core/strategies/ps_training.hpp"
-#include "core/trace.hpp"
+#include "core/formats/trace.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/programs/strategies/ps_training.hpp"
 #include "exec/model_parallel_rank.hpp"
 
 namespace scaleout::exec {

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 #include "exec/exec_options.hpp"
 
 namespace scaleout::exec {

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 
-#include "core/check_values.hpp"
-#include "core/compute_rate.hpp"
-#include "core/model_parallel_outcome.hpp"
-#include "core/model_parallel_work.hpp"
-#include "core/rank_plan.hpp"
-#include "core/strategies/model_parallel_training.hpp"
+#include "core/model/compute_rate.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/programs/check_values.hpp"
+#include "core/programs/strategies/model_parallel_training.hpp"
+#include "core/results/model_parallel_outcome.hpp"
 #include "exec/element_type.hpp"
 #include "exec/gloo_fabric.hpp"
 #include "exec/rank_steps.hpp"

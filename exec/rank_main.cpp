@@ -17,16 +17,16 @@
 #include <chrono>
 #include <cstdint>
 
-#include "core/check_values.hpp"
-#include "core/compression.hpp"
-#include "core/compression_reference.hpp"
-#include "core/delay_compensation.hpp"
-#include "core/input_error.hpp"
-#include "core/rank_plan.hpp"
-#include "core/step_model.hpp"
-#include "core/strategies/collective_training.hpp"
-#include "core/strategies/ps_training.hpp"
-#include "core/strategy.hpp"
+#include "core/codecs/compression.hpp"
+#include "core/codecs/compression_reference.hpp"
+#include "core/codecs/delay_compensation.hpp"
+#include "core/model/step_model.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/programs/check_values.hpp"
+#include "core/programs/strategies/collective_training.hpp"
+#include "core/programs/strategies/ps_training.hpp"
+#include "core/programs/strategy.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/gloo_fabric.hpp"
 #include "exec/model_parallel_rank.hpp"
@@ -64,7 +64,7 @@ long count_wrong(const GradientBuffer& data, const std::vector<float>& expected)
 }
 
 // The step's check: the exact sums, or with compression what every worker's compressor emitted
-// combined (core/compression_reference.hpp), one step after the other.
+// combined (core/codecs/compression_reference.hpp), one step after the other.
 std::function<long()> step_check(const core::Plan& plan, const core::StepModel& model,
                                  const GradientBuffer& data, const core::CheckValues& values) {
   if (!plan.training.compression.on())

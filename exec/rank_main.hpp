@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "exec/exec_options.hpp"
 
 namespace scaleout::exec {

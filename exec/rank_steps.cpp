@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "core/compression.hpp"
-#include "core/compute_rate.hpp"
-#include "core/ps_codec.hpp"
-#include "core/rank_plan.hpp"
+#include "core/codecs/compression.hpp"
+#include "core/codecs/ps_codec.hpp"
+#include "core/model/compute_rate.hpp"
+#include "core/parallel/rank_plan.hpp"
 
 namespace scaleout::exec {
 
@@ -41,7 +41,7 @@ core::StepModel executed_model(const core::Plan& plan, const ExecOptions& option
 // The model charges real FLOPs / efficiency. A CPU core runs the real FLOPs (times
 // compute_scale) at its kernel's rate; a GPU runs the charged operations as matrix products near
 // its peak, so that the phase lasts as the workload would at the plan's efficiency there. A
-// measured throughput is charged as the FLOPs it implies (core/compute_rate.hpp).
+// measured throughput is charged as the FLOPs it implies (core/model/compute_rate.hpp).
 double executed_compute_scale(const core::Plan& plan, const ExecOptions& options) {
   return options.compute_scale *
          (options.backend == Backend::kCuda ? 1.0 : core::compute_efficiency(plan));

@@ -13,11 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/check_values.hpp"
-#include "core/plan.hpp"
-#include "core/step_model.hpp"
-#include "core/strategies/collective_training.hpp"
-#include "core/strategies/model_parallel_training.hpp"
+#include "core/model/step_model.hpp"
+#include "core/plan/plan.hpp"
+#include "core/programs/check_values.hpp"
+#include "core/programs/strategies/collective_training.hpp"
+#include "core/programs/strategies/model_parallel_training.hpp"
 #include "exec/exec_options.hpp"
 #include "exec/rank_main.hpp"
 

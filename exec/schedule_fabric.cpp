@@ -5,13 +5,13 @@
 #include <sstream>
 #include <thread>
 
-#include "core/input_error.hpp"
-#include "core/rank_plan.hpp"
-#include "core/slowdown.hpp"
-#include "core/step_model.hpp"
-#include "core/strategies/collective_training.hpp"
-#include "core/strategies/model_parallel_training.hpp"
-#include "core/strategies/ps_training.hpp"
+#include "core/model/step_model.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/programs/strategies/collective_training.hpp"
+#include "core/programs/strategies/model_parallel_training.hpp"
+#include "core/programs/strategies/ps_training.hpp"
+#include "core/reliability/slowdown.hpp"
 
 namespace scaleout::exec {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "exec/grouped_fabric.hpp"
 
 namespace scaleout::exec {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/fabric.hpp"
+#include "core/programs/fabric.hpp"
 
 namespace scaleout::exec {
 

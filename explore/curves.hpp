@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::sim {
 

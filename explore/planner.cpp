@@ -6,11 +6,11 @@
 #include <cstdio>
 
 #include "analytic/analytic.hpp"
-#include "core/goodput.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/server_hosts.hpp"
-#include "core/topology.hpp"
+#include "core/model/server_hosts.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/topology.hpp"
+#include "core/reliability/goodput.hpp"
 
 namespace scaleout::sim {
 

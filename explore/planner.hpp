@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "analytic/analytic.hpp"
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::sim {
 

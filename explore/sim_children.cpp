@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "core/temp_files.hpp"
+#include "core/files/temp_files.hpp"
 
 namespace scaleout::sim {
 

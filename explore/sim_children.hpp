@@ -13,7 +13,7 @@
 #include <tuple>
 #include <utility>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::sim {

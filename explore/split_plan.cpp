@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/goodput.hpp"
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/reliability/goodput.hpp"
 #include "explore/planner.hpp"
 
 namespace scaleout::sim {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "explore/split_search.hpp"
 
 namespace scaleout::sim {

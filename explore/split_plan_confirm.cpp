@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/goodput.hpp"
+#include "core/reliability/goodput.hpp"
 #include "explore/planner.hpp"
 
 namespace scaleout::sim {

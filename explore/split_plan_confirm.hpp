@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "explore/split_plan.hpp"
 #include "explore/split_refine.hpp"
 

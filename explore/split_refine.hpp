@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.hpp"
+#include "core/results/result.hpp"
 #include "explore/sim_children.hpp"
 #include "explore/split_search.hpp"
 #include "sim/simulator.hpp"

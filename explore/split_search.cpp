@@ -6,10 +6,10 @@
 #include <cstdio>
 
 #include "analytic/analytic_model_parallel.hpp"
-#include "core/input_error.hpp"
-#include "core/model_memory.hpp"
-#include "core/plan_loader.hpp"
-#include "core/transformer_products.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/model/transformer_products.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 
 namespace scaleout::sim {
 

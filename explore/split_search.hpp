@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/framework.hpp"
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/framework.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::sim {
 
@@ -22,7 +22,7 @@ struct SplitSearchOptions {
   // splits needing more than (1 - margin) x memory are left out.
   double memory_margin = 0.10;
   // The framework whose splits are proposed; nullopt: the plan's `parallelism.framework`, else
-  // Megatron-LM's (core/framework.hpp).
+  // Megatron-LM's (core/plan/framework.hpp).
   std::optional<core::Framework> framework;
   // Restrictions: an empty list allows every value the search tries. GPipe is tried only when
   // `schedules` names it.

@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/yaml_reader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/yaml_reader.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::sim {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 #include "explore/curves.hpp"
 #include "explore/sweep.hpp"
 

@@ -6,10 +6,10 @@
 #include <filesystem>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/topology.hpp"
-#include "core/yaml_reader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/topology.hpp"
+#include "core/plan/yaml_reader.hpp"
 #include "explore/planner.hpp"
 #include "explore/study.hpp"
 

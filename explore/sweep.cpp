@@ -23,11 +23,11 @@
 #include <tuple>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_variation.hpp"
-#include "core/plan_writer.hpp"
-#include "core/topology.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_variation.hpp"
+#include "core/plan/plan_writer.hpp"
+#include "core/plan/topology.hpp"
 #include "explore/sim_children.hpp"
 #include "explore/sweep_csv.hpp"
 #include "sim/simulator.hpp"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::sim {
@@ -86,7 +86,7 @@ std::string sweep_plan_hash(const core::Plan& base, const SweepOptions& options)
 // Every row of a shard carries it as `grid_hash`; shards of one sweep have the same.
 std::string sweep_grid_hash(const core::Plan& base, const SweepOptions& options);
 
-// 64-bit FNV-1a of `text`, as 16 hex digits: core::hash_hex (core/plan_stamp.hpp).
+// 64-bit FNV-1a of `text`, as 16 hex digits: core::hash_hex (core/plan/plan_stamp.hpp).
 using core::hash_hex;
 
 // The CSV columns; the first eight are the documented contract.

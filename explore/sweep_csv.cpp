@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "explore/sweep.hpp"
 
 namespace scaleout::sim {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::sim {
 

@@ -5,8 +5,8 @@
 #include <optional>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
+#include "core/files/atomic_file.hpp"
+#include "core/plan/input_error.hpp"
 #include "explore/sweep.hpp"
 #include "explore/sweep_csv.hpp"
 

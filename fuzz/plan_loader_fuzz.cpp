@@ -13,9 +13,9 @@
 #include <fstream>
 #include <string>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/step_model.hpp"
+#include "core/model/step_model.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 
 namespace fs = std::filesystem;
 

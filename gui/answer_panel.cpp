@@ -9,8 +9,8 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
-#include "core/input_error.hpp"
-#include "core/units.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/units.hpp"
 
 namespace scaleout::gui {
 

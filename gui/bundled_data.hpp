@@ -1,11 +1,11 @@
 // The bundled plans, topologies and models the window lists: where they are is
-// core/bundled_data.hpp's (core::bundled_path); this lists a folder's plans.
+// core/files/bundled_data.hpp's (core::bundled_path); this lists a folder's plans.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "core/bundled_data.hpp"
+#include "core/files/bundled_data.hpp"
 
 namespace scaleout::gui {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/model_memory.hpp"
+#include "core/model/model_memory.hpp"
 
 namespace scaleout::gui {
 

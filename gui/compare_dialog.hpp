@@ -5,7 +5,7 @@
 #include <QDialog>
 #include <vector>
 
-#include "core/result.hpp"
+#include "core/results/result.hpp"
 #include "gui/side_by_side.hpp"
 
 class QLabel;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/duration_text.hpp"
+#include "core/results/duration_text.hpp"
 
 namespace scaleout::gui {
 

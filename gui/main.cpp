@@ -6,9 +6,9 @@
 #include <cstring>
 #include <string>
 
-#include "core/bundled_data.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/files/bundled_data.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "explore/study.hpp"
 #include "gui/bundled_data.hpp"
 #include "gui/main_window.hpp"

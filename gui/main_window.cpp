@@ -13,9 +13,9 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_writer.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/chart_data.hpp"
 #include "gui/goodput_chart_data.hpp"

@@ -4,9 +4,9 @@
 
 #include <QStatusBar>
 
-#include "core/input_error.hpp"
-#include "core/pipeline_schedule.hpp"
-#include "core/plan_variation.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_variation.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"

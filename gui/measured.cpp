@@ -3,9 +3,9 @@
 #include <fstream>
 
 #include "analytic/analytic.hpp"
-#include "core/compare.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/results/compare.hpp"
 
 namespace scaleout::gui {
 

@@ -5,7 +5,7 @@
 #include <cassert>
 #include <cstdio>
 
-#include "core/yaml_reader.hpp"
+#include "core/plan/yaml_reader.hpp"
 
 namespace scaleout::gui {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace scaleout::gui {
 

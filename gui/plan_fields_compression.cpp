@@ -1,8 +1,8 @@
 // The fields of gradient compression (`training.compression`) and of a delay-compensated
 // asynchronous parameter server (`strategy.delay_compensation`), each edited as the same edit of
 // the plan's YAML.
-#include "core/compression.hpp"
-#include "core/units.hpp"
+#include "core/codecs/compression.hpp"
+#include "core/plan/units.hpp"
 #include "gui/plan_fields.hpp"
 #include "gui/plan_yaml_edit.hpp"
 

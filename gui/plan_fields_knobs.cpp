@@ -1,8 +1,8 @@
 // The fields of gradient fusion, the training's efficiency, the torus grid and the parameter
 // server's synchronisation, each edited as the same edit of the plan's YAML.
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/units.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/units.hpp"
 #include "gui/plan_fields.hpp"
 #include "gui/plan_yaml_edit.hpp"
 

@@ -1,6 +1,6 @@
 // The fields of the network's kind and shape and of the node's fabric (intra-node kind, NICs per
 // node), each edited as the same edit of the plan's YAML.
-#include "core/node_fabric_loader.hpp"
+#include "core/plan/node_fabric_loader.hpp"
 #include "gui/plan_fields.hpp"
 #include "gui/plan_yaml_edit.hpp"
 

@@ -1,6 +1,6 @@
 // The fields of a model-parallel split (`parallelism:`), each edited as the same edit of the
 // plan's YAML; they apply to transformer workloads, whose layers the split divides.
-#include "core/pipeline_schedule.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
 #include "gui/plan_fields.hpp"
 #include "gui/plan_yaml_edit.hpp"
 

@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_writer.hpp"
-#include "core/strategy_settings.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_writer.hpp"
+#include "core/plan/strategy_settings.hpp"
 
 namespace scaleout::gui {
 

@@ -1,6 +1,6 @@
-// Editing a plan as its YAML: the plan is written out (core/plan_writer.hpp), the edit is applied
-// to that YAML, and the plan loader reads it back. A field edited this way means exactly what the
-// same edit of a plan file means, with the loader's checks and messages.
+// Editing a plan as its YAML: the plan is written out (core/plan/plan_writer.hpp), the edit is
+// applied to that YAML, and the plan loader reads it back. A field edited this way means exactly
+// what the same edit of a plan file means, with the loader's checks and messages.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.hpp"
-#include "core/plan.hpp"
-#include "core/plan_variation.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/plan_variation.hpp"
 #include "gui/plan_fields.hpp"
 
 namespace scaleout::gui {
 
-// The plan's YAML edits live in core (core/plan_variation.hpp): `sweep --vary` uses them too.
+// The plan's YAML edits live in core (core/plan/plan_variation.hpp): `sweep --vary` uses them too.
 using core::loader_message;
 using core::plan_with_yaml_edit;
 using core::yaml_at;

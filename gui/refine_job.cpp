@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::gui {

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "explore/study.hpp"
 #include "gui/curves.hpp"
 

@@ -3,7 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 
 namespace scaleout::gui {
 

@@ -7,7 +7,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "gui/measured.hpp"
 
 namespace scaleout::gui {

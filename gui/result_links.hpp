@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "core/topology.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/topology.hpp"
 #include "gui/measured.hpp"
 
 namespace scaleout::gui {

@@ -3,7 +3,7 @@
 #include <QFileInfo>
 #include <stdexcept>
 
-#include "core/compare.hpp"
+#include "core/results/compare.hpp"
 
 namespace scaleout::gui {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::gui {
 

@@ -2,7 +2,7 @@
 
 #include <QString>
 
-#include "core/strategy.hpp"
+#include "core/programs/strategy.hpp"
 
 namespace scaleout::gui {
 

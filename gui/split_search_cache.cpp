@@ -1,7 +1,7 @@
 // The split search's answers the window draws, kept across edits of the split (see the header).
 #include "gui/split_search_cache.hpp"
 
-#include "core/plan_writer.hpp"
+#include "core/plan/plan_writer.hpp"
 
 namespace scaleout::gui {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "explore/split_plan.hpp"
 
 namespace scaleout::gui {

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 #include "explore/sweep_csv.hpp"
 
 namespace scaleout::gui {

@@ -1,6 +1,6 @@
-// A Chrome trace (core/trace.hpp's JSON, or any with "X" events) read for the built-in timeline,
-// without Qt: one track per thread with its spans sorted, rows that aggregate consecutive tracks
-// when there are more than fit, and the busy share of each phase per pixel column of a row.
+// A Chrome trace (core/formats/trace.hpp's JSON, or any with "X" events) read for the built-in
+// timeline, without Qt: one track per thread with its spans sorted, rows that aggregate consecutive
+// tracks when there are more than fit, and the busy share of each phase per pixel column of a row.
 #pragma once
 
 #include <string>

@@ -7,7 +7,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "core/units.hpp"
+#include "core/plan/units.hpp"
 
 namespace scaleout::gui {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/result.hpp"
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
+#include "core/results/result.hpp"
 
 namespace scaleout::gui {
 

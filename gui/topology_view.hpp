@@ -8,8 +8,8 @@
 #include <QList>
 #include <vector>
 
-#include "core/result.hpp"
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
+#include "core/results/result.hpp"
 #include "gui/topology_layout.hpp"
 
 class QGraphicsPathItem;

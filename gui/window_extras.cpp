@@ -8,7 +8,7 @@
 #include <exception>
 
 #include "analytic/pipeline_trace.hpp"
-#include "core/temp_files.hpp"
+#include "core/files/temp_files.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/point_timeline.hpp"

@@ -5,7 +5,7 @@
 # engines (sim/, analytic/, exec/) and explore/ (get_string("name"), child("device"),
 # has("stragglers"), ...), the keys read through the loaders' helpers (read_link(m, "nic"),
 # read_kind(m, "better"), check_agrees(w, "parameters"), resolve_part(m, "cluster"),
-# node()["key"]), the strategy settings of the knob table in core/strategy_settings.cpp (read
+# node()["key"]), the strategy settings of the knob table in core/plan/strategy_settings.cpp (read
 # through a variable) and the strategy kinds, which are also the names of a strategy's sections.
 # Each must appear in the doc as `key` (in backquotes).
 # Exits 1 and prints each key missing from the doc; prints "N fields, all documented" otherwise.
@@ -30,10 +30,10 @@ keys() {
       $sources || true
     grep -ohE 'node\(\)\["[A-Za-z0-9_]+"\]' $sources || true
     # The strategy settings: the knob table's entries ({"chunk", ...}).
-    sed -n '/knob_table() {/,/return table;/p' core/strategy_settings.cpp |
+    sed -n '/knob_table() {/,/return table;/p' core/plan/strategy_settings.cpp |
       grep -oE '\{"[A-Za-z0-9_]+",' || true
     # The strategy kinds: `kind` values and the names of the sections beside it.
-    sed -n '/strategy_names() {/,/return names;/p' core/plan_loader.cpp |
+    sed -n '/strategy_names() {/,/return names;/p' core/plan/plan_loader.cpp |
       grep -oE '"[A-Za-z0-9_]+"' || true
   } | grep -oE '"[A-Za-z0-9_]+"' | tr -d '"' | sort -u
 }

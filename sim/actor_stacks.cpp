@@ -10,7 +10,7 @@
 #include <simgrid/s4u.hpp>
 #include <sstream>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 
 namespace scaleout::sim {
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/fabric.hpp"
+#include "core/programs/fabric.hpp"
 
 namespace scaleout::sim {
 

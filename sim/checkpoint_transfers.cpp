@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/goodput.hpp"
+#include "core/reliability/goodput.hpp"
 
 namespace scaleout::sim {
 

@@ -9,9 +9,9 @@
 #include <simgrid/s4u.hpp>
 #include <vector>
 
-#include "core/checkpoint_size.hpp"
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/plan.hpp"
+#include "core/reliability/checkpoint_size.hpp"
+#include "core/results/result.hpp"
 #include "sim/platform.hpp"
 
 namespace scaleout::sim {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "core/rank_plan.hpp"
+#include "core/parallel/rank_plan.hpp"
 
 namespace scaleout::sim {
 

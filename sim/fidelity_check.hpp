@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "core/plan.hpp"
-#include "core/result.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::sim {

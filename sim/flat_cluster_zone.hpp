@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
 #include "sim/platform.hpp"
 
 namespace scaleout::sim {

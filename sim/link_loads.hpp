@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "core/result.hpp"
-#include "core/topology.hpp"
-#include "core/trace.hpp"
+#include "core/formats/trace.hpp"
+#include "core/plan/topology.hpp"
+#include "core/results/result.hpp"
 #include "sim/sim_fabric.hpp"
 
 namespace scaleout::sim {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
 #include "sim/platform.hpp"
 
 namespace scaleout::sim {

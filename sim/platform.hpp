@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/network_factors.hpp"
-#include "core/topology.hpp"
+#include "core/model/network_factors.hpp"
+#include "core/plan/topology.hpp"
 
 namespace scaleout::sim {
 

@@ -2,7 +2,7 @@
 
 #include <xbt/config.hpp>
 
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
 
 namespace scaleout::sim {
 

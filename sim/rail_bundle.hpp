@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace scaleout::sim {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <simgrid/s4u.hpp>
 
-#include "core/plan.hpp"
-#include "core/rank_plan.hpp"
-#include "core/result.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/plan.hpp"
+#include "core/results/result.hpp"
 #include "sim/actor_stacks.hpp"
 #include "sim/platform.hpp"
 #include "sim/sim_fabric.hpp"

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/host_costs.hpp"
+#include "core/model/host_costs.hpp"
 #include "sim/sim_progress.hpp"
 
 namespace scaleout::sim {

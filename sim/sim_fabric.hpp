@@ -13,11 +13,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/fabric.hpp"
-#include "core/network_factors.hpp"
-#include "core/plan.hpp"
-#include "core/receive_ahead.hpp"
-#include "core/topology.hpp"
+#include "core/model/network_factors.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/topology.hpp"
+#include "core/programs/fabric.hpp"
+#include "core/programs/receive_ahead.hpp"
 #include "sim/arrived_messages.hpp"
 
 namespace scaleout::sim {

@@ -13,8 +13,8 @@
 #include <sstream>
 #include <thread>
 
-#include "core/input_error.hpp"
-#include "core/temp_files.hpp"
+#include "core/files/temp_files.hpp"
+#include "core/plan/input_error.hpp"
 #include "sim/fidelity_check.hpp"
 #include "sim/simulator.hpp"
 #include "sim/work_estimate.hpp"

@@ -1,19 +1,20 @@
 // simulate_model_parallel_here (sim/sim_engine.hpp): a plan with `parallelism:` on SimGrid. Every
-// rank runs the model-parallel training program (core/strategies/model_parallel_training.hpp) on
-// the simulated fabric, so the tensor groups' all-reduces, the stages' transfers and the data
-// groups' exchanges share the platform's links as they would share the cluster's.
+// rank runs the model-parallel training program
+// (core/programs/strategies/model_parallel_training.hpp) on the simulated fabric, so the tensor
+// groups' all-reduces, the stages' transfers and the data groups' exchanges share the platform's
+// links as they would share the cluster's.
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
-#include "core/input_error.hpp"
-#include "core/model_memory.hpp"
-#include "core/model_parallel_outcome.hpp"
-#include "core/model_parallel_work.hpp"
-#include "core/parallel_state.hpp"
-#include "core/rank_plan.hpp"
-#include "core/strategies/model_parallel_training.hpp"
-#include "core/trace.hpp"
+#include "core/formats/trace.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/parallel/parallel_state.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/programs/strategies/model_parallel_training.hpp"
+#include "core/results/model_parallel_outcome.hpp"
 #include "sim/checkpoint_transfers.hpp"
 #include "sim/link_loads.hpp"
 #include "sim/platform.hpp"

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/fusion.hpp"
-#include "core/input_error.hpp"
-#include "core/model_parallel_work.hpp"
-#include "core/model_split.hpp"
-#include "core/step_model.hpp"
-#include "core/strategies/ps_training.hpp"
-#include "core/strategy.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/model/step_model.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/programs/fusion.hpp"
+#include "core/programs/strategies/ps_training.hpp"
+#include "core/programs/strategy.hpp"
 
 namespace scaleout::sim {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "sim/simulator.hpp"
 
 namespace scaleout::sim {

@@ -2,7 +2,7 @@
 // is fused and each result rounds as the host codec's does.
 #include <algorithm>
 
-#include "core/codec_steps.hpp"
+#include "core/codecs/codec_steps.hpp"
 #include "exec/cuda/codec_kernels.hpp"
 #include "exec/cuda/cuda_check.hpp"
 

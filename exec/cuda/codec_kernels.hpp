@@ -1,7 +1,7 @@
 // The device work of the GPU codecs (exec/cuda/device_codecs.hpp): each launcher runs one step of
-// a host codec (core/compression_codec.hpp, core/codec_steps.hpp) on device memory, in the same
-// order of float operations (no fused multiply-adds), so that the two compute the same bits. All
-// launch on `stream` and return at once.
+// a host codec (core/codecs/compression_codec.hpp, core/codecs/codec_steps.hpp) on device memory,
+// in the same order of float operations (no fused multiply-adds), so that the two compute the same
+// bits. All launch on `stream` and return at once.
 #pragma once
 
 #include <cuda_runtime_api.h>

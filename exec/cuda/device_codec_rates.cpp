@@ -4,7 +4,7 @@
 #include <random>
 #include <vector>
 
-#include "core/compression.hpp"
+#include "core/codecs/compression.hpp"
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/device_codecs.hpp"
 #include "exec/cuda/stream_timer.hpp"

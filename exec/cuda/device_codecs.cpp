@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/codec_steps.hpp"
-#include "core/compression.hpp"
+#include "core/codecs/codec_steps.hpp"
+#include "core/codecs/compression.hpp"
 #include "exec/cuda/codec_kernels.hpp"
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/library_check.hpp"

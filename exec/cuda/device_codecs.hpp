@@ -2,15 +2,15 @@
 // compressed exchanges. Each bucket's state (error feedback, random-k's step, PowerSGD's M, Q and
 // P^) lives on the device.
 //
-// Top-k, random-k, int8 and onebit compute the host codecs' bits (core/codec_steps.hpp): top-k
-// samples the magnitudes on the device, takes the threshold on the host, compacts the candidates
-// in index order on the device and selects the k among them on the host (a few times k values
-// cross PCIe; all of the bucket when the sample missed), then gathers the block on the device;
-// random-k draws its indices on the host; int8 and onebit fold each chunk's scale in one block's
-// lane order and pack the codes a word per thread. PowerSGD multiplies with cuBLAS (fp32, no
-// TF32) and orthonormalizes P with cuSOLVER's QR (geqrf, orgqr; each column's sign set so that R's
-// diagonal is positive, as Gram-Schmidt gives it; a column in the span of those before it zero, as
-// the host codec makes it): its sums run in other orders than the host's, so it agrees with the
+// Top-k, random-k, int8 and onebit compute the host codecs' bits (core/codecs/codec_steps.hpp):
+// top-k samples the magnitudes on the device, takes the threshold on the host, compacts the
+// candidates in index order on the device and selects the k among them on the host (a few times k
+// values cross PCIe; all of the bucket when the sample missed), then gathers the block on the
+// device; random-k draws its indices on the host; int8 and onebit fold each chunk's scale in one
+// block's lane order and pack the codes a word per thread. PowerSGD multiplies with cuBLAS (fp32,
+// no TF32) and orthonormalizes P with cuSOLVER's QR (geqrf, orgqr; each column's sign set so that
+// R's diagonal is positive, as Gram-Schmidt gives it; a column in the span of those before it zero,
+// as the host codec makes it): its sums run in other orders than the host's, so it agrees with the
 // host codec to rounding, not bit for bit.
 #pragma once
 
@@ -22,7 +22,7 @@
 #include <memory>
 #include <utility>
 
-#include "core/codec_backend.hpp"
+#include "core/codecs/codec_backend.hpp"
 #include "exec/calibrate.hpp"
 
 namespace scaleout::exec {

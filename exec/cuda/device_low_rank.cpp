@@ -1,6 +1,6 @@
 // PowerSGD's steps on the device (exec/cuda/device_codecs.hpp): the products with cuBLAS, the
-// orthonormalization with cuSOLVER. Matrices are row-major as in core/powersgd_codec.hpp; cuBLAS
-// reads a row-major a x b matrix as the column-major b x a one, its transpose.
+// orthonormalization with cuSOLVER. Matrices are row-major as in core/codecs/powersgd_codec.hpp;
+// cuBLAS reads a row-major a x b matrix as the column-major b x a one, its transpose.
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/check_values.hpp"
+#include "core/programs/check_values.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
 
 namespace scaleout::exec {

@@ -16,9 +16,9 @@
 #include <set>
 #include <vector>
 
-#include "core/check_values.hpp"
-#include "core/codec_backend.hpp"
-#include "core/fabric.hpp"
+#include "core/codecs/codec_backend.hpp"
+#include "core/programs/check_values.hpp"
+#include "core/programs/fabric.hpp"
 #include "exec/cuda/gemm_compute.hpp"
 #include "exec/gradient_buffer.hpp"
 #include "exec/grouped_fabric.hpp"

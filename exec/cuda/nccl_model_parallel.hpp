@@ -7,7 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "exec/exec_options.hpp"
 #include "exec/rank_main.hpp"
 

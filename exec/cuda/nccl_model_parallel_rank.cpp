@@ -9,9 +9,9 @@
 
 #include <algorithm>
 
-#include "core/check_values.hpp"
-#include "core/rank_plan.hpp"
-#include "core/strategies/model_parallel_training.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/programs/check_values.hpp"
+#include "core/programs/strategies/model_parallel_training.hpp"
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
 #include "exec/cuda/nccl_model_parallel.hpp"

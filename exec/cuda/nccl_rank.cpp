@@ -11,13 +11,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/check_values.hpp"
-#include "core/compression_reference.hpp"
-#include "core/input_error.hpp"
-#include "core/rank_plan.hpp"
-#include "core/slowdown.hpp"
-#include "core/step_model.hpp"
-#include "core/strategies/collective_training.hpp"
+#include "core/codecs/compression_reference.hpp"
+#include "core/model/step_model.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/programs/check_values.hpp"
+#include "core/programs/strategies/collective_training.hpp"
+#include "core/reliability/slowdown.hpp"
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/gpu_backend.hpp"
 #include "exec/cuda/nccl_baselines.hpp"
@@ -50,9 +50,9 @@ ncclComm_t open_communicator(gloo::rendezvous::Store& store, const RankSetup& se
 }
 
 // The check after each step: the exact sums or, with compression, what every worker's compressor
-// emitted combined (core/compression_reference.hpp), one step after the other (the warm-up step
-// included). The GPU's PowerSGD sums in cuBLAS's order, not the host's: it is held to 1e-3 of the
-// largest element; the other compressors compute the host's bits and are held to them.
+// emitted combined (core/codecs/compression_reference.hpp), one step after the other (the warm-up
+// step included). The GPU's PowerSGD sums in cuBLAS's order, not the host's: it is held to 1e-3 of
+// the largest element; the other compressors compute the host's bits and are held to them.
 std::function<long()> step_check(const core::Plan& plan, const core::StepModel& model,
                                  const NcclFabric& fabric, const core::CheckValues& values) {
   const core::Compression& c = plan.training.compression;

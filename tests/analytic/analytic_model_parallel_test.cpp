@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/model_parallel_work.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/plan/input_error.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::sim {

@@ -14,9 +14,9 @@
 #include <tuple>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/model_parallel_work.hpp"
-#include "core/plan_loader.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"

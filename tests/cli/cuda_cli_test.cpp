@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
 

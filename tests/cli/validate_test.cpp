@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/support/command.hpp"
 #include "tests/support/test_plans.hpp"
 

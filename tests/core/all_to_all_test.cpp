@@ -1,6 +1,6 @@
 // The all-to-all strategies on real floats between threads: every member's segment for every other
 // member arrives in the sender's place, pairwise and in two levels, whatever the nodes' shape.
-#include "core/strategies/all_to_all.hpp"
+#include "core/programs/strategies/all_to_all.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // The executed runs' known values: every partial sum a strategy can form stays an integer the
 // gradient's precision holds exactly, and values still tell the ranks apart where they can.
-#include "core/check_values.hpp"
+#include "core/programs/check_values.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 
 namespace scaleout::core {
 namespace {

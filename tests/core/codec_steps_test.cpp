@@ -1,5 +1,5 @@
-// The selection and scale steps the host and GPU codecs share (core/codec_steps.hpp).
-#include "core/codec_steps.hpp"
+// The selection and scale steps the host and GPU codecs share (core/codecs/codec_steps.hpp).
+#include "core/codecs/codec_steps.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The collective training program: what it asks of the fabric, in which order, and what overlap
 // buys, on a fabric with a clock of its own; and exact sums over steps on real floats.
-#include "core/strategies/collective_training.hpp"
+#include "core/programs/strategies/collective_training.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Predicted against measured in one place: errors, medians and what validate judges.
-#include "core/compare.hpp"
+#include "core/results/compare.hpp"
 
 #include <gtest/gtest.h>
 

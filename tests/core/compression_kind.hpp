@@ -1,7 +1,7 @@
 // A compression setting of one kind for codec tests: its density (top-k, random-k) and chunk.
 #pragma once
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace scaleout::testing {
 

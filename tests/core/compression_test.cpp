@@ -1,6 +1,6 @@
 // Gradient compression in core: the compressors against hand computations, the wire bytes
 // against the closed forms written out here, and the plans that must be refused.
-#include "core/compression.hpp"
+#include "core/codecs/compression.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,12 +8,12 @@
 #include <cstring>
 #include <vector>
 
-#include "core/compression_codec.hpp"
-#include "core/model_memory.hpp"
-#include "core/plan_stamp.hpp"
-#include "core/plan_writer.hpp"
-#include "core/powersgd_codec.hpp"
-#include "core/result.hpp"
+#include "core/codecs/compression_codec.hpp"
+#include "core/codecs/powersgd_codec.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/plan/plan_stamp.hpp"
+#include "core/plan/plan_writer.hpp"
+#include "core/results/result.hpp"
 #include "tests/core/compression_kind.hpp"
 #include "tests/core/plan_text.hpp"
 
@@ -365,7 +365,7 @@ TEST(CompressionWire, StepSumsBucketsAndCountsErrorFeedback) {
 }
 
 // Over the parameter server each worker pushes every shard compressed and pulls the servers' sums:
-// sparse kinds pull them dense, quantized kinds encoded (core/ps_codec.hpp).
+// sparse kinds pull them dense, quantized kinds encoded (core/codecs/ps_codec.hpp).
 TEST(CompressionWire, AParameterServerWorkerPushesCompressedAndPulls) {
   Plan plan;
   plan.training.workers = 16;
@@ -441,7 +441,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"compressed_async_ps",
                 plan("strategy: { kind: ps, mode: async }\n" + training("{ kind: topk }")), 9,
                 "synchronous steps only"},
-        // 10M parameters: a 2,442 x 4,096 matrix at most (core/powersgd_codec.hpp).
+        // 10M parameters: a 2,442 x 4,096 matrix at most (core/codecs/powersgd_codec.hpp).
         Refusal{"powersgd_rank_above_the_matrix",
                 plan(kRing + training("{ kind: powersgd, rank: 4000 }")), 12, "2442 x 4096"},
         Refusal{"rank_below_one", plan(kRing + training("{ kind: powersgd, rank: 0 }")), 12,

@@ -2,16 +2,16 @@
 // top-k blocks that share an index, the residuals each worker keeps, the owner's re-encoding of
 // a quantized part with its own error feedback, PowerSGD's sums, and a parameter server shard's
 // combination of the pushes. The expected values are literals (the arithmetic is in the comments),
-// never the output of core/compression_reference.hpp, which runs the same codec code.
+// never the output of core/codecs/compression_reference.hpp, which runs the same codec code.
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cstdint>
 #include <vector>
 
-#include "core/compression_codec.hpp"
-#include "core/powersgd_codec.hpp"
-#include "core/ps_codec.hpp"
+#include "core/codecs/compression_codec.hpp"
+#include "core/codecs/powersgd_codec.hpp"
+#include "core/codecs/ps_codec.hpp"
 #include "tests/core/compression_kind.hpp"
 
 namespace scaleout::core {

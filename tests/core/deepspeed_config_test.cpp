@@ -1,14 +1,14 @@
 // DeepSpeed's config in and out: a bundled plan's config comes back the same through import and
 // export, the batch's three figures are derived as DeepSpeed derives them, and what is not
 // modelled is listed or refused naming the key.
-#include "core/deepspeed_config.hpp"
+#include "core/formats/deepspeed_config.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -1,6 +1,6 @@
 // Delay-compensated asynchronous SGD (DC-ASGD): the server program's update against a hand
 // computation on 3 workers, the replay the executed check uses, what it costs, and refusals.
-#include "core/delay_compensation.hpp"
+#include "core/codecs/delay_compensation.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <limits>
 #include <utility>
 
-#include "core/plan_stamp.hpp"
-#include "core/plan_writer.hpp"
-#include "core/strategies/ps_protocol.hpp"
-#include "core/strategies/ps_server.hpp"
+#include "core/plan/plan_stamp.hpp"
+#include "core/plan/plan_writer.hpp"
+#include "core/programs/strategies/ps_protocol.hpp"
+#include "core/programs/strategies/ps_server.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

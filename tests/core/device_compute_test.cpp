@@ -1,10 +1,10 @@
-// The compute model from the device's figures (core/device_compute.hpp), held to times worked out
-// here by hand from tile counts, waves and bytes.
-#include "core/device_compute.hpp"
+// The compute model from the device's figures (core/model/device_compute.hpp), held to times worked
+// out here by hand from tile counts, waves and bytes.
+#include "core/model/device_compute.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/device_presets.hpp"
+#include "core/plan/device_presets.hpp"
 
 namespace scaleout::core {
 namespace {

@@ -1,11 +1,11 @@
 // Device presets: the bundled file, a topology naming one, overrides, and the refusals.
-#include "core/device_presets.hpp"
+#include "core/plan/device_presets.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/compute_rate.hpp"
-#include "core/device_compute.hpp"
-#include "core/plan_writer.hpp"
+#include "core/model/compute_rate.hpp"
+#include "core/model/device_compute.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

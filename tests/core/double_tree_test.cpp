@@ -1,7 +1,7 @@
 // The double binary tree across nodes: two spanning trees over the nodes, parents and children
 // consistent, at most two children per node in each, and a node with children in one tree is a
 // leaf in the other (so that no NIC carries more than two trees' flows each way).
-#include "core/strategies/double_tree.hpp"
+#include "core/programs/strategies/double_tree.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Measuring compute by shape: a layer's products are the ones its FLOPs count, the table made from
 // a stand-in timer holds each product's hand-computed share of the peak, a timer faster than the
 // peak is refused, and the written model loads with that table.
-#include "core/efficiency_table.hpp"
+#include "core/model/efficiency_table.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <fstream>
 #include <set>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/shape_efficiency.hpp"
-#include "core/transformer.hpp"
+#include "core/model/shape_efficiency.hpp"
+#include "core/model/transformer.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 
 namespace scaleout::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/failure_model.hpp"
+#include "core/reliability/failure_model.hpp"
 
 #include <gtest/gtest.h>
 

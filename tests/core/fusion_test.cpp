@@ -1,14 +1,14 @@
-// The fusion kinds (core/fusion.hpp) from first principles: PyTorch DDP's fixed buckets with a
-// small first one, Horovod's cycles (one bucket when a cycle outlasts backward, the per-layer
-// buckets when cycles are tiny), and the compute figures (core/compute_rate.hpp).
-#include "core/fusion.hpp"
+// The fusion kinds (core/programs/fusion.hpp) from first principles: PyTorch DDP's fixed buckets
+// with a small first one, Horovod's cycles (one bucket when a cycle outlasts backward, the
+// per-layer buckets when cycles are tiny), and the compute figures (core/model/compute_rate.hpp).
+#include "core/programs/fusion.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "core/compute_rate.hpp"
-#include "core/step_model.hpp"
+#include "core/model/compute_rate.hpp"
+#include "core/model/step_model.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::core {

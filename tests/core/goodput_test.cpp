@@ -1,16 +1,16 @@
 // Goodput under random failures: the closed form against sampled runs and against the published
 // first-order forms (Young 1974; Kokolis et al. 2024's ETTR), the job's failure rate counted by
 // hand, checkpoint sizes from a split worked out by hand, and the refusals of bad input.
-#include "core/goodput.hpp"
+#include "core/reliability/goodput.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/checkpoint_size.hpp"
-#include "core/plan_writer.hpp"
-#include "core/reliability_result.hpp"
+#include "core/plan/plan_writer.hpp"
+#include "core/reliability/checkpoint_size.hpp"
+#include "core/reliability/reliability_result.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -1,10 +1,10 @@
 // Megatron-Core's gradient buckets (overlap_grad_reduce): where a chunk's gradient is cut and
 // which ops of a stage's schedule make, wait for and exchange them, counted by hand.
-#include "core/gradient_buckets.hpp"
+#include "core/programs/gradient_buckets.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/model_split.hpp"
+#include "core/parallel/model_split.hpp"
 
 namespace scaleout::core {
 namespace {

@@ -1,7 +1,7 @@
 // A group view of a fabric hands every role to the fabric it wraps: transfers with the group's
 // ranks translated, the rank's own device as it is, and messages through the underlying mailbox,
 // addressed and signed with group ranks. Observed on a fabric that records what reaches it.
-#include "core/group_fabric.hpp"
+#include "core/programs/group_fabric.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/receive_ahead.hpp"
+#include "core/programs/receive_ahead.hpp"
 
 namespace scaleout::core {
 namespace {

@@ -1,6 +1,6 @@
 // Hugging Face configs read into transformers: each model's parameters as scaleout counts them
 // against the total its model card publishes (the weights' element count), and refusals named.
-#include "core/hf_config.hpp"
+#include "core/formats/hf_config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <iterator>
 #include <string>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/transformer.hpp"
+#include "core/model/transformer.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 

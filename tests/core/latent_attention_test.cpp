@@ -5,13 +5,13 @@
 
 #include <string>
 
-#include "core/input_error.hpp"
-#include "core/model_memory.hpp"
-#include "core/model_split.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_writer.hpp"
-#include "core/transformer.hpp"
-#include "core/transformer_products.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/model/transformer.hpp"
+#include "core/model/transformer_products.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

@@ -1,7 +1,7 @@
 // Plans from Megatron-LM's arguments: the bundled plans' own arguments come back the same through
 // import and export, a hand-written command line keeps Megatron-LM's defaults and lists what is
 // not modelled, and what cannot be planned is refused naming the flag.
-#include "core/megatron_import.hpp"
+#include "core/formats/megatron_import.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.hpp"
-#include "core/megatron_args.hpp"
-#include "core/model_split.hpp"
-#include "core/moe_layer_pattern.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_writer.hpp"
+#include "core/formats/megatron_args.hpp"
+#include "core/formats/moe_layer_pattern.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 

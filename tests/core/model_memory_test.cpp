@@ -1,14 +1,14 @@
 // The memory a device needs under a model-parallel split, against values computed by hand from
 // the ZeRO paper's 16 bytes a parameter and Korthikanti et al.'s activations.
-#include "core/model_memory.hpp"
+#include "core/model/model_memory.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "core/input_error.hpp"
-#include "core/plan_writer.hpp"
-#include "core/transformer.hpp"
+#include "core/model/transformer.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 #include "exec/schedule_check.hpp"
 #include "exec/schedule_fabric.hpp"
 #include "tests/core/plan_text.hpp"

@@ -4,13 +4,13 @@
 
 #include <string>
 
-#include "core/device_compute.hpp"
-#include "core/model_memory.hpp"
-#include "core/model_split.hpp"
-#include "core/parallel_state.hpp"
-#include "core/plan_writer.hpp"
-#include "core/transformer.hpp"
-#include "core/transformer_products.hpp"
+#include "core/model/device_compute.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/model/transformer.hpp"
+#include "core/model/transformer_products.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/parallel/parallel_state.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/plan_writer.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "core/plan_loader.hpp"
-#include "core/plan_writer.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

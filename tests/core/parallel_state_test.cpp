@@ -1,7 +1,7 @@
 // ParallelState numbers ranks as Megatron-Core does. The expected groups come from Megatron-Core's
 // own algorithm (generate_masked_orthogonal_rank_groups in megatron/core/parallel_state.py),
 // written again below from its description, not from ParallelState's coordinate arithmetic.
-#include "core/parallel_state.hpp"
+#include "core/parallel/parallel_state.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model_split.hpp"
+#include "core/parallel/model_split.hpp"
 
 namespace scaleout::core {
 namespace {

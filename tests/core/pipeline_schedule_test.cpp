@@ -1,6 +1,6 @@
 // Pipeline schedules: every micro-batch once forward and once backward, in an order that keeps the
 // activations each schedule is known for.
-#include "core/pipeline_schedule.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 

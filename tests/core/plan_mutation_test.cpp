@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 

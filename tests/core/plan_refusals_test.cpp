@@ -6,8 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

@@ -10,8 +10,8 @@
 #include <ostream>
 #include <string>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 
 namespace scaleout::testing {
 

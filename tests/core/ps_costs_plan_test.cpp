@@ -2,10 +2,10 @@
 // costs: what loads, what is refused (file, line and field), and that a saved plan round-trips.
 #include <gtest/gtest.h>
 
-#include "core/plan_loader.hpp"
-#include "core/plan_writer.hpp"
-#include "core/server_hosts.hpp"
-#include "core/topology.hpp"
+#include "core/model/server_hosts.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_writer.hpp"
+#include "core/plan/topology.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

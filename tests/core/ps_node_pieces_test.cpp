@@ -1,7 +1,7 @@
-// How BytePS's layout cuts a bucket (core/strategies/ps_node_pieces.hpp): pieces that cover the
-// bucket in order, each inside one server's shard and, on every node, inside the part one of the
-// node's own workers holds after the node's reduce-scatter.
-#include "core/strategies/ps_node_pieces.hpp"
+// How BytePS's layout cuts a bucket (core/programs/strategies/ps_node_pieces.hpp): pieces that
+// cover the bucket in order, each inside one server's shard and, on every node, inside the part one
+// of the node's own workers holds after the node's reduce-scatter.
+#include "core/programs/strategies/ps_node_pieces.hpp"
 
 #include <gtest/gtest.h>
 

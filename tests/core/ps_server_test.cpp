@@ -1,5 +1,5 @@
 // The bounded-staleness admission rule on its own, case by case.
-#include "core/strategies/ps_server.hpp"
+#include "core/programs/strategies/ps_server.hpp"
 
 #include <gtest/gtest.h>
 

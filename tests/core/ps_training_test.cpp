@@ -1,13 +1,13 @@
 // The PS training program on threads with real floats: every mode terminates and accounts for
 // every gradient; servers end holding the sum of what they accepted.
-#include "core/strategies/ps_training.hpp"
+#include "core/programs/strategies/ps_training.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <mutex>
 
-#include "core/step_model.hpp"
+#include "core/model/step_model.hpp"
 #include "tests/support/memory_fabric.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -2,8 +2,8 @@
 // the sums of its steps, for every ring size, position and span, divisible or not.
 #include <gtest/gtest.h>
 
-#include "core/fabric.hpp"
-#include "core/strategies/ring_phases.hpp"
+#include "core/programs/fabric.hpp"
+#include "core/programs/strategies/ring_phases.hpp"
 
 namespace scaleout::core {
 namespace {

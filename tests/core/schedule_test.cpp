@@ -5,8 +5,8 @@
 #include <map>
 #include <tuple>
 
-#include "core/input_error.hpp"
-#include "core/strategy.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/programs/strategy.hpp"
 #include "exec/schedule_fabric.hpp"
 #include "tests/support/memory_fabric.hpp"
 #include "tests/support/test_plans.hpp"

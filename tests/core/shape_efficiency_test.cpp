@@ -1,15 +1,15 @@
 // Compute by shape: the table is interpolated as documented, a flat table is the single
 // efficiency exactly, narrow tensor shards run slower where the table says small products do, and
 // malformed tables are refused with their line.
-#include "core/shape_efficiency.hpp"
+#include "core/model/shape_efficiency.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
-#include "core/model_parallel_work.hpp"
-#include "core/plan_writer.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::core {

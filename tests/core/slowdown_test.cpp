@@ -1,4 +1,4 @@
-#include "core/slowdown.hpp"
+#include "core/reliability/slowdown.hpp"
 
 #include <gtest/gtest.h>
 

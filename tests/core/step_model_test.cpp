@@ -1,10 +1,10 @@
-#include "core/step_model.hpp"
+#include "core/model/step_model.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::core {

@@ -1,6 +1,6 @@
 // Strategy knobs by kind: a knob the plan's kind does not read is refused with its line; per-kind
 // sections carry the knobs of the kinds a sweep runs; the old flat form loads, deprecated.
-#include "core/strategy_settings.hpp"
+#include "core/plan/strategy_settings.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // Every strategy, run with real floats on threads, leaves every worker with the exact sum.
-#include "core/strategy.hpp"
+#include "core/programs/strategy.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 #include "tests/support/memory_fabric.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -1,8 +1,8 @@
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::core {

@@ -1,4 +1,4 @@
-#include "core/trace.hpp"
+#include "core/formats/trace.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // A transformer's derived figures against published ones and the papers' closed forms.
-#include "core/transformer.hpp"
+#include "core/model/transformer.hpp"
 
 #include <gtest/gtest.h>
 

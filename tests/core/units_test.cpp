@@ -1,4 +1,4 @@
-#include "core/units.hpp"
+#include "core/plan/units.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "exec/calibrate.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 
 namespace scaleout::exec {
 namespace {

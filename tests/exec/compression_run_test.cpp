@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "core/compression.hpp"
+#include "core/codecs/compression.hpp"
 #include "exec/local_run.hpp"
 #include "tests/exec/quick_options.hpp"
 #include "tests/support/test_plans.hpp"

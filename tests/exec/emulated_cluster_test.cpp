@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "exec/cluster_state.hpp"
 #include "exec/local_run.hpp"
 #include "tests/core/plan_text.hpp"

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <map>
 
-#include "core/input_error.hpp"
-#include "core/rank_plan.hpp"
-#include "core/step_model.hpp"
+#include "core/model/step_model.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/input_error.hpp"
 #include "exec/stuck_rank.hpp"
 #include "tests/support/test_plans.hpp"
 

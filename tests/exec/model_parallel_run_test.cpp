@@ -7,7 +7,7 @@
 #include <chrono>
 #include <string>
 
-#include "core/model_parallel_work.hpp"
+#include "core/model/model_parallel_work.hpp"
 #include "exec/local_run.hpp"
 #include "exec/rank_steps.hpp"
 #include "tests/core/plan_text.hpp"

@@ -1,7 +1,7 @@
 // A plan measured on an emulated cluster built for another topology is refused, naming both.
 #include <gtest/gtest.h>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "exec/emulated_cluster.hpp"
 #include "tests/support/test_plans.hpp"
 

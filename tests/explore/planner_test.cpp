@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/topology.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/topology.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::sim {

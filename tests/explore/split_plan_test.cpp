@@ -6,7 +6,7 @@
 #include <map>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::sim {

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/model_memory.hpp"
-#include "core/model_split.hpp"
-#include "core/pipeline_schedule.hpp"
-#include "core/plan_loader.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/model_parallel_outcome.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/results/model_parallel_outcome.hpp"
 #include "tests/core/plan_text.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <map>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "explore/sweep.hpp"
 #include "explore/sweep_csv.hpp"
 #include "tests/support/test_plans.hpp"

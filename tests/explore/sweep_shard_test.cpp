@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "explore/sweep.hpp"
 #include "explore/sweep_csv.hpp"
 #include "explore/sweep_merge.hpp"

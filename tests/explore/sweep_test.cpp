@@ -15,8 +15,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::sim {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_variation.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_variation.hpp"
 #include "explore/sweep.hpp"
 #include "explore/sweep_csv.hpp"
 #include "explore/sweep_merge.hpp"

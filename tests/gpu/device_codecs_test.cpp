@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "core/codec_backend.hpp"
-#include "core/compression.hpp"
+#include "core/codecs/codec_backend.hpp"
+#include "core/codecs/compression.hpp"
 #include "exec/cuda/cuda_check.hpp"
 
 namespace scaleout::exec {
@@ -55,7 +55,7 @@ void all_gather(const CopyFn& copy, Span area, SegmentOf segment_of) {
       }
 }
 
-// One bucket's exchange as core/strategies/compressed_ring.cpp runs it.
+// One bucket's exchange as core/programs/strategies/compressed_ring.cpp runs it.
 void bucket_exchange(core::CodecBackend& codecs, const core::BucketCodec& codec,
                      const std::vector<float*>& words, const CopyFn& copy) {
   for (int r = 0; r < kWorkers; ++r) codecs.encode(codec, r, 0, words[r], words[r] + kCount);

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "core/check_values.hpp"
-#include "core/plan_loader.hpp"
-#include "core/rank_plan.hpp"
-#include "core/slowdown.hpp"
-#include "core/step_model.hpp"
-#include "core/strategies/collective_training.hpp"
+#include "core/model/step_model.hpp"
+#include "core/parallel/rank_plan.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/programs/check_values.hpp"
+#include "core/programs/strategies/collective_training.hpp"
+#include "core/reliability/slowdown.hpp"
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/gemm_compute.hpp"
 #include "exec/cuda/kernels.hpp"

@@ -8,7 +8,7 @@
 #include <QTest>
 #include <filesystem>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "gui/main_window.hpp"
 #include "tests/gui/gui_support.hpp"
 #include "tests/support/test_plans.hpp"

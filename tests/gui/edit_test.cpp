@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analytic/analytic.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_writer.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "explore/planner.hpp"
 #include "gui/answer_panel.hpp"
 #include "gui/curves.hpp"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "gui/chart.hpp"
 #include "gui/curves.hpp"
 #include "gui/main_window.hpp"

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analytic/analytic.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "gui/main_window.hpp"
 #include "gui/results_dock.hpp"
 #include "gui/results_table.hpp"

@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analytic/analytic.hpp"
-#include "core/model_memory.hpp"
-#include "core/model_split.hpp"
-#include "core/plan_loader.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/parallel/model_split.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "explore/curves.hpp"
 #include "explore/planner.hpp"
 #include "explore/split_search.hpp"

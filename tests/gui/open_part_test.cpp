@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "tests/gui/gui_support.hpp"

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "tests/gui/gui_support.hpp"

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/trace.hpp"
+#include "core/formats/trace.hpp"
 #include "gui/main_window.hpp"
 #include "gui/timeline_data.hpp"
 #include "gui/timeline_view.hpp"

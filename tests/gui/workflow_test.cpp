@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analytic/analytic.hpp"
-#include "core/plan_loader.hpp"
-#include "core/plan_writer.hpp"
+#include "core/plan/plan_loader.hpp"
+#include "core/plan/plan_writer.hpp"
 #include "explore/planner.hpp"
 #include "explore/study.hpp"
 #include "gui/answer_panel.hpp"

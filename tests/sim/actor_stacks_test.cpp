@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/plan/input_error.hpp"
 
 namespace scaleout::sim {
 namespace {

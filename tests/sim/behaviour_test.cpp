@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "analytic/analytic.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -1,8 +1,8 @@
 // BytePS's layout in the simulator and the closed form: a parameter server aggregated per node,
-// with compression (core/strategies/compressed_ps_local.cpp). A node's NIC carries one encoded
-// contribution each way, counted here by hand; with the network made free a step is the plain
-// aggregated one plus its codecs' seconds, a CPU server host's at its codec rate; the two engines
-// agree on the rest.
+// with compression (core/programs/strategies/compressed_ps_local.cpp). A node's NIC carries one
+// encoded contribution each way, counted here by hand; with the network made free a step is the
+// plain aggregated one plus its codecs' seconds, a CPU server host's at its codec rate; the two
+// engines agree on the rest.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "analytic/analytic.hpp"
-#include "core/compression.hpp"
+#include "core/codecs/compression.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

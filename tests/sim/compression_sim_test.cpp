@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analytic/analytic.hpp"
-#include "core/compression.hpp"
+#include "core/codecs/compression.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 
@@ -38,7 +38,8 @@ double link_bytes(const core::RunResult& r, const std::string& name) {
 }
 
 // Bytes one worker sends for a bucket of 2,500,000 fp32 elements (density 0.001, a scale per
-// 1 MiB = 262,144 elements, PowerSGD rank 4), counted by hand from core/compression.hpp's formats.
+// 1 MiB = 262,144 elements, PowerSGD rank 4), counted by hand from core/codecs/compression.hpp's
+// formats.
 struct WireCase {
   CompressionKind kind;
   int workers;

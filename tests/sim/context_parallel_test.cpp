@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "analytic/analytic.hpp"
-#include "core/model_memory.hpp"
-#include "core/model_parallel_work.hpp"
-#include "core/model_split.hpp"
+#include "core/model/model_memory.hpp"
+#include "core/model/model_parallel_work.hpp"
+#include "core/parallel/model_split.hpp"
 #include "sim/simulator.hpp"
 #include "tests/core/plan_text.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/fusion.hpp"
+#include "core/programs/fusion.hpp"
 #include "sim/fidelity_check.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"

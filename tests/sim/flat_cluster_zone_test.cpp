@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analytic/analytic.hpp"
-#include "core/step_model.hpp"
+#include "core/model/step_model.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "analytic/analytic.hpp"
-#include "core/compression.hpp"
+#include "core/codecs/compression.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

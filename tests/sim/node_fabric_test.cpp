@@ -7,7 +7,7 @@
 #include <string>
 
 #include "analytic/analytic.hpp"
-#include "core/topology.hpp"
+#include "core/plan/topology.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

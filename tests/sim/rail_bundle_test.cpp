@@ -7,7 +7,7 @@
 #include <climits>
 #include <string>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "sim/simulator.hpp"
 #include "tests/support/test_plans.hpp"
 

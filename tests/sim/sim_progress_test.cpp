@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/plan_loader.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "sim/simulator.hpp"
 #include "sim/work_estimate.hpp"
 #include "tests/support/test_plans.hpp"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "analytic/analytic.hpp"
-#include "core/model_split.hpp"
+#include "core/parallel/model_split.hpp"
 #include "sim/simulator.hpp"
 #include "sim/work_estimate.hpp"
 #include "tests/core/plan_text.hpp"
@@ -121,7 +121,7 @@ TEST(SimulateModelParallel, OnlyPipelinesSayTheirTransfersAreTheClosedForms) {
 }
 
 // The same plans on the A100 preset with no efficiency: compute from the device's figures
-// (core/device_compute.hpp) reaches both engines the same way.
+// (core/model/device_compute.hpp) reaches both engines the same way.
 std::string on_a100_preset(std::string text) {
   auto swap = [&](const std::string& from, const std::string& to) {
     text.replace(text.find(from), from.size(), to);

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "analytic/analytic.hpp"
-#include "core/input_error.hpp"
-#include "core/plan_loader.hpp"
+#include "core/plan/input_error.hpp"
+#include "core/plan/plan_loader.hpp"
 #include "tests/support/test_plans.hpp"
 
 namespace scaleout::sim {

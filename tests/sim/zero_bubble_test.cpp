@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analytic/analytic.hpp"
-#include "core/model_parallel_work.hpp"
+#include "core/model/model_parallel_work.hpp"
 #include "sim/simulator.hpp"
 #include "tests/core/plan_text.hpp"
 

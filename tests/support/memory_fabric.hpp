@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "core/strategy.hpp"
+#include "core/plan/plan.hpp"
+#include "core/programs/strategy.hpp"
 #include "exec/op_groups.hpp"
 
 namespace scaleout::testing {

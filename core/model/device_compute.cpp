@@ -1,0 +1,240 @@
+#include "core/model/device_compute.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/model/compute_rate.hpp"
+#include "core/model/transformer.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+// The product's tiles in waves over the multiprocessors, each at the matmul ceiling.
+double tile_seconds(const DeviceSpec& d, const MatrixProduct& p) {
+  double tiles = std::ceil(p.batch) * std::ceil(p.m / d.tile_rows) * std::ceil(p.n / d.tile_cols);
+  double waves = std::ceil(tiles / d.multiprocessors);
+  double ceiling = d.matmul_ceiling > 0 ? d.matmul_ceiling : 1.0;  // none measured: the peak
+  double tile_rate = ceiling * d.flops / d.multiprocessors;
+  return waves * 2.0 * d.tile_rows * d.tile_cols * p.k / tile_rate;
+}
+
+}  // namespace
+
+double matmul_seconds(const DeviceSpec& d, const MatrixProduct& p) {
+  double bytes = d.element_bytes * p.batch * (p.m * p.k + p.k * p.n + p.m * p.n);
+  return std::max(tile_seconds(d, p), bytes / d.memory_bandwidth) + d.kernel_gap;
+}
+
+double streaming_seconds(const DeviceSpec& d, double bytes, int kernels) {
+  return bytes / d.memory_bandwidth + kernels * d.kernel_gap;
+}
+
+namespace {
+
+// Activations stay 16-bit under fp8 matrix products; fp32 and tf32 keep them in 32 bits.
+double activation_bytes(const DeviceSpec& d) { return d.element_bytes > 2 ? 4.0 : 2.0; }
+
+// The gradients of a product's two inputs: dA = dC B^T (m x k over n) and dB = A^T dC (k x n
+// over m), each one product's seconds.
+struct BackwardSeconds {
+  double input = 0, weight = 0;
+};
+BackwardSeconds matmul_backward_parts(const DeviceSpec& d, const MatrixProduct& p) {
+  return {matmul_seconds(d, {p.name, p.batch, p.m, p.k, p.n}),
+          matmul_seconds(d, {p.name, p.batch, p.k, p.n, p.m})};
+}
+double matmul_backward_seconds(const DeviceSpec& d, const MatrixProduct& p) {
+  BackwardSeconds parts = matmul_backward_parts(d, p);
+  return parts.input + parts.weight;
+}
+
+bool is_attention(const MatrixProduct& p) { return p.name == "scores" || p.name == "context"; }
+
+// Bytes of the forward's element-wise kernels. E: the residual stream (tokens x hidden, whole on
+// every device of the group), F: the MLP's inner activations (split), A: the attention's scores
+// (split by heads). Two layer norms (read, write), two bias-dropout-residual adds (read two,
+// write one, write a one-byte mask), the MLP's activation, scale-mask-softmax (read, write), the
+// attention's dropout (read, write, mask). The activation is bias-GeLU (read F, write F) or, for
+// swiglu, SiLU(gate) x up (read the gate's and the up projection's F each, write F).
+struct StreamingBytes {
+  double residual = 0, attention = 0;
+};
+StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                                     int tensor, int sequence_split, bool moe) {
+  double b = activation_bytes(d);
+  double tokens = static_cast<double>(t.sequence) * microbatch;
+  double width = moe ? moe_mlp_width(t) : t.ffn_hidden;
+  double e = tokens * t.hidden / sequence_split, f = tokens * width / tensor;
+  double a = static_cast<double>(microbatch) * t.heads / tensor * t.sequence * t.sequence;
+  double mlp_activation = (t.mlp == MlpKind::kSwiglu ? 3 : 2) * f * b;
+  double attention = t.attention == AttentionKind::kFlash ? 0 : 2 * a * b + (2 * a * b + a);
+  return {2 * (2 * e * b) + 2 * (3 * e * b + e) + mlp_activation, attention};
+}
+
+// FlashAttention (Dao et al. 2022): the scores' and the context's products in one kernel that
+// keeps the scores on chip: their tiles' work at the matmul ceiling, or Q, K, V and the output
+// read and written once, whichever takes longer. Backward recomputes the scores: five products'
+// work for forward's two.
+struct FlashSeconds {
+  double forward = 0, backward = 0;
+};
+FlashSeconds flash_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor) {
+  double products = 0;
+  for (const MatrixProduct& p : layer_products(t, microbatch, tensor))
+    if (is_attention(p)) products += tile_seconds(d, p);
+  double tokens = static_cast<double>(t.sequence) * microbatch;
+  double width =
+      t.latent         ? (query_width(t) + key_value_width(t) + attention_output_width(t)) / tensor
+      : t.head_dim > 0 ? (2 * query_width(t) + 2 * kv_width(t)) / tensor
+                       : static_cast<double>(t.hidden) / tensor * (2 + 2.0 * t.kv_heads / t.heads);
+  double io = activation_bytes(d) * tokens * width / d.memory_bandwidth;
+  return {std::max(products, io) + d.kernel_gap, std::max(2.5 * products, 2 * io) + d.kernel_gap};
+}
+
+constexpr int kStreamingKernels = 7;  // forward; backward runs twice as many
+constexpr int kAttentionKernels = 2;  // softmax, dropout
+constexpr int kWeightsPerLayer = 4;   // QKV, projection, the MLP's two (swiglu: gate+up fused)
+
+// The weight matrices of a layer: latent attention has two or three more than QKV's one (each
+// latent's down and up projections).
+int weight_matrices(const TransformerShape& t) {
+  if (!t.latent) return kWeightsPerLayer;
+  return kWeightsPerLayer + (t.latent->q_rank > 0 ? 3 : 2);
+}
+
+// Each micro-batch's weight gradients are added into 32-bit gradient buffers (Megatron-LM's
+// main_grad, DeepSpeed's fp32 gradient accumulation): read the 16-bit gradient, read and write
+// the 32-bit sum.
+double accumulation_bytes(double parameters) { return parameters * (2 + 4 + 4); }
+
+// A MoE layer's memory-bound work beyond a dense layer's: the router's softmax and top-k over
+// tokens x experts (read, write), and the tokens' permutation to their experts and back (each reads
+// and writes top_k copies of the tokens' hidden vectors).
+constexpr int kMoeKernels = 3;
+double moe_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int microbatch) {
+  double b = activation_bytes(d);
+  double tokens = static_cast<double>(t.sequence) * microbatch;
+  double router = 2 * tokens * t.moe->experts * b;
+  double permutations = 2 * (2 * tokens * t.moe->top_k * t.hidden * b);
+  return router + permutations;
+}
+
+// One layer of one kind (dense, or MoE when `moe`).
+LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                          int tensor, int sequence_split, bool moe, int expert) {
+  LayerSeconds out;
+  bool flash = t.attention == AttentionKind::kFlash;
+  if (flash) {
+    FlashSeconds attention = flash_seconds(d, t, microbatch, tensor);
+    out.forward += attention.forward;
+    out.backward += attention.backward;
+    out.attention_forward += attention.forward;
+    out.attention_backward += attention.backward;
+  }
+  for (const MatrixProduct& p :
+       layer_products(t, microbatch, tensor, moe, expert, sequence_split)) {
+    if (flash && is_attention(p)) continue;
+    double forward = matmul_seconds(d, p);
+    BackwardSeconds parts = matmul_backward_parts(d, p);
+    double backward = parts.input + parts.weight;
+    out.forward += forward;
+    out.backward += backward;
+    if (is_attention(p))
+      out.attention_forward += forward, out.attention_backward += backward;
+    else
+      out.weight_backward += parts.weight;
+  }
+  StreamingBytes bytes = layer_streaming_bytes(d, t, microbatch, tensor, sequence_split, moe);
+  int kernels = flash ? kStreamingKernels - kAttentionKernels : kStreamingKernels;
+  double streaming = streaming_seconds(d, bytes.residual + bytes.attention, kernels);
+  if (moe) streaming += streaming_seconds(d, moe_streaming_bytes(d, t, microbatch), kMoeKernels);
+  out.forward += streaming;
+  out.backward += 2 * streaming;  // each kernel's gradient reads what it saved and the gradient
+  // The experts a device holds: experts / expert of them.
+  double parameters = moe ? moe_layer_parameters(t) - (1.0 - 1.0 / expert) *
+                                                          layer_expert_parameters(t) * t.layers /
+                                                          moe_layer_count(t)
+                          : dense_layer_parameters(t);
+  double local = parameters / tensor + latent_down_parameters(t) * (1.0 - 1.0 / tensor);
+  double accumulation = streaming_seconds(d, accumulation_bytes(local), weight_matrices(t));
+  out.backward += accumulation;
+  out.weight_backward += accumulation;
+  if (!flash) {
+    double softmax = streaming_seconds(d, bytes.attention, kAttentionKernels);
+    out.attention_forward += softmax;
+    out.attention_backward += 2 * softmax;
+  }
+  return out;
+}
+
+// Every kind of layer, weighted by its share of the layers.
+LayerSeconds mean_layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                                int tensor, int sequence_split, int expert) {
+  std::vector<LayerKind> kinds = layer_kinds(t);
+  if (kinds.size() == 1)
+    return kind_seconds(d, t, microbatch, tensor, sequence_split, kinds[0].moe, expert);
+  LayerSeconds mean;
+  for (LayerKind kind : kinds) {
+    LayerSeconds one = kind_seconds(d, t, microbatch, tensor, sequence_split, kind.moe, expert);
+    mean.forward += kind.share * one.forward;
+    mean.backward += kind.share * one.backward;
+    mean.attention_forward += kind.share * one.attention_forward;
+    mean.attention_backward += kind.share * one.attention_backward;
+    mean.weight_backward += kind.share * one.weight_backward;
+  }
+  return mean;
+}
+
+}  // namespace
+
+LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor, int sequence_split, int expert, int context) {
+  if (context == 1) return mean_layer_seconds(d, t, microbatch, tensor, sequence_split, expert);
+  TransformerShape local = t;
+  local.sequence = t.sequence / context;
+  LayerSeconds out = mean_layer_seconds(d, local, microbatch, tensor, sequence_split, expert);
+  out.forward += (context - 1) * out.attention_forward;
+  out.backward += (context - 1) * out.attention_backward;
+  out.attention_forward *= context;
+  out.attention_backward *= context;
+  return out;
+}
+
+LayerSeconds logit_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
+                           int tensor) {
+  MatrixProduct p = logit_product(t, microbatch, tensor);
+  // Megatron's vocabulary-parallel cross-entropy in fp32: the 16-bit logits read, then about
+  // three 4-byte passes (max, exponentials and their sum, the loss); backward writes the
+  // softmax's gradient back as 16-bit.
+  double logits = p.m * p.n;
+  LayerSeconds out;
+  out.forward = matmul_seconds(d, p) + streaming_seconds(d, logits * (2 + 3 * 4), 3);
+  out.backward = matmul_backward_seconds(d, p) + streaming_seconds(d, logits * (4 + 2), 1) +
+                 streaming_seconds(d, accumulation_bytes(p.n * p.k), 1);
+  return out;
+}
+
+bool compute_from_device(const Plan& plan) {
+  const Workload& w = plan.workload;
+  const DeviceSpec& d = plan.cluster.device;
+  return w.transformer && d.memory_bandwidth > 0 && d.multiprocessors > 0 &&
+         w.efficiency_line == 0 && w.efficiency_by_size.empty() && !plan.training.efficiency &&
+         !measured_throughput(plan);
+}
+
+double device_efficiency(const Plan& plan, int microbatch) {
+  const DeviceSpec& d = plan.cluster.device;
+  const TransformerShape& t = *plan.workload.transformer;
+  LayerSeconds layer = layer_seconds(d, t, microbatch, 1);
+  LayerSeconds logits = logit_seconds(d, t, microbatch, 1);
+  double seconds = t.layers * (layer.forward + layer.backward) + logits.forward + logits.backward;
+  return microbatch * plan.workload.flops_per_sample / (seconds * d.flops);
+}
+
+double optimizer_seconds(const DeviceSpec& d, double parameters) {
+  return streaming_seconds(d, parameters * kAdamBytesPerParameter, 1);
+}
+
+}  // namespace scaleout::core

@@ -1,0 +1,84 @@
+// Megatron-Core's overlaps inside the model-parallel training program. --overlap-grad-reduce
+// (core/programs/gradient_buckets.hpp): an op that makes gradient buckets walks its layers one at a
+// time, each layer's compute on the compute stream beside the oldest waiting bucket's exchange, its
+// tensor all-reduces after it. --tp-comm-overlap: every op walks, each layer's tensor collectives
+// cut into `tensor` chunks, the first run before the compute and the rest beside it (then any
+// bucket). With context parallelism each layer's attention runs first with its key-value
+// exchanges (core/programs/strategies/model_parallel_context.cpp). The closed form times the same
+// walks (analytic/gradient_overlap.hpp and analytic_model_parallel.cpp).
+#include <algorithm>
+#include <cmath>
+
+#include "core/parallel/model_split.hpp"
+#include "core/programs/strategies/model_parallel_rank.hpp"
+#include "core/programs/strategies/model_parallel_training.hpp"
+
+namespace scaleout::core {
+
+void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, std::size_t index,
+                                           BucketQueue* queue,
+                                           ModelParallelStepTimes& times) const {
+  Fabric& fabric = rank.fabric;
+  const LayerWalk walk = layer_walk(rank, op);
+  const auto [forward, output_layer, layers, flops, allreduces, attention] = walk;
+  auto compute = [&](double f) {
+    double start = fabric.now();
+    fabric.device().compute(f);
+    times.compute_s += fabric.now() - start;
+  };
+  Span activations{gradient_elements_, activation_elements_};
+  Span head{activations.begin, tensor_head_elements_};
+  Span rest{head.begin + head.count, activations.count - head.count};
+  if (output_layer && !forward) compute(2 * work_.logit_forward_flops * compute_scale_);
+  // Labels unique to the step, the op and the layer (the context exchanges' checks).
+  std::uint64_t first =
+      (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *
+      static_cast<std::uint64_t>(layers + 1);
+  for (int layer = 0; layer < layers; ++layer) {
+    if (attention > 0) run_context_attention(rank, walk, first + layer, times);
+    double start = fabric.now();
+    if (work_.tp_comm_overlap) {  // the first chunk's collectives before the products start
+      times.wrong += run_tensor_allreduces(rank, allreduces, head);
+      times.tensor_s += fabric.now() - start;
+      start = fabric.now();
+    }
+    Device::ComputeTicket ticket = fabric.device().compute_async(flops);
+    if (work_.tp_comm_overlap) times.wrong += run_tensor_allreduces(rank, allreduces, rest);
+    double tensor_end = fabric.now();
+    GradientBucket bucket;
+    if (queue && queue->take(op, bucket)) exchange_bucket(rank, bucket, times);
+    double done = fabric.device().wait_compute(ticket);
+    times.compute_s += done - start;
+    // What the compute did not hide: the tensor chunks' first, then the bucket's.
+    times.tensor_s += std::max(0.0, tensor_end - done);
+    times.data_s += std::max(0.0, fabric.now() - std::max(tensor_end, done));
+    if (!work_.tp_comm_overlap) run_tensor_allreduces(rank, allreduces, times);
+    if (queue) queue->layer_done(op, layer);
+  }
+  if (output_layer && forward) compute(work_.logit_forward_flops * compute_scale_);
+  exchange_tokens(rank, forward, times);
+}
+
+// One bucket over the data group: all-reduced by the plan's strategy, or reduce-scattered by a ring
+// with ZeRO-1 (Megatron-Core's distributed optimizer). Checked: the sums, or the kept segment's.
+void ModelParallelTraining::exchange_bucket(const Rank& rank, const GradientBucket& bucket,
+                                            ModelParallelStepTimes& times) const {
+  Fabric& fabric = rank.fabric;
+  double bpe = plan_.training.gradient_bytes_per_element;
+  auto at = [&](double bytes) {
+    return std::min<std::int64_t>(gradient_elements_, std::llround(bytes / bpe));
+  };
+  std::int64_t begin = std::min(at(bucket.offset), gradient_elements_ - 1);
+  Span span{begin, std::max<std::int64_t>(1, at(bucket.offset + bucket.bytes) - begin)};
+  double start = fabric.now();
+  if (plan_.parallelism->zero == 1) {
+    reduce_shards(rank.data, rank, span, times);
+  } else {
+    if (rank.checks) fabric.device().produce_gradient(span);
+    rank.data_program->run(rank.data, span);
+    if (rank.checks) times.wrong += rank.checks->differs_from_sum(span, rank.data_members);
+  }
+  rank.observer.phase(fabric.rank(), "gradient bucket", "comm", start, fabric.now());
+}
+
+}  // namespace scaleout::core

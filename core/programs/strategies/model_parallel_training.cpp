@@ -1,0 +1,530 @@
+#include "core/programs/strategies/model_parallel_training.hpp"
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "core/programs/group_fabric.hpp"
+#include "core/programs/receive_ahead.hpp"
+#include "core/programs/strategies/all_to_all.hpp"
+#include "core/programs/strategies/model_parallel_rank.hpp"
+#include "core/programs/strategies/ring_phases.hpp"
+#include "core/programs/strategy.hpp"
+
+namespace scaleout::core {
+
+namespace {
+
+using Kind = PipeOp::Kind;
+using OpKey = std::tuple<int, int, int>;  // kind, micro-batch, chunk
+
+OpKey key(const PipeOp& op) { return {static_cast<int>(op.kind), op.microbatch, op.chunk}; }
+
+std::int64_t elements(double bytes, int bytes_per_element) {
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes / bytes_per_element)));
+}
+
+std::string op_name(const PipeOp& op, int chunks) {
+  std::string name = std::string(pass_name(op.kind)) + " " + std::to_string(op.microbatch);
+  return chunks > 1 ? name + " (chunk " + std::to_string(op.chunk) + ")" : name;
+}
+
+// The receives of an iteration from the neighbouring stages, posted in the order each neighbour
+// sends and at most `window` ahead of what the stage has taken: transfers flow while the stage
+// computes, and a simulator does not hold a pending receive for every micro-batch at once. With
+// a window of 0 each is posted when the stage needs it (with those the neighbour sent before it).
+// A fabric that starts a neighbour's transfers as they are sent (ReceiveAhead::receive_ahead_from,
+// `ahead`; null where the fabric offers none) needs none ahead: the receives of what the
+// neighbour already sent are posted at once, and the fabric stops once the iteration's last is
+// taken, so that the next iteration's wait as before.
+class Inbox {
+ public:
+  using SlotFn = std::function<Span(const OpKey&)>;  // where each op's input lands
+  Inbox(Fabric& fabric, ReceiveAhead* ahead, SlotFn slot, std::size_t window)
+      : fabric_(fabric), ahead_(ahead), slot_(std::move(slot)), window_(window) {}
+
+  void add_sender(int peer, std::vector<OpKey> order) {
+    for (const OpKey& k : order) sender_of_[k] = senders_.size();
+    Sender s{peer, std::move(order)};
+    std::size_t ahead = window_;
+    if (window_ > 0 && !s.order.empty() && ahead_)
+      if (std::optional<std::size_t> sent = ahead_->receive_ahead_from(peer)) {
+        s.started_when_sent = true;
+        ahead = *sent;
+      }
+    senders_.push_back(std::move(s));
+    for (std::size_t i = 0; i < ahead; ++i) post_next(senders_.size() - 1);
+  }
+
+  // Waits for `op`'s input, if a neighbour sends it one, and keeps that neighbour's window full.
+  // Returns the sending stage's index among the senders (-1: no input).
+  int take(const PipeOp& op) {
+    auto from = sender_of_.find(key(op));
+    if (from == sender_of_.end()) return -1;
+    while (!posted_.count(key(op))) post_next(from->second);
+    Fabric::Handle handle = posted_[key(op)];
+    posted_.erase(key(op));
+    fabric_.wait_all({handle});
+    Sender& s = senders_[from->second];
+    ++s.taken;
+    if (s.started_when_sent) {
+      if (s.taken == s.order.size()) ahead_->stop_receiving_ahead_from(s.peer);
+    } else {
+      while (s.next < s.order.size() && s.next < s.taken + window_) post_next(from->second);
+    }
+    return static_cast<int>(from->second);
+  }
+
+ private:
+  struct Sender {
+    int peer;
+    std::vector<OpKey> order;
+    std::size_t next = 0;   // receives posted
+    std::size_t taken = 0;  // and waited for
+    bool started_when_sent = false;
+  };
+  void post_next(std::size_t s) {
+    Sender& from = senders_[s];
+    if (from.next == from.order.size()) return;
+    const OpKey& k = from.order[from.next++];
+    posted_[k] = fabric_.post_recv(from.peer, slot_(k), Combine::kReplace);
+  }
+
+  Fabric& fabric_;
+  ReceiveAhead* ahead_;
+  SlotFn slot_;
+  std::size_t window_;
+  std::vector<Sender> senders_;
+  std::map<OpKey, std::size_t> sender_of_;
+  std::map<OpKey, Fabric::Handle> posted_;
+};
+
+}  // namespace
+
+ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> rank_node,
+                                             bool receive_ahead)
+    : plan_(plan),
+      rank_node_(std::move(rank_node)),
+      receive_ahead_(receive_ahead),
+      state_(ParallelState::of(plan)),
+      work_(model_parallel_work(plan, state_.split())) {
+  const ModelSplit& s = state_.split();
+  stages_ = s.pipeline;
+  microbatches_ = s.microbatches;
+  chunks_ = s.chunks;
+  split_backward_ = plan.parallelism->schedule == PipelineScheduleKind::kZeroBubble;
+  ops_per_stage_ = static_cast<std::size_t>(split_backward_ ? 3 : 2) * microbatches_ * chunks_;
+  int bpe = plan.training.gradient_bytes_per_element;
+  activation_elements_ = elements(work_.activation_bytes, bpe);
+  // ZeRO-2's step-end gather collects the whole gradient's parameters; ZeRO-3 has none.
+  gradient_elements_ =
+      elements(work_.gradient_bytes * (work_.reduce_per_microbatch ? 1.0 : work_.data_volume), bpe);
+  // Each rank of a tensor group sends its 1/t of the activations (Megatron's scatter-gather).
+  transfer_elements_ =
+      std::max<std::int64_t>(1, activation_elements_ / transfer_parts(plan, s.tensor));
+  int expert = plan.parallelism->expert;
+  if (expert > 1) {
+    dispatch_elements_ = (elements(work_.dispatch_bytes, bpe) + expert - 1) / expert * expert;
+    expert_gradient_elements_ = elements(work_.expert_gradient_bytes * work_.data_volume, bpe);
+  }
+  if (work_.context > 1) context_block_elements_ = elements(work_.context_block_bytes, bpe);
+  if (work_.tp_comm_overlap)
+    tensor_head_elements_ =
+        std::max<std::int64_t>(1, (activation_elements_ + s.tensor - 1) / s.tensor);
+  if (work_.reduce_per_microbatch) {
+    std::int64_t n = s.data;
+    layer_shard_elements_ = (elements(work_.layer_shard_bytes, bpe) + n - 1) / n * n;
+  }
+}
+
+// The stage that takes `op`'s output on `stage` (-1: none): forwards go down the stages and from
+// the last stage round to the first for the next chunk; backwards go back up.
+int ModelParallelTraining::destination(int stage, const PipeOp& op) const {
+  if (stages_ < 2 || op.kind == Kind::kWeight) return -1;
+  if (op.kind == Kind::kForward) {
+    if (stage < stages_ - 1) return stage + 1;
+    return op.chunk < chunks_ - 1 ? 0 : -1;
+  }
+  if (stage > 0) return stage - 1;
+  return op.chunk > 0 ? stages_ - 1 : -1;
+}
+
+// The rank on `stage` with `me`'s other coordinates: its peer there.
+int ModelParallelTraining::rank_on_stage(const RankCoords& me, int stage) const {
+  RankCoords peer = me;
+  peer.stage = stage;
+  return state_.rank_of(peer);
+}
+
+namespace {
+
+// The op on the receiving stage that `op`, run on `stage`, feeds.
+PipeOp fed_op(const PipeOp& op, int stage, int stages) {
+  PipeOp in = op;
+  if (op.kind == Kind::kForward && stage == stages - 1) ++in.chunk;
+  if (op.kind == Kind::kBackward && stage == 0) --in.chunk;
+  return in;
+}
+
+// The op on the sending stage whose output feeds `op` (fed_op's inverse).
+PipeOp op_sent_for(const PipeOp& op, int sender_stage, int stages) {
+  PipeOp out = op;
+  if (op.kind == Kind::kForward && sender_stage == stages - 1 && stages > 1) --out.chunk;
+  if (op.kind == Kind::kBackward && sender_stage == 0 && stages > 1) ++out.chunk;
+  return out;
+}
+
+}  // namespace
+
+std::int64_t ModelParallelTraining::buffer_elements() const {
+  return gradient_elements_ + activation_elements_ +
+         2LL * static_cast<std::int64_t>(ops_per_stage_) * transfer_elements_ + token_elements() +
+         expert_gradient_elements_ + 2LL * work_.context * context_block_elements_ +
+         layer_shard_elements_;
+}
+
+Span ModelParallelTraining::shard_span() const {
+  return {buffer_elements() - layer_shard_elements_, layer_shard_elements_};
+}
+
+// The regions: the gradient shard, the tensor all-reduces' activations, then a slot per op of the
+// iteration for what it sends and one for what it receives.
+Span ModelParallelTraining::send_slot(std::size_t op_index) const {
+  return {gradient_elements_ + activation_elements_ +
+              static_cast<std::int64_t>(op_index) * transfer_elements_,
+          transfer_elements_};
+}
+
+Span ModelParallelTraining::receive_slot(std::size_t op_index) const {
+  return send_slot(op_index + ops_per_stage_);
+}
+
+namespace {
+
+// A token exchange's label: sent by group member `from` for member `to` (apart from the stage
+// transfers' tags, which stay far below 2^40).
+std::uint64_t token_tag(int from, int to, int members) {
+  return (std::uint64_t{1} << 40) + static_cast<std::uint64_t>(from) * members + to;
+}
+
+}  // namespace
+
+// Each MoE layer of the chunk dispatches the rank's tokens to their experts and combines the
+// experts' outputs back, forward and backward: pairs of all-to-alls over the expert-parallel group.
+// Checked: every segment arrives at its member from the right sender and comes back unchanged.
+void ModelParallelTraining::exchange_tokens(const Rank& rank, bool forward,
+                                            ModelParallelStepTimes& times) const {
+  Fabric& group = rank.experts;
+  int n = group.size(), me = group.rank();
+  if (n < 2 || work_.moe_layers_per_chunk == 0) return;
+  std::int64_t base = send_slot(2 * ops_per_stage_).begin;
+  Span tokens{base, dispatch_elements_}, received{base + dispatch_elements_, dispatch_elements_};
+  std::int64_t segment = dispatch_elements_ / n;
+  auto part = [segment](Span of, int member) { return Span{of.begin + member * segment, segment}; };
+  int pairs = work_.moe_layers_per_chunk *
+              (forward ? work_.alltoalls_forward : work_.alltoalls_backward) / 2;
+  double start = rank.fabric.now();
+  if (rank.checks)
+    for (int j = 0; j < n; ++j) rank.checks->label(part(tokens, j), token_tag(me, j, n));
+  Span relay{base + 2 * dispatch_elements_, dispatch_elements_};
+  for (int i = 0; i < pairs; ++i) {
+    all_to_all(rank, tokens, received, relay);  // dispatch
+    all_to_all(rank, received, tokens, relay);  // combine
+    if (!rank.checks) continue;
+    for (int j = 0; j < n; ++j)
+      if (j != me)
+        times.wrong += rank.checks->mislabelled(part(received, j), token_tag(j, me, n)) +
+                       rank.checks->mislabelled(part(tokens, j), token_tag(me, j, n));
+  }
+  times.expert_s += rank.fabric.now() - start;
+}
+
+void ModelParallelTraining::all_to_all(const Rank& rank, Span send, Span receive,
+                                       Span relay) const {
+  if (rank.experts_per_node > 0)
+    hierarchical_all_to_all(rank.experts, rank.experts_per_node, send, receive, relay);
+  else
+    pairwise_all_to_all(rank.experts, send, receive);
+}
+
+int ModelParallelTraining::experts_per_node(const std::vector<int>& members) const {
+  if (plan_.parallelism->expert_alltoall != ExpertAllToAll::kHierarchical) return 0;
+  std::vector<int> nodes;
+  for (int r : members) nodes.push_back(rank_node_[r]);
+  int per_node = members_per_node(nodes);
+  if (per_node == 0)
+    throw std::invalid_argument(
+        "parallelism.expert_alltoall: hierarchical needs each expert group's ranks to sit in runs "
+        "of equal length on distinct nodes; the group of rank " +
+        std::to_string(members.front()) + " does not (its ranks are placed otherwise)");
+  return per_node;
+}
+
+std::int64_t ModelParallelTraining::token_elements() const {
+  bool relayed = plan_.parallelism->expert_alltoall == ExpertAllToAll::kHierarchical;
+  return (relayed ? 3 : 2) * dispatch_elements_;
+}
+
+// Tells apart every transfer of an iteration: its kind, micro-batch, chunk and sending stage.
+std::uint64_t ModelParallelTraining::tag(const PipeOp& op, int sender_stage) const {
+  std::uint64_t kind = op.kind == Kind::kForward ? 0 : 1;
+  return ((static_cast<std::uint64_t>(sender_stage) * 2 + kind) * chunks_ + op.chunk) *
+             microbatches_ +
+         op.microbatch + 1;
+}
+
+std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) const {
+  auto ops = stage_schedule(plan_.parallelism->schedule, stage, stages_, microbatches_, chunks_);
+  if (rank >= 0 && rank == broken_rank_ && ops.size() > 1 && ops[1].kind == Kind::kForward)
+    std::swap(ops[0], ops[1]);
+  return ops;
+}
+
+void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size_t index,
+                                   BucketQueue* queue, ModelParallelStepTimes& times) const {
+  if (op.kind == Kind::kWeight) return run_weight_op(rank, op, times);
+  if (work_.reduce_per_microbatch) return run_sharded_op(rank, op, index, times);
+  if (work_.tp_comm_overlap || work_.context > 1 || (queue && queue->walks(op)))
+    return run_walking_op(rank, op, index, queue, times);
+  bool forward = op.kind == Kind::kForward;
+  bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  int layers = chunk_layers(state_.split(), rank.at.stage, op.chunk);
+  double backward = work_.layer_backward_flops - (split_backward_ ? work_.layer_weight_flops : 0);
+  double flops = layers * (forward ? work_.layer_forward_flops : backward);
+  if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
+  double t0 = rank.fabric.now();
+  rank.fabric.device().compute(flops * compute_scale_);
+  times.compute_s += rank.fabric.now() - t0;
+  run_tensor_allreduces(
+      rank, layers * (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward),
+      times);
+  exchange_tokens(rank, forward, times);
+}
+
+// The zero-bubble schedule's weight pass: the gradients of the stage's layers' weights, no
+// communication (the output layer's stay with its backward).
+void ModelParallelTraining::run_weight_op(const Rank& rank, const PipeOp& op,
+                                          ModelParallelStepTimes& times) const {
+  double t0 = rank.fabric.now();
+  rank.fabric.device().compute(chunk_layers(state_.split(), rank.at.stage, op.chunk) *
+                               work_.layer_weight_flops * compute_scale_);
+  times.compute_s += rank.fabric.now() - t0;
+}
+
+std::optional<BucketQueue> ModelParallelTraining::bucket_queue(int stage) const {
+  if (!work_.overlap_grad_reduce) return std::nullopt;
+  return BucketQueue(work_, state_.split(), stage);
+}
+
+ModelParallelTraining::LayerWalk ModelParallelTraining::layer_walk(const Rank& rank,
+                                                                   const PipeOp& op) const {
+  LayerWalk w;
+  w.forward = op.kind == Kind::kForward;
+  w.output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  w.layers = chunk_layers(state_.split(), rank.at.stage, op.chunk);
+  w.layer_flops =
+      (w.forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
+  w.allreduces = w.forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward;
+  if (work_.context > 1) {
+    w.attention_flops =
+        (w.forward ? work_.layer_attention_forward_flops
+                   : work_.layer_attention_backward_flops +
+                         (work_.context_recomputed ? work_.layer_attention_forward_flops : 0)) *
+        compute_scale_;
+    w.layer_flops -= w.attention_flops;
+  }
+  return w;
+}
+
+// `allreduces` all-reduces in a row over the tensor group; checked where the sums stay exact.
+void ModelParallelTraining::run_tensor_allreduces(const Rank& rank, int allreduces,
+                                                  ModelParallelStepTimes& times) const {
+  double t1 = rank.fabric.now();
+  times.wrong +=
+      run_tensor_allreduces(rank, allreduces, {gradient_elements_, activation_elements_});
+  times.tensor_s += rank.fabric.now() - t1;
+}
+
+long ModelParallelTraining::run_tensor_allreduces(const Rank& rank, int allreduces,
+                                                  Span part) const {
+  // Ones from every rank: after k all-reduces in a row each element holds t^k.
+  double expected = std::pow(rank.tensor.size(), allreduces);
+  bool check = rank.checks && rank.tensor.size() > 1 && expected <= rank.checks->exact_limit();
+  if (check) rank.checks->fill(part, 1.0f);
+  ring_allreduces(rank.tensor, strided_ring(0, 1, rank.tensor.size(), rank.tensor.rank()), part,
+                  allreduces);
+  return check ? rank.checks->differs(part, static_cast<float>(expected)) : 0;
+}
+
+ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int step) const {
+  Fabric& fabric = rank.fabric;
+  const RankCoords& me = rank.at;
+  ModelParallelStepTimes times;
+  times.step = step;
+  times.start = fabric.now();
+  std::vector<PipeOp> mine = schedule_of(me.stage, fabric.rank());
+  std::map<OpKey, std::size_t> index;  // each of this stage's ops by its place in the schedule
+  for (std::size_t i = 0; i < mine.size(); ++i) index[key(mine[i])] = i;
+  // A stage runs at most p x v ops ahead of its neighbour in 1F1B; GPipe's forwards all at once.
+  std::size_t window = !receive_ahead_ ? 0
+                       : plan_.parallelism->schedule == PipelineScheduleKind::kGpipe
+                           ? static_cast<std::size_t>(2 * microbatches_ * chunks_)
+                           : static_cast<std::size_t>(2 * stages_ * chunks_ + 4);
+  std::vector<int> senders;
+  for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
+    if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
+  // SimGrid's hints, where the fabric offers them; else receives posted ahead, sends waited for
+  // at the end.
+  auto* ahead = dynamic_cast<ReceiveAhead*>(&fabric);
+  Inbox inbox(
+      fabric, ahead, [&](const OpKey& k) { return receive_slot(index.at(k)); }, window);
+  for (int from : senders) {
+    std::vector<OpKey> order;  // what `from` sends this stage, in the order it sends it
+    for (const PipeOp& op : schedule_of(from, -1))
+      if (destination(from, op) == me.stage) order.push_back(key(fed_op(op, from, stages_)));
+    inbox.add_sender(rank_on_stage(me, from), std::move(order));
+  }
+  // A transfer's label also names the step: a receive that never landed leaves last step's data.
+  auto label = [step](std::uint64_t transfer) {
+    return transfer * 1000003 + static_cast<std::uint64_t>(step);
+  };
+  std::optional<BucketQueue> queue = bucket_queue(me.stage);
+  BucketQueue* buckets = queue ? &*queue : nullptr;
+  std::vector<Fabric::Handle> outgoing;
+  std::size_t pending_from = 0;  // outgoing[pending_from..] may still be in flight
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const PipeOp& op = mine[i];
+    int sender = inbox.take(op);
+    if (sender >= 0 && rank.checks)  // the micro-batch and chunk this op expects, from its sender
+      times.wrong += rank.checks->mislabelled(
+          receive_slot(i), label(tag(op_sent_for(op, senders[sender], stages_), senders[sender])));
+    double start = fabric.now();
+    run_op(rank, op, i, buckets, times);
+    rank.observer.phase(fabric.rank(), op_name(op, chunks_), pass_name(op.kind), start,
+                        fabric.now());
+    int to = destination(me.stage, op);
+    if (to < 0) continue;
+    if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));
+    Fabric::Handle sent = fabric.post_send(rank_on_stage(me, to), send_slot(i));
+    // DeepSpeed's pipeline engine waits for each send. Only where receives are posted ahead
+    // (SimGrid, Gloo): against NCCL's just-in-time receives two neighbours' waiting sends could
+    // hold each other up, so there the sends fly as Megatron-LM's do.
+    if (blocking_stage_transfers(plan_) && receive_ahead_) {
+      fabric.wait_all({sent});
+      continue;
+    }
+    outgoing.push_back(sent);
+    if (ahead) pending_from = ahead->release_done(outgoing, pending_from);
+  }
+  exchange_gradient(rank, buckets, times);
+  if (work_.optimizer_flops > 0) {  // the optimizer's update of the rank's shard
+    double start = fabric.now();
+    fabric.device().compute(work_.optimizer_flops * compute_scale_);
+    times.compute_s += fabric.now() - start;
+    rank.observer.phase(fabric.rank(), "optimizer step", "compute", start, fabric.now());
+  }
+  fabric.wait_all(outgoing);
+  fabric.end_bucket();
+  times.end = fabric.now();
+  return times;
+}
+
+void ModelParallelTraining::exchange_gradient(const Rank& rank, BucketQueue* queue,
+                                              ModelParallelStepTimes& times) const {
+  Fabric& fabric = rank.fabric;
+  Span gradient{0, gradient_elements_};
+  if (queue) {  // overlap_grad_reduce: the buckets still waiting, then ZeRO-1's gather
+    double start = fabric.now();
+    for (const GradientBucket& bucket : queue->rest()) exchange_bucket(rank, bucket, times);
+    if (plan_.parallelism->zero == 1)
+      gather_shards(rank.data, rank, gradient, ~std::uint64_t{0} - times.step, times);
+    exchange_expert_gradient(rank, times);
+    times.data_s += fabric.now() - start;
+    rank.observer.phase(fabric.rank(), "parameter gather", "comm", start, fabric.now());
+    return;
+  }
+  double start = fabric.now();
+  if (work_.reduce_per_microbatch) {  // ZeRO-2 gathers the updated parameters; ZeRO-3 none
+    if (work_.data_volume > 0)
+      gather_shards(rank.data, rank, gradient, ~std::uint64_t{0} - times.step, times);
+    times.data_s += fabric.now() - start;
+    rank.observer.phase(fabric.rank(), "parameter gather", "comm", start, fabric.now());
+    return;
+  }
+  if (rank.data_program) {
+    if (rank.checks) fabric.device().produce_gradient(gradient);
+    rank.data_program->run(rank.data, gradient);
+    if (rank.checks) times.wrong += rank.checks->differs_from_sum(gradient, rank.data_members);
+  }
+  exchange_expert_gradient(rank, times);
+  times.data_s += fabric.now() - start;
+  rank.observer.phase(fabric.rank(), "data-parallel exchange", "comm", start, fabric.now());
+}
+
+// The experts' gradients, over the ranks holding the same experts.
+void ModelParallelTraining::exchange_expert_gradient(const Rank& rank,
+                                                     ModelParallelStepTimes& times) const {
+  if (!rank.expert_data_program) return;
+  std::int64_t base = send_slot(2 * ops_per_stage_).begin;
+  Span experts{base + token_elements(), expert_gradient_elements_};
+  if (rank.checks) rank.fabric.device().produce_gradient(experts);
+  rank.expert_data_program->run(rank.expert_data, experts);
+  if (rank.checks) times.wrong += rank.checks->differs_from_sum(experts, rank.expert_data_members);
+}
+
+// A data group's exchange: the plan's strategy over the group's ranks, placed by node (none for a
+// group of one).
+std::unique_ptr<StrategyProgram> ModelParallelTraining::group_exchange(
+    const std::vector<int>& members) const {
+  if (members.size() < 2) return nullptr;
+  RankLayout layout;
+  layout.workers = static_cast<int>(members.size());
+  for (int r : members) layout.worker_node.push_back(rank_node_[r]);
+  return make_strategy(group_plan(plan_, layout.workers, plan_.strategy.kind), layout);
+}
+
+void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
+                                ModelParallelChecks* checks) const {
+  int me = fabric.rank();
+  GroupFabric tensor(fabric, state_.group(me, {ParallelDim::kTensor}));
+  // The dense layers' data group spans the context- and expert-parallel ranks too (Megatron-Core's
+  // "cp-ep-dp": a context group's members hold the same weights).
+  std::vector<int> members =
+      state_.group(me, {ParallelDim::kContext, ParallelDim::kExpert, ParallelDim::kData});
+  GroupFabric data(fabric, members);
+  std::unique_ptr<StrategyProgram> data_program = group_exchange(members);
+  std::vector<int> expert_group = state_.group(me, {ParallelDim::kExpert});
+  GroupFabric experts(fabric, expert_group);
+  std::vector<int> expert_members = state_.group(me, {ParallelDim::kData});
+  GroupFabric expert_data(fabric, expert_members);
+  std::unique_ptr<StrategyProgram> expert_program;
+  if (state_.degree(ParallelDim::kExpert) > 1) expert_program = group_exchange(expert_members);
+  std::vector<int> context_members = state_.group(me, {ParallelDim::kContext});
+  GroupFabric context(fabric, context_members);
+  Rank rank{fabric,
+            tensor,
+            data,
+            data_program.get(),
+            observer,
+            checks,
+            state_.coordinates(me),
+            members,
+            experts,
+            expert_group.size() > 1 ? experts_per_node(expert_group) : 0,
+            expert_data,
+            expert_program.get(),
+            expert_members,
+            context,
+            context_members.front()};
+  for (int step = 0; step < plan_.training.steps; ++step) {
+    fabric.mark_step(step);
+    observer.step_done(fabric.rank(), iteration(rank, step));
+  }
+}
+
+}  // namespace scaleout::core
