@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analytic/analytic.hpp"
 #include "core/model/server_hosts.hpp"
 #include "core/plan/input_error.hpp"
 #include "core/plan/plan_loader.hpp"
@@ -64,7 +63,7 @@ core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers)
   return plan;
 }
 
-Bottleneck find_bottleneck(const AnalyticModel& model, const core::Plan& plan,
+Bottleneck find_bottleneck(const PredictionEngine& engine, const core::Plan& plan,
                            const core::RunResult& r) {
   double exposed = r.step_time_s > 0 ? r.phases.exposed_comm_s / r.step_time_s : 0;
   std::string share = " (exposed communication " + percent(exposed) + " of the step)";
@@ -79,9 +78,10 @@ Bottleneck find_bottleneck(const AnalyticModel& model, const core::Plan& plan,
         kind + " " + busiest->name + ", " + percent(busiest->utilization) + " utilized" + share};
   }
   // Closed forms name no links: split the exchange into its latency and its bandwidth terms.
-  double whole = model.exchange_time(plan, plan.gradient_bytes());
-  double latency = model.exchange_time(plan, 0);
-  if (whole > 0 && latency >= 0.5 * whole) return {"latency", "", "latency" + share};
+  std::optional<double> whole = engine.exchange_time(plan, plan.gradient_bytes());
+  if (!whole) return {"communication", "", "communication" + share};
+  double latency = engine.exchange_time(plan, 0).value_or(0);
+  if (*whole > 0 && latency >= 0.5 * *whole) return {"latency", "", "latency" + share};
   int n = plan.training.workers, per_node = std::min(n, std::max(1, plan.cluster.devices_per_node));
   if (plan.strategy.kind == core::StrategyKind::kPs && n > per_node * plan.strategy.ps_servers)
     return {"server_nic", "", "the parameter servers' NICs" + share};
@@ -112,9 +112,11 @@ class Evaluator {
   Evaluator(const core::Plan& base, const PlanRequest& request, double required, int max_devices)
       : request_(request),
         required_(required),
-        model_(base.cluster, max_devices),
+        engine_(make_engine(Engine::kAnalytic)),
         price_(request.price_per_device_hour ? request.price_per_device_hour
-                                             : base.cluster.price_per_device_hour) {}
+                                             : base.cluster.price_per_device_hour) {
+    engine_->prepare(base.cluster, max_devices, false);
+  }
 
   // The option for `plan`, or none when the strategy cannot run on its layout.
   std::optional<PlanOption> option(const core::Plan& plan) const {
@@ -122,7 +124,7 @@ class Evaluator {
     const core::RunResult* known =
         request_.known ? request_.known(plan.strategy.kind, plan.training.workers) : nullptr;
     try {
-      o.result = known ? *known : model_.predict(plan);
+      o.result = known ? *known : engine_->predict(plan);
     } catch (const core::InputError&) {
       return std::nullopt;
     }
@@ -138,7 +140,7 @@ class Evaluator {
       o.train_time_s = request_.target.samples_per_epoch * request_.target.epochs / throughput;
     if (price_) o.cost_per_hour = *price_ * core::paid_devices(plan, o.devices);
     if (price_ && o.train_time_s > 0) o.cost = *o.cost_per_hour * o.train_time_s / 3600;
-    o.bottleneck = find_bottleneck(model_, plan, o.result);
+    o.bottleneck = find_bottleneck(*engine_, plan, o.result);
     return o;
   }
 
@@ -150,7 +152,7 @@ class Evaluator {
  private:
   const PlanRequest& request_;
   double required_;
-  AnalyticModel model_;
+  std::unique_ptr<PredictionEngine> engine_;  // the closed forms
   std::optional<double> price_;
 };
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "analytic/analytic.hpp"
 #include "core/plan/plan.hpp"
 #include "core/results/result.hpp"
+#include "explore/engine.hpp"
 
 namespace scaleout::sim {
 
@@ -78,9 +78,9 @@ double plan_cluster_target(const PlanRequest& request);
 core::Plan plan_at(const core::Plan& base, core::StrategyKind kind, int workers);
 
 // What limits `r` (a result of `plan`): compute when the exchange is mostly hidden, else the
-// busiest link a simulated result names, else (closed forms) latency or the link that the
-// bandwidth term of `model`'s exchange loads most.
-Bottleneck find_bottleneck(const AnalyticModel& model, const core::Plan& plan,
+// busiest link a simulated result names, else latency or the link that the bandwidth term loads
+// most, from `engine`'s exchange in closed form (none: "communication").
+Bottleneck find_bottleneck(const PredictionEngine& engine, const core::Plan& plan,
                            const core::RunResult& r);
 
 // Worker counts the planner starts from: devices_per_node (or 1), doubling, up to max_workers,

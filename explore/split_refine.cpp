@@ -16,29 +16,16 @@ std::vector<RefinedSplit> simulate_best(const SplitSearch& search, const RefineO
   std::size_t count = std::min<std::size_t>(std::max(0, o.count), search.best.size());
   std::vector<RefinedSplit> out(count);
   for (std::size_t i = 0; i < count; ++i) out[i].closed_form_rank = static_cast<int>(i) + 1;
-  SimChildren children(o.jobs);
-  std::size_t next = 0;
-  while (next < count || !children.empty()) {
-    for (; next < count && children.has_room(); ++next) {
-      try {
-        children.start(search.best[next].plan, o.sim, next);
-      } catch (const std::exception& e) {  // refused before it starts (too many messages, ...)
-        out[next].error = e.what();
-      }
-    }
-    if (children.empty()) continue;
-    auto ended = children.wait_one(o.cancel, o.on_running);
-    if (!ended) {  // cancelled: the children are killed as `children` goes
-      cancelled = true;
-      break;
-    }
-    auto [child, index, status] = *ended;
-    try {
-      out[index].simulated = collect_simulation(child, status);
-    } catch (const std::exception& e) {
-      out[index].error = e.what();
-    }
-  }
+  EngineOptions e;
+  e.sim = o.sim;
+  e.jobs = o.jobs;
+  e.cancel = o.cancel;
+  e.on_running = o.on_running;
+  auto engine = make_engine(Engine::kSim, e);
+  PlanBatch batch{[&](std::size_t i) { return search.best[i].plan; }, nullptr};
+  cancelled = !engine->predict_each(
+      batch, 0, count, [&](std::size_t i, core::RunResult&& r) { out[i].simulated = std::move(r); },
+      [&](std::size_t i, const std::string& why) { out[i].error = why; });
   return out;
 }
 

@@ -4,14 +4,14 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/results/result.hpp"
-#include "explore/sim_children.hpp"
+#include "explore/engine.hpp"
 #include "explore/split_search.hpp"
-#include "sim/simulator.hpp"
 
 namespace scaleout::sim {
 
@@ -20,7 +20,8 @@ struct RefineOptions {
   int jobs = 1;   // simulations side by side
   SimOptions sim;
   const std::atomic<bool>* cancel = nullptr;
-  SimChildren::OnTick on_running;  // the running simulations' messages, about every 0.5 s
+  // The running simulations' messages, about every 0.5 s.
+  std::function<void(const ProgressReport&)> on_running;
 };
 
 struct RefinedSplit {

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analytic/analytic_model_parallel.hpp"
 #include "core/model/model_memory.hpp"
 #include "core/model/transformer_products.hpp"
 #include "core/plan/input_error.hpp"
@@ -43,7 +42,7 @@ struct Search {
   const core::Plan& base;
   SplitSearchOptions options;
   SplitSearch out;
-  GroupTimes cache;
+  std::unique_ptr<PredictionEngine> engine;  // the closed forms, prepared for one strategy
 
   void consider(core::Parallelism p) {
     p.framework = out.framework;
@@ -76,7 +75,7 @@ struct Search {
       return;
     }
     ++out.evaluated;
-    core::RunResult r = predict_model_parallel(plan, &cache);
+    core::RunResult r = engine->predict(plan);
     // Faster first (by ranked_step); of equal steps, the one needing less memory.
     auto slower = [](const SplitCandidate& a, const SplitCandidate& b) {
       if (!same_step(a.result, b.result)) return ranked_step(a.result) < ranked_step(b.result);
@@ -236,7 +235,10 @@ SplitSearch search_splits(const core::Plan& plan, const SplitSearchOptions& opti
                                     : plan.training.workers;
     base.training.global_batch = plan.training.batch_per_worker * replicas;
   }
-  Search search{base, options, {}, {}};
+  Search search{base, options, {}, make_engine(Engine::kAnalytic)};
+  // Every candidate has the base's cluster, workers and strategy: the groups' collective times
+  // by size are worked out once for all of them.
+  search.engine->prepare(base.cluster, base.training.workers, true);
   search.out.memory_margin = options.memory_margin;
   search.out.framework = options.framework.value_or(plan.parallelism && plan.parallelism->framework
                                                         ? *plan.parallelism->framework

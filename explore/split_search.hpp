@@ -12,6 +12,7 @@
 #include "core/plan/framework.hpp"
 #include "core/plan/plan.hpp"
 #include "core/results/result.hpp"
+#include "explore/engine.hpp"
 
 namespace scaleout::sim {
 

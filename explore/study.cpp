@@ -4,11 +4,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "analytic/analytic.hpp"
 #include "core/plan/input_error.hpp"
 #include "core/plan/plan_loader.hpp"
 #include "core/plan/yaml_reader.hpp"
-#include "sim/simulator.hpp"
 
 namespace scaleout::sim {
 
@@ -96,7 +94,7 @@ StudyCase read_case(const YAML::Node& node, const std::string& file, double defa
 
 core::RunResult run_one(const StudyCase& c, int workers, Engine engine, bool baseline = false) {
   core::Plan plan = case_plan(c, workers, baseline);
-  return engine == Engine::kSim ? simulate(plan) : predict_analytic(plan);
+  return make_engine(engine)->predict(plan);
 }
 
 void add_warnings(std::vector<std::string>& out, const core::RunResult& r) {

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "analytic/analytic.hpp"
 #include "core/plan/input_error.hpp"
 #include "core/plan/plan_loader.hpp"
 #include "core/plan/topology.hpp"
@@ -46,9 +45,10 @@ struct ExchangeSplit {
 ExchangeSplit split_exchange(const core::Plan& base, core::StrategyKind kind, int workers,
                              const core::RunResult& r) {
   core::Plan plan = plan_at(base, kind, workers);
-  AnalyticModel model(plan.cluster, core::devices_needed(plan));
-  return {model.exchange_time(plan, plan.gradient_bytes()), model.exchange_time(plan, 0),
-          find_bottleneck(model, plan, r).text};
+  auto engine = make_engine(Engine::kAnalytic);
+  engine->prepare(plan.cluster, core::devices_needed(plan), false);
+  return {engine->exchange_time(plan, plan.gradient_bytes()).value_or(0),
+          engine->exchange_time(plan, 0).value_or(0), find_bottleneck(*engine, plan, r).text};
 }
 
 std::string ms(double s) {

@@ -22,15 +22,12 @@
 #include <thread>
 #include <tuple>
 
-#include "analytic/analytic.hpp"
 #include "core/plan/input_error.hpp"
 #include "core/plan/plan_loader.hpp"
 #include "core/plan/plan_variation.hpp"
 #include "core/plan/plan_writer.hpp"
 #include "core/plan/topology.hpp"
-#include "explore/sim_children.hpp"
 #include "explore/sweep_csv.hpp"
-#include "sim/simulator.hpp"
 
 namespace scaleout::sim {
 
@@ -104,15 +101,17 @@ std::vector<int> parse_worker_list(const std::string& text, const std::string& f
   return out;
 }
 
-Engine parse_engine(const std::string& text, const std::string& field) {
-  if (text == "sim") return Engine::kSim;
-  if (text == "analytic") return Engine::kAnalytic;
-  throw core::InputError("", 0, field, "unknown engine '" + text + "'; expected sim or analytic");
-}
-
-const char* engine_name(Engine engine) { return engine == Engine::kSim ? "sim" : "analytic"; }
-
 namespace {
+
+EngineOptions engine_options(const SweepOptions& o) {
+  EngineOptions e;
+  e.sim.fidelity = o.fidelity;
+  e.sim.max_events = o.max_events;
+  e.jobs = o.jobs;
+  e.cancel = o.cancel;
+  e.on_running = o.on_running;
+  return e;
+}
 
 // One point of the cross product of the variations: its values, and its plan or why it does not
 // load.
@@ -154,6 +153,7 @@ class SweepRun {
  public:
   SweepRun(const core::Plan& base, const SweepOptions& options)
       : options_(options),
+        engine_(make_engine(options.engine, engine_options(options))),
         hash_(sweep_plan_hash(base, options)),
         variants_(make_variants(base, options.vary)) {
     if (!options.shard) return;
@@ -171,11 +171,13 @@ class SweepRun {
     // The baseline points first, so that every row knows its baseline when it is written.
     for (auto [begin, end] :
          {std::pair{std::size_t{0}, baseline_jobs_}, std::pair{baseline_jobs_, jobs_.size()}}) {
-      if (options_.engine == Engine::kAnalytic) {
-        run_analytic(begin, end);
-      } else {
-        run_simulations(begin, end);
-      }
+      if (cancelled()) break;
+      PlanBatch batch{[this](std::size_t i) { return plan_for(jobs_[i]); },
+                      [this](std::size_t i) { return jobs_[i].variant; }};
+      engine_->predict_each(
+          batch, begin, end,
+          [this](std::size_t i, core::RunResult&& r) { record(i, std::move(r)); },
+          [this](std::size_t i, const std::string& why) { fail(i, why); });
     }
     summary_.cancelled = cancelled();
     csv_.flush();
@@ -258,7 +260,9 @@ class SweepRun {
       return;
     }
     try {
-      core::validate_plan(plan_for(job));
+      core::Plan plan = plan_for(job);
+      core::validate_plan(plan);
+      engine_->check(plan);
     } catch (const core::InputError& e) {
       if (job.row) summary_.errors.push_back(key_of(job) + ": " + e.what());
       return;
@@ -287,47 +291,8 @@ class SweepRun {
     tick();
   }
 
-  // One model (one topology) for the points of each variant (their cluster), built for the
-  // largest; the jobs of a variant are consecutive.
-  void run_analytic(std::size_t begin, std::size_t end) {
-    while (begin < end && !cancelled()) {
-      std::size_t variant = jobs_[begin].variant, stop = begin;
-      int max_devices = 1;
-      for (; stop < end && jobs_[stop].variant == variant; ++stop)
-        max_devices = std::max(max_devices, core::devices_needed(plan_for(jobs_[stop])));
-      AnalyticModel model(variants_[variant].plan->cluster, max_devices);
-      for (std::size_t i = begin; i < stop && !cancelled(); ++i) {
-        try {
-          record(i, model.predict(plan_for(jobs_[i])));
-        } catch (const std::exception& e) {
-          fail(i, e.what());
-        }
-      }
-      begin = stop;
-    }
-  }
-
-  void run_simulations(std::size_t begin, std::size_t end) {
-    SimOptions sim_options;
-    sim_options.fidelity = options_.fidelity;
-    sim_options.max_events = options_.max_events;
-    SimChildren children(options_.jobs);
-    std::size_t next = begin;
-    while ((next < end || !children.empty()) && !cancelled()) {
-      for (; next < end && children.has_room(); ++next)
-        children.start(plan_for(jobs_[next]), sim_options, next);
-      auto ended = children.wait_one(options_.cancel, options_.on_running);
-      if (!ended) break;
-      auto [child, index, status] = *ended;
-      try {
-        record(index, collect_simulation(child, status));
-      } catch (const std::exception& e) {
-        fail(index, e.what());
-      }
-    }
-  }
-
   const SweepOptions& options_;
+  std::unique_ptr<PredictionEngine> engine_;
   std::string hash_;
   std::vector<Variant> variants_;    // one, the plan itself, when nothing is varied
   std::optional<ShardStamp> stamp_;  // sharded sweeps only

@@ -11,18 +11,13 @@
 
 #include "core/plan/plan.hpp"
 #include "core/results/result.hpp"
-#include "sim/simulator.hpp"
+#include "explore/engine.hpp"
 
 namespace scaleout::sim {
 
 // "8:1024:x2" (8, 16, ..., 1024), "8:64:+8" (8, 16, ..., 64) or "8,16,100". Throws
 // core::InputError naming `field` (the caller's name for the list) for anything else.
 std::vector<int> parse_worker_list(const std::string& text, const std::string& field = "workers");
-
-enum class Engine { kSim, kAnalytic };
-// "sim" | "analytic"; throws core::InputError naming `field` for anything else.
-Engine parse_engine(const std::string& text, const std::string& field = "engine");
-const char* engine_name(Engine engine);
 
 // Part K of N of a sweep's grid: the points whose index in the grid (strategies in the order
 // given, each over the worker counts in the order given) is K modulo N.

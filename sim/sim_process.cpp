@@ -24,9 +24,17 @@ namespace scaleout::sim {
 using core::Plan;
 using core::RunResult;
 
+double check_simulation(const Plan& plan, const SimOptions& options) {
+  if (plan.parallelism && plan.strategy.kind == core::StrategyKind::kPs)
+    throw core::InputError(plan.file, plan.strategy.line, "strategy",
+                           "the SimGrid engine exchanges a model-parallel plan's data group with "
+                           "collective strategies; for a parameter server use --engine analytic");
+  return check_work(plan, fidelity_for(plan, options.fidelity), options.max_events).messages;
+}
+
 SimChild start_simulation(const Plan& plan, const SimOptions& options) {
   // Before any work: refused at once.
-  WorkEstimate work = check_work(plan, fidelity_for(plan, options.fidelity), options.max_events);
+  double messages = check_simulation(plan, options);
   std::shared_ptr<SimProgress> progress = make_shared_progress();
   std::string name = core::make_temp_file("scaleout-sim");
   std::fflush(nullptr);
@@ -53,7 +61,7 @@ SimChild start_simulation(const Plan& plan, const SimOptions& options) {
     std::_Exit(0);
   }
   core::track_child(pid);
-  return SimChild{pid, name, std::move(progress), work.messages};
+  return SimChild{pid, name, std::move(progress), messages};
 }
 
 RunResult finish_simulation(const SimChild& child) {

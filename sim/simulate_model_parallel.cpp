@@ -133,10 +133,6 @@ core::RunResult assemble(MpRun& run, const Plan& plan, const core::ParallelState
 core::RunResult simulate_model_parallel_here(const Plan& plan, const SimOptions& options) {
   auto wall0 = std::chrono::steady_clock::now();
   core::check_memory_fits(plan);
-  if (plan.strategy.kind == core::StrategyKind::kPs)
-    throw core::InputError(plan.file, plan.strategy.line, "strategy",
-                           "the SimGrid engine exchanges a model-parallel plan's data group with "
-                           "collective strategies; for a parameter server use --engine analytic");
   SimSetup setup = set_up_simulation(plan, options, [](const core::RankPlan& ranks) {
     return static_cast<std::int64_t>(ranks.ranks()) + 1;  // the ranks and SimGrid's own
   });

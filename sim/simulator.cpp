@@ -420,6 +420,7 @@ std::int64_t relay_actors(const core::RankLayout& layout, int direct) {
 }
 
 RunResult simulate_here(const Plan& plan, const SimOptions& options) {
+  check_simulation(plan, options);
   if (plan.parallelism) return simulate_model_parallel_here(plan, options);
   auto wall0 = std::chrono::steady_clock::now();
   // One actor per rank (its compute stream is arithmetic, not an actor), SimGrid's own, and relays.

@@ -202,17 +202,24 @@ TEST(Planner, UnreachableTargetSaysHowFarItTriedAndWhy) {
 
 TEST(Planner, BottleneckNamesComputeOrTheNetwork) {
   core::Plan plan = quickstart();
-  AnalyticModel model(plan.cluster, 2048);
+  auto model = make_engine(Engine::kAnalytic);
+  model->prepare(plan.cluster, 2048, false);
   core::Plan p = plan;
   p.strategy.kind = StrategyKind::kPs;
   p.training.workers = 128;
-  core::RunResult ps = model.predict(p);
-  EXPECT_EQ(find_bottleneck(model, p, ps).kind, "server_nic");  // 128 workers on 8 servers
+  core::RunResult ps = model->predict(p);
+  EXPECT_EQ(find_bottleneck(*model, p, ps).kind, "server_nic");  // 128 workers on 8 servers
+  // An engine without the exchange in closed form names no link class from a result without links.
+  auto sim = make_engine(Engine::kSim);
+  core::RunResult linkless = ps;
+  linkless.links.clear();
+  EXPECT_EQ(find_bottleneck(*sim, p, linkless).kind, "communication");
   p.training.workers = 64;
   p.cluster.nic.bandwidth *= 1000;  // a network so fast that compute is all there is
-  AnalyticModel fast(p.cluster, 1024);
+  auto fast = make_engine(Engine::kAnalytic);
+  fast->prepare(p.cluster, 1024, false);
   p.strategy.kind = StrategyKind::kRing;
-  EXPECT_EQ(find_bottleneck(fast, p, fast.predict(p)).kind, "compute");
+  EXPECT_EQ(find_bottleneck(*fast, p, fast->predict(p)).kind, "compute");
 }
 
 TEST(Planner, BadRequestsAreInputErrors) {

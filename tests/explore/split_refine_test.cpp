@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/simulator.hpp"
 #include "tests/core/plan_text.hpp"
 
 namespace scaleout::sim {

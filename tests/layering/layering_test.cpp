@@ -24,7 +24,8 @@ std::vector<std::string> includes_matching(const std::string& dir, const std::re
                                            const std::string& except_file = "") {
   std::vector<std::string> found;
   const std::regex include(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(SCALEOUT_SOURCE_DIR) / dir)) {
+  const fs::path root = fs::path(SCALEOUT_SOURCE_DIR) / dir;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
     auto ext = entry.path().extension();
     if (ext != ".cpp" && ext != ".hpp" && ext != ".cu") continue;
     if (!except_file.empty() && entry.path().filename() != except_file) continue;
@@ -32,7 +33,7 @@ std::vector<std::string> includes_matching(const std::string& dir, const std::re
     std::smatch m;
     for (std::string line; std::getline(in, line);)
       if (std::regex_search(line, m, include) && std::regex_search(m[1].str(), forbidden))
-        found.push_back(entry.path().filename().string() + ": " + line);
+        found.push_back(fs::relative(entry.path(), root).string() + ": " + line);
   }
   return found;
 }
@@ -71,6 +72,31 @@ TEST(Layering, EnginesNeverIncludeEachOther) {
   EXPECT_EQ(includes_matching("analytic",
                               std::regex(R"(^(sim|explore|exec|cli|gui)/|gloo|cuda|nccl|^Q)")),
             std::vector<std::string>{});
+}
+
+// The drivers reach the engines through the Engine interface (explore/engine.hpp) alone: only its
+// two engines (explore/engines/) include an engine's headers; the rest may name the SimGrid
+// engine's options and progress, which a caller passes through.
+TEST(Layering, DriversReachTheEnginesThroughTheEngineInterface) {
+  std::vector<std::string> found;
+  const std::regex engine_header(R"(^analytic/|^sim/(?!sim_options\.hpp|sim_progress\.hpp))");
+  for (const auto& f : includes_matching("explore", engine_header))
+    if (f.rfind("engines/", 0) != 0) found.push_back(f);
+  EXPECT_EQ(found, std::vector<std::string>{});
+  // The interface itself is there.
+  EXPECT_TRUE(fs::exists(fs::path(SCALEOUT_SOURCE_DIR) / "explore" / "engine.hpp"));
+  EXPECT_FALSE(includes_matching("explore", std::regex("^analytic/")).empty());
+}
+
+// core/ is in rooms (plan, parallel, programs, codecs, model, reliability, formats, results,
+// files): no source sits at its top.
+TEST(Layering, CoreSourcesLiveInRooms) {
+  std::vector<std::string> loose;
+  for (const auto& entry : fs::directory_iterator(fs::path(SCALEOUT_SOURCE_DIR) / "core")) {
+    auto ext = entry.path().extension();
+    if (ext == ".cpp" || ext == ".hpp") loose.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(loose, std::vector<std::string>{});
 }
 
 // The drivers run the engines; they never include the programs or the real runs.

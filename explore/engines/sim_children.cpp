@@ -1,4 +1,4 @@
-#include "explore/sim_children.hpp"
+#include "explore/engines/sim_children.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
