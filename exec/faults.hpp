@@ -18,7 +18,8 @@ struct Faults {
   int stop_rank = -1;
   int stop_step = 0;
   // In a model-parallel plan, this rank runs its first two forwards in the wrong order
-  // (the stage after it must count the micro-batches it did not expect; the run fails).
+  // (exec/broken_schedule.hpp; the stage after it must count the micro-batches it did not expect;
+  // the run fails).
   int break_schedule_rank = -1;
   // In a model-parallel plan on CPUs, this rank's fabric lands its first receive of the second
   // step elsewhere (exec/stale_receive_fabric.hpp): its slot keeps the first step's data, the

@@ -12,6 +12,7 @@
 #include "core/programs/check_values.hpp"
 #include "core/programs/strategies/model_parallel_training.hpp"
 #include "core/results/model_parallel_outcome.hpp"
+#include "exec/broken_schedule.hpp"
 #include "exec/element_type.hpp"
 #include "exec/gloo_fabric.hpp"
 #include "exec/rank_steps.hpp"
@@ -49,10 +50,10 @@ void run_model_parallel_rank(const core::Plan& plan, const ExecOptions& options,
   core::RankPlan ranks = core::plan_ranks(plan);
   std::vector<int> rank_node;
   for (int r = 0; r < ranks.ranks(); ++r) rank_node.push_back(ranks.node_of_rank(r));
-  core::ModelParallelTraining program(plan, rank_node);
+  auto training = training_program(plan, rank_node, options.faults);
+  core::ModelParallelTraining& program = *training;
   // A CPU core runs the real FLOPs (the program charges them / efficiency) times compute_scale.
   program.set_compute_scale(executed_compute_scale(plan, options));
-  program.break_schedule_on(options.faults.break_schedule_rank);
   core::CheckValues values(plan.training.workers, 1, plan.training.gradient_precision, plan.file);
   // A stale receive (a test's fault) lands in as many elements again past the program's.
   bool stale = setup.rank == options.faults.stale_receive_rank;

@@ -12,6 +12,7 @@
 #include "core/parallel/rank_plan.hpp"
 #include "core/programs/check_values.hpp"
 #include "core/programs/strategies/model_parallel_training.hpp"
+#include "exec/broken_schedule.hpp"
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/nccl_fabric.hpp"
 #include "exec/cuda/nccl_model_parallel.hpp"
@@ -54,9 +55,9 @@ nlohmann::json iterations(const core::Plan& plan, const ExecOptions& options, Nc
   core::Plan run = plan;
   run.training.steps = steps;
   // Receives are posted as the stages need them: a grouped NCCL call waits for all of its own.
-  core::ModelParallelTraining program(run, rank_node, /*receive_ahead=*/false);
+  auto training = training_program(run, rank_node, options.faults, /*receive_ahead=*/false);
+  core::ModelParallelTraining& program = *training;
   program.set_compute_scale(executed_compute_scale(run, options));
-  program.break_schedule_on(options.faults.break_schedule_rank);
   ModelParallelStepReports reports;
   gloo::BarrierAllToAll(sync).run();
   reports.origin = fabric.now();

@@ -278,11 +278,8 @@ std::uint64_t ModelParallelTraining::tag(const PipeOp& op, int sender_stage) con
          op.microbatch + 1;
 }
 
-std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int rank) const {
-  auto ops = stage_schedule(plan_.parallelism->schedule, stage, stages_, microbatches_, chunks_);
-  if (rank >= 0 && rank == broken_rank_ && ops.size() > 1 && ops[1].kind == Kind::kForward)
-    std::swap(ops[0], ops[1]);
-  return ops;
+std::vector<PipeOp> ModelParallelTraining::schedule_of(int stage, int /*rank*/) const {
+  return stage_schedule(plan_.parallelism->schedule, stage, stages_, microbatches_, chunks_);
 }
 
 void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size_t index,

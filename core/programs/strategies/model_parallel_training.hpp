@@ -71,6 +71,7 @@ class ModelParallelTraining {
   // calls need (a group waits for every receive in it).
   // REQUIRES: a validated plan with `parallelism:` and a collective strategy.
   ModelParallelTraining(const Plan& plan, std::vector<int> rank_node, bool receive_ahead = true);
+  virtual ~ModelParallelTraining() = default;
 
   // Runs every iteration on the fabric's rank; `checks` (executed engines) verifies every stage
   // transfer's micro-batch, every tensor all-reduce's and the data group's sums.
@@ -84,12 +85,16 @@ class ModelParallelTraining {
   std::int64_t buffer_elements() const;
   // Executed engines run this share of the FLOPs the plan charges (a CPU's kernel); default 1.
   void set_compute_scale(double scale) { compute_scale_ = scale; }
-  // For tests: `rank` runs its first two forwards in the wrong order (its neighbour must notice).
-  void break_schedule_on(int rank) { broken_rank_ = rank; }
 
   // Elements (of the fabric's element size) of one activation transfer and of the gradient shard.
   std::int64_t activation_elements() const { return activation_elements_; }
   std::int64_t gradient_elements() const { return gradient_elements_; }
+
+ protected:
+  // The ops `stage` runs, in order (`rank`: the rank that runs them, -1 for a neighbour's order
+  // seen from another rank). Virtual for one test fault only: a rank running a broken order
+  // (exec/broken_schedule.hpp), which its neighbours' checks must catch.
+  virtual std::vector<PipeOp> schedule_of(int stage, int rank) const;
 
  private:
   struct Rank;  // one rank's views and programs for a run
@@ -154,7 +159,6 @@ class ModelParallelTraining {
   // The all-to-alls' tokens sent and received, and the hierarchical exchange's relay.
   std::int64_t token_elements() const;
   std::unique_ptr<StrategyProgram> group_exchange(const std::vector<int>& members) const;
-  std::vector<PipeOp> schedule_of(int stage, int rank) const;
   std::uint64_t tag(const PipeOp& op, int sender_stage) const;
   Span send_slot(std::size_t op_index) const;
   Span receive_slot(std::size_t op_index) const;
@@ -177,7 +181,6 @@ class ModelParallelTraining {
   std::int64_t tensor_head_elements_ = 0;    // tp_comm_overlap: the first chunk, not hidden
   std::int64_t context_block_elements_ = 0;  // one member's keys and values of a layer
   double compute_scale_ = 1;
-  int broken_rank_ = -1;
 };
 
 }  // namespace scaleout::core
