@@ -43,9 +43,11 @@ void print_details(const std::vector<core::DevicePreset>& presets) {
     const core::DeviceSpec& d = p.device;
     std::printf(
         "%s (%s): %.0f GB at %.0f GB/s, %d multiprocessors, tile %dx%d, matmul ceiling "
-        "%.3f\n",
+        "%.3f",
         p.id.c_str(), d.name.c_str(), d.memory / 1e9, d.memory_bandwidth / 1e9, d.multiprocessors,
         d.tile_rows, d.tile_cols, d.matmul_ceiling);
+    if (d.memory_ceiling > 0) std::printf(", memory ceiling %.2f", d.memory_ceiling);
+    std::printf("\n");
     for (const std::string& s : p.sources) std::printf("  source: %s\n", s.c_str());
   }
 }

@@ -19,15 +19,20 @@ double tile_seconds(const DeviceSpec& d, const MatrixProduct& p) {
   return waves * 2.0 * d.tile_rows * d.tile_cols * p.k / tile_rate;
 }
 
+// The memory's rate a streaming kernel reaches: the datasheet's times the measured ceiling.
+double achieved_bandwidth(const DeviceSpec& d) {
+  return d.memory_bandwidth * (d.memory_ceiling > 0 ? d.memory_ceiling : 1.0);
+}
+
 }  // namespace
 
 double matmul_seconds(const DeviceSpec& d, const MatrixProduct& p) {
   double bytes = d.element_bytes * p.batch * (p.m * p.k + p.k * p.n + p.m * p.n);
-  return std::max(tile_seconds(d, p), bytes / d.memory_bandwidth) + d.kernel_gap;
+  return std::max(tile_seconds(d, p), bytes / achieved_bandwidth(d)) + d.kernel_gap;
 }
 
 double streaming_seconds(const DeviceSpec& d, double bytes, int kernels) {
-  return bytes / d.memory_bandwidth + kernels * d.kernel_gap;
+  return bytes / achieved_bandwidth(d) + kernels * d.kernel_gap;
 }
 
 namespace {
@@ -89,7 +94,7 @@ FlashSeconds flash_seconds(const DeviceSpec& d, const TransformerShape& t, int m
       t.latent         ? (query_width(t) + key_value_width(t) + attention_output_width(t)) / tensor
       : t.head_dim > 0 ? (2 * query_width(t) + 2 * kv_width(t)) / tensor
                        : static_cast<double>(t.hidden) / tensor * (2 + 2.0 * t.kv_heads / t.heads);
-  double io = activation_bytes(d) * tokens * width / d.memory_bandwidth;
+  double io = activation_bytes(d) * tokens * width / achieved_bandwidth(d);
   return {std::max(products, io) + d.kernel_gap, std::max(2.5 * products, 2 * io) + d.kernel_gap};
 }
 

@@ -9,8 +9,9 @@
 // quantization). A product that moves more bytes than it can compute on (a thin k) runs at the
 // memory's bandwidth instead. The element-wise kernels (layer norms, bias-dropout-residual,
 // GeLU or SwiGLU, the attention's softmax and dropout, the loss, the addition of each
-// micro-batch's weight gradients into 32-bit buffers) run at the memory's bandwidth. Every kernel
-// adds the device's kernel_gap.
+// micro-batch's weight gradients into 32-bit buffers) run at the memory's bandwidth: the
+// datasheet's times the device's measured memory_ceiling where it has one. Every kernel adds the
+// device's kernel_gap.
 //
 // The kernels are those of Megatron-LM's GPT layer with its fused kernels (bias-GeLU, scale-mask-
 // softmax, bias-dropout-add) and dropout: the layer norms and the residual path run on every

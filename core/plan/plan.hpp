@@ -71,9 +71,11 @@ struct DeviceSpec {
   int multiprocessors = 0;               // SMs or compute units
   int tile_rows = 128, tile_cols = 128;  // output tile of the BLAS's large matrix kernels
   double matmul_ceiling = 0;  // the best measured matrix-product rate over the peak; 0: none
-  double kernel_gap = 2e-6;   // seconds between two kernels on a stream (launch, tail)
-  int element_bytes = 2;      // of the products' inputs in the plan's precision
-  double memory = 0;  // bytes of device memory; 0: not given (nothing is refused for memory)
+  // The best measured memory bandwidth over memory_bandwidth; 0: none (the datasheet's rate).
+  double memory_ceiling = 0;
+  double kernel_gap = 2e-6;  // seconds between two kernels on a stream (launch, tail)
+  int element_bytes = 2;     // of the products' inputs in the plan's precision
+  double memory = 0;         // bytes of device memory; 0: not given (nothing is refused for memory)
   int memory_line = 0;
   // Elements per second at which the device runs gradient compressors (`compress:`): top-k
   // selection, and the element-wise passes (quantize, dequantize, scatter-add, random-k).

@@ -109,6 +109,8 @@ void compute_figures(YAML::Emitter& out, const DeviceSpec& d) {
       << d.tile_cols << YAML::EndSeq;
   if (d.matmul_ceiling > 0)
     out << YAML::Key << "matmul_ceiling" << YAML::Value << exact(d.matmul_ceiling);
+  if (d.memory_ceiling > 0)
+    out << YAML::Key << "memory_ceiling" << YAML::Value << exact(d.memory_ceiling);
   out << YAML::Key << "kernel_gap" << YAML::Value << exact(d.kernel_gap, "s");
 }
 

@@ -52,6 +52,21 @@ TEST(DeviceCompute, AThinProductRunsAtTheMemorysBandwidth) {
   EXPECT_NEAR(matmul_seconds(d, {"p", 1, 4096, 4096, 8}), 33.685504e-6, 1e-12);
 }
 
+TEST(DeviceCompute, TheMemoryCeilingSlowsWhatStreams) {
+  DeviceSpec d = four_unit_device();
+  d.kernel_gap = 0;
+  d.memory_bandwidth = 1e12;
+  EXPECT_NEAR(streaming_seconds(d, 1e9, 1), 1e-3, 1e-15);  // none measured: the datasheet's
+  d.memory_ceiling = 0.8;
+  EXPECT_NEAR(streaming_seconds(d, 1e9, 1), 1.25e-3, 1e-15);
+  // A product's tiles run at the matmul ceiling as before; a thin product's bytes (the case
+  // above: 33,685,504 bytes) at the memory's.
+  EXPECT_NEAR(matmul_seconds(d, {"p", 1, 256, 256, 1024}), kTileSeconds, 1e-12);
+  d.multiprocessors = 1024;
+  d.flops = 1024e12;
+  EXPECT_NEAR(matmul_seconds(d, {"p", 1, 4096, 4096, 8}), 33.685504e-6 / 0.8, 1e-12);
+}
+
 TEST(DeviceCompute, EachKernelAddsTheGap) {
   DeviceSpec d = four_unit_device();
   d.kernel_gap = 5e-6;

@@ -47,6 +47,9 @@ TEST(DevicePresets, TheBundledFileListsTheDevicesTeamsBook) {
   EXPECT_DOUBLE_EQ(preset("a100-sxm4-80gb").device.flops, 312e12);
   EXPECT_EQ(preset("a100-sxm4-80gb").device.multiprocessors, 108);
   EXPECT_NEAR(preset("h100-sxm5-80gb").device.flops, 989e12, 1e12);
+  // A memory ceiling only where a measurement is cited: the A100 80GB's (1.80 of 2.04 TB/s).
+  EXPECT_DOUBLE_EQ(preset("a100-sxm4-80gb").device.memory_ceiling, 0.88);
+  EXPECT_EQ(preset("a100-sxm4-40gb").device.memory_ceiling, 0);
 }
 
 TEST(DevicePresets, ATopologyTakesThePresetAndOverridesAField) {
@@ -117,6 +120,11 @@ TEST(DevicePresets, SavedPlansKeepTheFiguresAndTheComputeModel) {
   p.cluster.device.flops = 500e12;
   EXPECT_DOUBLE_EQ(testing::load_text("preset-saved-500", plan_to_yaml(p)).cluster.device.flops,
                    500e12);
+  // A memory ceiling written stands.
+  p.cluster.device.memory_ceiling = 0.9;
+  EXPECT_DOUBLE_EQ(
+      testing::load_text("preset-saved-memory", plan_to_yaml(p)).cluster.device.memory_ceiling,
+      0.9);
 }
 
 TEST(DevicePresets, AFileWithARepeatedPresetIsRefusedWithItsLine) {
