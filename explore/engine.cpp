@@ -14,7 +14,7 @@ Engine parse_engine(const std::string& text, const std::string& field) {
 const char* engine_name(Engine engine) { return engine == Engine::kSim ? "sim" : "analytic"; }
 
 std::unique_ptr<PredictionEngine> make_engine(Engine kind, EngineOptions options) {
-  if (kind == Engine::kAnalytic) return make_analytic_engine();
+  if (kind == Engine::kAnalytic) return make_analytic_engine(options.cancel);
   return make_sim_engine(std::move(options));
 }
 

@@ -15,6 +15,8 @@ namespace {
 
 class AnalyticEngine : public PredictionEngine {
  public:
+  explicit AnalyticEngine(const std::atomic<bool>* cancel) : cancel_(cancel) {}
+
   Engine kind() const override { return Engine::kAnalytic; }
 
   // The closed forms refuse while they predict (a layout a strategy cannot use, more workers than
@@ -36,7 +38,8 @@ class AnalyticEngine : public PredictionEngine {
     return model().predict(plan);
   }
 
-  // Each run of alike plans on one model, built for the largest of them.
+  // Each run of alike plans on one model, built for the largest of them; a cancel stops it
+  // between two plans.
   bool predict_each(const PlanBatch& batch, std::size_t begin, std::size_t end, const OnDone& done,
                     const OnFailed& failed) override {
     while (begin < end) {
@@ -47,6 +50,7 @@ class AnalyticEngine : public PredictionEngine {
           max_devices = std::max(max_devices, core::devices_needed(batch.plan(stop)));
       prepare(batch.plan(begin).cluster, max_devices, false);
       for (std::size_t i = begin; i < stop; ++i) {
+        if (cancel_ && cancel_->load()) return false;
         std::optional<core::RunResult> r;
         try {
           r = predict(batch.plan(i));
@@ -75,6 +79,7 @@ class AnalyticEngine : public PredictionEngine {
     return *model_;
   }
 
+  const std::atomic<bool>* cancel_;
   std::optional<Prepared> prepared_;
   mutable std::optional<AnalyticModel> model_;
   std::optional<GroupTimes> times_;  // prepared for one strategy only
@@ -82,8 +87,8 @@ class AnalyticEngine : public PredictionEngine {
 
 }  // namespace
 
-std::unique_ptr<PredictionEngine> make_analytic_engine() {
-  return std::make_unique<AnalyticEngine>();
+std::unique_ptr<PredictionEngine> make_analytic_engine(const std::atomic<bool>* cancel) {
+  return std::make_unique<AnalyticEngine>(cancel);
 }
 
 }  // namespace scaleout::sim

@@ -107,14 +107,17 @@ TEST(Engine, ACancelledBatchSaysSo) {
   std::atomic<bool> cancel{true};
   EngineOptions o;
   o.cancel = &cancel;
-  auto engine = make_engine(Engine::kSim, o);
-  std::vector<core::Plan> plans = {ring_plan(8)};
-  PlanBatch batch{[&](std::size_t i) { return plans[i]; }, nullptr};
-  int ended = 0;
-  EXPECT_FALSE(engine->predict_each(
-      batch, 0, 1, [&](std::size_t, core::RunResult&&) { ++ended; },
-      [&](std::size_t, const std::string&) { ++ended; }));
-  EXPECT_EQ(ended, 0);
+  for (Engine kind : {Engine::kAnalytic, Engine::kSim}) {
+    auto engine = make_engine(kind, o);
+    std::vector<core::Plan> plans = {ring_plan(8)};
+    PlanBatch batch{[&](std::size_t i) { return plans[i]; }, nullptr};
+    int ended = 0;
+    EXPECT_FALSE(engine->predict_each(
+        batch, 0, 1, [&](std::size_t, core::RunResult&&) { ++ended; },
+        [&](std::size_t, const std::string&) { ++ended; }))
+        << engine_name(kind);
+    EXPECT_EQ(ended, 0) << engine_name(kind);
+  }
 }
 
 }  // namespace
