@@ -49,6 +49,27 @@ TEST(WorkerList, RangesAndLists) {
   EXPECT_THROW(parse_worker_list("0,4"), core::InputError);
 }
 
+// Points SimGrid refuses (here: more messages than the cap) are errors of their own, found before
+// any simulation starts; the points it takes still run.
+TEST(Sweep, PointsTheSimulatorRefusesAreReportedBeforeAnyRuns) {
+  core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
+  SweepOptions o;
+  o.workers = {8, 64};
+  o.strategies = {core::StrategyKind::kRing};
+  o.engine = Engine::kSim;
+  o.fidelity = Fidelity::kStep;
+  o.max_events = 2000;  // 8 ranks' step-by-step ring fits, 64 ranks' does not
+  std::size_t total = 0;
+  o.on_progress = [&](std::size_t, std::size_t of) { total = of; };
+  SweepSummary s = run_sweep(plan, o);
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(s.rows[0].workers, 8);
+  ASSERT_EQ(s.errors.size(), 1u);
+  EXPECT_NE(s.errors[0].find("ring,64"), std::string::npos) << s.errors[0];
+  EXPECT_NE(s.errors[0].find("messages"), std::string::npos) << s.errors[0];
+  EXPECT_EQ(total, 1u);  // the refused point never counted as one to run
+}
+
 TEST(Sweep, CsvHasTheDocumentedColumnsAndOneRowPerPoint) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
   fs::path csv = fs::temp_directory_path() / "scaleout-sweep-columns.csv";
