@@ -17,6 +17,7 @@
 #include "core/codecs/ps_codec.hpp"
 #include "core/model/host_costs.hpp"
 #include "core/model/network_factors.hpp"
+#include "core/model/overlap_slowdown.hpp"
 #include "core/model/step_model.hpp"
 #include "core/parallel/rank_plan.hpp"
 #include "core/plan/input_error.hpp"
@@ -409,22 +410,25 @@ RunResult AnalyticModel::predict_closed_form(const Plan& plan) const {
   if (ps_program && !rules.drop_stale) return predict_async_ps(plan, m, slowest);
   // Buckets leave in order, each once ready and once the previous one is through. A compressed
   // exchange's codec work runs on the worker's device: one that starts while backward runs
-  // delays the rest of backward by its seconds (as the simulator's stream: sim/sim_fabric.cpp).
-  double comm_free = 0, comm = 0, codec_delay = 0;
+  // delays the rest of backward by its seconds (as the simulator's stream: sim/sim_fabric.cpp);
+  // so does the slowdown of the backward that an exchange runs beside
+  // (core/model/overlap_slowdown.hpp).
+  double comm_free = 0, comm = 0, delay = 0;
   double last_bytes = -1, t = 0, codec = 0;  // buckets of one size (most of them) cost the same
+  double slowdown = plan.cluster.device.overlap_slowdown;
   for (const auto& b : m.buckets) {
     double bytes = static_cast<double>(b.span.count) * m.bytes_per_element;
     if (bytes != last_bytes) {
       t = exchange_time(plan, bytes), last_bytes = bytes;
       codec = core::worker_codec_seconds(plan, b.span.count);
     }
-    double start =
-        std::max(comm_free, forward + m.leaves_at(b.ready_fraction * backward) + codec_delay);
-    if (start < forward + backward + codec_delay) codec_delay += codec;
+    double start = std::max(comm_free, forward + m.leaves_at(b.ready_fraction * backward) + delay);
+    if (start < forward + backward + delay) delay += codec;
+    delay += core::overlap_penalty(forward + backward + delay - start, t, slowdown);
     comm_free = start + t;
     comm += t;
   }
-  RunResult r = assemble(plan, m, std::max(forward + backward + codec_delay, comm_free), comm, k);
+  RunResult r = assemble(plan, m, std::max(forward + backward + delay, comm_free), comm, k);
   r.gradients.dropped = static_cast<long>(n - k) * plan.training.steps;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;

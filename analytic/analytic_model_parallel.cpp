@@ -9,6 +9,7 @@
 #include "core/model/compute_rate.hpp"
 #include "core/model/model_memory.hpp"
 #include "core/model/model_parallel_work.hpp"
+#include "core/model/overlap_slowdown.hpp"
 #include "core/model/transformer.hpp"
 #include "core/parallel/parallel_state.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
@@ -119,9 +120,13 @@ void set_context_costs(const Plan& plan, const core::ParallelState& state,
   c.layer_attention_backward = backward + again * forward;
   if (w.context_ring) {
     double step2 = shift_seconds(plan, topo, group, 1, 2 * w.context_block_bytes);
-    c.layer_context_forward = (n - 1) * std::max(0.0, step - forward / n);
+    double s = c.overlap_slowdown;  // what a step's block adds beyond the compute beside it
+    auto beyond = [s](double compute, double block) {
+      return core::span_beside(compute, block, s) - compute;
+    };
+    c.layer_context_forward = (n - 1) * beyond(forward / n, step);
     c.layer_context_backward =
-        again * c.layer_context_forward + (n - 1) * std::max(0.0, step2 - backward / n);
+        again * c.layer_context_forward + (n - 1) * beyond(backward / n, step2);
     return;
   }
   double gather = (n - 1) * step;
@@ -156,10 +161,12 @@ void set_tensor_costs(const core::ModelParallelWork& w, int tensor,
   double rest = allreduce(w.activation_bytes * (tensor - 1) / tensor);
   c.layer_tensor_beside_forward = w.tensor_allreduces_forward * rest;
   c.layer_tensor_beside_backward = w.tensor_allreduces_backward * rest;
-  c.layer_tensor_forward =
-      w.tensor_allreduces_forward * head + std::max(0.0, c.layer_tensor_beside_forward - forward);
+  double s = c.overlap_slowdown;
+  c.layer_tensor_forward = w.tensor_allreduces_forward * head +
+                           core::span_beside(forward, c.layer_tensor_beside_forward, s) - forward;
   c.layer_tensor_backward = w.tensor_allreduces_backward * head +
-                            std::max(0.0, c.layer_tensor_beside_backward - backward);
+                            core::span_beside(backward, c.layer_tensor_beside_backward, s) -
+                            backward;
 }
 
 }  // namespace
@@ -190,6 +197,7 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
     return it->second;
   };
   ModelParallelCosts c;
+  c.overlap_slowdown = plan.cluster.device.overlap_slowdown;
   c.layer_forward_compute = w.layer_forward_flops / peak;
   c.layer_backward_compute = w.layer_backward_flops / peak;
   if (plan.parallelism->schedule == core::PipelineScheduleKind::kZeroBubble)
@@ -239,14 +247,14 @@ double layers_forward(const ModelParallelCosts& c, int layers) {
   if (!sharded(c))
     return layers * (c.layer_forward_compute + c.layer_context_forward + c.layer_tensor_forward);
   return core::sharded_layers_seconds(layers, c.layer_forward_compute, c.layer_tensor_forward,
-                                      c.layer_gather_forward, 0);
+                                      c.layer_gather_forward, 0, c.overlap_slowdown);
 }
 
 double layers_backward(const ModelParallelCosts& c, int layers) {
   if (!sharded(c))
     return layers * (c.layer_backward_compute + c.layer_context_backward + c.layer_tensor_backward);
   return core::sharded_layers_seconds(layers, c.layer_backward_compute, c.layer_tensor_backward,
-                                      c.layer_gather_backward, c.layer_reduce);
+                                      c.layer_gather_backward, c.layer_reduce, c.overlap_slowdown);
 }
 
 // What ZeRO-2's and 3's per-layer collectives add to a stage of `layers` layers, each micro-batch

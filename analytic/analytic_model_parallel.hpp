@@ -51,6 +51,9 @@ struct ModelParallelCosts {
   double layer_gather_forward = 0;
   double layer_gather_backward = 0;
   double layer_reduce = 0;
+  // The device's overlap_slowdown: collectives beside a layer's compute slow it
+  // (core/model/overlap_slowdown.hpp).
+  double overlap_slowdown = 0;
   // overlap_grad_reduce: what the buckets' exchanges add to the ops that run beside them and
   // after the schedule, by stage (empty without it; data_exchange is then what follows them).
   GradientOverlap overlap;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/model/overlap_slowdown.hpp"
 #include "core/parallel/model_split.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
 #include "core/programs/gradient_buckets.hpp"
@@ -14,6 +15,7 @@ GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::Parall
                                       const std::function<double(double)>& bucket_seconds) {
   const core::ModelSplit& s = state.split();
   GradientOverlap out;
+  double slow = plan.cluster.device.overlap_slowdown;
   for (int stage = 0; stage < s.pipeline; ++stage) {
     core::BucketQueue queue(work, s, stage);
     std::vector<double> extra;
@@ -26,8 +28,8 @@ GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::Parall
         for (int layer = 0; layer < core::chunk_layers(s, stage, op.chunk); ++layer) {
           core::GradientBucket bucket;
           if (queue.take(op, bucket))
-            added += std::max(l.compute, l.beside + bucket_seconds(bucket.bytes)) -
-                     std::max(l.compute, l.beside);
+            added += core::span_beside(l.compute, l.beside + bucket_seconds(bucket.bytes), slow) -
+                     core::span_beside(l.compute, l.beside, slow);
           queue.layer_done(op, layer);
         }
       }

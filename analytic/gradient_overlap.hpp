@@ -1,7 +1,8 @@
 // overlap_grad_reduce (core/programs/gradient_buckets.hpp) in closed form: each stage walks its
 // schedule with the same queue of gradient buckets as the training program, and a layer that has a
 // bucket exchanged beside its compute takes max(compute, beside + exchange) instead of max(compute,
-// beside), where `beside` is what already runs beside it.
+// beside), where `beside` is what already runs beside it, the compute slowed by what runs beside
+// it (core::span_beside, the device's overlap_slowdown).
 #pragma once
 
 #include <functional>

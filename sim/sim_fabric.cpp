@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/model/host_costs.hpp"
+#include "core/model/overlap_slowdown.hpp"
 #include "sim/sim_progress.hpp"
 
 namespace scaleout::sim {
@@ -416,6 +417,19 @@ double SimFabric::wait_compute(ComputeTicket ticket) {
   double end = stream_done_at_.at(static_cast<std::size_t>(ticket));
   if (end > now()) sg4::this_actor::sleep_until(end);
   return end;
+}
+
+// The stream runs its jobs back to back from `since` on (the training programs queue them so: at
+// `since`, or earlier), so its work left at `since` is its last job's end less `since`, and the
+// slowed share of it is core::overlap_penalty's: every job not yet finished at `since` ends that
+// much later, the closed form's arithmetic exactly.
+double SimFabric::communicated_beside(double since) {
+  if (world_.overlap_slowdown <= 0 || stream_done_at_.empty()) return 0;
+  double work = stream_done_at_.back() - since;
+  double extra = core::overlap_penalty(work, now() - since, world_.overlap_slowdown);
+  for (auto end = stream_done_at_.rbegin(); end != stream_done_at_.rend() && *end > since; ++end)
+    *end += extra;
+  return extra;
 }
 
 // Local work (a compressor's encoding, an owner's sums, the decoding) runs on the rank's device,

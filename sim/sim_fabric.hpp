@@ -68,6 +68,8 @@ struct SimWorld {
   // Software costs charged on messages between nodes and on the sums of what they bring (every
   // strategy; zero: none).
   core::HostCosts host;
+  // The device's overlap_slowdown: collectives slow the compute stream beside them.
+  double overlap_slowdown = 0;
   // Told of every message's data once it arrived (for the trace); may be empty.
   std::function<void(int from, int to, double start_s, double end_s)> data_taken;
 };
@@ -111,6 +113,7 @@ class SimFabric : public core::Fabric,
   // The device's stream, in order, as arithmetic: see sim_fabric.cpp.
   ComputeTicket compute_async(double flops) override;
   double wait_compute(ComputeTicket ticket) override;
+  double communicated_beside(double since) override;
   void idle(double seconds) override;
   // A codec's kernels take the device from the compute stream (see sim_fabric.cpp).
   void local_work(double seconds, const WordsFn& apply) override;

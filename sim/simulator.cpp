@@ -317,6 +317,7 @@ void set_up_world(SimWorld& world, const Plan& plan, const core::RankPlan& ranks
   world.latency_factor = model_latency_factor();
   // Host costs: charged by the fabric to messages between nodes, whatever the strategy.
   world.host = plan.cluster.host;
+  world.overlap_slowdown = plan.cluster.device.overlap_slowdown;
   if (plan.cluster.network_model == "ib") world.sized = configured_size_factors();
 }
 

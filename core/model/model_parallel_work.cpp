@@ -5,6 +5,7 @@
 #include "core/model/compute_rate.hpp"
 #include "core/model/device_compute.hpp"
 #include "core/model/model_memory.hpp"
+#include "core/model/overlap_slowdown.hpp"
 #include "core/model/shape_efficiency.hpp"
 #include "core/model/transformer.hpp"
 #include "core/parallel/model_split.hpp"
@@ -88,14 +89,14 @@ void add_context_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelW
 }  // namespace
 
 double sharded_layers_seconds(int layers, double compute, double tensor, double gather,
-                              double reduce) {
+                              double reduce, double slowdown) {
   if (layers < 1) return 0;
   double total = gather + reduce + layers * tensor;  // the first gather, the last reduce-scatter
   if (layers == 1) return total + compute;
   // The first layer computes beside the second's gathers, the last beside the one before's
   // reduce-scatter, and every layer between beside both.
-  return total + std::max(compute, gather) + (layers - 2) * std::max(compute, gather + reduce) +
-         std::max(compute, reduce);
+  auto beside = [&](double communication) { return span_beside(compute, communication, slowdown); };
+  return total + beside(gather) + (layers - 2) * beside(gather + reduce) + beside(reduce);
 }
 
 ModelParallelWork model_parallel_work(const Plan& plan) {

@@ -84,9 +84,11 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s);
 // the training program runs them: the first layer's gathers, then each layer's compute beside the
 // next layer's gathers and the last layer's reduce-scatter, its tensor collectives after it, and
 // the last layer's reduce-scatter at the end. `compute`, `tensor`: one layer's; `gather`: its
-// gathers; `reduce`: its reduce-scatter (0 where none).
+// gathers; `reduce`: its reduce-scatter (0 where none); `slowdown`: the device's
+// overlap_slowdown, which the collectives beside a layer's compute slow it by
+// (core/model/overlap_slowdown.hpp).
 double sharded_layers_seconds(int layers, double compute, double tensor, double gather,
-                              double reduce);
+                              double reduce, double slowdown);
 
 // DeepSpeed's pipeline engine (parallelism.framework: deepspeed) sends each stage's output whole
 // from every rank of a tensor group (no scatter-gather) and waits for each send before its next

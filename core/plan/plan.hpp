@@ -73,6 +73,10 @@ struct DeviceSpec {
   double matmul_ceiling = 0;  // the best measured matrix-product rate over the peak; 0: none
   // The best measured memory bandwidth over memory_bandwidth; 0: none (the datasheet's rate).
   double memory_ceiling = 0;
+  // How much longer compute takes while the device also runs overlapped collectives (their
+  // kernels take multiprocessors and memory bandwidth): 0.189 runs it 1.189x as long during the
+  // overlap (core/model/overlap_slowdown.hpp). 0: none.
+  double overlap_slowdown = 0;
   double kernel_gap = 2e-6;  // seconds between two kernels on a stream (launch, tail)
   int element_bytes = 2;     // of the products' inputs in the plan's precision
   double memory = 0;         // bytes of device memory; 0: not given (nothing is refused for memory)

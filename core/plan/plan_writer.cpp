@@ -125,6 +125,8 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
   if (c.device.memory > 0)
     out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
   compute_figures(out, c.device);
+  if (c.device.overlap_slowdown > 0)
+    out << YAML::Key << "overlap_slowdown" << YAML::Value << exact(c.device.overlap_slowdown);
   const DeviceSpec defaults;
   if (c.device.compress_topk != defaults.compress_topk ||
       c.device.compress_quantize != defaults.compress_quantize ||

@@ -32,6 +32,15 @@ class Device {
   // REQUIRES: tickets are waited for in the order they were issued (each at most once).
   virtual double wait_compute(ComputeTicket ticket);
 
+  // This rank ran collectives from `since` until now beside the compute it queued at `since`:
+  // a device that models their contention (the device's overlap_slowdown,
+  // core/model/overlap_slowdown.hpp) makes that compute end later and returns the seconds added.
+  // Executed devices contend for real; the default adds nothing.
+  virtual double communicated_beside(double since) {
+    (void)since;
+    return 0;
+  }
+
   // Lets `seconds` pass without using the network or the device.
   virtual void idle(double seconds) = 0;
 

@@ -177,10 +177,15 @@ TEST(AnalyticModelParallel, ZeroTwoAndThreeExchangeALayerAtATimeEachMicroBatch) 
 
 // The formula above on its own: an op of three layers, compute 2, tensor 0.5, gather 1, reduce 3:
 // 1 + 3 + 1.5 + max(2, 1) + max(2, 4) + max(2, 3) = 14.5; one layer: 1 + 3 + 0.5 + 2 = 6.5.
+// With compute slowed by 1/4 beside collectives: the first layer's 2 beside a gather of 1 runs
+// 1 at 4/5 speed, 2.2 in all; beside 4 and beside 3 it runs slowed throughout, 2.5, hidden by the
+// collectives: 1 + 3 + 1.5 + 2.2 + 4 + 3 = 14.7. One layer has nothing beside it.
 TEST(AnalyticModelParallel, ShardedLayersOverlapTheNextGatherAndThePreviousReduce) {
-  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(3, 2, 0.5, 1, 3), 14.5);
-  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(1, 2, 0.5, 1, 3), 6.5);
-  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(0, 2, 0.5, 1, 3), 0);
+  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(3, 2, 0.5, 1, 3, 0), 14.5);
+  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(1, 2, 0.5, 1, 3, 0), 6.5);
+  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(0, 2, 0.5, 1, 3, 0), 0);
+  EXPECT_NEAR(core::sharded_layers_seconds(3, 2, 0.5, 1, 3, 0.25), 14.7, 1e-12);
+  EXPECT_DOUBLE_EQ(core::sharded_layers_seconds(1, 2, 0.5, 1, 3, 0.25), 6.5);
 }
 
 // DeepSpeed's pipeline engine sends a stage's output whole from each rank of a tensor group (no

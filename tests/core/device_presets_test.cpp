@@ -50,6 +50,12 @@ TEST(DevicePresets, TheBundledFileListsTheDevicesTeamsBook) {
   // A memory ceiling only where a measurement is cited: the A100 80GB's (1.80 of 2.04 TB/s).
   EXPECT_DOUBLE_EQ(preset("a100-sxm4-80gb").device.memory_ceiling, 0.88);
   EXPECT_EQ(preset("a100-sxm4-40gb").device.memory_ceiling, 0);
+  // The cited overlap slowdown (18.9 %) on the kinds the study measured, none elsewhere.
+  for (const char* id :
+       {"a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-80gb", "h100-sxm5-80gb", "h100-pcie-80gb"})
+    EXPECT_DOUBLE_EQ(preset(id).device.overlap_slowdown, 0.189) << id;
+  EXPECT_EQ(preset("v100-sxm2-32gb").device.overlap_slowdown, 0);
+  EXPECT_EQ(preset("mi300x").device.overlap_slowdown, 0);
 }
 
 TEST(DevicePresets, ATopologyTakesThePresetAndOverridesAField) {
@@ -125,6 +131,20 @@ TEST(DevicePresets, SavedPlansKeepTheFiguresAndTheComputeModel) {
   EXPECT_DOUBLE_EQ(
       testing::load_text("preset-saved-memory", plan_to_yaml(p)).cluster.device.memory_ceiling,
       0.9);
+  // So does an overlap slowdown.
+  p.cluster.device.overlap_slowdown = 0.3;
+  EXPECT_DOUBLE_EQ(
+      testing::load_text("preset-saved-slowdown", plan_to_yaml(p)).cluster.device.overlap_slowdown,
+      0.3);
+}
+
+TEST(DevicePresets, AnOverlapSlowdownOutsideZeroToOneIsRefusedNamingTheField) {
+  testing::expect_refused("preset-slowdown-big",
+                          preset_plan("{ preset: a100-sxm4-80gb, overlap_slowdown: 1.5 }"), 4,
+                          "overlap_slowdown");
+  Plan off = testing::load_text("preset-slowdown-off",
+                                preset_plan("{ preset: a100-sxm4-80gb, overlap_slowdown: 0 }"));
+  EXPECT_EQ(off.cluster.device.overlap_slowdown, 0);
 }
 
 TEST(DevicePresets, AFileWithARepeatedPresetIsRefusedWithItsLine) {

@@ -80,7 +80,9 @@ double CollectiveTraining::overlapped_step(Fabric& fabric, CollectiveObserver& o
     if (ready[b] != waited) waited_at = device.wait_compute(waited = ready[b]);
     if (model_.cycle_s > 0) wait_for_cycle(fabric, forward_end, waited_at);
     device.produce_gradient(model_.buckets[b].span);
+    double beside_from = fabric.now();
     t.comm_s += exchange(fabric, observer, b);
+    device.communicated_beside(beside_from);  // the backward still running is slowed
   }
   t.compute_end = last != waited ? device.wait_compute(last) : waited_at;
   return forward_end;

@@ -47,10 +47,13 @@ void ModelParallelTraining::pass_context_blocks(const Rank& rank, int parts, dou
       moving.push_back(group.post_send(right, context_slot(held, parts)));
     }
     double start = fabric.now();
-    double done = fabric.device().wait_compute(fabric.device().compute_async(flops / n));
-    times.compute_s += done - start;
+    Device::ComputeTicket ticket = fabric.device().compute_async(flops / n);
     group.wait_all(moving);
-    times.context_s += std::max(0.0, fabric.now() - done);  // what the block's compute did not hide
+    double slowed = fabric.device().communicated_beside(start);
+    double done = fabric.device().wait_compute(ticket);
+    times.compute_s += done - start - slowed;
+    // What the block's compute did not hide, and what passing the block slowed it by.
+    times.context_s += slowed + std::max(0.0, fabric.now() - done);
   }
   if (!rank.checks) return;
   for (int j = 0; j < n; ++j)

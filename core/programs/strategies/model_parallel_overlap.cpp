@@ -46,9 +46,12 @@ void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, s
     if (work_.tp_comm_overlap) times.wrong += run_tensor_allreduces(rank, allreduces, rest);
     double tensor_end = fabric.now();
     GradientBucket bucket;
-    if (queue && queue->take(op, bucket)) exchange_bucket(rank, bucket, times);
+    bool exchanged = queue && queue->take(op, bucket);
+    if (exchanged) exchange_bucket(rank, bucket, times);
+    double slowed = fabric.device().communicated_beside(start);
     double done = fabric.device().wait_compute(ticket);
-    times.compute_s += done - start;
+    times.compute_s += done - start - slowed;
+    (exchanged ? times.data_s : times.tensor_s) += slowed;  // the slowdown's cost
     // What the compute did not hide: the tensor chunks' first, then the bucket's.
     times.tensor_s += std::max(0.0, tensor_end - done);
     times.data_s += std::max(0.0, fabric.now() - std::max(tensor_end, done));

@@ -78,9 +78,10 @@ void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, s
     Device::ComputeTicket ticket = fabric.device().compute_async(flops);
     if (layer + 1 < layers) gather_layer(layer + 1);
     if (reduce && layer > 0) reduce_shards(rank.data, rank, shard_span(), times);
+    double slowed = fabric.device().communicated_beside(start);
     double done = fabric.device().wait_compute(ticket);
-    times.compute_s += done - start;
-    times.data_s += fabric.now() - done;  // what the compute did not hide
+    times.compute_s += done - start - slowed;
+    times.data_s += slowed + fabric.now() - done;  // what the compute did not hide, and its cost
     run_tensor_allreduces(rank, allreduces, times);
   }
   if (reduce) timed(times.data_s, [&] { reduce_shards(rank.data, rank, shard_span(), times); });
