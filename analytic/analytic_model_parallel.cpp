@@ -223,7 +223,8 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
         [&](double bytes) {
           return zero1 ? ring_gather(bytes) : data_exchange(plan, s, bytes, plan.strategy.kind);
         });
-    c.data_exchange = (zero1 ? ring_gather(w.gradient_bytes) : 0) +
+    // The parameters' gather after the schedule, unless the next iteration's forwards take it.
+    c.data_exchange = (zero1 && !w.overlap_param_gather ? ring_gather(w.gradient_bytes) : 0) +
                       expert_data_exchange(plan, s, expert, w.expert_gradient_bytes);
   } else {
     c.data_exchange =

@@ -25,6 +25,8 @@ GradientOverlap walk_gradient_overlap(const core::Plan& plan, const core::Parall
       double added = 0;
       if (queue.walks(op)) {
         LayerBeside l = op.kind == core::PipeOp::Kind::kForward ? forward : backward;
+        core::GradientBucket first;  // overlap_param_gather: before the op's first layer
+        if (queue.first_gather(op, first)) added += bucket_seconds(first.bytes);
         for (int layer = 0; layer < core::chunk_layers(s, stage, op.chunk); ++layer) {
           core::GradientBucket bucket;
           if (queue.take(op, bucket))

@@ -2,7 +2,8 @@
 // schedule with the same queue of gradient buckets as the training program, and a layer that has a
 // bucket exchanged beside its compute takes max(compute, beside + exchange) instead of max(compute,
 // beside), where `beside` is what already runs beside it, the compute slowed by what runs beside
-// it (core::span_beside, the device's overlap_slowdown).
+// it (core::span_beside, the device's overlap_slowdown). With overlap_param_gather each chunk's
+// first forward gathers its parameter buckets the same way, the first before its first layer.
 #pragma once
 
 #include <functional>

@@ -41,12 +41,13 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
   std::string context = m.context > 1 ? " x context " + std::to_string(m.context) : "";
   std::fprintf(out,
                "  split               tensor %d%s x pipeline %d x data %d, %d micro-batches of %d "
-               "(%s%s, recompute %s, ZeRO %d%s%s%s)\n",
+               "(%s%s, recompute %s, ZeRO %d%s%s%s%s)\n",
                m.tensor, context.c_str(), m.pipeline, m.data, m.microbatches, m.microbatch,
                m.schedule.c_str(),
                m.virtual_stages > 1 ? (" v=" + std::to_string(m.virtual_stages)).c_str() : "",
                m.recompute.c_str(), m.zero, m.sequence_parallel ? ", sequence parallel" : "",
                m.overlap_grad_reduce ? ", gradient reduce overlapped" : "",
+               m.overlap_param_gather ? ", parameter gather overlapped" : "",
                m.tp_comm_overlap ? ", tensor collectives overlapped" : "");
   if (!m.stage_layers.empty())
     std::fprintf(out, "  stages              layers a stage %s\n",

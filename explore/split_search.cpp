@@ -53,6 +53,7 @@ struct Search {
     if (written && written->overlap_grad_reduce && megatron && p.zero <= 1) {
       p.overlap_grad_reduce = true;
       p.bucket_size = written->bucket_size;
+      p.overlap_param_gather = written->overlap_param_gather && p.zero == 1;
     }
     // And its overlap of the tensor collectives, where Megatron-Core runs it.
     if (written && written->tp_comm_overlap && megatron && p.zero <= 1 && p.tensor > 1 &&

@@ -100,6 +100,11 @@ void add_memory_and_overlap_fields(std::vector<PlanField>& f) {
       "Megatron-Core's --overlap-grad-reduce: the gradient exchanged in buckets during the last "
       "micro-batch's backward (ZeRO 0 or 1)"));
   f.push_back(split_field(
+      "overlap_param_gather", "overlap parameter gather", Kind::kBool, {},
+      [](const P& p) { return std::string(p.overlap_param_gather ? "true" : "false"); },
+      "Megatron-Core's --overlap-param-gather: the updated parameters gathered in buckets during "
+      "the next iteration's first forward (ZeRO 1, with the gradient reduce overlapped)"));
+  f.push_back(split_field(
       "tp_comm_overlap", "overlap tensor collectives", Kind::kBool, {},
       [](const P& p) { return std::string(p.tp_comm_overlap ? "true" : "false"); },
       "Megatron-Core's --tp-comm-overlap: a layer's tensor collectives beside its products "

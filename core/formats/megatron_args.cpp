@@ -96,6 +96,7 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
   }
   if (p.zero == 1) out.push_back("--use-distributed-optimizer");
   if (p.overlap_grad_reduce) out.push_back("--overlap-grad-reduce");
+  if (p.overlap_param_gather) out.push_back("--overlap-param-gather");
   if (p.tp_comm_overlap) out.push_back("--tp-comm-overlap");
   if (p.bucket_size > 0) add(out, "--ddp-bucket-size", static_cast<long>(p.bucket_size));
   if (p.expert > 1) add(out, "--expert-model-parallel-size", p.expert);

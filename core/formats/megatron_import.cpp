@@ -64,6 +64,7 @@ const std::map<std::string, bool>& known_flags() {
       {"--recompute-num-layers", true},
       {"--use-distributed-optimizer", false},
       {"--overlap-grad-reduce", false},
+      {"--overlap-param-gather", false},
       {"--tp-comm-overlap", false},
       {"--ddp-bucket-size", true},
       {"--micro-batch-size", true},
@@ -395,8 +396,14 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
     p << ", overlap_grad_reduce: true";
     if (a.has("--ddp-bucket-size"))
       p << ", bucket_size: " << whole(a, "--ddp-bucket-size", "bucket_size");
+    if (switched(a, "--overlap-param-gather", "overlap_param_gather", "true", "false"))
+      p << ", overlap_param_gather: true";
   } else {
     only_with(a, "--ddp-bucket-size", "--overlap-grad-reduce");
+    if (a.has("--overlap-param-gather"))
+      throw InputError(kSource, 0, "--overlap-param-gather",
+                       "needs --overlap-grad-reduce, which is not given (Megatron-Core asserts "
+                       "it)");
   }
   p << " }";
   out.yaml = p.str();

@@ -159,6 +159,7 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
     w.overlap_grad_reduce = true;
     double parameters = par.bucket_size > 0 ? par.bucket_size : megatron_bucket_parameters(s.data);
     w.bucket_bytes = parameters * plan.training.gradient_bytes_per_element;
+    w.overlap_param_gather = par.overlap_param_gather && par.zero == 1;
   }
   if (compute_from_device(plan) && !plan.compute_left_out) {
     double shard = experts == 0    ? worst / (par.zero >= 1 ? s.data : 1)

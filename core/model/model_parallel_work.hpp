@@ -58,6 +58,9 @@ struct ModelParallelWork {
   // (with ZeRO-1, reduce-scattered; the parameters' all-gather follows the schedule).
   bool overlap_grad_reduce = false;
   double bucket_bytes = 0;
+  // Megatron-Core's --overlap-param-gather with ZeRO-1: the parameters' all-gather in the same
+  // buckets during each chunk's first forward instead of after the schedule.
+  bool overlap_param_gather = false;
   // Megatron-Core's --tp-comm-overlap with a tensor group of two or more: a layer's tensor
   // collectives in `tensor` chunks, the first before its compute, the rest beside it.
   bool tp_comm_overlap = false;

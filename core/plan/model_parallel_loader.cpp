@@ -239,7 +239,9 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
                                      line("account_for_loss_in_pipeline_split"));
   p.overlap_grad_reduce = m.get_bool("overlap_grad_reduce", false);
   p.bucket_size = m.get_double("bucket_size", 1, 1e15, 0);
-  p.overlap_line = std::max(line("overlap_grad_reduce"), line("bucket_size"));
+  p.overlap_param_gather = m.get_bool("overlap_param_gather", false);
+  p.overlap_line =
+      std::max({line("overlap_grad_reduce"), line("bucket_size"), line("overlap_param_gather")});
   p.tp_comm_overlap = m.get_bool("tp_comm_overlap", false);
   p.tp_overlap_line = line("tp_comm_overlap");
   if (m.has("framework")) {

@@ -298,6 +298,14 @@ void check_overlap(const Plan& plan, const Parallelism& p) {
     fail("bucket_size",
          "sizes the buckets of overlap_grad_reduce: write overlap_grad_reduce: true (without it "
          "Megatron-Core exchanges the gradient as one bucket)");
+  // Megatron-Core asserts both (megatron/training/arguments.py).
+  if (p.overlap_param_gather && p.zero != 1)
+    fail("overlap_param_gather",
+         "gathers the distributed optimizer's updated parameters: write zero: 1 (Megatron-Core's "
+         "--use-distributed-optimizer)");
+  if (p.overlap_param_gather && !p.overlap_grad_reduce)
+    fail("overlap_param_gather",
+         "Megatron-Core runs it with --overlap-grad-reduce only: write overlap_grad_reduce: true");
   if (!p.overlap_grad_reduce) return;
   if (p.framework && *p.framework != Framework::kMegatron && *p.framework != Framework::kAny)
     fail("overlap_grad_reduce",

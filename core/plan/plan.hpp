@@ -452,6 +452,10 @@ struct Parallelism {
   // compute (core/programs/gradient_buckets.hpp).
   bool overlap_grad_reduce = false;
   double bucket_size = 0;
+  // Megatron-Core's --overlap-param-gather (with the distributed optimizer, zero: 1): the updated
+  // parameters are all-gathered in the same buckets, in forward order, during each chunk's first
+  // forward of the next iteration instead of after the optimizer's step.
+  bool overlap_param_gather = false;
   // Megatron-Core's --tp-comm-overlap: each layer's tensor-parallel all-gathers and
   // reduce-scatters run chunk by chunk beside the matrix products that take or make them; all but
   // one chunk in `tensor` hides behind the layer's compute.

@@ -510,6 +510,7 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   if (p->overlap_grad_reduce)
     out << YAML::Key << "overlap_grad_reduce" << YAML::Value << p->overlap_grad_reduce;
   if (p->bucket_size > 0) out << YAML::Key << "bucket_size" << YAML::Value << exact(p->bucket_size);
+  if (p->overlap_param_gather) out << YAML::Key << "overlap_param_gather" << YAML::Value << true;
   if (p->tp_comm_overlap) out << YAML::Key << "tp_comm_overlap" << YAML::Value << true;
   if (p->framework) out << YAML::Key << "framework" << YAML::Value << framework_name(*p->framework);
   out << YAML::EndMap;

@@ -22,7 +22,10 @@ std::vector<GradientBucket> chunk_buckets(double chunk_bytes, int layers, double
 }
 
 BucketQueue::BucketQueue(const ModelParallelWork& work, const ModelSplit& split, int stage)
-    : made_(split.chunks, 0), microbatches_(split.microbatches) {
+    : made_(split.chunks, 0),
+      gathered_(split.chunks, 0),
+      gather_parameters_(work.overlap_param_gather),
+      microbatches_(split.microbatches) {
   int stage_total = stage_layers(split, stage);
   bool alike = chunks_alike(split, stage);
   for (int c = 0; c < split.chunks; ++c) {
@@ -39,9 +42,26 @@ bool BucketQueue::makes_buckets(const PipeOp& op) const {
   return op.kind == PipeOp::Kind::kBackward && op.microbatch == microbatches_ - 1;
 }
 
-bool BucketQueue::walks(const PipeOp& op) const { return makes_buckets(op); }
+bool BucketQueue::gathers(const PipeOp& op) const {
+  return gather_parameters_ && op.kind == PipeOp::Kind::kForward && op.microbatch == 0;
+}
+
+bool BucketQueue::walks(const PipeOp& op) const { return makes_buckets(op) || gathers(op); }
+
+// The parameters are needed in forward order: the chunk's buckets from the last made.
+bool BucketQueue::first_gather(const PipeOp& op, GradientBucket& out) {
+  return gathers(op) && gathered_[op.chunk] == 0 && take(op, out);
+}
 
 bool BucketQueue::take(const PipeOp& op, GradientBucket& out) {
+  if (gathers(op)) {
+    const std::vector<GradientBucket>& mine = chunks_[op.chunk];
+    std::size_t& done = gathered_[op.chunk];
+    if (done == mine.size()) return false;
+    out = mine[mine.size() - 1 - done++];
+    out.parameters = true;
+    return true;
+  }
   if (!makes_buckets(op)) return false;
   auto mine = std::find_if(waiting_.begin(), waiting_.end(),
                            [&](const GradientBucket& b) { return b.chunk == op.chunk; });

@@ -10,8 +10,12 @@
 // last layer's bucket, a chunk's one bucket) is exchanged after the schedule, before the
 // optimizer's step: the rank runs one exchange at a time, and a bucket exchanged beside a layer of
 // a later op would hold that op, and the stages that wait for it, back where NCCL lets the
-// compute go on. The training program runs this walk on a fabric; the closed form times the same
-// walk (analytic/gradient_overlap.hpp).
+// compute go on. With --overlap-param-gather (and ZeRO-1) the same buckets carry the updated
+// parameters' all-gather during each chunk's first forward of the next iteration, in forward
+// order (the reverse of the gradient's): the first before the op's first layer, each next beside
+// a layer, where Megatron-Core's forward pre-hooks wait for a bucket and start the next one's.
+// The training program runs these walks on a fabric; the closed form times the same walks
+// (analytic/gradient_overlap.hpp).
 #pragma once
 
 #include <deque>
@@ -27,6 +31,7 @@ struct GradientBucket {
   double bytes = 0;     // its size
   int after_layer = 0;  // ready once this layer of the chunk (counted in backward order) is done
   int chunk = 0;
+  bool parameters = false;  // the updated parameters' all-gather (overlap_param_gather)
 };
 
 // Megatron-Core's bucket size when none is given: max(40M, 1M x data) parameters.
@@ -44,10 +49,13 @@ class BucketQueue {
   // chunk's share of the gradient follows its layers.
   BucketQueue(const ModelParallelWork& work, const ModelSplit& split, int stage);
 
-  // Whether `op` runs its layers one at a time: it makes buckets.
+  // Whether `op` runs its layers one at a time: it makes buckets, or gathers parameters.
   bool walks(const PipeOp& op) const;
-  // Takes the oldest waiting bucket of `op`'s chunk into `out`, to exchange beside `op`'s next
-  // layer's compute; false when none waits.
+  // overlap_param_gather: the bucket `op` gathers before its first layer, into `out`; false when
+  // `op` is not its chunk's first forward.
+  bool first_gather(const PipeOp& op, GradientBucket& out);
+  // Takes the next bucket to exchange beside `op`'s next layer's compute into `out`: the oldest
+  // waiting gradient bucket of its chunk, or the next parameters to gather; false when none.
   bool take(const PipeOp& op, GradientBucket& out);
   // `op`'s `layer` (0-based, in the order the op runs them) is done: the buckets it completed wait.
   void layer_done(const PipeOp& op, int layer);
@@ -56,9 +64,12 @@ class BucketQueue {
 
  private:
   bool makes_buckets(const PipeOp& op) const;
+  bool gathers(const PipeOp& op) const;
 
   std::vector<std::vector<GradientBucket>> chunks_;  // [chunk]: in the order they become ready
   std::vector<std::size_t> made_;                    // [chunk]: how many have become ready
+  std::vector<std::size_t> gathered_;  // [chunk]: parameter buckets gathered, last made first
+  bool gather_parameters_ = false;
   std::deque<GradientBucket> waiting_;
   int microbatches_ = 1;
 };

@@ -35,6 +35,7 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   mp.recompute = recompute_name(par.recompute);
   mp.sequence_parallel = par.sequence_parallel, mp.zero = par.zero;
   mp.overlap_grad_reduce = par.overlap_grad_reduce;
+  mp.overlap_param_gather = par.overlap_param_gather;
   mp.tp_comm_overlap = par.tp_comm_overlap;
   mp.tensor_comm_s = ph.tensor;
   mp.expert_comm_s = ph.expert;

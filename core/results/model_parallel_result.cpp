@@ -18,6 +18,7 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
                       {"expert", m.expert},
                       {"context", m.context},
                       {"overlap_grad_reduce", m.overlap_grad_reduce},
+                      {"overlap_param_gather", m.overlap_param_gather},
                       {"tp_comm_overlap", m.tp_comm_overlap}};
   j["tokens_per_s"] = m.tokens_per_s;
   j["parameters"] = m.parameters;
@@ -64,6 +65,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.context_exchange = p.value("context_exchange", "");
   m.expert_alltoall = p.value("expert_alltoall", "");
   m.overlap_grad_reduce = p.value("overlap_grad_reduce", false);
+  m.overlap_param_gather = p.value("overlap_param_gather", false);
   m.tp_comm_overlap = p.value("tp_comm_overlap", false);
   m.tokens_per_s = j.value("tokens_per_s", 0.0);
   m.parameters = j.value("parameters", 0.0);

@@ -107,12 +107,13 @@ struct ModelParallelOutcome {
   std::string recompute = "none";
   bool sequence_parallel = false;
   int zero = 0;
-  int expert = 1;                    // the expert-parallel degree (it splits `data`)
-  std::string expert_alltoall;       // "pairwise" or "hierarchical" (empty without experts)
-  int context = 1;                   // the context-parallel degree (beside `data`)
-  std::string context_exchange;      // "ring" or "allgather" (empty without context parallelism)
-  bool overlap_grad_reduce = false;  // Megatron-Core's: buckets exchanged during backward
-  bool tp_comm_overlap = false;      // Megatron-Core's: tensor collectives beside the products
+  int expert = 1;                     // the expert-parallel degree (it splits `data`)
+  std::string expert_alltoall;        // "pairwise" or "hierarchical" (empty without experts)
+  int context = 1;                    // the context-parallel degree (beside `data`)
+  std::string context_exchange;       // "ring" or "allgather" (empty without context parallelism)
+  bool overlap_grad_reduce = false;   // Megatron-Core's: buckets exchanged during backward
+  bool overlap_param_gather = false;  // and the parameters gathered in the next first forward
+  bool tp_comm_overlap = false;       // Megatron-Core's: tensor collectives beside the products
   double tokens_per_s = 0;
   double parameters = 0;         // the model's, every expert counted
   double active_parameters = 0;  // those one token passes through (all of them without experts)

@@ -238,6 +238,31 @@ TEST(CudaCli, AContextParallelPlanHasAScheduleThatCompletes) {
   fs::remove_all(dir);
 }
 
+// Megatron-Core's overlapped gradient reduce and parameter gather under NCCL's grouped calls: the
+// buckets' reduce-scatters in the last backward and the parameters' all-gathers in the first
+// forward (data groups of 2, one layer a bucket) complete on every rank.
+TEST(CudaCli, OverlappedBucketsAndParameterGathersHaveAScheduleThatCompletes) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "scaleout-cuda-param-gather";
+  fs::create_directories(dir);
+  fs::path plan = dir / "gather.yaml";
+  std::ofstream(plan) << "cluster: "
+                      << scaleout::testing::source_path("topologies/dgx-a100-ib.yaml") << "\n"
+                      << "workload:\n  name: gpt-tiny\n  efficiency: 0.5\n"
+                      << "  transformer: { layers: 4, hidden: 64, heads: 4, sequence: 32, "
+                      << "vocabulary: 100 }\n"
+                      << "parallelism: { tensor: 2, pipeline: 2, zero: 1, overlap_grad_reduce: "
+                      << "true, bucket_size: 1, overlap_param_gather: true }\n"
+                      << "strategy: { kind: ring }\n"
+                      << "training: { workers: 8, global_batch: 8, steps: 2 }\n";
+  Output dry = run("run " + plan.string() + " --backend cuda --dry-run");
+  ASSERT_EQ(dry.code, 0) << dry.text;
+  for (int r = 0; r < 8; ++r)
+    EXPECT_NE(dry.text.find("rank " + std::to_string(r) + " group 0: "), std::string::npos)
+        << dry.text;
+  fs::remove_all(dir);
+}
+
 TEST(CudaCli, AsynchronousParameterServersNeedGpusOnlyForTheirWorkers) {
   std::string plan =
       scaleout::testing::source_path("experiments/emulated/async-ps-8-two-racks.yaml");

@@ -125,18 +125,20 @@ TEST(MegatronImport, WideHeadsComeBackThroughKvChannels) {
   EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters);
 }
 
-// Megatron-Core's overlaps of the gradient reduce (with its bucket size) and of the tensor
-// collectives: out as their flags, and back.
+// Megatron-Core's overlaps of the gradient reduce (with its bucket size), of the parameter gather
+// and of the tensor collectives: out as their flags, and back.
 TEST(MegatronImport, TheOverlappedGradientReduceComesBack) {
   Plan base =
       load_plan(scaleout::testing::source_path("experiments/model-parallel/llama2-70b-h100.yaml"));
   base.parallelism->overlap_grad_reduce = true;
   base.parallelism->bucket_size = 50e6;
+  base.parallelism->overlap_param_gather = true;  // the plan's zero: 1
   base.parallelism->tp_comm_overlap = true;
   scaleout::testing::TempDir dir("megatron-overlap");
   Plan plan = load_plan(dir.write("plan.yaml", plan_to_yaml(base)));
   Args args = megatron_arguments(plan);
   EXPECT_NE(std::find(args.begin(), args.end(), "--overlap-grad-reduce"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--overlap-param-gather"), args.end());
   EXPECT_NE(std::find(args.begin(), args.end(), "--tp-comm-overlap"), args.end());
   auto size = std::find(args.begin(), args.end(), "--ddp-bucket-size");
   ASSERT_NE(size, args.end());
@@ -146,6 +148,7 @@ TEST(MegatronImport, TheOverlappedGradientReduceComesBack) {
   Plan again = load_import("megatron-overlap-again", imported);
   EXPECT_TRUE(again.parallelism->overlap_grad_reduce);
   EXPECT_EQ(again.parallelism->bucket_size, 50e6);
+  EXPECT_TRUE(again.parallelism->overlap_param_gather);
   EXPECT_TRUE(again.parallelism->tp_comm_overlap);
   EXPECT_EQ(megatron_arguments(again), args);
 }
@@ -296,6 +299,9 @@ TEST(MegatronImport, WhatCannotBePlannedIsRefusedNamingTheFlag) {
   std::string bucket = refusal(with({"--vocab-size", "32000", "--ddp-bucket-size", "40000000"}));
   EXPECT_NE(bucket.find("--ddp-bucket-size"), std::string::npos) << bucket;
   EXPECT_NE(bucket.find("--overlap-grad-reduce, which is not given"), std::string::npos) << bucket;
+  std::string gather = refusal(with({"--vocab-size", "32000", "--overlap-param-gather"}));
+  EXPECT_NE(gather.find("--overlap-param-gather"), std::string::npos) << gather;
+  EXPECT_NE(gather.find("needs --overlap-grad-reduce"), std::string::npos) << gather;
   std::string latent = refusal(with({"--vocab-size", "32000", "--kv-lora-rank", "512"}));
   EXPECT_NE(latent.find("--kv-lora-rank"), std::string::npos) << latent;
   EXPECT_NE(latent.find("--multi-latent-attention"), std::string::npos) << latent;

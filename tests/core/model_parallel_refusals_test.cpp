@@ -178,6 +178,14 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism:\n  tensor: 2\n  bucket_size: 1e6\n"
                              "training: { workers: 8 }\n"),
                 14, "write overlap_grad_reduce: true"},
+        Refusal{"param_gather_without_distributed_optimizer",
+                plan(kRing + "parallelism:\n  overlap_grad_reduce: true\n"
+                             "  overlap_param_gather: true\ntraining: { workers: 8 }\n"),
+                14, "write zero: 1"},
+        Refusal{"param_gather_without_grad_reduce",
+                plan(kRing + "parallelism:\n  zero: 1\n  overlap_param_gather: true\n"
+                             "training: { workers: 8 }\n"),
+                14, "parallelism.overlap_param_gather"},
         Refusal{"overlap_with_zero3",
                 plan(kRing + "parallelism:\n  zero: 3\n  overlap_grad_reduce: true\n"
                              "training: { workers: 8 }\n"),

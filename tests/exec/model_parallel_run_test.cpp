@@ -38,6 +38,8 @@ TEST(ModelParallelRun, EveryScheduleMovesWhatItShouldWithExactSums) {
                             ", overlap_grad_reduce: true, bucket_size: 1",
                             ", schedule: interleaved, virtual_stages: 2, zero: 1, "
                             "overlap_grad_reduce: true, bucket_size: 1",
+                            ", zero: 1, overlap_grad_reduce: true, bucket_size: 1, "
+                            "overlap_param_gather: true",
                             ", sequence_parallel: true, tp_comm_overlap: true, "
                             "overlap_grad_reduce: true, bucket_size: 1",
                             ", schedule: zero_bubble, recompute: full, zero: 1"}) {

@@ -30,6 +30,12 @@ void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, s
   Span head{activations.begin, tensor_head_elements_};
   Span rest{head.begin + head.count, activations.count - head.count};
   if (output_layer && !forward) compute(2 * work_.logit_forward_flops * compute_scale_);
+  GradientBucket needed;  // overlap_param_gather: the parameters the first layer needs
+  if (queue && queue->first_gather(op, needed)) {
+    double start = fabric.now();
+    exchange_bucket(rank, needed, times);
+    times.data_s += fabric.now() - start;
+  }
   // Labels unique to the step, the op and the layer (the context exchanges' checks).
   std::uint64_t first =
       (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *
@@ -63,7 +69,8 @@ void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, s
 }
 
 // One bucket over the data group: all-reduced by the plan's strategy, or reduce-scattered by a ring
-// with ZeRO-1 (Megatron-Core's distributed optimizer). Checked: the sums, or the kept segment's.
+// with ZeRO-1 (Megatron-Core's distributed optimizer), or a bucket of updated parameters
+// all-gathered by a ring. Checked: the sums, the kept segment's, or every segment's owner.
 void ModelParallelTraining::exchange_bucket(const Rank& rank, const GradientBucket& bucket,
                                             ModelParallelStepTimes& times) const {
   Fabric& fabric = rank.fabric;
@@ -74,14 +81,21 @@ void ModelParallelTraining::exchange_bucket(const Rank& rank, const GradientBuck
   std::int64_t begin = std::min(at(bucket.offset), gradient_elements_ - 1);
   Span span{begin, std::max<std::int64_t>(1, at(bucket.offset + bucket.bytes) - begin)};
   double start = fabric.now();
-  if (plan_.parallelism->zero == 1) {
+  if (bucket.parameters) {  // labelled by step, chunk and bucket: an older gather's do not match
+    std::uint64_t label = (static_cast<std::uint64_t>(times.step) << 24) +
+                          (static_cast<std::uint64_t>(bucket.chunk) << 16) +
+                          static_cast<std::uint64_t>(bucket.after_layer);
+    gather_shards(rank.data, rank, span, ~std::uint64_t{0} - (std::uint64_t{1} << 40) - label,
+                  times);
+  } else if (plan_.parallelism->zero == 1) {
     reduce_shards(rank.data, rank, span, times);
   } else {
     if (rank.checks) fabric.device().produce_gradient(span);
     rank.data_program->run(rank.data, span);
     if (rank.checks) times.wrong += rank.checks->differs_from_sum(span, rank.data_members);
   }
-  rank.observer.phase(fabric.rank(), "gradient bucket", "comm", start, fabric.now());
+  rank.observer.phase(fabric.rank(), bucket.parameters ? "parameter bucket" : "gradient bucket",
+                      "comm", start, fabric.now());
 }
 
 }  // namespace scaleout::core

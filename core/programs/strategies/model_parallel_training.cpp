@@ -438,7 +438,7 @@ void ModelParallelTraining::exchange_gradient(const Rank& rank, BucketQueue* que
   if (queue) {  // overlap_grad_reduce: the buckets still waiting, then ZeRO-1's gather
     double start = fabric.now();
     for (const GradientBucket& bucket : queue->rest()) exchange_bucket(rank, bucket, times);
-    if (plan_.parallelism->zero == 1)
+    if (plan_.parallelism->zero == 1 && !work_.overlap_param_gather)
       gather_shards(rank.data, rank, gradient, ~std::uint64_t{0} - times.step, times);
     exchange_expert_gradient(rank, times);
     times.data_s += fabric.now() - start;
