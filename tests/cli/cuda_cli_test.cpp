@@ -216,51 +216,49 @@ TEST(CudaCli, CalibratingAModelsProductsNeedsAGpuAndATransformer) {
   fs::remove(out.string() + ".topo");
 }
 
-// Context parallelism under NCCL's grouped calls: each layer's key-value block goes to and comes
-// from the context partner (rank 2, a tensor group of 2 away), and the schedule completes.
-TEST(CudaCli, AContextParallelPlanHasAScheduleThatCompletes) {
+// The NCCL schedule `run --backend cuda --dry-run` prints for a tiny GPT on 8 devices of a DGX
+// A100 node, split as `parallelism` (a flow mapping's inside) with `training`'s batch and steps.
+Output dry_run_tiny_gpt(const std::string& name, const std::string& parallelism,
+                        const std::string& training) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "scaleout-cuda-context";
+  fs::path dir = fs::temp_directory_path() / ("scaleout-cuda-" + name);
   fs::create_directories(dir);
-  fs::path plan = dir / "context.yaml";
+  fs::path plan = dir / "plan.yaml";
   std::ofstream(plan) << "cluster: "
                       << scaleout::testing::source_path("topologies/dgx-a100-ib.yaml") << "\n"
                       << "workload:\n  name: gpt-tiny\n  efficiency: 0.5\n"
                       << "  transformer: { layers: 4, hidden: 64, heads: 4, sequence: 32, "
                       << "vocabulary: 100 }\n"
-                      << "parallelism: { tensor: 2, context: 2, pipeline: 2 }\n"
+                      << "parallelism: { " << parallelism << " }\n"
                       << "strategy: { kind: ring }\n"
-                      << "training: { workers: 8, global_batch: 4, steps: 1 }\n";
+                      << "training: { workers: 8, " << training << " }\n";
   Output dry = run("run " + plan.string() + " --backend cuda --dry-run");
+  fs::remove_all(dir);
+  return dry;
+}
+
+// Context parallelism under NCCL's grouped calls: each layer's key-value block goes to and comes
+// from the context partner (rank 2, a tensor group of 2 away), and the schedule completes.
+TEST(CudaCli, AContextParallelPlanHasAScheduleThatCompletes) {
+  Output dry = dry_run_tiny_gpt("context", "tensor: 2, context: 2, pipeline: 2",
+                                "global_batch: 4, steps: 1");
   ASSERT_EQ(dry.code, 0) << dry.text;
   EXPECT_NE(dry.text.find("rank 0 group 0: ncclRecv(peer 2, "), std::string::npos) << dry.text;
   EXPECT_NE(dry.text.find("rank 2 group 0: ncclRecv(peer 0, "), std::string::npos) << dry.text;
-  fs::remove_all(dir);
 }
 
 // Megatron-Core's overlapped gradient reduce and parameter gather under NCCL's grouped calls: the
 // buckets' reduce-scatters in the last backward and the parameters' all-gathers in the first
 // forward (data groups of 2, one layer a bucket) complete on every rank.
 TEST(CudaCli, OverlappedBucketsAndParameterGathersHaveAScheduleThatCompletes) {
-  namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "scaleout-cuda-param-gather";
-  fs::create_directories(dir);
-  fs::path plan = dir / "gather.yaml";
-  std::ofstream(plan) << "cluster: "
-                      << scaleout::testing::source_path("topologies/dgx-a100-ib.yaml") << "\n"
-                      << "workload:\n  name: gpt-tiny\n  efficiency: 0.5\n"
-                      << "  transformer: { layers: 4, hidden: 64, heads: 4, sequence: 32, "
-                      << "vocabulary: 100 }\n"
-                      << "parallelism: { tensor: 2, pipeline: 2, zero: 1, overlap_grad_reduce: "
-                      << "true, bucket_size: 1, overlap_param_gather: true }\n"
-                      << "strategy: { kind: ring }\n"
-                      << "training: { workers: 8, global_batch: 8, steps: 2 }\n";
-  Output dry = run("run " + plan.string() + " --backend cuda --dry-run");
+  Output dry = dry_run_tiny_gpt("param-gather",
+                                "tensor: 2, pipeline: 2, zero: 1, overlap_grad_reduce: true, "
+                                "bucket_size: 1, overlap_param_gather: true",
+                                "global_batch: 8, steps: 2");
   ASSERT_EQ(dry.code, 0) << dry.text;
   for (int r = 0; r < 8; ++r)
     EXPECT_NE(dry.text.find("rank " + std::to_string(r) + " group 0: "), std::string::npos)
         << dry.text;
-  fs::remove_all(dir);
 }
 
 TEST(CudaCli, AsynchronousParameterServersNeedGpusOnlyForTheirWorkers) {
