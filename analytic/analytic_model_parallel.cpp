@@ -244,26 +244,32 @@ namespace {
 bool sharded(const ModelParallelCosts& c) { return c.layer_reduce > 0; }
 
 // A forward of `layers` layers, and a backward: with ZeRO-2 and 3, their collectives beside.
+// With context parallelism a sharded layer's attention and its exchanges run alone, before the
+// rest of its compute meets the collectives: a layer's own time, as its tensor collectives are.
 double layers_forward(const ModelParallelCosts& c, int layers) {
   if (!sharded(c))
     return layers * (c.layer_forward_compute + c.layer_context_forward + c.layer_tensor_forward);
-  return core::sharded_layers_seconds(layers, c.layer_forward_compute, c.layer_tensor_forward,
-                                      c.layer_gather_forward, 0, c.overlap_slowdown);
+  double alone = c.layer_attention_forward + c.layer_context_forward + c.layer_tensor_forward;
+  return core::sharded_layers_seconds(layers, c.layer_forward_compute - c.layer_attention_forward,
+                                      alone, c.layer_gather_forward, 0, c.overlap_slowdown);
 }
 
 double layers_backward(const ModelParallelCosts& c, int layers) {
   if (!sharded(c))
     return layers * (c.layer_backward_compute + c.layer_context_backward + c.layer_tensor_backward);
-  return core::sharded_layers_seconds(layers, c.layer_backward_compute, c.layer_tensor_backward,
-                                      c.layer_gather_backward, c.layer_reduce, c.overlap_slowdown);
+  double alone = c.layer_attention_backward + c.layer_context_backward + c.layer_tensor_backward;
+  return core::sharded_layers_seconds(layers, c.layer_backward_compute - c.layer_attention_backward,
+                                      alone, c.layer_gather_backward, c.layer_reduce,
+                                      c.overlap_slowdown);
 }
 
 // What ZeRO-2's and 3's per-layer collectives add to a stage of `layers` layers, each micro-batch
 // and chunk: the part of them that its compute does not hide.
 double exposed_sharding(const ModelParallelCosts& c, int layers) {
   if (!sharded(c)) return 0;
-  double bare = layers * (c.layer_forward_compute + c.layer_tensor_forward +
-                          c.layer_backward_compute + c.layer_tensor_backward);
+  double bare =
+      layers * (c.layer_forward_compute + c.layer_context_forward + c.layer_tensor_forward +
+                c.layer_backward_compute + c.layer_context_backward + c.layer_tensor_backward);
   return layers_forward(c, layers) + layers_backward(c, layers) - bare;
 }
 

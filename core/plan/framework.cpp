@@ -64,14 +64,14 @@ FrameworkRefusal megatron(const Parallelism& p, bool experts) {
 
 // DeepSpeed: ZeRO 0-3; its pipeline engine runs one chunk a stage on its 1F1B TrainSchedule and
 // refuses ZeRO-2 and ZeRO-3 (deepspeed/runtime/pipe/engine.py asserts the stage is below 2).
-// Context parallelism is Megatron-Core's; DeepSpeed's sequence parallelism (Ulysses) splits the
-// sequence too but exchanges by all-to-all, which is not modelled.
+// Context parallelism is Megatron-Core's and PyTorch's; DeepSpeed's sequence parallelism
+// (Ulysses) splits the sequence too but exchanges by all-to-all, which is not modelled.
 FrameworkRefusal no_context(const Parallelism& p, const char* framework) {
   if (p.context < 2) return {};
   return {"context", std::string(framework) +
                          " splits sequences with DeepSpeed-Ulysses' all-to-alls, which are not "
-                         "modelled: context parallelism is Megatron-Core's (framework megatron or "
-                         "any)"};
+                         "modelled: context parallelism is Megatron-Core's and PyTorch's "
+                         "(framework megatron, fsdp or any)"};
 }
 
 FrameworkRefusal deepspeed(const Parallelism& p) {
@@ -87,7 +87,9 @@ FrameworkRefusal deepspeed(const Parallelism& p) {
 }
 
 // PyTorch FSDP: NO_SHARD (ZeRO-0), SHARD_GRAD_OP (ZeRO-2), FULL_SHARD (ZeRO-3), with tensor
-// parallelism over DTensor; no pipeline stages of its own.
+// parallelism over DTensor and context parallelism (torch.distributed.tensor.experimental's
+// context_parallel, as torchtitan runs it: the keys and values all-gathered or passed round a ring,
+// the parameters sharded over data x context ranks); no pipeline stages of its own.
 FrameworkRefusal fsdp(const Parallelism& p) {
   if (p.pipeline > 1)
     return {"pipeline",
@@ -97,7 +99,7 @@ FrameworkRefusal fsdp(const Parallelism& p) {
     return {"zero",
             "FSDP's sharding strategies are NO_SHARD (zero: 0), SHARD_GRAD_OP (2) and FULL_SHARD "
             "(3): no ZeRO-1"};
-  return no_context(p, "PyTorch FSDP");
+  return {};
 }
 
 }  // namespace

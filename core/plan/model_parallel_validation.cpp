@@ -193,11 +193,6 @@ void check_context(const Plan& plan, const Parallelism& p, const TransformerShap
                         str(p.context) +
                         " chunks (Megatron-Core balances causal attention with two a rank)");
   if (p.expert > 1) fail("context", "context and expert parallelism together are not modelled yet");
-  if (p.zero >= 2)
-    fail("context",
-         "is modelled as Megatron-Core runs it, with zero 0 or 1; with ZeRO-2/3 the sequence is "
-         "split by DeepSpeed's sequence parallelism (Ulysses), whose all-to-alls are not "
-         "modelled");
   if (plan.strategy.kind == StrategyKind::kPs)
     fail("context",
          "the gradients are exchanged over context x data ranks by a collective: use a "

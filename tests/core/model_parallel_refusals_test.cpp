@@ -215,10 +215,6 @@ INSTANTIATE_TEST_SUITE_P(
                 plan(kRing + "parallelism: { context: 2, expert: 2 }\ntraining: { workers: 4 }\n",
                      ", moe: { experts: 8, top_k: 2 }"),
                 12, "context and expert parallelism together"},
-        Refusal{"context_with_zero3",
-                plan(kRing + "parallelism:\n  zero: 3\n  context: 2\n"
-                             "training: { workers: 8 }\n"),
-                14, "DeepSpeed's sequence parallelism (Ulysses)"},
         Refusal{"context_with_deepspeed",
                 plan(kRing + "parallelism:\n  framework: deepspeed\n  context: 2\n"
                              "training: { workers: 8 }\n"),

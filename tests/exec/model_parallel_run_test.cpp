@@ -68,7 +68,8 @@ TEST(ModelParallelRun, ContextGroupsPassEveryBlockAndSumTheGradient) {
   for (const char* extra :
        {", context: 2", ", context: 2, context_exchange: allgather, recompute: full",
         ", context: 2, recompute: selective, sequence_parallel: true, tp_comm_overlap: true, "
-        "overlap_grad_reduce: true, bucket_size: 1, zero: 1"}) {
+        "overlap_grad_reduce: true, bucket_size: 1, zero: 1",
+        ", context: 2, recompute: full, zero: 3"}) {
     SCOPED_TRACE(extra);
     core::RunResult r = run_local(two_by_two_by_two("mp-run-context", extra), quick());
     EXPECT_EQ(r.wrong, 0);

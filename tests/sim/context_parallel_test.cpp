@@ -53,14 +53,16 @@ TEST(ContextParallel, RingAndAllGatherExposeWhatTheHandCountSays) {
   }
 }
 
-// With the overlaps Megatron-Core runs beside it, recomputation and a data group of context x
+// With the overlaps Megatron-Core runs beside it, with ZeRO-2 and 3 walking each layer (its
+// attention first, the rest beside the collectives), recomputation and a data group of context x
 // data ranks across the nodes, SimGrid and the closed form still agree: on the step within 1 %, on
 // the context exchanges within 5 % (3-4 % here: the data group's ring ends a few microseconds
 // apart on a context group's members, and the next step's first exchange waits that out).
 TEST(ContextParallel, WithMegatronsOverlapsTheEnginesAgree) {
   for (const char* extra :
        {", recompute: full", ", context_exchange: allgather, recompute: selective",
-        ", sequence_parallel: true, tp_comm_overlap: true, overlap_grad_reduce: true, zero: 1"}) {
+        ", sequence_parallel: true, tp_comm_overlap: true, overlap_grad_reduce: true, zero: 1",
+        ", recompute: full, zero: 3", ", context_exchange: allgather, zero: 2"}) {
     SCOPED_TRACE(extra);
     core::Plan plan = testing::load_text(
         "cp-overlaps",
@@ -93,6 +95,28 @@ TEST(ContextParallel, ADeviceComputesAndKeepsItsShareOfTheSequence) {
   // 16 micro-batches in both; stage 0 holds 2 in flight either way.
   EXPECT_EQ(core::model_split(four).microbatches, core::model_split(one).microbatches);
   EXPECT_DOUBLE_EQ(m4.activations, m1.activations / 4);
+}
+
+// ZeRO-3 (FSDP's, with its context parallelism) shards the parameters over the context x data
+// ranks: the attention's exchanges stay what the hand count above gives (they run alone, before
+// the layer meets its collectives), the compute stays the same, the gathers and reduce-scatters
+// come on top, and the parameters, gradients and optimizer state a device keeps shrink by the
+// 4 ranks.
+TEST(ContextParallel, ZeroThreeShardsOverTheContextAndDataRanks) {
+  core::Plan one = context_plan("cp-zero1", ", context_exchange: ring, zero: 1");
+  core::Plan three = context_plan("cp-zero3", ", context_exchange: ring, zero: 3");
+  core::RunResult closed1 = predict_analytic(one), closed3 = predict_analytic(three);
+  ASSERT_TRUE(closed1.model_parallel && closed3.model_parallel);
+  EXPECT_NEAR(closed3.model_parallel->context_comm_s, 64 * 35.02672896e-6, 1e-12);
+  EXPECT_NEAR(closed3.phases.compute_s, closed1.phases.compute_s, 1e-12);
+  EXPECT_GT(closed3.model_parallel->data_comm_s, 0);
+  core::MemoryBreakdown m1 = core::worst_stage_memory(one), m3 = core::worst_stage_memory(three);
+  EXPECT_NEAR(m3.parameters, m1.parameters / 4, 1e-6 * m1.parameters);
+  EXPECT_LT(m3.gradients, m1.gradients);
+  core::RunResult sim3 = simulate(three);
+  EXPECT_NEAR(sim3.step_time_s / closed3.step_time_s, 1.0, 0.01);
+  EXPECT_NEAR(sim3.model_parallel->context_comm_s / closed3.model_parallel->context_comm_s, 1.0,
+              0.02);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // ZeRO-2 and ZeRO-3 as DeepSpeed and FSDP run them, inside the model-parallel training program:
 // each forward and backward walks its layers one at a time; ZeRO-3 gathers a layer's parameters
 // over the data group before the layer runs (the next layer's while this one computes), and from
-// ZeRO-2 on each layer's gradients are reduce-scattered while the next layer's backward runs. The
-// closed form times the same walk (core::sharded_layers_seconds).
+// ZeRO-2 on each layer's gradients are reduce-scattered while the next layer's backward runs. With
+// context parallelism (FSDP's) a layer's attention and its exchanges run first, alone. The closed
+// form times the same walk (core::sharded_layers_seconds).
 #include "core/parallel/model_split.hpp"
 #include "core/programs/strategies/model_parallel_rank.hpp"
 #include "core/programs/strategies/model_parallel_training.hpp"
@@ -52,8 +53,8 @@ void ModelParallelTraining::reduce_shards(Fabric& group, const Rank& rank, Span 
 void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, std::size_t index,
                                            ModelParallelStepTimes& times) const {
   Fabric& fabric = rank.fabric;
-  [[maybe_unused]] const auto [forward, output_layer, layers, flops, allreduces, attention] =
-      layer_walk(rank, op);  // no context parallelism with ZeRO-2/3
+  const LayerWalk walk = layer_walk(rank, op);
+  const auto [forward, output_layer, layers, flops, allreduces, attention] = walk;
   int gathers = forward ? work_.gathers_forward : work_.gathers_backward;
   bool reduce = !forward;
   std::uint64_t first =
@@ -73,7 +74,14 @@ void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, s
     timed(times.compute_s,
           [&] { fabric.device().compute(2 * work_.logit_forward_flops * compute_scale_); });
   timed(times.data_s, [&] { gather_layer(0); });
+  // Labels of the context exchanges' checks, unique to the step, the op and the layer.
+  std::uint64_t attention_label =
+      (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *
+      static_cast<std::uint64_t>(layers + 1);
   for (int layer = 0; layer < layers; ++layer) {
+    // With context parallelism the attention and its exchanges first, the rest beside the
+    // collectives.
+    if (attention > 0) run_context_attention(rank, walk, attention_label + layer, times);
     double start = fabric.now();
     Device::ComputeTicket ticket = fabric.device().compute_async(flops);
     if (layer + 1 < layers) gather_layer(layer + 1);
