@@ -37,9 +37,7 @@ void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, s
     times.data_s += fabric.now() - start;
   }
   // Labels unique to the step, the op and the layer (the context exchanges' checks).
-  std::uint64_t first =
-      (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *
-      static_cast<std::uint64_t>(layers + 1);
+  std::uint64_t first = layer_labels(times.step, index, layers);
   for (int layer = 0; layer < layers; ++layer) {
     if (attention > 0) run_context_attention(rank, walk, first + layer, times);
     double start = fabric.now();

@@ -57,9 +57,7 @@ void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, s
   const auto [forward, output_layer, layers, flops, allreduces, attention] = walk;
   int gathers = forward ? work_.gathers_forward : work_.gathers_backward;
   bool reduce = !forward;
-  std::uint64_t first =
-      (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *
-      static_cast<std::uint64_t>(layers + 1) * 4;
+  std::uint64_t first = layer_labels(times.step, index, layers) * 4;  // room for 4 gathers a layer
   auto gather_layer = [&](int layer) {
     for (int g = 0; g < gathers; ++g)
       gather_shards(rank.data, rank, shard_span(),
@@ -74,10 +72,7 @@ void ModelParallelTraining::run_sharded_op(const Rank& rank, const PipeOp& op, s
     timed(times.compute_s,
           [&] { fabric.device().compute(2 * work_.logit_forward_flops * compute_scale_); });
   timed(times.data_s, [&] { gather_layer(0); });
-  // Labels of the context exchanges' checks, unique to the step, the op and the layer.
-  std::uint64_t attention_label =
-      (static_cast<std::uint64_t>(times.step) * 4 * microbatches_ * chunks_ + index) *
-      static_cast<std::uint64_t>(layers + 1);
+  std::uint64_t attention_label = layer_labels(times.step, index, layers);
   for (int layer = 0; layer < layers; ++layer) {
     // With context parallelism the attention and its exchanges first, the rest beside the
     // collectives.

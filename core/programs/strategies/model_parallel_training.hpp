@@ -110,6 +110,12 @@ class ModelParallelTraining {
     double attention_flops = 0;
   };
   LayerWalk layer_walk(const Rank& rank, const PipeOp& op) const;
+  // The first of `layers` + 1 labels unique to step `step`'s op `index` and its layers (the
+  // checks' labels of what the layers exchange: base + layer).
+  std::uint64_t layer_labels(int step, std::size_t index, int layers) const {
+    return (static_cast<std::uint64_t>(step) * 4 * microbatches_ * chunks_ + index) *
+           static_cast<std::uint64_t>(layers + 1);
+  }
   // A stage's gradient buckets for one iteration (none without overlap_grad_reduce).
   std::optional<BucketQueue> bucket_queue(int stage) const;
   // `queue`: the stage's waiting gradient buckets (null without overlap_grad_reduce).
