@@ -323,6 +323,26 @@ std::string recompute_of(Arguments& a) {
   return "full";
 }
 
+// Megatron-Core's overlaps, as the parallelism mapping's keys (each after a comma).
+std::string overlap_yaml(Arguments& a) {
+  std::ostringstream p;
+  if (switched(a, "--tp-comm-overlap", "tp_comm_overlap", "true", "false"))
+    p << ", tp_comm_overlap: true";
+  if (switched(a, "--overlap-grad-reduce", "overlap_grad_reduce", "true", "false")) {
+    p << ", overlap_grad_reduce: true";
+    if (a.has("--ddp-bucket-size"))
+      p << ", bucket_size: " << whole(a, "--ddp-bucket-size", "bucket_size");
+    if (switched(a, "--overlap-param-gather", "overlap_param_gather", "true", "false"))
+      p << ", overlap_param_gather: true";
+    return p.str();
+  }
+  only_with(a, "--ddp-bucket-size", "--overlap-grad-reduce");
+  if (a.has("--overlap-param-gather"))
+    throw InputError(kSource, 0, "--overlap-param-gather",
+                     "needs --overlap-grad-reduce, which is not given (Megatron-Core asserts it)");
+  return p.str();
+}
+
 struct Split {
   std::string yaml;  // the parallelism mapping
   int data = 1, microbatch = 1;
@@ -390,22 +410,7 @@ Split split_yaml(Arguments& a, const Model& m, int workers) {
   if (switched(a, "--account-for-loss-in-pipeline-split", "account_for_loss_in_pipeline_split",
                "true", "false"))
     p << ", account_for_loss_in_pipeline_split: true";
-  if (switched(a, "--tp-comm-overlap", "tp_comm_overlap", "true", "false"))
-    p << ", tp_comm_overlap: true";
-  if (switched(a, "--overlap-grad-reduce", "overlap_grad_reduce", "true", "false")) {
-    p << ", overlap_grad_reduce: true";
-    if (a.has("--ddp-bucket-size"))
-      p << ", bucket_size: " << whole(a, "--ddp-bucket-size", "bucket_size");
-    if (switched(a, "--overlap-param-gather", "overlap_param_gather", "true", "false"))
-      p << ", overlap_param_gather: true";
-  } else {
-    only_with(a, "--ddp-bucket-size", "--overlap-grad-reduce");
-    if (a.has("--overlap-param-gather"))
-      throw InputError(kSource, 0, "--overlap-param-gather",
-                       "needs --overlap-grad-reduce, which is not given (Megatron-Core asserts "
-                       "it)");
-  }
-  p << " }";
+  p << overlap_yaml(a) << " }";
   out.yaml = p.str();
   return out;
 }

@@ -114,28 +114,51 @@ void compute_figures(YAML::Emitter& out, const DeviceSpec& d) {
   out << YAML::Key << "kernel_gap" << YAML::Value << exact(d.kernel_gap, "s");
 }
 
+// The topology's device: its name, peaks, memory, the compute model's figures, the overlap
+// slowdown and the compressors' rates where they are not the defaults.
+void device_mapping(YAML::Emitter& out, const DeviceSpec& d) {
+  out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
+      << YAML::Value << d.name;
+  peak_figures(out, d);
+  if (d.memory > 0) out << YAML::Key << "memory" << YAML::Value << exact(d.memory, "B");
+  compute_figures(out, d);
+  if (d.overlap_slowdown > 0)
+    out << YAML::Key << "overlap_slowdown" << YAML::Value << exact(d.overlap_slowdown);
+  const DeviceSpec defaults;
+  if (d.compress_topk != defaults.compress_topk ||
+      d.compress_quantize != defaults.compress_quantize ||
+      d.compress_lowrank != defaults.compress_lowrank)
+    out << YAML::Key << "compress" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "topk" << YAML::Value << exact(d.compress_topk) << YAML::Key << "quantize" << YAML::Value
+        << exact(d.compress_quantize) << YAML::Key << "lowrank" << YAML::Value
+        << exact(d.compress_lowrank) << YAML::EndMap;
+  out << YAML::EndMap;
+}
+
+// The host's software costs, where any is given or differs from its default.
+void host_costs_mapping(YAML::Emitter& out, const HostCosts& h) {
+  const HostCosts defaults;
+  if (!h.any() && h.compensate_rate == defaults.compensate_rate &&
+      h.codec_rate == defaults.codec_rate)
+    return;
+  out << YAML::Key << "host" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  if (h.message_overhead > 0)
+    out << YAML::Key << "message_overhead" << YAML::Value << exact(h.message_overhead, "s");
+  if (h.copy_rate > 0) out << YAML::Key << "copy_rate" << YAML::Value << exact(h.copy_rate, "B/s");
+  if (h.sum_rate > 0) out << YAML::Key << "sum_rate" << YAML::Value << exact(h.sum_rate, "B/s");
+  if (h.compensate_rate != defaults.compensate_rate)
+    out << YAML::Key << "compensate_rate" << YAML::Value << exact(h.compensate_rate, "/s");
+  if (h.codec_rate != defaults.codec_rate)
+    out << YAML::Key << "codec_rate" << YAML::Value << exact(h.codec_rate, "/s");
+  out << YAML::EndMap;
+}
+
 void cluster(YAML::Emitter& out, const Cluster& c) {
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << c.name;
   if (!c.calibrated_from.empty())
     out << YAML::Key << "calibrated_from" << YAML::Value << c.calibrated_from;
-  out << YAML::Key << "device" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "name"
-      << YAML::Value << c.device.name;
-  peak_figures(out, c.device);
-  if (c.device.memory > 0)
-    out << YAML::Key << "memory" << YAML::Value << exact(c.device.memory, "B");
-  compute_figures(out, c.device);
-  if (c.device.overlap_slowdown > 0)
-    out << YAML::Key << "overlap_slowdown" << YAML::Value << exact(c.device.overlap_slowdown);
-  const DeviceSpec defaults;
-  if (c.device.compress_topk != defaults.compress_topk ||
-      c.device.compress_quantize != defaults.compress_quantize ||
-      c.device.compress_lowrank != defaults.compress_lowrank)
-    out << YAML::Key << "compress" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-        << "topk" << YAML::Value << exact(c.device.compress_topk) << YAML::Key << "quantize"
-        << YAML::Value << exact(c.device.compress_quantize) << YAML::Key << "lowrank" << YAML::Value
-        << exact(c.device.compress_lowrank) << YAML::EndMap;
-  out << YAML::EndMap;
+  device_mapping(out, c.device);
   intra_node(out, c);
   network(out, c.network);
   if (c.nics_per_node != 1) out << YAML::Key << "nics_per_node" << YAML::Value << c.nics_per_node;
@@ -179,21 +202,7 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
     rate("host_copy_bandwidth", c.storage.host_copy_bandwidth);
     out << YAML::EndMap;
   }
-  if (c.host.any() || c.host.compensate_rate != HostCosts{}.compensate_rate ||
-      c.host.codec_rate != HostCosts{}.codec_rate) {
-    out << YAML::Key << "host" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    if (c.host.message_overhead > 0)
-      out << YAML::Key << "message_overhead" << YAML::Value << exact(c.host.message_overhead, "s");
-    if (c.host.copy_rate > 0)
-      out << YAML::Key << "copy_rate" << YAML::Value << exact(c.host.copy_rate, "B/s");
-    if (c.host.sum_rate > 0)
-      out << YAML::Key << "sum_rate" << YAML::Value << exact(c.host.sum_rate, "B/s");
-    if (c.host.compensate_rate != HostCosts{}.compensate_rate)
-      out << YAML::Key << "compensate_rate" << YAML::Value << exact(c.host.compensate_rate, "/s");
-    if (c.host.codec_rate != HostCosts{}.codec_rate)
-      out << YAML::Key << "codec_rate" << YAML::Value << exact(c.host.codec_rate, "/s");
-    out << YAML::EndMap;
-  }
+  host_costs_mapping(out, c.host);
   out << YAML::EndMap;
 }
 

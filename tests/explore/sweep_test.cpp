@@ -24,6 +24,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A sweep of `strategies` over `workers` on `engine`, the other options their defaults.
+SweepOptions sweep_options(std::vector<int> workers, std::vector<core::StrategyKind> strategies,
+                           Engine engine) {
+  SweepOptions o;
+  o.workers = std::move(workers);
+  o.strategies = std::move(strategies);
+  o.engine = engine;
+  return o;
+}
+
 std::vector<std::string> lines_of(const fs::path& p) {
   std::ifstream in(p);
   std::vector<std::string> out;
@@ -53,10 +63,7 @@ TEST(WorkerList, RangesAndLists) {
 // any simulation starts; the points it takes still run.
 TEST(Sweep, PointsTheSimulatorRefusesAreReportedBeforeAnyRuns) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
-  SweepOptions o;
-  o.workers = {8, 64};
-  o.strategies = {core::StrategyKind::kRing};
-  o.engine = Engine::kSim;
+  SweepOptions o = sweep_options({8, 64}, {core::StrategyKind::kRing}, Engine::kSim);
   o.fidelity = Fidelity::kStep;
   o.max_events = 2000;  // 8 ranks' step-by-step ring fits, 64 ranks' does not
   std::size_t total = 0;
@@ -73,10 +80,8 @@ TEST(Sweep, PointsTheSimulatorRefusesAreReportedBeforeAnyRuns) {
 TEST(Sweep, CsvHasTheDocumentedColumnsAndOneRowPerPoint) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
   fs::path csv = fs::temp_directory_path() / "scaleout-sweep-columns.csv";
-  SweepOptions o;
-  o.workers = {8, 16, 32};
-  o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kPs};
-  o.engine = Engine::kSim;
+  SweepOptions o = sweep_options({8, 16, 32}, {core::StrategyKind::kRing, core::StrategyKind::kPs},
+                                 Engine::kSim);
   o.jobs = 2;
   o.csv_path = csv.string();
   SweepSummary s = run_sweep(plan, o);
@@ -101,10 +106,9 @@ TEST(Sweep, CsvHasTheDocumentedColumnsAndOneRowPerPoint) {
 TEST(Sweep, ResumeAfterAnInterruptionCompletesWithoutDuplicates) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
   fs::path csv = fs::temp_directory_path() / "scaleout-sweep-resume.csv";
-  SweepOptions o;
-  o.workers = parse_worker_list("8:512:x2");
-  o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kTorus2d};
-  o.engine = Engine::kAnalytic;
+  SweepOptions o =
+      sweep_options(parse_worker_list("8:512:x2"),
+                    {core::StrategyKind::kRing, core::StrategyKind::kTorus2d}, Engine::kAnalytic);
   o.csv_path = csv.string();
   run_sweep(plan, o);
   auto full = lines_of(csv);
@@ -133,10 +137,8 @@ TEST(Sweep, ResumeAfterAnInterruptionCompletesWithoutDuplicates) {
 
 TEST(Sweep, AnalyticRowsMatchOneOffPredictions) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
-  SweepOptions o;
-  o.workers = {16, 128};
-  o.strategies = {core::StrategyKind::kHierarchicalRing};
-  o.engine = Engine::kAnalytic;
+  SweepOptions o =
+      sweep_options({16, 128}, {core::StrategyKind::kHierarchicalRing}, Engine::kAnalytic);
   SweepSummary s = run_sweep(plan, o);
   ASSERT_EQ(s.rows.size(), 2u);
   EXPECT_GT(s.rows[1].step_time_s, s.rows[0].step_time_s);
@@ -145,10 +147,8 @@ TEST(Sweep, AnalyticRowsMatchOneOffPredictions) {
 // Callbacks see every row and the progress as rows finish, on the caller's thread.
 TEST(Sweep, CallbacksSeeEveryRowAndTheProgress) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
-  SweepOptions o;
-  o.workers = {8, 16, 32};
-  o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kTorus2d};
-  o.engine = Engine::kSim;
+  SweepOptions o = sweep_options(
+      {8, 16, 32}, {core::StrategyKind::kRing, core::StrategyKind::kTorus2d}, Engine::kSim);
   std::vector<std::string> seen;
   std::vector<std::size_t> done;
   o.on_row = [&](const core::RunResult& r) {
@@ -168,10 +168,8 @@ TEST(Sweep, CallbacksSeeEveryRowAndTheProgress) {
 // against their estimates, both summed, never more than the estimates allow.
 TEST(Sweep, RunningPointsReportTheMessagesTheyHaveSent) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
-  SweepOptions o;
-  o.workers = {128, 256};  // step fidelity: 2 x 127 and 2 x 255 messages per rank and bucket
-  o.strategies = {core::StrategyKind::kRing};
-  o.engine = Engine::kSim;
+  // Step fidelity: 2 x 127 and 2 x 255 messages per rank and bucket.
+  SweepOptions o = sweep_options({128, 256}, {core::StrategyKind::kRing}, Engine::kSim);
   o.fidelity = Fidelity::kStep;
   std::vector<ProgressReport> seen;
   o.on_running = [&](const ProgressReport& r) { seen.push_back(r); };
@@ -196,10 +194,9 @@ TEST(Sweep, CancelStopsSoonKeepsFinishedRowsAndLeavesOtherChildrenAlone) {
     ::_exit(7);
   }
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
-  SweepOptions o;
-  o.workers = parse_worker_list("8:4096:x2");
-  o.strategies = {core::StrategyKind::kRing, core::StrategyKind::kPs};
-  o.engine = Engine::kSim;
+  SweepOptions o =
+      sweep_options(parse_worker_list("8:4096:x2"),
+                    {core::StrategyKind::kRing, core::StrategyKind::kPs}, Engine::kSim);
   o.jobs = 2;  // the second simulation is running when the first row cancels: it is killed
   std::atomic<bool> cancel{false};
   o.cancel = &cancel;
@@ -223,10 +220,7 @@ TEST(Sweep, ASecondWriterOfTheSameCsvIsRefused) {
   fs::remove(csv);
   int held = ::open(csv.c_str(), O_RDWR | O_CREAT, 0644);
   ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);  // as the first sweep holds it
-  SweepOptions o;
-  o.workers = {8};
-  o.strategies = {core::StrategyKind::kRing};
-  o.engine = Engine::kAnalytic;
+  SweepOptions o = sweep_options({8}, {core::StrategyKind::kRing}, Engine::kAnalytic);
   o.csv_path = csv.string();
   try {
     run_sweep(plan, o);
@@ -246,10 +240,7 @@ TEST(Sweep, ASecondWriterOfTheSameCsvIsRefused) {
 TEST(Sweep, ResumeDropsBrokenRowsAndRunsTheirPointsAgain) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
   fs::path csv = fs::temp_directory_path() / "scaleout-sweep-broken.csv";
-  SweepOptions o;
-  o.workers = {8, 16, 32, 64};
-  o.strategies = {core::StrategyKind::kRing};
-  o.engine = Engine::kAnalytic;
+  SweepOptions o = sweep_options({8, 16, 32, 64}, {core::StrategyKind::kRing}, Engine::kAnalytic);
   o.csv_path = csv.string();
   run_sweep(plan, o);
   auto full = lines_of(csv);
@@ -282,10 +273,7 @@ TEST(Sweep, ResumeWithAnotherPlanIsRefused) {
   core::Plan plan = core::load_plan(testing::source_path("experiments/quickstart.yaml"));
   fs::path csv = fs::temp_directory_path() / "scaleout-sweep-hash.csv";
   fs::remove(csv);
-  SweepOptions o;
-  o.workers = {8, 16};
-  o.strategies = {core::StrategyKind::kRing};
-  o.engine = Engine::kAnalytic;
+  SweepOptions o = sweep_options({8, 16}, {core::StrategyKind::kRing}, Engine::kAnalytic);
   o.csv_path = csv.string();
   run_sweep(plan, o);
   o.resume = true;
