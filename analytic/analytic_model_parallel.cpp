@@ -200,7 +200,7 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   c.overlap_slowdown = plan.cluster.device.overlap_slowdown;
   c.layer_forward_compute = w.layer_forward_flops / peak;
   c.layer_backward_compute = w.layer_backward_flops / peak;
-  if (plan.parallelism->schedule == core::PipelineScheduleKind::kZeroBubble)
+  if (core::splits_backward(plan.parallelism->schedule))
     c.layer_weight_compute = w.layer_weight_flops / peak;
   set_context_costs(plan, state, w, c);
   set_tensor_costs(w, s.tensor, tensor_time, c);
@@ -308,9 +308,10 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
     }
     p.transfer.assign(p.transfer.size(), 0.0);  // arrived when the send returns
   }
-  // The output layer runs after the last chunk of the last stage.
-  p.forward[s.pipeline - 1][s.chunks - 1] += c.logit_forward;
-  p.backward[s.pipeline - 1][s.chunks - 1] += 2 * c.logit_forward;
+  // The output layer runs after the model's last chunk.
+  core::StageChunk out = s.route().at(s.pipeline * s.chunks - 1);
+  p.forward[out.stage][out.chunk] += c.logit_forward;
+  p.backward[out.stage][out.chunk] += 2 * c.logit_forward;
   return p;
 }
 

@@ -151,10 +151,10 @@ struct StageProgram {
 
   int virtual_stages() const { return state.split().pipeline * state.split().chunks; }
 
-  // The rank holding virtual stage `v` (chunk-major: v = chunk x stages + stage) beside `rank`.
+  // The rank holding virtual stage `v` (its position in the model, core::PipeRoute) beside `rank`.
   int rank_at(int rank, int v) const {
     core::RankCoords at = state.coordinates(rank);
-    at.stage = v % state.split().pipeline;
+    at.stage = state.split().route().at(v).stage;
     return state.rank_of(at);
   }
 
@@ -179,6 +179,7 @@ struct StageProgram {
   struct OpAt {
     int rank = 0, microbatch = 0, chunk = 0;
     bool forward = true;
+    bool weight_apart = false;  // a backward whose weights' gradient is a pass of its own
   };
 
   // The attention's share of a layer's compute, which context parallelism runs apart (a
@@ -267,10 +268,12 @@ struct StageProgram {
               const OpAt& at) const {
     const core::ModelSplit& s = state.split();
     bool forward = at.forward;
-    // The zero-bubble schedule leaves the weights' gradients to a pass of their own.
+    // Zero bubble and DualPipeV leave some backwards' weight gradients to passes of their own.
+    double apart = at.weight_apart ? 1 : 0;
     double seconds = forward ? costs.layer_forward_compute
-                             : costs.layer_backward_compute - costs.layer_weight_compute;
-    double flops = forward ? work.layer_forward_flops : work.layer_backward_flops - weight_flops();
+                             : costs.layer_backward_compute - apart * costs.layer_weight_compute;
+    double flops =
+        forward ? work.layer_forward_flops : work.layer_backward_flops - apart * weight_flops();
     int allreduces = forward ? work.tensor_allreduces_forward : work.tensor_allreduces_backward;
     int gathers = forward ? work.gathers_forward : work.gathers_backward;
     std::vector<std::uint64_t> gathered = gather_layer(nodes, g, what + " layer 0", gathers);
@@ -319,22 +322,24 @@ struct StageProgram {
     if (op.kind == core::PipeOp::Kind::kWeight) return weight_pass(nodes, rank, op);
     const core::ModelSplit& s = state.split();
     int stage = state.coordinates(rank).stage;
-    int v = op.chunk * s.pipeline + stage, last = virtual_stages() - 1;
+    int v = s.route().position(stage, op.chunk), last = virtual_stages() - 1;
     bool forward = op.kind == core::PipeOp::Kind::kForward;
     std::string what = "microbatch " + std::to_string(op.microbatch) + " chunk " +
                        std::to_string(op.chunk) + (forward ? " forward" : " backward");
     double bytes = work.activation_bytes;
     int from = forward ? v - 1 : v + 1, to = forward ? v + 1 : v - 1;
-    if (from >= 0 && from <= last)
+    // DualPipeV's turn on the last stage passes from one chunk to the other without a transfer.
+    auto local = [&](int other) { return rank_at(rank, other) == rank; };
+    if (from >= 0 && from <= last && !local(from))
       nodes.then(transfer(false, what + " receive", rank_at(rank, from), rank,
                           tag(op.microbatch, std::min(from, v), forward), bytes));
     if (!forward && v == last)
       nodes.then(compute(what + " output layer", 2 * costs.logit_forward, 0));
     int count = core::chunk_layers(s, stage, op.chunk);
-    layers(nodes, g, what, count, {rank, op.microbatch, op.chunk, forward});
+    layers(nodes, g, what, count, {rank, op.microbatch, op.chunk, forward, op.weight_apart});
     token_exchanges(nodes, g, what, forward);
     if (forward && v == last) nodes.then(compute(what + " output layer", costs.logit_forward, 0));
-    if (to < 0 || to > last) return;
+    if (to < 0 || to > last || local(to)) return;
     ChakraNode send = transfer(true, what + " send", rank, rank_at(rank, to),
                                tag(op.microbatch, std::min(to, v), forward), bytes);
     if (costs.blocking_transfers)

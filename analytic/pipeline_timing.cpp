@@ -9,7 +9,8 @@ namespace {
 
 using core::PipeOp;
 
-// When each (stage, chunk, micro-batch) forward and backward ended; negative: not yet run.
+// When each (stage, chunk, micro-batch) forward and backward ended (negative: not yet run), and
+// how many transfers its output's shared its link with (DualPipe's pairs send two at once).
 class OpEnds {
  public:
   OpEnds(int stages, int chunks, int microbatches)
@@ -17,47 +18,60 @@ class OpEnds {
         microbatches_(microbatches),
         forward_(static_cast<std::size_t>(stages) * chunks * microbatches, -1),
         backward_(forward_.size(), -1),
-        weight_(forward_.size(), -1) {}
+        weight_(forward_.size(), -1),
+        sharing_(2 * forward_.size(), 1) {}
   double& at(PipeOp::Kind kind, int stage, int chunk, int microbatch) {
-    std::size_t i =
-        (static_cast<std::size_t>(stage) * chunks_ + chunk) * microbatches_ + microbatch;
+    std::size_t i = index(stage, chunk, microbatch);
     return kind == PipeOp::Kind::kForward    ? forward_[i]
            : kind == PipeOp::Kind::kBackward ? backward_[i]
                                              : weight_[i];
   }
+  // Of a forward's or a backward's output.
+  double& sharing(PipeOp::Kind kind, int stage, int chunk, int microbatch) {
+    return sharing_[2 * index(stage, chunk, microbatch) + (kind == PipeOp::Kind::kForward ? 0 : 1)];
+  }
 
  private:
+  std::size_t index(int stage, int chunk, int microbatch) const {
+    return (static_cast<std::size_t>(stage) * chunks_ + chunk) * microbatches_ + microbatch;
+  }
   int chunks_, microbatches_;
-  std::vector<double> forward_, backward_, weight_;
+  std::vector<double> forward_, backward_, weight_, sharing_;
 };
 
-// When op's input is ready on `stage` (negative: not yet). Chunk c of the last stage feeds chunk
-// c + 1 of the first, as the interleaved schedule places chunks round the stages.
-double input_ready(OpEnds& ends, const PipeOp& op, int stage, int stages, int chunks,
-                   const std::vector<double>& transfer) {
+// The transfer between two stages a hop crosses (-1: none, the V-shape's turn on the last stage).
+// Interleaved: the boundary after the sender for forwards and after the receiver for backwards
+// (from the last stage round to the first is the last boundary); DualPipeV: between the two.
+int hop_boundary(core::PipelineScheduleKind kind, PipeOp::Kind pass, int from, int to) {
+  if (kind != core::PipelineScheduleKind::kDualPipeV)
+    return pass == PipeOp::Kind::kForward ? from : to;
+  return from == to ? -1 : std::min(from, to);
+}
+
+// When op's input is ready on `stage` (negative: not yet): the end of the pass that feeds it
+// (core::PipeRoute) and the transfer across, its own backward for a weight pass, its own forward
+// for the loss's backward.
+double input_ready(OpEnds& ends, const PipeOp& op, int stage, const core::PipeRoute& route,
+                   core::PipelineScheduleKind kind, const std::vector<double>& transfer) {
   using Kind = PipeOp::Kind;
-  auto arrived = [&](Kind kind, int s, int c, int boundary) {
-    double end = ends.at(kind, s, c, op.microbatch);
-    return end < 0 ? -1.0 : end + transfer[boundary];
-  };
-  int last = stages - 1;
   if (op.kind == Kind::kWeight) return ends.at(Kind::kBackward, stage, op.chunk, op.microbatch);
-  if (op.kind == Kind::kForward) {
-    if (stage > 0) return arrived(Kind::kForward, stage - 1, op.chunk, stage - 1);
-    if (op.chunk > 0) return arrived(Kind::kForward, last, op.chunk - 1, last);
-    return 0;
-  }
-  if (stage < last) return arrived(Kind::kBackward, stage + 1, op.chunk, stage);
-  if (op.chunk < chunks - 1) return arrived(Kind::kBackward, 0, op.chunk + 1, last);
-  return ends.at(Kind::kForward, stage, op.chunk, op.microbatch);  // the loss: own forward
+  core::StageChunk from;
+  if (!route.input_from(op.kind, stage, op.chunk, from))
+    return op.kind == Kind::kForward ? 0 : ends.at(Kind::kForward, stage, op.chunk, op.microbatch);
+  double end = ends.at(op.kind, from.stage, from.chunk, op.microbatch);
+  if (end < 0) return -1;
+  int boundary = hop_boundary(kind, op.kind, from.stage, stage);
+  if (boundary < 0) return end;
+  return end + transfer[boundary] * ends.sharing(op.kind, from.stage, from.chunk, op.microbatch);
 }
 
 double op_cost(const PipeCosts& costs, const PipeOp& op, int stage) {
   switch (op.kind) {
     case PipeOp::Kind::kForward:
       return costs.forward[stage][op.chunk];
-    case PipeOp::Kind::kBackward:
-      return costs.backward[stage][op.chunk];
+    case PipeOp::Kind::kBackward:  // with its weights' gradient unless that runs apart
+      return costs.backward[stage][op.chunk] +
+             (op.weight_apart || costs.weight.empty() ? 0.0 : costs.weight[stage][op.chunk]);
     case PipeOp::Kind::kWeight:
       return costs.weight.empty() ? 0.0 : costs.weight[stage][op.chunk];
   }
@@ -74,43 +88,99 @@ PipeCosts uniform_costs(int stages, int chunks, double forward, double backward,
   return c;
 }
 
+namespace {
+
+// One walk of every stage's schedule: where each stage is in it and when it is free.
+class ScheduleWalk {
+ public:
+  ScheduleWalk(core::PipelineScheduleKind kind, int stages, int microbatches, int chunks,
+               const PipeCosts& costs)
+      : kind_(kind),
+        costs_(costs),
+        route_(kind, stages, chunks),
+        schedules_(stages),
+        ends_(stages, chunks, microbatches),
+        next_(stages, 0),
+        free_at_(stages, 0) {
+    t_.busy.assign(stages, 0);
+    t_.stages.assign(stages, {});
+    for (int s = 0; s < stages; ++s) {
+      schedules_[s] = core::stage_schedule(kind, s, stages, microbatches, chunks);
+      t_.stages[s].reserve(schedules_[s].size());
+    }
+  }
+
+  // Runs stage s's next op, or its next pair (DualPipe's F&B: both inputs before, both outputs
+  // after), if the inputs have arrived; false if not, or if the stage is through.
+  bool run_next(int s) {
+    const std::vector<PipeOp>& ops = schedules_[s];
+    std::size_t i = next_[s];
+    if (i >= ops.size()) return false;
+    std::size_t count = ops[i].pairs_next && i + 1 < ops.size() ? 2 : 1;
+    double ready = 0;
+    for (std::size_t k = i; k < i + count; ++k) {
+      double in = input_ready(ends_, ops[k], s, route_, kind_, costs_.transfer);
+      if (in < 0) return false;
+      ready = std::max(ready, in);
+    }
+    double at = std::max(free_at_[s], ready);
+    for (std::size_t k = i; k < i + count; ++k) {
+      double cost = op_cost(costs_, ops[k], s);
+      if (!costs_.op_extra.empty()) cost += costs_.op_extra[s][k];
+      t_.stages[s].push_back({ops[k], at, at + cost});
+      t_.busy[s] += cost;
+      at += cost;
+    }
+    for (std::size_t k = i; k < i + count; ++k)  // the outputs leave once the pair is through
+      ends_.at(ops[k].kind, s, ops[k].chunk, ops[k].microbatch) = at;
+    if (count == 2) share_link(s, ops[i], ops[i + 1]);
+    free_at_[s] = at;
+    t_.iteration = std::max(t_.iteration, at);
+    next_[s] = i + count;
+    return true;
+  }
+
+  // A pair whose two outputs go to the same other stage sends them together over one link: each
+  // arrives as if twice its size.
+  void share_link(int s, const PipeOp& first, const PipeOp& second) {
+    core::StageChunk a, b;
+    if (!route_.output_to(first.kind, s, first.chunk, a) ||
+        !route_.output_to(second.kind, s, second.chunk, b) || a.stage != b.stage || a.stage == s)
+      return;
+    for (const PipeOp* op : {&first, &second})
+      ends_.sharing(op->kind, s, op->chunk, op->microbatch) = 2;
+  }
+
+  PipeTiming finish() && {
+    for (std::size_t s = 0; s < schedules_.size(); ++s)
+      if (next_[s] < schedules_[s].size())
+        throw std::logic_error("pipeline schedule deadlocks at stage " + std::to_string(s));
+    return std::move(t_);
+  }
+
+ private:
+  core::PipelineScheduleKind kind_;
+  const PipeCosts& costs_;
+  core::PipeRoute route_;
+  std::vector<std::vector<PipeOp>> schedules_;
+  OpEnds ends_;
+  std::vector<std::size_t> next_;
+  std::vector<double> free_at_;
+  PipeTiming t_;
+};
+
+}  // namespace
+
 PipeTiming time_pipeline(core::PipelineScheduleKind kind, int stages, int microbatches, int chunks,
                          const PipeCosts& costs) {
-  std::vector<std::vector<PipeOp>> schedules(stages);
-  PipeTiming t;
-  t.busy.assign(stages, 0);
-  t.stages.assign(stages, {});
-  for (int s = 0; s < stages; ++s) {
-    schedules[s] = core::stage_schedule(kind, s, stages, microbatches, chunks);
-    t.stages[s].reserve(schedules[s].size());
-  }
-  OpEnds ends(stages, chunks, microbatches);
-  std::vector<std::size_t> next(stages, 0);
-  std::vector<double> free_at(stages, 0);
+  ScheduleWalk walk(kind, stages, microbatches, chunks, costs);
   // Runs each stage as far as its inputs allow, round after round, until every op has run.
   for (bool progress = true; progress;) {
     progress = false;
-    for (int s = 0; s < stages; ++s) {
-      for (; next[s] < schedules[s].size(); ++next[s]) {
-        const PipeOp& op = schedules[s][next[s]];
-        double ready = input_ready(ends, op, s, stages, chunks, costs.transfer);
-        if (ready < 0) break;
-        double cost = op_cost(costs, op, s);
-        if (!costs.op_extra.empty()) cost += costs.op_extra[s][next[s]];
-        double start = std::max(free_at[s], ready);
-        free_at[s] = start + cost;
-        ends.at(op.kind, s, op.chunk, op.microbatch) = free_at[s];
-        t.busy[s] += cost;
-        t.stages[s].push_back({op, start, free_at[s]});
-        t.iteration = std::max(t.iteration, free_at[s]);
-        progress = true;
-      }
-    }
+    for (int s = 0; s < stages; ++s)
+      while (walk.run_next(s)) progress = true;
   }
-  for (int s = 0; s < stages; ++s)
-    if (next[s] < schedules[s].size())
-      throw std::logic_error("pipeline schedule deadlocks at stage " + std::to_string(s));
-  return t;
+  return std::move(walk).finish();
 }
 
 }  // namespace scaleout::sim

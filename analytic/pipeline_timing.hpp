@@ -17,7 +17,8 @@ struct PipeCosts {
   // chunk: [stage][chunk].
   std::vector<std::vector<double>> forward;
   std::vector<std::vector<double>> backward;
-  // Of a zero-bubble schedule's weight passes, likewise (empty: the schedule has none).
+  // Of the weight passes that zero bubble and DualPipeV run apart, likewise (empty: the schedule
+  // has none); a backward not split (PipeOp::weight_apart false) runs its weight pass within.
   std::vector<std::vector<double>> weight;
   // Seconds from the end of an op to its input's arrival across the boundary after stage s
   // (between s and s + 1; the last: from the last stage round to the first), by s.

@@ -52,7 +52,8 @@ void add_pipeline_fields(std::vector<PlanField>& f) {
   using Kind = PlanField::Kind;
   using P = core::Parallelism;
   f.push_back(split_field(
-      "schedule", "schedule", Kind::kChoice, {"gpipe", "1f1b", "interleaved", "zero_bubble"},
+      "schedule", "schedule", Kind::kChoice,
+      {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipev"},
       [](const P& p) { return std::string(core::schedule_name(p.schedule)); },
       "the pipeline's order of forward and backward passes"));
   f.push_back(only_when(

@@ -40,8 +40,10 @@ double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
       t.positions == PositionKind::kLearned ? static_cast<double>(t.sequence) * t.hidden : 0;
   if (stage == 0) params += words + positions;
   // The output layer: its own weights when untied; tied, the last of several stages keeps a copy
-  // of the word embedding (Megatron-LM), and a single stage shares it.
-  if (stage == s.pipeline - 1 && (s.pipeline > 1 || !t.tied_embeddings)) params += words;
+  // of the word embedding (Megatron-LM), and a stage that holds the embedding too (a single
+  // stage, DualPipeV's first) shares it.
+  int output_stage = s.route().at(s.pipeline * s.chunks - 1).stage;
+  if (stage == output_stage && (output_stage != 0 || !t.tied_embeddings)) params += words;
   return params;
 }
 

@@ -205,9 +205,11 @@ std::vector<double> stage_transfers(const Plan& plan, const ParallelState& state
 double pipeline_transfers(const ParallelState& state, const std::vector<double>& transfer) {
   const ModelSplit& s = state.split();
   if (s.pipeline < 2) return 0;
-  // The boundary after the last stage carries the interleaved schedule's wrap only.
+  // The boundary after the last stage carries the interleaved schedule's wrap only (DualPipeV
+  // turns on the last stage instead).
+  bool wraps = s.chunks > 1 && s.schedule != PipelineScheduleKind::kDualPipeV;
   double boundaries = 0;
-  for (int b = 0; b < s.pipeline - (s.chunks > 1 ? 0 : 1); ++b) boundaries += transfer[b];
+  for (int b = 0; b < s.pipeline - (wraps ? 0 : 1); ++b) boundaries += transfer[b];
   return 2.0 * s.microbatches * s.chunks * boundaries / s.pipeline;
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/parallel/pipeline_schedule.hpp"
 #include "core/plan/plan.hpp"
 
 namespace scaleout::core {
@@ -17,7 +18,8 @@ struct ModelSplit {
   int context = 1;       // ranks that split each sequence (they share its micro-batches)
   int microbatch = 1;    // sequences per micro-batch
   int microbatches = 1;  // per replica per iteration: global batch / (replicas x microbatch)
-  int chunks = 1;        // model chunks per stage (virtual stages)
+  int chunks = 1;        // model chunks per stage (virtual stages; DualPipeV's two)
+  PipelineScheduleKind schedule = PipelineScheduleKind::kOneFOneB;
   // Layers a chunk: with uneven stages, a chunk of the stages between the first and the last; with
   // the embedding and the loss counted as layers, the share of each chunk, those two included.
   int layers_per_chunk = 0;
@@ -29,6 +31,8 @@ struct ModelSplit {
   int embedding_layers = 0, loss_layers = 0;
   // Replicas that take different sequences: Megatron's data-parallel degree (data / context).
   int replicas() const { return data / context; }
+  // Where each stage's chunks sit in the model and send their passes' outputs.
+  PipeRoute route() const { return {schedule, pipeline, chunks}; }
 };
 
 // Layers of chunk `chunk` of `stage`: layers_per_chunk, the first or last stage's own count, less

@@ -27,7 +27,8 @@ ModelSplit split_of(const Plan& plan) {
   s.global_batch = plan.training.global_batch > 0 ? plan.training.global_batch
                                                   : plan.training.batch_per_worker * s.replicas();
   s.microbatches = s.global_batch / (s.replicas() * s.microbatch);
-  s.chunks = par.virtual_stages;
+  s.chunks = schedule_chunks(par.schedule, par.virtual_stages);
+  s.schedule = par.schedule;
   // Uneven stages with virtual stages: each of a stage's chunks holds an equal share of its layers
   // (Megatron-Core's get_num_layers_to_build).
   s.first_stage_layers = par.first_stage_layers / s.chunks;

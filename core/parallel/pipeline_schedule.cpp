@@ -1,6 +1,7 @@
 #include "core/parallel/pipeline_schedule.hpp"
 
 #include <algorithm>
+#include <deque>
 
 namespace scaleout::core {
 
@@ -44,7 +45,7 @@ std::vector<PipeOp> zero_bubble(int stage, int stages, int microbatches) {
   ops.reserve(3 * static_cast<std::size_t>(microbatches));
   int f = 0, b = 0, w = 0;
   auto backward = [&] {
-    ops.push_back({Kind::kBackward, b++, 0});
+    ops.push_back({Kind::kBackward, b++, 0, true});
     if (b - w > stage) ops.push_back({Kind::kWeight, w++, 0});
   };
   for (int warmup = std::min(stages - stage - 1, microbatches); f < warmup;)
@@ -56,6 +57,66 @@ std::vector<PipeOp> zero_bubble(int stage, int stages, int microbatches) {
   while (b < microbatches) backward();
   while (w < microbatches) ops.push_back({Kind::kWeight, w++, 0});
   return ops;
+}
+
+// DualPipeV's ops in the order deepseek-ai/DualPipe's dualpipev.py runs them: each chunk's
+// forwards and backwards take its micro-batches in turn, and a weight pass the oldest backward
+// that left its weights' gradient waiting.
+class DualPipeVOrder {
+ public:
+  void forward(int chunk) { ops_.push_back({Kind::kForward, forwards_[chunk]++, chunk}); }
+  // A forward and the backward after it as one pair (the file's _forward_backward_chunk).
+  void pair(int forward_chunk, int backward_chunk) {
+    forward(forward_chunk);
+    ops_.back().pairs_next = true;
+    backward(backward_chunk);
+  }
+  void backward(int chunk, bool weight_apart = false) {
+    PipeOp op{Kind::kBackward, backwards_[chunk]++, chunk, weight_apart};
+    ops_.push_back(op);
+    if (weight_apart) waiting_.push_back({Kind::kWeight, op.microbatch, chunk});
+  }
+  void weight() {
+    if (waiting_.empty()) return;
+    ops_.push_back(waiting_.front());
+    waiting_.pop_front();
+  }
+  std::vector<PipeOp> ops() && { return std::move(ops_); }
+
+ private:
+  std::vector<PipeOp> ops_;
+  std::deque<PipeOp> waiting_;
+  int forwards_[2] = {0, 0}, backwards_[2] = {0, 0};
+};
+
+// Its steps, named as the file names them (F0: a forward of chunk 0, B1: a backward of chunk 1,
+// W: a weight pass); the pairs it overlaps (F0B1, F1B0) run here one after the other, except the
+// last stage's first F0B1, which the file runs apart to shorten the bubble.
+std::vector<PipeOp> dualpipev(int stage, int stages, int microbatches) {
+  DualPipeVOrder o;
+  int after = stages - stage - 1;                               // the stages after this one
+  for (int i = 0; i < 2 * after; ++i) o.forward(0);             // 1: nF0
+  for (int i = 0; i <= stage; ++i) o.forward(0), o.forward(1);  // 2: nF0F1
+  for (int i = 0; i < after; ++i) o.backward(1, true), o.weight(), o.forward(1);  // 3: nB1W1F1
+  for (int i = 0; i < microbatches - 2 * stages + stage + 1; ++i) {               // 4: nF0B1F1B0
+    if (i == 0 && after == 0)
+      o.forward(0), o.backward(1);
+    else
+      o.pair(0, 1);
+    o.pair(1, 0);
+  }
+  for (int i = 0; i < after; ++i) o.backward(1), o.pair(1, 0);  // 5: nB1F1B0
+  // 6: nB1B0, the second half with their weight passes apart (from B1 on odd stages, B0 on even).
+  bool apart = false;
+  for (int i = 0; i <= stage; ++i) {
+    if (i == (stage + 1) / 2 && stage % 2 == 1) apart = true;
+    o.backward(1, apart);
+    if (i == (stage + 1) / 2 && stage % 2 == 0) apart = true;
+    o.backward(0, apart);
+  }
+  for (int i = 0; i < after; ++i) o.weight(), o.backward(0, true);  // 7: nWB0
+  for (int i = 0; i <= stage; ++i) o.weight();                      // 8: nW
+  return std::move(o).ops();
 }
 
 // Forwards `stage` runs before its first backward (every one for GPipe).
@@ -72,8 +133,47 @@ int warmup_forwards(PipelineScheduleKind kind, int stage, int stages, int microb
 
 }  // namespace
 
+int PipeRoute::position(int stage, int chunk) const {
+  if (v_shape_) return chunk == 0 ? stage : 2 * stages_ - 1 - stage;
+  return chunk * stages_ + stage;
+}
+
+StageChunk PipeRoute::at(int position) const {
+  if (v_shape_)
+    return position < stages_ ? StageChunk{position, 0} : StageChunk{2 * stages_ - 1 - position, 1};
+  return {position % stages_, position / stages_};
+}
+
+bool PipeRoute::output_to(PipeOp::Kind kind, int stage, int chunk, StageChunk& to) const {
+  if (kind == PipeOp::Kind::kWeight) return false;
+  int next = position(stage, chunk) + (kind == PipeOp::Kind::kForward ? 1 : -1);
+  if (next < 0 || next >= stages_ * chunks_) return false;
+  to = at(next);
+  return true;
+}
+
+bool PipeRoute::input_from(PipeOp::Kind kind, int stage, int chunk, StageChunk& from) const {
+  if (kind == PipeOp::Kind::kWeight) return false;
+  int previous = position(stage, chunk) + (kind == PipeOp::Kind::kForward ? -1 : 1);
+  if (previous < 0 || previous >= stages_ * chunks_) return false;
+  from = at(previous);
+  return true;
+}
+
+int schedule_chunks(PipelineScheduleKind kind, int virtual_stages) {
+  return kind == PipelineScheduleKind::kDualPipeV ? 2 : virtual_stages;
+}
+
 std::string check_schedule(PipelineScheduleKind kind, int stages, int microbatches, int chunks) {
   if (stages < 1 || microbatches < 1 || chunks < 1) return "stages, micro-batches and chunks >= 1";
+  if (kind == PipelineScheduleKind::kDualPipeV) {
+    if (chunks != 2) return "the dualpipev schedule runs two chunks per stage";
+    if (stages < 2 || microbatches < 2 * stages)
+      return "the dualpipev schedule needs at least two stages and twice as many micro-batches "
+             "per replica (" +
+             std::to_string(microbatches) + ") as stages (" + std::to_string(stages) + ")";
+    return "";
+  }
   if (kind != PipelineScheduleKind::kInterleaved && chunks != 1)
     return std::string("the ") + schedule_name(kind) + " schedule runs one chunk per stage";
   if (kind == PipelineScheduleKind::kInterleaved && microbatches % stages != 0)
@@ -87,6 +187,7 @@ std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int sta
                                    int microbatches, int chunks) {
   if (kind == PipelineScheduleKind::kGpipe) return gpipe(microbatches);
   if (kind == PipelineScheduleKind::kZeroBubble) return zero_bubble(stage, stages, microbatches);
+  if (kind == PipelineScheduleKind::kDualPipeV) return dualpipev(stage, stages, microbatches);
   int warmup = warmup_forwards(kind, stage, stages, microbatches, chunks);
   if (kind == PipelineScheduleKind::kOneFOneB)
     return one_f_one_b(
@@ -112,20 +213,19 @@ std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int sta
 int peak_in_flight(PipelineScheduleKind kind, int stage, int stages, int microbatches, int chunks) {
   // Zero bubble: every stage takes min(m, p) forwards before its first weight pass.
   if (kind == PipelineScheduleKind::kZeroBubble) return std::min(microbatches, stages);
+  if (kind == PipelineScheduleKind::kDualPipeV)
+    return peak_in_flight(dualpipev(stage, stages, microbatches));
   int total = microbatches * chunks;
   int warmup = warmup_forwards(kind, stage, stages, microbatches, chunks);
   return warmup < total ? warmup + 1 : total;  // the warm-up, then one more before each backward
 }
 
 int peak_in_flight(const std::vector<PipeOp>& ops) {
-  // A split backward frees the micro-batch's activations with its weight pass.
-  bool split = std::any_of(ops.begin(), ops.end(),
-                           [](const PipeOp& op) { return op.kind == Kind::kWeight; });
-  Kind frees = split ? Kind::kWeight : Kind::kBackward;
+  // A backward whose weights' gradient runs apart frees the activations with its weight pass.
   int now = 0, peak = 0;
   for (const auto& op : ops) {
     if (op.kind == Kind::kForward) ++now;
-    if (op.kind == frees) --now;
+    if (op.kind == Kind::kWeight || (op.kind == Kind::kBackward && !op.weight_apart)) --now;
     peak = std::max(peak, now);
   }
   return peak;
@@ -141,6 +241,8 @@ const char* schedule_name(PipelineScheduleKind kind) {
       return "interleaved";
     case PipelineScheduleKind::kZeroBubble:
       return "zero_bubble";
+    case PipelineScheduleKind::kDualPipeV:
+      return "dualpipev";
   }
   return "?";
 }
@@ -159,7 +261,7 @@ const char* pass_name(PipeOp::Kind kind) {
 
 PipelineScheduleKind schedule_named(const std::string& name) {
   for (auto kind : {PipelineScheduleKind::kGpipe, PipelineScheduleKind::kInterleaved,
-                    PipelineScheduleKind::kZeroBubble})
+                    PipelineScheduleKind::kZeroBubble, PipelineScheduleKind::kDualPipeV})
     if (name == schedule_name(kind)) return kind;
   return PipelineScheduleKind::kOneFOneB;
 }

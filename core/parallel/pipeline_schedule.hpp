@@ -1,6 +1,7 @@
 // Pipeline schedules: the order in which one pipeline stage runs the forward and backward passes
-// of its micro-batches (GPipe, 1F1B, interleaved 1F1B as Megatron-LM orders them, and ZB-H1, the
-// zero-bubble schedule of Qi et al. 2023 whose backward is split in two). Generated once per
+// of its micro-batches (GPipe, 1F1B, interleaved 1F1B as Megatron-LM orders them, ZB-H1, the
+// zero-bubble schedule of Qi et al. 2023 whose backward is split in two, and DeepSeek's
+// DualPipeV), and where each chunk's passes send their outputs (PipeRoute). Generated once per
 // stage; the analytic engine times them, the memory model counts what they keep in flight.
 #pragma once
 
@@ -12,14 +13,57 @@
 namespace scaleout::core {
 
 struct PipeOp {
-  // kBackward: the gradient of the op's inputs (and, outside the zero-bubble schedule, of its
-  // weights); kWeight: the zero-bubble schedule's gradient of the weights, run apart.
+  // kBackward: the gradient of the op's inputs (and, unless `weight_apart`, of its weights);
+  // kWeight: the gradient of the weights of a backward run with `weight_apart`.
   enum class Kind { kForward, kBackward, kWeight };
   Kind kind = Kind::kForward;
   int microbatch = 0;
-  int chunk = 0;  // the model chunk (virtual stage) of this stage, 0 unless interleaved
+  int chunk = 0;              // the model chunk of this stage, 0 unless interleaved or DualPipeV
+  bool weight_apart = false;  // a backward whose weights' gradient runs later as a kWeight op
+  // DualPipe's F&B: this forward and the backward after it run as one pair, both inputs taken
+  // before it and both outputs sent after it.
+  bool pairs_next = false;
   bool operator==(const PipeOp&) const = default;
 };
+
+// Where a stage's chunks sit in the model and where their passes send: the model's layers in
+// stages x chunks positions, position 0 holding the embedding and the last the output layer.
+// Interleaved: chunk c of stage s at c x stages + s (the last stage's chunk c feeds the first
+// stage's c + 1). DualPipeV: chunk 0 of stage s at s and chunk 1 at 2 stages - 1 - s (down the
+// stages, then back up: the last stage passes its own chunk 0's output to its chunk 1).
+struct StageChunk {
+  int stage = 0;
+  int chunk = 0;
+  bool operator==(const StageChunk&) const = default;
+};
+class PipeRoute {
+ public:
+  PipeRoute(PipelineScheduleKind kind, int stages, int chunks)
+      : v_shape_(kind == PipelineScheduleKind::kDualPipeV), stages_(stages), chunks_(chunks) {}
+  int position(int stage, int chunk) const;
+  StageChunk at(int position) const;
+  // The stage and chunk that take a pass's output (a forward's to the next position, a
+  // backward's to the previous): false at the model's ends and for weight passes.
+  bool output_to(PipeOp::Kind kind, int stage, int chunk, StageChunk& to) const;
+  // The stage and chunk whose pass gives this one its input (output_to's inverse).
+  bool input_from(PipeOp::Kind kind, int stage, int chunk, StageChunk& from) const;
+  bool holds_output_layer(int stage, int chunk) const {
+    return position(stage, chunk) == stages_ * chunks_ - 1;
+  }
+
+ private:
+  bool v_shape_;
+  int stages_, chunks_;
+};
+
+// Whether the schedule runs some backwards' weight gradients as passes apart (zero bubble,
+// DualPipeV).
+inline bool splits_backward(PipelineScheduleKind kind) {
+  return kind == PipelineScheduleKind::kZeroBubble || kind == PipelineScheduleKind::kDualPipeV;
+}
+
+// The model chunks each stage holds: 2 under DualPipeV, else the plan's virtual stages.
+int schedule_chunks(PipelineScheduleKind kind, int virtual_stages);
 
 // The ops of `stage` (0-based, of `stages`) for `microbatches` micro-batches and `chunks` model
 // chunks per stage, in the order the stage runs them: each (micro-batch, chunk) once forward and
@@ -29,12 +73,17 @@ struct PipeOp {
 // 1F1B's forwards and backwards, each backward followed by its weight pass except that stage s
 // keeps s of them waiting, run after its last backward: with equal forward, backward and weight
 // passes its bubble is a third of 1F1B's, and no stage holds more micro-batches than 1F1B's first.
+// DualPipeV (deepseek-ai/DualPipe, dualpipev.py): its eight steps, each pair of a forward and a
+// backward of different micro-batches (pairs_next) run one after the other, part of the
+// backwards with their weight pass apart (weight_apart) and the weight passes taken in the order
+// those ran.
 // REQUIRES: the arguments pass check_schedule.
 std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int stages,
                                    int microbatches, int chunks);
 
 // Empty when the schedule can run these counts, else why not (interleaved needs micro-batches in
-// multiples of the stages; GPipe, 1F1B and zero bubble one chunk).
+// multiples of the stages; GPipe, 1F1B and zero bubble one chunk; DualPipeV two, at least two
+// stages and twice as many micro-batches as stages).
 std::string check_schedule(PipelineScheduleKind kind, int stages, int microbatches, int chunks);
 
 // The most (micro-batch, chunk) forwards whose backward (zero bubble: weight pass) has not yet

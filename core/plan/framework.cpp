@@ -59,6 +59,10 @@ FrameworkRefusal megatron(const Parallelism& p, bool experts) {
             "Megatron-LM runs 1F1B and interleaved 1F1B; the zero-bubble schedule runs in a fork "
             "of it by the schedule's authors, whose arguments are not written here: write "
             "parallelism.framework: any to plan it"};
+  if (p.schedule == PipelineScheduleKind::kDualPipeV)
+    return {"schedule",
+            "Megatron-LM runs 1F1B and interleaved 1F1B; DualPipeV runs in DeepSeek's own "
+            "framework (deepseek-ai/DualPipe): write parallelism.framework: any to plan it"};
   return {};
 }
 

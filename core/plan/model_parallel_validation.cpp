@@ -92,18 +92,34 @@ void check_split_accounting(const Plan& plan, const Parallelism& p, const Transf
          " virtual stages");
 }
 
+// DualPipeV's V: each stage holds two chunks of equal layers, the first and the last positions on
+// the first stage (core::PipeRoute).
+void check_dualpipev(const Plan& plan, const Parallelism& p) {
+  if (p.schedule != PipelineScheduleKind::kDualPipeV) return;
+  if (p.embedding_in_split || p.loss_in_split || p.first_stage_layers > 0 ||
+      p.last_stage_layers > 0)
+    throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
+                     "dualpipev is modelled with stages of equal layers: its first stage holds "
+                     "both the first and the last chunk, so first_stage_layers, "
+                     "last_stage_layers and the account_for_* options do not apply");
+}
+
 void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
   if (p.virtual_stages > 1 && p.schedule != PipelineScheduleKind::kInterleaved)
     throw InputError(plan.file, p.virtual_line, "parallelism.virtual_stages",
                      "virtual stages need schedule: interleaved");
+  check_dualpipev(plan, p);
   if (p.embedding_in_split || p.loss_in_split) return check_split_accounting(plan, p, t);
   if (p.first_stage_layers > 0 || p.last_stage_layers > 0) return check_uneven_stages(plan, p, t);
-  if (t.layers % (static_cast<long long>(p.pipeline) * p.virtual_stages) != 0)
-    throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",
-                     "the model's " + str(t.layers) + " layers do not split evenly into " +
-                         str(p.pipeline) + " stages x " + str(p.virtual_stages) +
-                         " virtual stages");
-  long long chunks = static_cast<long long>(p.pipeline) * p.virtual_stages;
+  int per_stage = schedule_chunks(p.schedule, p.virtual_stages);
+  if (t.layers % (static_cast<long long>(p.pipeline) * per_stage) != 0)
+    throw InputError(
+        plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",
+        "the model's " + str(t.layers) + " layers do not split evenly into " + str(p.pipeline) +
+            " stages x " + str(per_stage) +
+            (p.schedule == PipelineScheduleKind::kDualPipeV ? " chunks (dualpipev's two a stage)"
+                                                            : " virtual stages"));
+  long long chunks = static_cast<long long>(p.pipeline) * per_stage;
   // The workload's lines are in its own file when the plan names one.
   const std::string& workload_file = plan.workload.file.empty() ? plan.file : plan.workload.file;
   if (!moe_pattern_repeats(t, chunks) && t.moe->first_dense > 0)
@@ -220,14 +236,13 @@ void check_batch(const Plan& plan, const Parallelism& p) {
                          " data-parallel replicas x micro-batches of " + str(p.microbatch));
   long long microbatches = global / (data * p.microbatch);
   // The closed form walks every (micro-batch, chunk) of every stage: bound the walk.
-  if (static_cast<double>(microbatches) * p.virtual_stages * p.pipeline > kMaxPipelineOps)
+  int chunks = schedule_chunks(p.schedule, p.virtual_stages);
+  if (static_cast<double>(microbatches) * chunks * p.pipeline > kMaxPipelineOps)
     throw InputError(
         plan.file, p.microbatch_line ? p.microbatch_line : p.line, "parallelism.microbatch",
-        str(microbatches) + " micro-batches x " + str(p.virtual_stages) + " chunks x " +
-            str(p.pipeline) + " stages is more pipeline work than scaleout takes (" +
-            str(kMaxPipelineOps) + ")");
-  std::string why =
-      check_schedule(p.schedule, p.pipeline, static_cast<int>(microbatches), p.virtual_stages);
+        str(microbatches) + " micro-batches x " + str(chunks) + " chunks x " + str(p.pipeline) +
+            " stages is more pipeline work than scaleout takes (" + str(kMaxPipelineOps) + ")");
+  std::string why = check_schedule(p.schedule, p.pipeline, static_cast<int>(microbatches), chunks);
   if (!why.empty())
     throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
                      why);
@@ -337,14 +352,15 @@ void check_tp_overlap(const Plan& plan, const Parallelism& p) {
         "their own collectives");
 }
 
-// ZB-H1 is walked with each op's compute whole: the options that walk an op's layers one at a time
-// (their collectives beside the compute) are not split into its two backward passes yet.
-void check_zero_bubble(const Plan& plan, const Parallelism& p) {
-  if (p.schedule != PipelineScheduleKind::kZeroBubble) return;
+// ZB-H1 and DualPipeV are walked with each op's compute whole: the options that walk an op's layers
+// one at a time (their collectives beside the compute) are not split into its two backward passes
+// yet.
+void check_split_backward(const Plan& plan, const Parallelism& p) {
+  if (!splits_backward(p.schedule)) return;
   auto refuse = [&](bool when, const std::string& option) {
     if (!when) return;
     throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
-                     "zero_bubble is modelled without " + option +
+                     std::string(schedule_name(p.schedule)) + " is modelled without " + option +
                          " (its backward split into the inputs' and the weights' gradients is not "
                          "walked layer by layer yet): use schedule: 1f1b with it");
   };
@@ -376,7 +392,7 @@ void validate_model_parallel(const Plan& plan, bool split_searched) {
   check_strategy(plan, p);
   check_overlap(plan, p);
   check_tp_overlap(plan, p);
-  check_zero_bubble(plan, p);
+  check_split_backward(plan, p);
   check_modelled(plan, p);
 }
 

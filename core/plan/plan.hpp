@@ -400,8 +400,11 @@ struct Training {
 };
 
 // kZeroBubble: ZB-H1 (Qi et al. 2023), 1F1B with each backward split into the inputs' gradient
-// and the weights' gradient, the latter deferred into what would be the bubble.
-enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved, kZeroBubble };
+// and the weights' gradient, the latter deferred into what would be the bubble. kDualPipeV:
+// DeepSeek's DualPipeV (the V-shaped, "cut-in-half" form of DualPipe): two chunks a stage, the
+// first going down the stages and the second back up, forwards and backwards of different
+// micro-batches paired, part of the backwards split as zero bubble's.
+enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved, kZeroBubble, kDualPipeV };
 // The framework a model-parallel plan is for (core/plan/framework.hpp says which splits each runs).
 enum class Framework { kMegatron, kDeepSpeed, kFsdp, kAny };
 enum class Recompute { kNone, kSelective, kFull };

@@ -75,6 +75,19 @@ TEST(NcclSchedule, TwoByTwoByTwoCompletesForGpipeOneFOneBAndZeroBubble) {
   }
 }
 
+// DualPipeV over the same ranks: each stage's two chunks, down and back up. Rank 0 sends stage 1
+// the 4 activations of its chunk 0 and the 4 gradients of its chunk 1 (the model's last, with the
+// output layer); stage 1 turns each micro-batch from its chunk 0 to its chunk 1 without a transfer.
+TEST(NcclSchedule, TwoByTwoByTwoCompletesForDualPipeV) {
+  Plan plan = two_by_two_by_two("dualpipev", "complete");
+  auto ranks = schedule_plan(plan);
+  ASSERT_EQ(ranks.size(), 8u);
+  EXPECT_EQ(nccl_schedule_hangs(ranks), "") << format_schedule(ranks);
+  EXPECT_EQ(sends(ranks[0], 4), 8);
+  EXPECT_EQ(sends(ranks[4], 0), 8);
+  EXPECT_EQ(sends(ranks[4], 4), 0);
+}
+
 TEST(NcclSchedule, AReorderedStageIsFoundToHang) {
   Plan plan = two_by_two_by_two("1f1b", "reordered");
   auto ranks = schedule_plan(plan);

@@ -76,13 +76,16 @@ TEST(PipelineSchedule, ZeroBubbleSplitsEachBackwardAndKeepsOneFOneBsOrder) {
       auto ops = stage_schedule(PipelineScheduleKind::kZeroBubble, s, stages, microbatches, 1);
       ASSERT_EQ(ops.size(), 3u * microbatches);
       std::vector<PipeOp> without_weights, weights;
-      for (const PipeOp& op : ops)
+      for (PipeOp op : ops) {
+        EXPECT_EQ(op.weight_apart, op.kind == Kind::kBackward);
+        op.weight_apart = false;
         (op.kind == Kind::kWeight ? weights : without_weights).push_back(op);
+      }
       EXPECT_EQ(without_weights,
                 stage_schedule(PipelineScheduleKind::kOneFOneB, s, stages, microbatches, 1));
       for (int m = 0; m < microbatches; ++m) {
         EXPECT_EQ(weights[m], (PipeOp{Kind::kWeight, m, 0}));
-        auto backward = std::find(ops.begin(), ops.end(), PipeOp{Kind::kBackward, m, 0});
+        auto backward = std::find(ops.begin(), ops.end(), PipeOp{Kind::kBackward, m, 0, true});
         EXPECT_LT(backward, std::find(ops.begin(), ops.end(), PipeOp{Kind::kWeight, m, 0}));
       }
       EXPECT_EQ(peak_in_flight(ops), std::min(microbatches, stages)) << "stage " << s;
@@ -90,10 +93,10 @@ TEST(PipelineSchedule, ZeroBubbleSplitsEachBackwardAndKeepsOneFOneBsOrder) {
   // The first stage (1F1B's peak already) runs each weight pass straight after its backward; the
   // last keeps three waiting and runs every weight pass after its last backward.
   auto first = stage_schedule(PipelineScheduleKind::kZeroBubble, 0, 4, 4, 1);
-  EXPECT_EQ(first[4], (PipeOp{Kind::kBackward, 0, 0}));
+  EXPECT_EQ(first[4], (PipeOp{Kind::kBackward, 0, 0, true}));
   EXPECT_EQ(first[5], (PipeOp{Kind::kWeight, 0, 0}));
   auto last = stage_schedule(PipelineScheduleKind::kZeroBubble, 3, 4, 4, 1);
-  EXPECT_EQ(last[7], (PipeOp{Kind::kBackward, 3, 0}));
+  EXPECT_EQ(last[7], (PipeOp{Kind::kBackward, 3, 0, true}));
   for (int m = 0; m < 4; ++m) EXPECT_EQ(last[8 + m], (PipeOp{Kind::kWeight, m, 0}));
   EXPECT_NE(check_schedule(PipelineScheduleKind::kZeroBubble, 4, 8, 2), "");
 }

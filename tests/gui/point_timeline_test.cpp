@@ -7,10 +7,12 @@
 #include <QComboBox>
 #include <QPushButton>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
+#include "core/parallel/pipeline_schedule.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plan_panel.hpp"
 #include "gui/timeline_view.hpp"
@@ -137,6 +139,45 @@ TEST(GuiPointTimeline, TheZeroBubbleSchedulesWeightPasses) {
   QTest::qWait(50);
   ASSERT_TRUE(w.timeline()->grab().save(
       QString::fromStdString((kShots / "timeline-pipeline-zero-bubble.png").string())));
+}
+
+// DualPipeV as SimGrid runs it: every stage passes each micro-batch forward and backward through
+// both its chunks, with the weight passes its schedule leaves apart; the last stage turns a
+// micro-batch from chunk 0 to chunk 1 before any backward.
+TEST(GuiPointTimeline, DualPipeVRunsBothChunksOfEveryStage) {
+  MainWindow w(pipeline_plan("dualpipev"));
+  EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
+  ASSERT_NE(w.timeline(), nullptr);
+  const TimelineTrace& t = w.timeline()->view()->trace();
+  int checked = 0;
+  for (const auto& track : t.tracks) {
+    if (track.name.rfind("stage ", 0) != 0) continue;
+    int stage = std::stoi(track.name.substr(6));  // "stage S, rank R"
+    auto ops = core::stage_schedule(core::PipelineScheduleKind::kDualPipeV, stage, 4, 8, 2);
+    std::map<std::string, int> count;
+    std::vector<std::string> names;
+    for (const auto& span : track.spans) {
+      const std::string& name = t.names[static_cast<std::size_t>(span.name)];
+      std::string pass = name.substr(0, name.find(' '));
+      if (pass != "forward" && pass != "backward" && pass != "weight") continue;
+      ++count[pass];
+      names.push_back(name);
+    }
+    EXPECT_EQ(count["forward"], 16) << track.name;
+    EXPECT_EQ(count["backward"], 16) << track.name;
+    EXPECT_EQ(count["weight"], std::count_if(ops.begin(), ops.end(), [](const core::PipeOp& op) {
+                return op.kind == core::PipeOp::Kind::kWeight;
+              }));
+    if (stage == 3) EXPECT_EQ(names.at(1), "forward 0 (chunk 1)") << track.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 16);
+  w.timeline()->resize(1200, 720);
+  w.timeline()->show();
+  QTest::qWait(50);
+  ASSERT_TRUE(w.timeline()->grab().save(
+      QString::fromStdString((kShots / "timeline-pipeline-dualpipev.png").string())));
 }
 
 TEST(GuiPointTimeline, CancelStopsTheSimulation) {

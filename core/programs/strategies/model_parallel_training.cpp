@@ -61,12 +61,20 @@ class Inbox {
     for (std::size_t i = 0; i < ahead; ++i) post_next(senders_.size() - 1);
   }
 
+  // Posts the receive of `op`'s input (and those its neighbour sends before it), without waiting:
+  // a pair's two receives then wait in one group.
+  void post(const PipeOp& op) {
+    auto from = sender_of_.find(key(op));
+    if (from == sender_of_.end()) return;
+    while (!posted_.count(key(op))) post_next(from->second);
+  }
+
   // Waits for `op`'s input, if a neighbour sends it one, and keeps that neighbour's window full.
   // Returns the sending stage's index among the senders (-1: no input).
   int take(const PipeOp& op) {
     auto from = sender_of_.find(key(op));
     if (from == sender_of_.end()) return -1;
-    while (!posted_.count(key(op))) post_next(from->second);
+    post(op);
     Fabric::Handle handle = posted_[key(op)];
     posted_.erase(key(op));
     fabric_.wait_all({handle});
@@ -117,8 +125,9 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
   stages_ = s.pipeline;
   microbatches_ = s.microbatches;
   chunks_ = s.chunks;
-  split_backward_ = plan.parallelism->schedule == PipelineScheduleKind::kZeroBubble;
-  ops_per_stage_ = static_cast<std::size_t>(split_backward_ ? 3 : 2) * microbatches_ * chunks_;
+  // At most a forward, a backward and a weight pass of each micro-batch and chunk.
+  ops_per_stage_ =
+      static_cast<std::size_t>(splits_backward(s.schedule) ? 3 : 2) * microbatches_ * chunks_;
   int bpe = plan.training.gradient_bytes_per_element;
   activation_elements_ = elements(work_.activation_bytes, bpe);
   // ZeRO-2's step-end gather collects the whole gradient's parameters; ZeRO-3 has none.
@@ -142,16 +151,13 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
   }
 }
 
-// The stage that takes `op`'s output on `stage` (-1: none): forwards go down the stages and from
-// the last stage round to the first for the next chunk; backwards go back up.
+// The stage that takes `op`'s output on `stage` (-1: none, or the stage itself: DualPipeV's turn
+// from the last stage's first chunk to its second needs no transfer).
 int ModelParallelTraining::destination(int stage, const PipeOp& op) const {
-  if (stages_ < 2 || op.kind == Kind::kWeight) return -1;
-  if (op.kind == Kind::kForward) {
-    if (stage < stages_ - 1) return stage + 1;
-    return op.chunk < chunks_ - 1 ? 0 : -1;
-  }
-  if (stage > 0) return stage - 1;
-  return op.chunk > 0 ? stages_ - 1 : -1;
+  StageChunk to;
+  if (!state_.split().route().output_to(op.kind, stage, op.chunk, to) || to.stage == stage)
+    return -1;
+  return to.stage;
 }
 
 // The rank on `stage` with `me`'s other coordinates: its peer there.
@@ -164,18 +170,18 @@ int ModelParallelTraining::rank_on_stage(const RankCoords& me, int stage) const 
 namespace {
 
 // The op on the receiving stage that `op`, run on `stage`, feeds.
-PipeOp fed_op(const PipeOp& op, int stage, int stages) {
-  PipeOp in = op;
-  if (op.kind == Kind::kForward && stage == stages - 1) ++in.chunk;
-  if (op.kind == Kind::kBackward && stage == 0) --in.chunk;
+PipeOp fed_op(const PipeOp& op, int stage, const PipeRoute& route) {
+  PipeOp in{op.kind, op.microbatch, op.chunk};
+  StageChunk to;
+  if (route.output_to(op.kind, stage, op.chunk, to)) in.chunk = to.chunk;
   return in;
 }
 
 // The op on the sending stage whose output feeds `op` (fed_op's inverse).
-PipeOp op_sent_for(const PipeOp& op, int sender_stage, int stages) {
-  PipeOp out = op;
-  if (op.kind == Kind::kForward && sender_stage == stages - 1 && stages > 1) --out.chunk;
-  if (op.kind == Kind::kBackward && sender_stage == 0 && stages > 1) ++out.chunk;
+PipeOp op_sent_for(const PipeOp& op, int stage, const PipeRoute& route) {
+  PipeOp out{op.kind, op.microbatch, op.chunk};
+  StageChunk from;
+  if (route.input_from(op.kind, stage, op.chunk, from)) out.chunk = from.chunk;
   return out;
 }
 
@@ -289,9 +295,9 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size
   if (work_.tp_comm_overlap || work_.context > 1 || (queue && queue->walks(op)))
     return run_walking_op(rank, op, index, queue, times);
   bool forward = op.kind == Kind::kForward;
-  bool output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  bool output_layer = state_.split().route().holds_output_layer(rank.at.stage, op.chunk);
   int layers = chunk_layers(state_.split(), rank.at.stage, op.chunk);
-  double backward = work_.layer_backward_flops - (split_backward_ ? work_.layer_weight_flops : 0);
+  double backward = work_.layer_backward_flops - (op.weight_apart ? work_.layer_weight_flops : 0);
   double flops = layers * (forward ? work_.layer_forward_flops : backward);
   if (output_layer) flops += (forward ? 1 : 2) * work_.logit_forward_flops;
   double t0 = rank.fabric.now();
@@ -322,7 +328,7 @@ ModelParallelTraining::LayerWalk ModelParallelTraining::layer_walk(const Rank& r
                                                                    const PipeOp& op) const {
   LayerWalk w;
   w.forward = op.kind == Kind::kForward;
-  w.output_layer = rank.at.stage == stages_ - 1 && op.chunk == chunks_ - 1;
+  w.output_layer = state_.split().route().holds_output_layer(rank.at.stage, op.chunk);
   w.layers = chunk_layers(state_.split(), rank.at.stage, op.chunk);
   w.layer_flops =
       (w.forward ? work_.layer_forward_flops : work_.layer_backward_flops) * compute_scale_;
@@ -358,6 +364,26 @@ long ModelParallelTraining::run_tensor_allreduces(const Rank& rank, int allreduc
   return check ? rank.checks->differs(part, static_cast<float>(expected)) : 0;
 }
 
+namespace {
+
+// The stages next to `stage` (one, or none, where the pipeline is short).
+std::vector<int> neighbour_stages(int stage, int stages) {
+  std::vector<int> out;
+  for (int from : {(stage + stages - 1) % stages, (stage + 1) % stages})
+    if (from != stage && (out.empty() || out[0] != from)) out.push_back(from);
+  return out;
+}
+
+}  // namespace
+
+std::size_t ModelParallelTraining::receive_window() const {
+  if (!receive_ahead_) return 0;
+  // A stage runs at most p x v ops ahead of its neighbour in 1F1B; GPipe's forwards all at once.
+  if (plan_.parallelism->schedule == PipelineScheduleKind::kGpipe)
+    return static_cast<std::size_t>(2 * microbatches_ * chunks_);
+  return static_cast<std::size_t>(2 * stages_ * chunks_ + 4);
+}
+
 ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int step) const {
   Fabric& fabric = rank.fabric;
   const RankCoords& me = rank.at;
@@ -367,23 +393,17 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
   std::vector<PipeOp> mine = schedule_of(me.stage, fabric.rank());
   std::map<OpKey, std::size_t> index;  // each of this stage's ops by its place in the schedule
   for (std::size_t i = 0; i < mine.size(); ++i) index[key(mine[i])] = i;
-  // A stage runs at most p x v ops ahead of its neighbour in 1F1B; GPipe's forwards all at once.
-  std::size_t window = !receive_ahead_ ? 0
-                       : plan_.parallelism->schedule == PipelineScheduleKind::kGpipe
-                           ? static_cast<std::size_t>(2 * microbatches_ * chunks_)
-                           : static_cast<std::size_t>(2 * stages_ * chunks_ + 4);
-  std::vector<int> senders;
-  for (int from : {(me.stage + stages_ - 1) % stages_, (me.stage + 1) % stages_})
-    if (from != me.stage && (senders.empty() || senders[0] != from)) senders.push_back(from);
+  std::vector<int> senders = neighbour_stages(me.stage, stages_);
   // SimGrid's hints, where the fabric offers them; else receives posted ahead, sends waited for
   // at the end.
   auto* ahead = dynamic_cast<ReceiveAhead*>(&fabric);
   Inbox inbox(
-      fabric, ahead, [&](const OpKey& k) { return receive_slot(index.at(k)); }, window);
+      fabric, ahead, [&](const OpKey& k) { return receive_slot(index.at(k)); }, receive_window());
   for (int from : senders) {
     std::vector<OpKey> order;  // what `from` sends this stage, in the order it sends it
     for (const PipeOp& op : schedule_of(from, -1))
-      if (destination(from, op) == me.stage) order.push_back(key(fed_op(op, from, stages_)));
+      if (destination(from, op) == me.stage)
+        order.push_back(key(fed_op(op, from, state_.split().route())));
     inbox.add_sender(rank_on_stage(me, from), std::move(order));
   }
   // A transfer's label also names the step: a receive that never landed leaves last step's data.
@@ -394,29 +414,41 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
   BucketQueue* buckets = queue ? &*queue : nullptr;
   std::vector<Fabric::Handle> outgoing;
   std::size_t pending_from = 0;  // outgoing[pending_from..] may still be in flight
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    const PipeOp& op = mine[i];
-    int sender = inbox.take(op);
+  auto take_input = [&](std::size_t i) {
+    int sender = inbox.take(mine[i]);
     if (sender >= 0 && rank.checks)  // the micro-batch and chunk this op expects, from its sender
       times.wrong += rank.checks->mislabelled(
-          receive_slot(i), label(tag(op_sent_for(op, senders[sender], stages_), senders[sender])));
-    double start = fabric.now();
-    run_op(rank, op, i, buckets, times);
-    rank.observer.phase(fabric.rank(), op_name(op, chunks_), pass_name(op.kind), start,
-                        fabric.now());
-    int to = destination(me.stage, op);
-    if (to < 0) continue;
-    if (rank.checks) rank.checks->label(send_slot(i), label(tag(op, me.stage)));
+          receive_slot(i),
+          label(tag(op_sent_for(mine[i], me.stage, state_.split().route()), senders[sender])));
+  };
+  auto send_output = [&](std::size_t i) {
+    int to = destination(me.stage, mine[i]);
+    if (to < 0) return;
+    if (rank.checks) rank.checks->label(send_slot(i), label(tag(mine[i], me.stage)));
     Fabric::Handle sent = fabric.post_send(rank_on_stage(me, to), send_slot(i));
     // DeepSpeed's pipeline engine waits for each send. Only where receives are posted ahead
     // (SimGrid, Gloo): against NCCL's just-in-time receives two neighbours' waiting sends could
     // hold each other up, so there the sends fly as Megatron-LM's do.
     if (blocking_stage_transfers(plan_) && receive_ahead_) {
       fabric.wait_all({sent});
-      continue;
+      return;
     }
     outgoing.push_back(sent);
     if (ahead) pending_from = ahead->release_done(outgoing, pending_from);
+  };
+  // Each op, or each pair (DualPipe's F&B: both inputs taken first, both outputs sent after).
+  for (std::size_t i = 0; i < mine.size();) {
+    std::size_t end = i + (mine[i].pairs_next && i + 1 < mine.size() ? 2 : 1);
+    for (std::size_t k = i; k < end; ++k) inbox.post(mine[k]);
+    for (std::size_t k = i; k < end; ++k) take_input(k);
+    for (std::size_t k = i; k < end; ++k) {
+      double start = fabric.now();
+      run_op(rank, mine[k], k, buckets, times);
+      rank.observer.phase(fabric.rank(), op_name(mine[k], chunks_), pass_name(mine[k].kind), start,
+                          fabric.now());
+    }
+    for (std::size_t k = i; k < end; ++k) send_output(k);
+    i = end;
   }
   exchange_gradient(rank, buckets, times);
   if (work_.optimizer_flops > 0) {  // the optimizer's update of the rank's shard

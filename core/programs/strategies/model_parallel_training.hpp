@@ -99,6 +99,8 @@ class ModelParallelTraining {
  private:
   struct Rank;  // one rank's views and programs for a run
   ModelParallelStepTimes iteration(const Rank& rank, int step) const;
+  // Receives posted ahead of the schedule from each neighbour (0: each when needed).
+  std::size_t receive_window() const;
   // What an op that walks its layers one at a time runs on `rank`'s stage.
   struct LayerWalk {
     bool forward = true;
@@ -177,7 +179,6 @@ class ModelParallelTraining {
   ParallelState state_;  // the plan's split and its ranks' groups
   ModelParallelWork work_;
   int stages_ = 1, microbatches_ = 1, chunks_ = 1;
-  bool split_backward_ = false;    // schedule: zero_bubble runs each weight pass apart
   std::size_t ops_per_stage_ = 2;  // the ops of one stage's iteration
   std::int64_t activation_elements_ = 1, gradient_elements_ = 1;
   std::int64_t transfer_elements_ = 1;  // one rank's share of a stage transfer
