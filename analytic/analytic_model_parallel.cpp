@@ -169,11 +169,26 @@ void set_tensor_costs(const core::ModelParallelWork& w, int tensor,
                             backward;
 }
 
+// The ranks that sum a gradient (core::gradient_split) as data_exchange places them. DualPipe's
+// mirror stages on other nodes: each node holds a stage's data group at most, and every group of
+// the node crosses its NICs at once.
+core::ModelSplit gradient_group(const Plan& plan, const core::ParallelState& state) {
+  const core::ModelSplit& s = state.split();
+  core::ModelSplit g = core::gradient_split(s);
+  if (g.data == s.data) return g;
+  core::RankCoords first{}, mirror{};
+  mirror.stage = s.pipeline - 1;
+  if (state.packed_node_of(state.rank_of(first)) != state.packed_node_of(state.rank_of(mirror)))
+    g.tensor = std::max(s.tensor, std::max(1, plan.cluster.devices_per_node) / s.data);
+  return g;
+}
+
 }  // namespace
 
 ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelState& state,
                                         GroupTimes* cache) {
   const core::ModelSplit& s = state.split();
+  const core::ModelSplit g = gradient_group(plan, state);
   core::ModelParallelWork w = core::model_parallel_work(plan, s);
   double peak = plan.cluster.device.flops;
   auto tensor_time = [&](double bytes) {
@@ -183,17 +198,17 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
     return it->second;
   };
   auto data_time = [&] {
-    if (!cache) return data_exchange(plan, s, w.gradient_bytes, plan.strategy.kind);
-    auto [it, fresh] = cache->data.try_emplace({s.data, s.tensor, w.gradient_bytes}, 0.0);
-    if (fresh) it->second = data_exchange(plan, s, w.gradient_bytes, plan.strategy.kind);
+    if (!cache) return data_exchange(plan, g, w.gradient_bytes, plan.strategy.kind);
+    auto [it, fresh] = cache->data.try_emplace({g.data, g.tensor, w.gradient_bytes}, 0.0);
+    if (fresh) it->second = data_exchange(plan, g, w.gradient_bytes, plan.strategy.kind);
     return it->second;
   };
   // A ring's all-gather (or reduce-scatter) is half its all-reduce.
   auto ring_gather = [&](double bytes) {
     if (bytes <= 0) return 0.0;
-    if (!cache) return data_exchange(plan, s, bytes, core::StrategyKind::kRing) / 2;
-    auto [it, fresh] = cache->ring.try_emplace({s.data, s.tensor, bytes}, 0.0);
-    if (fresh) it->second = data_exchange(plan, s, bytes, core::StrategyKind::kRing) / 2;
+    if (!cache) return data_exchange(plan, g, bytes, core::StrategyKind::kRing) / 2;
+    auto [it, fresh] = cache->ring.try_emplace({g.data, g.tensor, bytes}, 0.0);
+    if (fresh) it->second = data_exchange(plan, g, bytes, core::StrategyKind::kRing) / 2;
     return it->second;
   };
   ModelParallelCosts c;
@@ -225,10 +240,10 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
         });
     // The parameters' gather after the schedule, unless the next iteration's forwards take it.
     c.data_exchange = (zero1 && !w.overlap_param_gather ? ring_gather(w.gradient_bytes) : 0) +
-                      expert_data_exchange(plan, s, expert, w.expert_gradient_bytes);
+                      expert_data_exchange(plan, g, expert, w.expert_gradient_bytes);
   } else {
     c.data_exchange =
-        (data_time() + expert_data_exchange(plan, s, expert, w.expert_gradient_bytes)) *
+        (data_time() + expert_data_exchange(plan, g, expert, w.expert_gradient_bytes)) *
         w.data_volume;
   }
   c.optimizer = w.optimizer_flops / peak;
@@ -308,10 +323,13 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
     }
     p.transfer.assign(p.transfer.size(), 0.0);  // arrived when the send returns
   }
-  // The output layer runs after the model's last chunk.
-  core::StageChunk out = s.route().at(s.pipeline * s.chunks - 1);
-  p.forward[out.stage][out.chunk] += c.logit_forward;
-  p.backward[out.stage][out.chunk] += 2 * c.logit_forward;
+  // The output layer runs after the model's last chunk (DualPipe: each copy's).
+  for (int stage = 0; stage < s.pipeline; ++stage)
+    for (int chunk = 0; chunk < s.chunks; ++chunk)
+      if (s.route().holds_output_layer(stage, chunk)) {
+        p.forward[stage][chunk] += c.logit_forward;
+        p.backward[stage][chunk] += 2 * c.logit_forward;
+      }
   return p;
 }
 
@@ -336,21 +354,21 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   PipeTiming timing = time_plan_pipeline(plan, state, c);
   int busiest = static_cast<int>(std::max_element(timing.busy.begin(), timing.busy.end()) -
                                  timing.busy.begin());
-  double runs = static_cast<double>(s.microbatches) * core::stage_layers(s, busiest);
+  double microbatches = s.chunk_microbatches();  // each chunk's
+  double runs = microbatches * core::stage_layers(s, busiest);
   core::ModelParallelPhases ph;
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
   ph.context = runs * (c.layer_context_forward + c.layer_context_backward);
-  ph.expert = static_cast<double>(s.microbatches) * s.chunks *
-              (c.chunk_expert_forward + c.chunk_expert_backward);
-  double sharding = static_cast<double>(s.microbatches) * s.chunks *
-                    exposed_sharding(c, core::chunk_layers(s, busiest, 0));
+  ph.expert = microbatches * s.chunks * (c.chunk_expert_forward + c.chunk_expert_backward);
+  double sharding =
+      microbatches * s.chunks * exposed_sharding(c, core::chunk_layers(s, busiest, 0));
   if (!core::chunks_alike(s, busiest)) {
     sharding = 0;
     for (int chunk = 0; chunk < s.chunks; ++chunk)
-      sharding += s.microbatches * exposed_sharding(c, core::chunk_layers(s, busiest, chunk));
+      sharding += microbatches * exposed_sharding(c, core::chunk_layers(s, busiest, chunk));
   }
   // A stage waiting on its own sends is idle, as the simulated program's records count it.
-  double blocked = s.microbatches * blocked_sending(s, c, busiest);
+  double blocked = microbatches * blocked_sending(s, c, busiest);
   // overlap_grad_reduce: each stage's waiting buckets after its last op.
   double iteration = timing.iteration, overlapped = 0, tail = 0;
   if (!c.overlap.tail.empty()) {

@@ -125,6 +125,8 @@ void check_supported(const core::Plan& plan) {
   if (plan.training.compression.kind != core::CompressionKind::kNone)
     refuse("gradient compression");
   if (!plan.parallelism) return;
+  if (plan.parallelism->schedule == core::PipelineScheduleKind::kDualPipe)
+    refuse("DualPipe's two copies of each stage (their mirrored gradient groups)");
 }
 
 }  // namespace

@@ -41,9 +41,11 @@ class OpEnds {
 
 // The transfer between two stages a hop crosses (-1: none, the V-shape's turn on the last stage).
 // Interleaved: the boundary after the sender for forwards and after the receiver for backwards
-// (from the last stage round to the first is the last boundary); DualPipeV: between the two.
+// (from the last stage round to the first is the last boundary); DualPipe and DualPipeV, whose
+// hops go both ways: between the two.
 int hop_boundary(core::PipelineScheduleKind kind, PipeOp::Kind pass, int from, int to) {
-  if (kind != core::PipelineScheduleKind::kDualPipeV)
+  if (kind != core::PipelineScheduleKind::kDualPipeV &&
+      kind != core::PipelineScheduleKind::kDualPipe)
     return pass == PipeOp::Kind::kForward ? from : to;
   return from == to ? -1 : std::min(from, to);
 }
@@ -110,24 +112,26 @@ class ScheduleWalk {
     }
   }
 
-  // Runs stage s's next op, or its next pair (DualPipe's F&B: both inputs before, both outputs
-  // after), if the inputs have arrived; false if not, or if the stage is through.
+  // Runs stage s's next op, or its next pair (DualPipe's F&B: both outputs sent after the second,
+  // both inputs taken before the first unless it is the last stage's first), if the inputs have
+  // arrived; false if not, or if the stage is through.
   bool run_next(int s) {
     const std::vector<PipeOp>& ops = schedules_[s];
     std::size_t i = next_[s];
     if (i >= ops.size()) return false;
-    std::size_t count = ops[i].pairs_next && i + 1 < ops.size() ? 2 : 1;
-    double ready = 0;
-    for (std::size_t k = i; k < i + count; ++k) {
-      double in = input_ready(ends_, ops[k], s, route_, kind_, costs_.transfer);
-      if (in < 0) return false;
-      ready = std::max(ready, in);
+    std::size_t count = ops[i].sends_with_next && i + 1 < ops.size() ? 2 : 1;
+    double ready[2] = {0, 0};
+    for (std::size_t k = 0; k < count; ++k) {
+      ready[k] = input_ready(ends_, ops[i + k], s, route_, kind_, costs_.transfer);
+      if (ready[k] < 0) return false;
     }
-    double at = std::max(free_at_[s], ready);
-    for (std::size_t k = i; k < i + count; ++k) {
-      double cost = op_cost(costs_, ops[k], s);
-      if (!costs_.op_extra.empty()) cost += costs_.op_extra[s][k];
-      t_.stages[s].push_back({ops[k], at, at + cost});
+    if (count == 2 && ops[i].takes_with_next) ready[0] = std::max(ready[0], ready[1]);
+    double at = free_at_[s];
+    for (std::size_t k = 0; k < count; ++k) {
+      at = std::max(at, ready[k]);
+      double cost = op_cost(costs_, ops[i + k], s);
+      if (!costs_.op_extra.empty()) cost += costs_.op_extra[s][i + k];
+      t_.stages[s].push_back({ops[i + k], at, at + cost});
       t_.busy[s] += cost;
       at += cost;
     }

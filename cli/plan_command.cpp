@@ -146,9 +146,10 @@ void add_search_options(CLI::App* cmd, PlanSearchArgs& a) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--schedules", a.schedules,
                   "--search: only these schedules: 1f1b, interleaved, gpipe, zero_bubble, "
-                  "dualpipev (gpipe, zero_bubble and dualpipev only when named)")
+                  "dualpipev, dualpipe (all but 1f1b and interleaved only when named)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"1f1b", "interleaved", "gpipe", "zero_bubble", "dualpipev"}));
+      ->check(
+          CLI::IsMember({"1f1b", "interleaved", "gpipe", "zero_bubble", "dualpipev", "dualpipe"}));
   cmd->add_option("--max-virtual-stages", a.search.max_virtual_stages,
                   "--search: interleave at most this many chunks a stage")
       ->check(positive_int());

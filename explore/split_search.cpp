@@ -115,12 +115,13 @@ struct Search {
       if (pipeline > 1 && std::find(options.schedules.begin(), options.schedules.end(), named) !=
                               options.schedules.end())
         out.push_back({named, 1});
-    // DualPipeV too, when named, where its two chunks a stage split the layers evenly.
+    // DualPipeV and DualPipe too, when named, where the plan's validation takes them.
     bool even = p.first_stage_layers + p.last_stage_layers + units - t.layers == 0;
-    if (pipeline > 1 && even && t.layers % (2 * pipeline) == 0 && microbatches >= 2 * pipeline &&
-        std::find(options.schedules.begin(), options.schedules.end(), Kind::kDualPipeV) !=
-            options.schedules.end())
-      out.push_back({Kind::kDualPipeV, 1});
+    for (Kind dual : {Kind::kDualPipeV, Kind::kDualPipe})
+      if (pipeline > 1 && even && microbatches >= 2 * pipeline &&
+          std::find(options.schedules.begin(), options.schedules.end(), dual) !=
+              options.schedules.end())
+        out.push_back({dual, 1});
     if (pipeline > 1 && microbatches % pipeline == 0 &&
         allowed(options.schedules, Kind::kInterleaved))
       for (int v : divisors(units / pipeline, units))

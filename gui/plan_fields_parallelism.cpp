@@ -53,7 +53,7 @@ void add_pipeline_fields(std::vector<PlanField>& f) {
   using P = core::Parallelism;
   f.push_back(split_field(
       "schedule", "schedule", Kind::kChoice,
-      {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipev"},
+      {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipev", "dualpipe"},
       [](const P& p) { return std::string(core::schedule_name(p.schedule)); },
       "the pipeline's order of forward and backward passes"));
   f.push_back(only_when(

@@ -23,7 +23,9 @@ std::string gigabytes(double bytes) {
 double stage_expert_parameters(const Plan& plan, const ModelSplit& s) {
   const TransformerShape& t = *plan.workload.transformer;
   int expert = parallelism_of(plan).expert;
-  return t.layers / s.pipeline * layer_expert_parameters(t) / s.tensor / expert;
+  // DualPipe's stage holds its mirror's layers too.
+  int copies = s.schedule == PipelineScheduleKind::kDualPipe ? 2 : 1;
+  return copies * t.layers / s.pipeline * layer_expert_parameters(t) / s.tensor / expert;
 }
 
 double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
@@ -38,12 +40,16 @@ double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
     params -= (expert - 1) * stage_expert_parameters(plan, s);
   double positions =
       t.positions == PositionKind::kLearned ? static_cast<double>(t.sequence) * t.hidden : 0;
-  if (stage == 0) params += words + positions;
+  bool embedding = false, output = false;  // (DualPipe's first and last stages hold both)
+  for (int chunk = 0; chunk < s.chunks; ++chunk) {
+    embedding |= s.route().holds_embedding(stage, chunk);
+    output |= s.route().holds_output_layer(stage, chunk);
+  }
+  if (embedding) params += words + positions;
   // The output layer: its own weights when untied; tied, the last of several stages keeps a copy
   // of the word embedding (Megatron-LM), and a stage that holds the embedding too (a single
   // stage, DualPipeV's first) shares it.
-  int output_stage = s.route().at(s.pipeline * s.chunks - 1).stage;
-  if (stage == output_stage && (output_stage != 0 || !t.tied_embeddings)) params += words;
+  if (output && (!embedding || !t.tied_embeddings)) params += words;
   return params;
 }
 
@@ -57,7 +63,7 @@ MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   // ZeRO shards the dense parameters over the data group and the experts' over theirs.
   double experts = par.expert > 1 ? stage_expert_parameters(plan, s) : 0;
   double dense = params - experts;
-  double d = s.data;
+  double d = gradient_split(s).data;  // DualPipe shards over each stage's mirror's ranks too
   auto sharded = [&](double bytes, bool on) {
     if (experts == 0) return params * bytes / (on ? d : 1);
     return on ? bytes * (dense / d + experts / (d / par.expert)) : bytes * params;

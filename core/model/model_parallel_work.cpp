@@ -53,7 +53,7 @@ void add_expert_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWo
   const TransformerShape& tf = *plan.workload.transformer;
   if (par.expert < 2) return;
   const MoeShape& m = *tf.moe;
-  w.moe_layers_per_chunk = moe_layer_count(tf) / (s.pipeline * s.chunks);
+  w.moe_layers_per_chunk = moe_layer_count(tf) / s.route().positions();
   double tokens = static_cast<double>(s.microbatch) * tf.sequence / s.tensor;
   double padding = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
   w.dispatch_bytes = tokens * m.top_k * padding * m.imbalance * tf.hidden * kActivationBytes;
@@ -207,10 +207,12 @@ double pipeline_transfers(const ParallelState& state, const std::vector<double>&
   if (s.pipeline < 2) return 0;
   // The boundary after the last stage carries the interleaved schedule's wrap only (DualPipeV
   // turns on the last stage instead).
-  bool wraps = s.chunks > 1 && s.schedule != PipelineScheduleKind::kDualPipeV;
+  bool wraps = s.chunks > 1 && s.schedule == PipelineScheduleKind::kInterleaved;
   double boundaries = 0;
   for (int b = 0; b < s.pipeline - (wraps ? 0 : 1); ++b) boundaries += transfer[b];
-  return 2.0 * s.microbatches * s.chunks * boundaries / s.pipeline;
+  // DualPipe's micro-batches go one way each, half of them each way.
+  int passes = s.schedule == PipelineScheduleKind::kDualPipe ? 1 : s.chunks;
+  return 2.0 * s.microbatches * passes * boundaries / s.pipeline;
 }
 
 Plan group_plan(const Plan& plan, int workers, StrategyKind kind) {

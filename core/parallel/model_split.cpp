@@ -13,6 +13,12 @@ Parallelism parallelism_of(const Plan& plan) {
 
 ModelSplit model_split(const Plan& plan) { return ParallelState::of(plan).split(); }
 
+ModelSplit gradient_split(const ModelSplit& s) {
+  ModelSplit g = s;
+  if (s.schedule == PipelineScheduleKind::kDualPipe) g.data *= 2;
+  return g;
+}
+
 int chunk_layers(const ModelSplit& s, int stage, int chunk) {
   int layers = s.layers_per_chunk;
   if (stage == 0 && s.first_stage_layers > 0) layers = s.first_stage_layers;

@@ -31,9 +31,18 @@ struct ModelSplit {
   int embedding_layers = 0, loss_layers = 0;
   // Replicas that take different sequences: Megatron's data-parallel degree (data / context).
   int replicas() const { return data / context; }
+  // The micro-batches each chunk of a stage runs an iteration: all, or DualPipe's half (one
+  // direction's).
+  int chunk_microbatches() const {
+    return schedule == PipelineScheduleKind::kDualPipe ? microbatches / 2 : microbatches;
+  }
   // Where each stage's chunks sit in the model and send their passes' outputs.
   PipeRoute route() const { return {schedule, pipeline, chunks}; }
 };
+
+// The split as the ranks that sum a gradient see it: under DualPipe a stage's mirror holds the same
+// parameters, so its data group joins (data doubled); else `s`.
+ModelSplit gradient_split(const ModelSplit& s);
 
 // Layers of chunk `chunk` of `stage`: layers_per_chunk, the first or last stage's own count, less
 // the embedding or the loss where they are counted as layers.

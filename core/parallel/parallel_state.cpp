@@ -40,7 +40,7 @@ ModelSplit split_of(const Plan& plan) {
     int middle = par.pipeline - (par.first_stage_layers > 0) - (par.last_stage_layers > 0);
     int rest = layers - par.first_stage_layers - par.last_stage_layers;
     s.layers_per_chunk = par.first_stage_layers + par.last_stage_layers == 0
-                             ? layers / (par.pipeline * s.chunks)
+                             ? layers / s.route().positions()
                              : (middle > 0 ? rest / middle / s.chunks : 0);
   }
   return s;

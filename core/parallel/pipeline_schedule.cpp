@@ -65,10 +65,12 @@ std::vector<PipeOp> zero_bubble(int stage, int stages, int microbatches) {
 class DualPipeVOrder {
  public:
   void forward(int chunk) { ops_.push_back({Kind::kForward, forwards_[chunk]++, chunk}); }
-  // A forward and the backward after it as one pair (the file's _forward_backward_chunk).
-  void pair(int forward_chunk, int backward_chunk) {
+  // A forward and the backward after it as one pair (the file's _forward_backward_chunk); `take`:
+  // with both inputs taken first.
+  void pair(int forward_chunk, int backward_chunk, bool take = true) {
     forward(forward_chunk);
-    ops_.back().pairs_next = true;
+    ops_.back().sends_with_next = true;
+    ops_.back().takes_with_next = take;
     backward(backward_chunk);
   }
   void backward(int chunk, bool weight_apart = false) {
@@ -90,8 +92,9 @@ class DualPipeVOrder {
 };
 
 // Its steps, named as the file names them (F0: a forward of chunk 0, B1: a backward of chunk 1,
-// W: a weight pass); the pairs it overlaps (F0B1, F1B0) run here one after the other, except the
-// last stage's first F0B1, which the file runs apart to shorten the bubble.
+// W: a weight pass); the pairs it overlaps (F0B1, F1B0) run here one after the other. The last
+// stage's first F0B1 the file does not overlap, to shorten the bubble: its backward's input is
+// taken after the forward, but both outputs are sent after the backward, as a pair's.
 std::vector<PipeOp> dualpipev(int stage, int stages, int microbatches) {
   DualPipeVOrder o;
   int after = stages - stage - 1;                               // the stages after this one
@@ -99,10 +102,7 @@ std::vector<PipeOp> dualpipev(int stage, int stages, int microbatches) {
   for (int i = 0; i <= stage; ++i) o.forward(0), o.forward(1);  // 2: nF0F1
   for (int i = 0; i < after; ++i) o.backward(1, true), o.weight(), o.forward(1);  // 3: nB1W1F1
   for (int i = 0; i < microbatches - 2 * stages + stage + 1; ++i) {               // 4: nF0B1F1B0
-    if (i == 0 && after == 0)
-      o.forward(0), o.backward(1);
-    else
-      o.pair(0, 1);
+    o.pair(0, 1, i > 0 || after > 0);
     o.pair(1, 0);
   }
   for (int i = 0; i < after; ++i) o.backward(1), o.pair(1, 0);  // 5: nB1F1B0
@@ -117,6 +117,17 @@ std::vector<PipeOp> dualpipev(int stage, int stages, int microbatches) {
   for (int i = 0; i < after; ++i) o.weight(), o.backward(0, true);  // 7: nWB0
   for (int i = 0; i <= stage; ++i) o.weight();                      // 8: nW
   return std::move(o).ops();
+}
+
+// DualPipe (dualpipe.py): a stage and its mirror run DualPipeV's steps as the stage min(s, p - 1 -
+// s) of p / 2, over each direction's m / 2 micro-batches; on the second half chunk 0 (the file's
+// phase 0) is the micro-batches coming up, the chunk of the mirror's copy, so the chunks swap.
+std::vector<PipeOp> dualpipe(int stage, int stages, int microbatches) {
+  int half = std::min(stage, stages - 1 - stage);
+  std::vector<PipeOp> ops = dualpipev(half, stages / 2, microbatches / 2);
+  if (stage >= stages / 2)
+    for (PipeOp& op : ops) op.chunk = 1 - op.chunk;
+  return ops;
 }
 
 // Forwards `stage` runs before its first backward (every one for GPipe).
@@ -134,8 +145,14 @@ int warmup_forwards(PipelineScheduleKind kind, int stage, int stages, int microb
 }  // namespace
 
 int PipeRoute::position(int stage, int chunk) const {
+  if (two_ways_) return chunk == 0 ? stage : stages_ - 1 - stage;
   if (v_shape_) return chunk == 0 ? stage : 2 * stages_ - 1 - stage;
   return chunk * stages_ + stage;
+}
+
+StageChunk PipeRoute::at(int position, int chunk) const {
+  if (two_ways_) return {chunk == 0 ? position : stages_ - 1 - position, chunk};
+  return at(position);
 }
 
 StageChunk PipeRoute::at(int position) const {
@@ -147,31 +164,37 @@ StageChunk PipeRoute::at(int position) const {
 bool PipeRoute::output_to(PipeOp::Kind kind, int stage, int chunk, StageChunk& to) const {
   if (kind == PipeOp::Kind::kWeight) return false;
   int next = position(stage, chunk) + (kind == PipeOp::Kind::kForward ? 1 : -1);
-  if (next < 0 || next >= stages_ * chunks_) return false;
-  to = at(next);
+  if (next < 0 || next >= positions()) return false;
+  to = at(next, chunk);
   return true;
 }
 
 bool PipeRoute::input_from(PipeOp::Kind kind, int stage, int chunk, StageChunk& from) const {
   if (kind == PipeOp::Kind::kWeight) return false;
   int previous = position(stage, chunk) + (kind == PipeOp::Kind::kForward ? -1 : 1);
-  if (previous < 0 || previous >= stages_ * chunks_) return false;
-  from = at(previous);
+  if (previous < 0 || previous >= positions()) return false;
+  from = at(previous, chunk);
   return true;
 }
 
 int schedule_chunks(PipelineScheduleKind kind, int virtual_stages) {
-  return kind == PipelineScheduleKind::kDualPipeV ? 2 : virtual_stages;
+  bool dual = kind == PipelineScheduleKind::kDualPipeV || kind == PipelineScheduleKind::kDualPipe;
+  return dual ? 2 : virtual_stages;
 }
 
 std::string check_schedule(PipelineScheduleKind kind, int stages, int microbatches, int chunks) {
   if (stages < 1 || microbatches < 1 || chunks < 1) return "stages, micro-batches and chunks >= 1";
-  if (kind == PipelineScheduleKind::kDualPipeV) {
-    if (chunks != 2) return "the dualpipev schedule runs two chunks per stage";
+  if (kind == PipelineScheduleKind::kDualPipeV || kind == PipelineScheduleKind::kDualPipe) {
+    std::string name = schedule_name(kind);
+    if (chunks != 2) return "the " + name + " schedule runs two chunks per stage";
     if (stages < 2 || microbatches < 2 * stages)
-      return "the dualpipev schedule needs at least two stages and twice as many micro-batches "
-             "per replica (" +
+      return "the " + name +
+             " schedule needs at least two stages and twice as many micro-batches per replica (" +
              std::to_string(microbatches) + ") as stages (" + std::to_string(stages) + ")";
+    if (kind == PipelineScheduleKind::kDualPipe && (stages % 2 != 0 || microbatches % 2 != 0))
+      return "the dualpipe schedule needs an even count of stages (" + std::to_string(stages) +
+             ") and of micro-batches per replica (" + std::to_string(microbatches) +
+             "): half of them enter at each end";
     return "";
   }
   if (kind != PipelineScheduleKind::kInterleaved && chunks != 1)
@@ -188,6 +211,7 @@ std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int sta
   if (kind == PipelineScheduleKind::kGpipe) return gpipe(microbatches);
   if (kind == PipelineScheduleKind::kZeroBubble) return zero_bubble(stage, stages, microbatches);
   if (kind == PipelineScheduleKind::kDualPipeV) return dualpipev(stage, stages, microbatches);
+  if (kind == PipelineScheduleKind::kDualPipe) return dualpipe(stage, stages, microbatches);
   int warmup = warmup_forwards(kind, stage, stages, microbatches, chunks);
   if (kind == PipelineScheduleKind::kOneFOneB)
     return one_f_one_b(
@@ -213,8 +237,8 @@ std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int sta
 int peak_in_flight(PipelineScheduleKind kind, int stage, int stages, int microbatches, int chunks) {
   // Zero bubble: every stage takes min(m, p) forwards before its first weight pass.
   if (kind == PipelineScheduleKind::kZeroBubble) return std::min(microbatches, stages);
-  if (kind == PipelineScheduleKind::kDualPipeV)
-    return peak_in_flight(dualpipev(stage, stages, microbatches));
+  if (kind == PipelineScheduleKind::kDualPipeV || kind == PipelineScheduleKind::kDualPipe)
+    return peak_in_flight(stage_schedule(kind, stage, stages, microbatches, chunks));
   int total = microbatches * chunks;
   int warmup = warmup_forwards(kind, stage, stages, microbatches, chunks);
   return warmup < total ? warmup + 1 : total;  // the warm-up, then one more before each backward
@@ -243,6 +267,8 @@ const char* schedule_name(PipelineScheduleKind kind) {
       return "zero_bubble";
     case PipelineScheduleKind::kDualPipeV:
       return "dualpipev";
+    case PipelineScheduleKind::kDualPipe:
+      return "dualpipe";
   }
   return "?";
 }
@@ -261,7 +287,8 @@ const char* pass_name(PipeOp::Kind kind) {
 
 PipelineScheduleKind schedule_named(const std::string& name) {
   for (auto kind : {PipelineScheduleKind::kGpipe, PipelineScheduleKind::kInterleaved,
-                    PipelineScheduleKind::kZeroBubble, PipelineScheduleKind::kDualPipeV})
+                    PipelineScheduleKind::kZeroBubble, PipelineScheduleKind::kDualPipeV,
+                    PipelineScheduleKind::kDualPipe})
     if (name == schedule_name(kind)) return kind;
   return PipelineScheduleKind::kOneFOneB;
 }

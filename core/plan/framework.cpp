@@ -59,10 +59,11 @@ FrameworkRefusal megatron(const Parallelism& p, bool experts) {
             "Megatron-LM runs 1F1B and interleaved 1F1B; the zero-bubble schedule runs in a fork "
             "of it by the schedule's authors, whose arguments are not written here: write "
             "parallelism.framework: any to plan it"};
-  if (p.schedule == PipelineScheduleKind::kDualPipeV)
+  if (p.schedule == PipelineScheduleKind::kDualPipeV ||
+      p.schedule == PipelineScheduleKind::kDualPipe)
     return {"schedule",
-            "Megatron-LM runs 1F1B and interleaved 1F1B; DualPipeV runs in DeepSeek's own "
-            "framework (deepseek-ai/DualPipe): write parallelism.framework: any to plan it"};
+            "Megatron-LM runs 1F1B and interleaved 1F1B; DualPipe and DualPipeV run in DeepSeek's "
+            "own framework (deepseek-ai/DualPipe): write parallelism.framework: any to plan them"};
   return {};
 }
 

@@ -206,7 +206,8 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.microbatch = m.get_int_or("microbatch", 1, 1, kMaxDimension);
   p.microbatch_line = line("microbatch");
   p.schedule = schedule_named(m.get_choice(
-      "schedule", {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipev"}, "1f1b"));
+      "schedule", {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipev", "dualpipe"},
+      "1f1b"));
   p.schedule_line = line("schedule");
   p.virtual_stages = m.get_int_or("virtual_stages", 1, 1, kMaxDimension);
   p.virtual_line = line("virtual_stages");

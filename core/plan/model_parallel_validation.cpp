@@ -92,34 +92,38 @@ void check_split_accounting(const Plan& plan, const Parallelism& p, const Transf
          " virtual stages");
 }
 
-// DualPipeV's V: each stage holds two chunks of equal layers, the first and the last positions on
-// the first stage (core::PipeRoute).
-void check_dualpipev(const Plan& plan, const Parallelism& p) {
-  if (p.schedule != PipelineScheduleKind::kDualPipeV) return;
+// DualPipeV's V and DualPipe's two copies: a stage's two chunks hold equal layers, the first stage
+// (and DualPipe's last) both ends of the model (core::PipeRoute).
+void check_dualpipe(const Plan& plan, const Parallelism& p) {
+  if (p.schedule != PipelineScheduleKind::kDualPipeV &&
+      p.schedule != PipelineScheduleKind::kDualPipe)
+    return;
   if (p.embedding_in_split || p.loss_in_split || p.first_stage_layers > 0 ||
       p.last_stage_layers > 0)
     throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
-                     "dualpipev is modelled with stages of equal layers: its first stage holds "
-                     "both the first and the last chunk, so first_stage_layers, "
-                     "last_stage_layers and the account_for_* options do not apply");
+                     std::string(schedule_name(p.schedule)) +
+                         " is modelled with stages of equal layers: its first stage holds both the "
+                         "first and the last chunk, so first_stage_layers, last_stage_layers and "
+                         "the account_for_* options do not apply");
 }
 
 void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
   if (p.virtual_stages > 1 && p.schedule != PipelineScheduleKind::kInterleaved)
     throw InputError(plan.file, p.virtual_line, "parallelism.virtual_stages",
                      "virtual stages need schedule: interleaved");
-  check_dualpipev(plan, p);
+  check_dualpipe(plan, p);
   if (p.embedding_in_split || p.loss_in_split) return check_split_accounting(plan, p, t);
   if (p.first_stage_layers > 0 || p.last_stage_layers > 0) return check_uneven_stages(plan, p, t);
-  int per_stage = schedule_chunks(p.schedule, p.virtual_stages);
-  if (t.layers % (static_cast<long long>(p.pipeline) * per_stage) != 0)
+  // The positions the layers split into (DualPipe's stages hold two copies' chunks).
+  long long chunks =
+      PipeRoute(p.schedule, p.pipeline, schedule_chunks(p.schedule, p.virtual_stages)).positions();
+  if (t.layers % chunks != 0)
     throw InputError(
         plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",
         "the model's " + str(t.layers) + " layers do not split evenly into " + str(p.pipeline) +
-            " stages x " + str(per_stage) +
+            " stages x " + str(chunks / p.pipeline) +
             (p.schedule == PipelineScheduleKind::kDualPipeV ? " chunks (dualpipev's two a stage)"
                                                             : " virtual stages"));
-  long long chunks = static_cast<long long>(p.pipeline) * per_stage;
   // The workload's lines are in its own file when the plan names one.
   const std::string& workload_file = plan.workload.file.empty() ? plan.file : plan.workload.file;
   if (!moe_pattern_repeats(t, chunks) && t.moe->first_dense > 0)

@@ -403,8 +403,17 @@ struct Training {
 // and the weights' gradient, the latter deferred into what would be the bubble. kDualPipeV:
 // DeepSeek's DualPipeV (the V-shaped, "cut-in-half" form of DualPipe): two chunks a stage, the
 // first going down the stages and the second back up, forwards and backwards of different
-// micro-batches paired, part of the backwards split as zero bubble's.
-enum class PipelineScheduleKind { kGpipe, kOneFOneB, kInterleaved, kZeroBubble, kDualPipeV };
+// micro-batches paired, part of the backwards split as zero bubble's. kDualPipe: DualPipe itself
+// (DeepSeek-V3): micro-batches fed from both ends, each stage holding the layers of its own
+// position and of its mirror's (the parameters twice), in DualPipeV's steps on each half.
+enum class PipelineScheduleKind {
+  kGpipe,
+  kOneFOneB,
+  kInterleaved,
+  kZeroBubble,
+  kDualPipeV,
+  kDualPipe
+};
 // The framework a model-parallel plan is for (core/plan/framework.hpp says which splits each runs).
 enum class Framework { kMegatron, kDeepSpeed, kFsdp, kAny };
 enum class Recompute { kNone, kSelective, kFull };

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/plan/input_error.hpp"
 #include "exec/schedule_check.hpp"
@@ -75,17 +76,20 @@ TEST(NcclSchedule, TwoByTwoByTwoCompletesForGpipeOneFOneBAndZeroBubble) {
   }
 }
 
-// DualPipeV over the same ranks: each stage's two chunks, down and back up. Rank 0 sends stage 1
-// the 4 activations of its chunk 0 and the 4 gradients of its chunk 1 (the model's last, with the
-// output layer); stage 1 turns each micro-batch from its chunk 0 to its chunk 1 without a transfer.
-TEST(NcclSchedule, TwoByTwoByTwoCompletesForDualPipeV) {
-  Plan plan = two_by_two_by_two("dualpipev", "complete");
-  auto ranks = schedule_plan(plan);
-  ASSERT_EQ(ranks.size(), 8u);
-  EXPECT_EQ(nccl_schedule_hangs(ranks), "") << format_schedule(ranks);
-  EXPECT_EQ(sends(ranks[0], 4), 8);
-  EXPECT_EQ(sends(ranks[4], 0), 8);
-  EXPECT_EQ(sends(ranks[4], 4), 0);
+// DualPipeV and DualPipe over the same ranks. DualPipeV: rank 0 sends stage 1 the 4 activations
+// of its chunk 0 and the 4 gradients of its chunk 1 (the model's last, with the output layer), and
+// stage 1 turns each micro-batch from one chunk to the other without a transfer. DualPipe: 2 of the
+// 4 micro-batches enter at each end, so each stage sends the other 2 of each.
+TEST(NcclSchedule, TwoByTwoByTwoCompletesForDualPipeVAndDualPipe) {
+  for (auto [schedule, each_way] : {std::pair{"dualpipev", 8}, std::pair{"dualpipe", 4}}) {
+    SCOPED_TRACE(schedule);
+    auto ranks = schedule_plan(two_by_two_by_two(schedule, "complete"));
+    ASSERT_EQ(ranks.size(), 8u);
+    EXPECT_EQ(nccl_schedule_hangs(ranks), "") << format_schedule(ranks);
+    EXPECT_EQ(sends(ranks[0], 4), each_way);
+    EXPECT_EQ(sends(ranks[4], 0), each_way);
+    EXPECT_EQ(sends(ranks[4], 4), 0);
+  }
 }
 
 TEST(NcclSchedule, AReorderedStageIsFoundToHang) {

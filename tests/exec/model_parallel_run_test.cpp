@@ -43,7 +43,8 @@ TEST(ModelParallelRun, EveryScheduleMovesWhatItShouldWithExactSums) {
                             ", sequence_parallel: true, tp_comm_overlap: true, "
                             "overlap_grad_reduce: true, bucket_size: 1",
                             ", schedule: zero_bubble, recompute: full, zero: 1",
-                            ", schedule: dualpipev, recompute: full, zero: 1"}) {
+                            ", schedule: dualpipev, recompute: full, zero: 1",
+                            ", schedule: dualpipe, recompute: full, zero: 1"}) {
     SCOPED_TRACE(extra);
     core::RunResult r = run_local(two_by_two_by_two("mp-run-schedules", extra), quick());
     EXPECT_EQ(r.engine, "cpu");

@@ -1,5 +1,6 @@
 #include "core/programs/strategies/model_parallel_training.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -436,12 +437,17 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     outgoing.push_back(sent);
     if (ahead) pending_from = ahead->release_done(outgoing, pending_from);
   };
-  // Each op, or each pair (DualPipe's F&B: both inputs taken first, both outputs sent after).
+  // Each op, or each pair (DualPipe's F&B: both outputs sent after, both inputs taken first unless
+  // the pair is the last stage's first).
   for (std::size_t i = 0; i < mine.size();) {
-    std::size_t end = i + (mine[i].pairs_next && i + 1 < mine.size() ? 2 : 1);
-    for (std::size_t k = i; k < end; ++k) inbox.post(mine[k]);
-    for (std::size_t k = i; k < end; ++k) take_input(k);
+    std::size_t end = i + (mine[i].sends_with_next && i + 1 < mine.size() ? 2 : 1);
+    bool together = mine[i].takes_with_next;  // both receives in one group, both waited for
+    if (together) {
+      for (std::size_t k = i; k < end; ++k) inbox.post(mine[k]);
+      for (std::size_t k = i; k < end; ++k) take_input(k);
+    }
     for (std::size_t k = i; k < end; ++k) {
+      if (!together) take_input(k);
       double start = fabric.now();
       run_op(rank, mine[k], k, buckets, times);
       rank.observer.phase(fabric.rank(), op_name(mine[k], chunks_), pass_name(mine[k].kind), start,
@@ -451,16 +457,21 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     i = end;
   }
   exchange_gradient(rank, buckets, times);
-  if (work_.optimizer_flops > 0) {  // the optimizer's update of the rank's shard
-    double start = fabric.now();
-    fabric.device().compute(work_.optimizer_flops * compute_scale_);
-    times.compute_s += fabric.now() - start;
-    rank.observer.phase(fabric.rank(), "optimizer step", "compute", start, fabric.now());
-  }
+  run_optimizer(rank, times);
   fabric.wait_all(outgoing);
   fabric.end_bucket();
   times.end = fabric.now();
   return times;
+}
+
+// The optimizer's update of the rank's shard, once the gradient is summed.
+void ModelParallelTraining::run_optimizer(const Rank& rank, ModelParallelStepTimes& times) const {
+  if (work_.optimizer_flops <= 0) return;
+  Fabric& fabric = rank.fabric;
+  double start = fabric.now();
+  fabric.device().compute(work_.optimizer_flops * compute_scale_);
+  times.compute_s += fabric.now() - start;
+  rank.observer.phase(fabric.rank(), "optimizer step", "compute", start, fabric.now());
 }
 
 void ModelParallelTraining::exchange_gradient(const Rank& rank, BucketQueue* queue,
@@ -517,6 +528,17 @@ std::unique_ptr<StrategyProgram> ModelParallelTraining::group_exchange(
   return make_strategy(group_plan(plan_, layout.workers, plan_.strategy.kind), layout);
 }
 
+std::vector<int> ModelParallelTraining::gradient_group(int rank,
+                                                       const std::vector<ParallelDim>& dims) const {
+  std::vector<int> members = state_.group(rank, dims);
+  if (plan_.parallelism->schedule != PipelineScheduleKind::kDualPipe) return members;
+  RankCoords mirror = state_.coordinates(rank);
+  mirror.stage = stages_ - 1 - mirror.stage;
+  for (int r : state_.group(state_.rank_of(mirror), dims)) members.push_back(r);
+  std::sort(members.begin(), members.end());
+  return members;
+}
+
 void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
                                 ModelParallelChecks* checks) const {
   int me = fabric.rank();
@@ -524,12 +546,12 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
   // The dense layers' data group spans the context- and expert-parallel ranks too (Megatron-Core's
   // "cp-ep-dp": a context group's members hold the same weights).
   std::vector<int> members =
-      state_.group(me, {ParallelDim::kContext, ParallelDim::kExpert, ParallelDim::kData});
+      gradient_group(me, {ParallelDim::kContext, ParallelDim::kExpert, ParallelDim::kData});
   GroupFabric data(fabric, members);
   std::unique_ptr<StrategyProgram> data_program = group_exchange(members);
   std::vector<int> expert_group = state_.group(me, {ParallelDim::kExpert});
   GroupFabric experts(fabric, expert_group);
-  std::vector<int> expert_members = state_.group(me, {ParallelDim::kData});
+  std::vector<int> expert_members = gradient_group(me, {ParallelDim::kData});
   GroupFabric expert_data(fabric, expert_members);
   std::unique_ptr<StrategyProgram> expert_program;
   if (state_.degree(ParallelDim::kExpert) > 1) expert_program = group_exchange(expert_members);

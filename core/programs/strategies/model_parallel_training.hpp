@@ -157,6 +157,7 @@ class ModelParallelTraining {
                      ModelParallelStepTimes& times) const;
   Span shard_span() const;
   void exchange_gradient(const Rank& rank, BucketQueue* queue, ModelParallelStepTimes& times) const;
+  void run_optimizer(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_expert_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_tokens(const Rank& rank, bool forward, ModelParallelStepTimes& times) const;
   // One all-to-all of the expert group, as the plan runs it (`relay`: the hierarchical one's).
@@ -167,6 +168,9 @@ class ModelParallelTraining {
   // The all-to-alls' tokens sent and received, and the hierarchical exchange's relay.
   std::int64_t token_elements() const;
   std::unique_ptr<StrategyProgram> group_exchange(const std::vector<int>& members) const;
+  // The ranks that sum `rank`'s gradient over `dims` (state_.group), and under DualPipe those of
+  // its mirror stage (stages - 1 - stage), which holds the same parameters.
+  std::vector<int> gradient_group(int rank, const std::vector<ParallelDim>& dims) const;
   std::uint64_t tag(const PipeOp& op, int sender_stage) const;
   Span send_slot(std::size_t op_index) const;
   Span receive_slot(std::size_t op_index) const;

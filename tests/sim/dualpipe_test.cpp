@@ -1,6 +1,6 @@
-// DeepSeek's DualPipeV (deepseek-ai/DualPipe, dualpipev.py) in the engines: the schedule's ops,
-// its bubble as the authors' table counts it, SimGrid walking it as the closed form times it, and
-// the options it is not modelled with refused.
+// DeepSeek's DualPipeV and DualPipe (deepseek-ai/DualPipe) in the engines: the schedules' ops,
+// their bubbles as the authors' table counts them, SimGrid walking them as the closed form times
+// them, DualPipe's mirrored stages, and the options they are not modelled with refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -173,6 +173,69 @@ TEST(DualPipeV, RefusesWhatItIsNotModelledWith) {
   testing::expect_refused("dualpipev-microbatches",
                           testing::two_node_gpt("pipeline: 4, schedule: dualpipev", 16, 16), 0,
                           "twice as many micro-batches");
+}
+
+// DualPipe on p stages: each half runs DualPipeV's steps for p / 2 stages over each direction's
+// m / 2 micro-batches, so with equal passes its bubble is the authors' (p/2 - 1)(F&B + B - 3W) and
+// every stage is busy m (F + b + W).
+TEST(DualPipe, EachHalfRunsDualPipeVsStepsAndTheBubbleIsTheAuthorsCount) {
+  for (int p : {2, 4, 8})
+    for (int m : {2 * p, 24}) {
+      SCOPED_TRACE(::testing::Message() << "p=" << p << " m=" << m);
+      for (int s = 0; s < p; ++s) {
+        auto ops = core::stage_schedule(PipelineScheduleKind::kDualPipe, s, p, m, 2);
+        auto half = core::stage_schedule(PipelineScheduleKind::kDualPipeV, std::min(s, p - 1 - s),
+                                         p / 2, m / 2, 2);
+        ASSERT_EQ(ops.size(), half.size());
+        for (std::size_t i = 0; i < ops.size(); ++i)
+          EXPECT_EQ(ops[i].chunk, s < p / 2 ? half[i].chunk : 1 - half[i].chunk);
+      }
+      PipeCosts costs = uniform_costs(p, 2, 1, 1, 0);
+      costs.weight.assign(p, std::vector<double>(2, 1));
+      PipeTiming t = time_pipeline(PipelineScheduleKind::kDualPipe, p, m, 2, costs);
+      for (double busy : t.busy) EXPECT_NEAR(busy, 3.0 * m, 1e-9);
+      EXPECT_NEAR(t.iteration - 3.0 * m, (p / 2 - 1) * 2.0, 1e-9);
+    }
+  EXPECT_NE(core::check_schedule(PipelineScheduleKind::kDualPipe, 3, 6, 2), "");
+  EXPECT_NE(core::check_schedule(PipelineScheduleKind::kDualPipe, 4, 9, 2), "");
+  // Two copies, one a direction: the middle hop crosses from stage p/2 - 1 to p/2.
+  core::PipeRoute route(PipelineScheduleKind::kDualPipe, 4, 2);
+  EXPECT_EQ(route.positions(), 4);
+  core::StageChunk to;
+  ASSERT_TRUE(route.output_to(Kind::kForward, 1, 0, to));
+  EXPECT_EQ(to, (core::StageChunk{2, 0}));
+  ASSERT_TRUE(route.output_to(Kind::kForward, 2, 1, to));
+  EXPECT_EQ(to, (core::StageChunk{1, 1}));
+  EXPECT_TRUE(route.holds_output_layer(3, 0) && route.holds_output_layer(0, 1));
+  EXPECT_TRUE(route.holds_embedding(0, 0) && route.holds_embedding(3, 1));
+}
+
+// Tensor 2 x pipeline 4 x data 2: each stage holds its mirror's layers too (twice DualPipeV's
+// parameters on 4 stages, the first and last stage both ends of the model), the gradient summed
+// over the 4 ranks of a stage and its mirror, and SimGrid walks it as the closed form times it.
+TEST(DualPipe, EveryStageHoldsItsMirrorAndSimGridAgreesWithTheClosedForm) {
+  core::Plan plan = testing::load_text("dualpipe-sim",
+                                       gpt_text("tensor: 2, pipeline: 4, schedule: dualpipe", 16));
+  core::ModelSplit s = core::model_split(plan);
+  EXPECT_EQ(s.layers_per_chunk, 2);
+  EXPECT_EQ(core::gradient_split(s).data, 4);
+  core::Plan v = plan;
+  v.parallelism->schedule = PipelineScheduleKind::kDualPipeV;
+  core::ModelSplit vs = core::model_split(v);
+  EXPECT_NEAR(core::stage_parameters(plan, s, 1), 2 * core::stage_parameters(v, vs, 1), 1);
+  EXPECT_NEAR(core::stage_parameters(plan, s, 0), core::stage_parameters(plan, s, 3), 1);
+  core::RunResult closed = predict_analytic(plan), sim = simulate(plan);
+  ASSERT_TRUE(closed.model_parallel && sim.model_parallel);
+  EXPECT_EQ(closed.model_parallel->schedule, "dualpipe");
+  EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.01);
+  EXPECT_NEAR(sim.model_parallel->data_comm_s / closed.model_parallel->data_comm_s, 1.0, 0.05);
+  // The same compute as DualPipeV's on these stages, and a gradient twice as large to sum.
+  core::RunResult half = predict_analytic(v);
+  EXPECT_NEAR(closed.phases.compute_s, half.phases.compute_s, 1e-3 * half.phases.compute_s);
+  EXPECT_GT(closed.model_parallel->data_comm_s, half.model_parallel->data_comm_s);
+  testing::expect_refused("dualpipe-odd",
+                          testing::two_node_gpt("pipeline: 2, schedule: dualpipe", 2, 15), 0,
+                          "even count");
 }
 
 }  // namespace
