@@ -44,10 +44,7 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                "(%s%s, recompute %s, ZeRO %d%s%s%s%s)\n",
                m.tensor, context.c_str(), m.pipeline, m.data, m.microbatches, m.microbatch,
                m.schedule.c_str(),
-               // DualPipeV's two chunks a stage are its name's.
-               m.virtual_stages > 1 && m.schedule != "dualpipev"
-                   ? (" v=" + std::to_string(m.virtual_stages)).c_str()
-                   : "",
+               m.virtual_stages > 1 ? (" v=" + std::to_string(m.virtual_stages)).c_str() : "",
                m.recompute.c_str(), m.zero, m.sequence_parallel ? ", sequence parallel" : "",
                m.overlap_grad_reduce ? ", gradient reduce overlapped" : "",
                m.overlap_param_gather ? ", parameter gather overlapped" : "",

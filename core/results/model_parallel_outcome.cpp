@@ -28,7 +28,9 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   if (par.expert > 1)
     mp.expert_alltoall =
         par.expert_alltoall == ExpertAllToAll::kHierarchical ? "hierarchical" : "pairwise";
-  mp.microbatch = s.microbatch, mp.microbatches = s.microbatches, mp.virtual_stages = s.chunks;
+  // The plan's virtual stages (DualPipe's and DualPipeV's two chunks a stage are their schedules').
+  mp.microbatch = s.microbatch, mp.microbatches = s.microbatches;
+  mp.virtual_stages = par.virtual_stages;
   for (int stage = 0; stage < s.pipeline && stages_differ(s); ++stage)
     mp.stage_layers.push_back(stage_layers(s, stage));
   mp.schedule = schedule_name(par.schedule);

@@ -123,6 +123,7 @@ TEST(DualPipeV, SimGridAgreesWithTheClosedForm) {
     core::RunResult closed = predict_analytic(plan), sim = simulate(plan);
     ASSERT_TRUE(closed.model_parallel && sim.model_parallel);
     EXPECT_EQ(closed.model_parallel->schedule, "dualpipev");
+    EXPECT_EQ(closed.model_parallel->virtual_stages, 1);  // the plan's: the two chunks are the V's
     EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.01);
     EXPECT_GT(closed.model_parallel->pipeline_comm_s, 0);
     core::Plan one_f_one_b = plan;
