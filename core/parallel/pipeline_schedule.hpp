@@ -18,7 +18,7 @@ struct PipeOp {
   enum class Kind { kForward, kBackward, kWeight };
   Kind kind = Kind::kForward;
   int microbatch = 0;
-  int chunk = 0;              // the model chunk of this stage, 0 unless interleaved or DualPipeV
+  int chunk = 0;  // the model chunk of this stage, 0 unless interleaved, DualPipeV or DualPipe
   bool weight_apart = false;  // a backward whose weights' gradient runs later as a kWeight op
   // DualPipe's F&B: this forward and the backward after it run as one pair, both outputs sent
   // after the backward (sends_with_next) and, but for the last stage's first, both inputs taken
