@@ -92,6 +92,13 @@ void check_split_accounting(const Plan& plan, const Parallelism& p, const Transf
          " virtual stages");
 }
 
+// How the error of uneven layers names a stage's chunks (DualPipe's are one stage's, twice).
+std::string chunk_words(PipelineScheduleKind schedule, long long per_stage) {
+  if (schedule == PipelineScheduleKind::kDualPipe) return "";
+  if (schedule == PipelineScheduleKind::kDualPipeV) return " x 2 chunks (dualpipev's two a stage)";
+  return " x " + str(per_stage) + " virtual stages";
+}
+
 // DualPipeV's V and DualPipe's two copies: a stage's two chunks hold equal layers, the first stage
 // (and DualPipe's last) both ends of the model (core::PipeRoute).
 void check_dualpipe(const Plan& plan, const Parallelism& p) {
@@ -118,12 +125,10 @@ void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape
   long long chunks =
       PipeRoute(p.schedule, p.pipeline, schedule_chunks(p.schedule, p.virtual_stages)).positions();
   if (t.layers % chunks != 0)
-    throw InputError(
-        plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",
-        "the model's " + str(t.layers) + " layers do not split evenly into " + str(p.pipeline) +
-            " stages x " + str(chunks / p.pipeline) +
-            (p.schedule == PipelineScheduleKind::kDualPipeV ? " chunks (dualpipev's two a stage)"
-                                                            : " virtual stages"));
+    throw InputError(plan.file, p.pipeline_line ? p.pipeline_line : p.line, "parallelism.pipeline",
+                     "the model's " + str(t.layers) + " layers do not split evenly into " +
+                         str(p.pipeline) + " stages" +
+                         chunk_words(p.schedule, chunks / p.pipeline));
   // The workload's lines are in its own file when the plan names one.
   const std::string& workload_file = plan.workload.file.empty() ? plan.file : plan.workload.file;
   if (!moe_pattern_repeats(t, chunks) && t.moe->first_dense > 0)
@@ -356,9 +361,9 @@ void check_tp_overlap(const Plan& plan, const Parallelism& p) {
         "their own collectives");
 }
 
-// ZB-H1 and DualPipeV are walked with each op's compute whole: the options that walk an op's layers
-// one at a time (their collectives beside the compute) are not split into its two backward passes
-// yet.
+// ZB-H1, DualPipeV and DualPipe are walked with each op's compute whole: the options that walk an
+// op's layers one at a time (their collectives beside the compute) are not split into its two
+// backward passes yet.
 void check_split_backward(const Plan& plan, const Parallelism& p) {
   if (!splits_backward(p.schedule)) return;
   auto refuse = [&](bool when, const std::string& option) {

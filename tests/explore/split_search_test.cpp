@@ -390,6 +390,20 @@ TEST(SplitSearch, RestrictionsKeepOnlyTheValuesGiven) {
     zero_bubble.insert(s);
   }
   EXPECT_EQ(found_splits(search_splits(small_plan("80GB"), options)), zero_bubble);
+  // DualPipeV, only when asked for: those with ZeRO 0-1 whose 8 layers make two chunks a stage
+  // and whose replica runs at least twice as many micro-batches as stages (64 t p / (32 mb) of
+  // them: t >= mb).
+  options.schedules = {core::PipelineScheduleKind::kDualPipeV};
+  std::set<Split> dualpipev;
+  for (Split s : only(documented_splits(), [&](const Split& s) {
+         auto [t, p, mb, schedule, v, recompute, zero, sp] = s;
+         return schedule == one_f_one_b && p > 1 && 8 % (2 * p) == 0 && zero <= 1 && t >= mb;
+       })) {
+    std::get<3>(s) = static_cast<int>(core::PipelineScheduleKind::kDualPipeV);
+    dualpipev.insert(s);
+  }
+  ASSERT_FALSE(dualpipev.empty());
+  EXPECT_EQ(found_splits(search_splits(small_plan("80GB"), options)), dualpipev);
 }
 
 TEST(SplitSearch, CountsWhatDoesNotFit) {
