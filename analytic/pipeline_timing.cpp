@@ -44,9 +44,7 @@ class OpEnds {
 // (from the last stage round to the first is the last boundary); DualPipe and DualPipeV, whose
 // hops go both ways: between the two.
 int hop_boundary(core::PipelineScheduleKind kind, PipeOp::Kind pass, int from, int to) {
-  if (kind != core::PipelineScheduleKind::kDualPipeV &&
-      kind != core::PipelineScheduleKind::kDualPipe)
-    return pass == PipeOp::Kind::kForward ? from : to;
+  if (!core::is_dualpipe(kind)) return pass == PipeOp::Kind::kForward ? from : to;
   return from == to ? -1 : std::min(from, to);
 }
 

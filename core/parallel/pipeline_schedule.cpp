@@ -178,13 +178,12 @@ bool PipeRoute::input_from(PipeOp::Kind kind, int stage, int chunk, StageChunk& 
 }
 
 int schedule_chunks(PipelineScheduleKind kind, int virtual_stages) {
-  bool dual = kind == PipelineScheduleKind::kDualPipeV || kind == PipelineScheduleKind::kDualPipe;
-  return dual ? 2 : virtual_stages;
+  return is_dualpipe(kind) ? 2 : virtual_stages;
 }
 
 std::string check_schedule(PipelineScheduleKind kind, int stages, int microbatches, int chunks) {
   if (stages < 1 || microbatches < 1 || chunks < 1) return "stages, micro-batches and chunks >= 1";
-  if (kind == PipelineScheduleKind::kDualPipeV || kind == PipelineScheduleKind::kDualPipe) {
+  if (is_dualpipe(kind)) {
     std::string name = schedule_name(kind);
     if (chunks != 2) return "the " + name + " schedule runs two chunks per stage";
     if (stages < 2 || microbatches < 2 * stages)
@@ -237,7 +236,7 @@ std::vector<PipeOp> stage_schedule(PipelineScheduleKind kind, int stage, int sta
 int peak_in_flight(PipelineScheduleKind kind, int stage, int stages, int microbatches, int chunks) {
   // Zero bubble: every stage takes min(m, p) forwards before its first weight pass.
   if (kind == PipelineScheduleKind::kZeroBubble) return std::min(microbatches, stages);
-  if (kind == PipelineScheduleKind::kDualPipeV || kind == PipelineScheduleKind::kDualPipe)
+  if (is_dualpipe(kind))
     return peak_in_flight(stage_schedule(kind, stage, stages, microbatches, chunks));
   int total = microbatches * chunks;
   int warmup = warmup_forwards(kind, stage, stages, microbatches, chunks);

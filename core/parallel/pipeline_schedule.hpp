@@ -69,11 +69,15 @@ class PipeRoute {
   int stages_, chunks_;
 };
 
+// DualPipe or DualPipeV: two chunks a stage, their passes going both ways along the stages.
+inline bool is_dualpipe(PipelineScheduleKind kind) {
+  return kind == PipelineScheduleKind::kDualPipeV || kind == PipelineScheduleKind::kDualPipe;
+}
+
 // Whether the schedule runs some backwards' weight gradients as passes apart (zero bubble,
-// DualPipeV).
+// DualPipeV, DualPipe).
 inline bool splits_backward(PipelineScheduleKind kind) {
-  return kind == PipelineScheduleKind::kZeroBubble || kind == PipelineScheduleKind::kDualPipeV ||
-         kind == PipelineScheduleKind::kDualPipe;
+  return kind == PipelineScheduleKind::kZeroBubble || is_dualpipe(kind);
 }
 
 // The model chunks each stage holds: 2 under DualPipeV and DualPipe, else the plan's virtual

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/parallel/pipeline_schedule.hpp"
 #include "core/plan/input_error.hpp"
 
 namespace scaleout::core {
@@ -59,8 +60,7 @@ FrameworkRefusal megatron(const Parallelism& p, bool experts) {
             "Megatron-LM runs 1F1B and interleaved 1F1B; the zero-bubble schedule runs in a fork "
             "of it by the schedule's authors, whose arguments are not written here: write "
             "parallelism.framework: any to plan it"};
-  if (p.schedule == PipelineScheduleKind::kDualPipeV ||
-      p.schedule == PipelineScheduleKind::kDualPipe)
+  if (is_dualpipe(p.schedule))
     return {"schedule",
             "Megatron-LM runs 1F1B and interleaved 1F1B; DualPipe and DualPipeV run in DeepSeek's "
             "own framework (deepseek-ai/DualPipe): write parallelism.framework: any to plan them"};

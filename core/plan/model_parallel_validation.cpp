@@ -102,9 +102,7 @@ std::string chunk_words(PipelineScheduleKind schedule, long long per_stage) {
 // DualPipeV's V and DualPipe's two copies: a stage's two chunks hold equal layers, the first stage
 // (and DualPipe's last) both ends of the model (core::PipeRoute).
 void check_dualpipe(const Plan& plan, const Parallelism& p) {
-  if (p.schedule != PipelineScheduleKind::kDualPipeV &&
-      p.schedule != PipelineScheduleKind::kDualPipe)
-    return;
+  if (!is_dualpipe(p.schedule)) return;
   if (p.embedding_in_split || p.loss_in_split || p.first_stage_layers > 0 ||
       p.last_stage_layers > 0)
     throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
