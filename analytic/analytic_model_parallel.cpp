@@ -10,6 +10,7 @@
 #include "core/model/model_memory.hpp"
 #include "core/model/model_parallel_work.hpp"
 #include "core/model/overlap_slowdown.hpp"
+#include "core/model/pair_overlap.hpp"
 #include "core/model/transformer.hpp"
 #include "core/parallel/parallel_state.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
@@ -251,6 +252,11 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   double alltoall = expert > 1 ? expert_alltoall(plan, state, w.dispatch_bytes) : 0;
   c.chunk_expert_forward = w.moe_layers_per_chunk * w.alltoalls_forward * alltoall;
   c.chunk_expert_backward = w.moe_layers_per_chunk * w.alltoalls_backward * alltoall;
+  if (core::is_dualpipe(s.schedule) && w.moe_layers_per_chunk > 0 && alltoall > 0) {
+    c.pair_work = w;
+    c.peak = peak;
+    c.alltoall = alltoall;
+  }
   return c;
 }
 
@@ -288,6 +294,27 @@ double exposed_sharding(const ModelParallelCosts& c, int layers) {
   return layers_forward(c, layers) + layers_backward(c, layers) - bare;
 }
 
+// The seconds of each overlapped F&B pair (core/model/pair_overlap.hpp): its slots, then both
+// passes' tensor all-reduces; negative for a pair that runs one op after the other.
+std::function<double(int, const core::PipeOp&, const core::PipeOp&)> overlapped_pair_seconds(
+    const core::ModelSplit& s, const ModelParallelCosts& c) {
+  return [s, c](int stage, const core::PipeOp& forward, const core::PipeOp& backward) {
+    const core::ModelParallelWork& w = *c.pair_work;
+    if (!core::overlaps_pair(w, forward)) return -1.0;
+    auto logits = [&](const core::PipeOp& op, double times_forward) {
+      return s.route().holds_output_layer(stage, op.chunk) ? times_forward * w.logit_forward_flops
+                                                           : 0.0;
+    };
+    int layers[2] = {core::chunk_layers(s, stage, forward.chunk),
+                     core::chunk_layers(s, stage, backward.chunk)};
+    std::vector<core::PairSlot> slots = core::pair_slots(
+        core::pass_pieces(w, layers[0], true, false, logits(forward, 1)),
+        core::pass_pieces(w, layers[1], false, backward.weight_apart, logits(backward, 2)));
+    return core::pair_seconds(slots, c.peak, c.alltoall, c.overlap_slowdown) +
+           layers[0] * c.layer_tensor_forward + layers[1] * c.layer_tensor_backward;
+  };
+}
+
 }  // namespace
 
 PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts& c) {
@@ -323,6 +350,7 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
     }
     p.transfer.assign(p.transfer.size(), 0.0);  // arrived when the send returns
   }
+  if (c.pair_work) p.pair = overlapped_pair_seconds(s, c);
   // The output layer runs after the model's last chunk (DualPipe: each copy's).
   for (int stage = 0; stage < s.pipeline; ++stage)
     for (int chunk = 0; chunk < s.chunks; ++chunk)
@@ -359,7 +387,9 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   core::ModelParallelPhases ph;
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
   ph.context = runs * (c.layer_context_forward + c.layer_context_backward);
-  ph.expert = microbatches * s.chunks * (c.chunk_expert_forward + c.chunk_expert_backward);
+  // Less what DualPipe's overlapped pairs hid.
+  ph.expert = microbatches * s.chunks * (c.chunk_expert_forward + c.chunk_expert_backward) -
+              timing.hidden[busiest];
   double sharding =
       microbatches * s.chunks * exposed_sharding(c, core::chunk_layers(s, busiest, 0));
   if (!core::chunks_alike(s, busiest)) {

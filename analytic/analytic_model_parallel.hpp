@@ -7,12 +7,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "analytic/gradient_overlap.hpp"
 #include "analytic/pipeline_timing.hpp"
+#include "core/model/model_parallel_work.hpp"
 #include "core/parallel/parallel_state.hpp"
 #include "core/plan/plan.hpp"
 #include "core/results/result.hpp"
@@ -60,6 +62,12 @@ struct ModelParallelCosts {
   // DeepSpeed's pipeline engine: a stage waits for each of its sends (core::
   // blocking_stage_transfers), so a transfer lengthens the op that sends it.
   bool blocking_transfers = false;
+  // DualPipe's overlapped F&B pairs (core/model/pair_overlap.hpp): the work their slots compute
+  // (absent: a pair runs one op after the other), at the device's peak, beside all-to-alls of
+  // `alltoall` seconds each.
+  std::optional<core::ModelParallelWork> pair_work;
+  double peak = 0;
+  double alltoall = 0;
 };
 
 // Seconds a stage waits on its own sends each micro-batch (0 unless blocking_transfers).

@@ -103,6 +103,7 @@ class ScheduleWalk {
         next_(stages, 0),
         free_at_(stages, 0) {
     t_.busy.assign(stages, 0);
+    t_.hidden.assign(stages, 0);
     t_.stages.assign(stages, {});
     for (int s = 0; s < stages; ++s) {
       schedules_[s] = core::stage_schedule(kind, s, stages, microbatches, chunks);
@@ -125,13 +126,17 @@ class ScheduleWalk {
     }
     if (count == 2 && ops[i].takes_with_next) ready[0] = std::max(ready[0], ready[1]);
     double at = free_at_[s];
-    for (std::size_t k = 0; k < count; ++k) {
-      at = std::max(at, ready[k]);
-      double cost = op_cost(costs_, ops[i + k], s);
-      if (!costs_.op_extra.empty()) cost += costs_.op_extra[s][i + k];
-      t_.stages[s].push_back({ops[i + k], at, at + cost});
-      t_.busy[s] += cost;
-      at += cost;
+    double pair = count == 2 && costs_.pair ? costs_.pair(s, ops[i], ops[i + 1]) : -1;
+    if (pair >= 0) {
+      at = run_pair(s, i, std::max({at, ready[0], ready[1]}), pair);
+    } else {
+      for (std::size_t k = 0; k < count; ++k) {
+        at = std::max(at, ready[k]);
+        double cost = cost_of(s, i + k);
+        t_.stages[s].push_back({ops[i + k], at, at + cost});
+        t_.busy[s] += cost;
+        at += cost;
+      }
     }
     for (std::size_t k = i; k < i + count; ++k)  // the outputs leave once the pair is through
       ends_.at(ops[k].kind, s, ops[k].chunk, ops[k].microbatch) = at;
@@ -140,6 +145,23 @@ class ScheduleWalk {
     t_.iteration = std::max(t_.iteration, at);
     next_[s] = i + count;
     return true;
+  }
+
+  double cost_of(int s, std::size_t i) const {
+    double cost = op_cost(costs_, schedules_[s][i], s);
+    return costs_.op_extra.empty() ? cost : cost + costs_.op_extra[s][i];
+  }
+
+  // An overlapped pair of `span` seconds from `at`: the two ops share it as their costs do (they
+  // run together; the timeline draws each its share). Returns its end.
+  double run_pair(int s, std::size_t i, double at, double span) {
+    double first = cost_of(s, i), second = cost_of(s, i + 1);
+    double split = first + second > 0 ? at + span * first / (first + second) : at;
+    t_.stages[s].push_back({schedules_[s][i], at, split});
+    t_.stages[s].push_back({schedules_[s][i + 1], split, at + span});
+    t_.busy[s] += span;
+    t_.hidden[s] += first + second - span;
+    return at + span;
   }
 
   // A pair whose two outputs go to the same other stage sends them together over one link: each

@@ -6,6 +6,7 @@
 // equal stages, GPipe and 1F1B take (m + p - 1)(f + b).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "core/parallel/pipeline_schedule.hpp"
@@ -25,6 +26,10 @@ struct PipeCosts {
   std::vector<double> transfer;
   // Seconds added to single ops, by stage and place in its schedule: [stage][op] (empty: none).
   std::vector<std::vector<double>> op_extra;
+  // Seconds of an F&B pair (its first op: the forward) run overlapped on `stage`, negative where
+  // it runs one op after the other (empty: every pair does). DualPipe's overlap of a pair's
+  // all-to-alls (core/model/pair_overlap.hpp).
+  std::function<double(int stage, const core::PipeOp& forward, const core::PipeOp& backward)> pair;
 };
 
 struct TimedOp {
@@ -36,6 +41,7 @@ struct TimedOp {
 struct PipeTiming {
   double iteration = 0;                      // the last op's end
   std::vector<double> busy;                  // per stage: seconds its ops ran
+  std::vector<double> hidden;                // per stage: seconds its overlapped pairs saved
   std::vector<std::vector<TimedOp>> stages;  // per stage, in schedule order
 };
 

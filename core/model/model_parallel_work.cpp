@@ -57,6 +57,7 @@ void add_expert_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWo
   double tokens = static_cast<double>(s.microbatch) * tf.sequence / s.tensor;
   double padding = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
   w.dispatch_bytes = tokens * m.top_k * padding * m.imbalance * tf.hidden * kActivationBytes;
+  w.moe_mlp_share = moe_mlp_share(tf);
   if (par.recompute == Recompute::kFull) w.alltoalls_backward = 4;
 }
 

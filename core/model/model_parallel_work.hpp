@@ -52,6 +52,10 @@ struct ModelParallelWork {
   double dispatch_bytes = 0;  // what one device sends in one all-to-all (all of its peers')
   int alltoalls_forward = 2;  // per MoE layer
   int alltoalls_backward = 2;
+  // Of a MoE layer's compute, the MLP block's share (its FLOPs' share, moe_mlp_share): what the
+  // pairs of DualPipe's schedules run beside the other pass's all-to-alls
+  // (core/model/pair_overlap).
+  double moe_mlp_share = 0;
   double expert_gradient_bytes = 0;  // the device's experts' shard of the worst stage
   // Megatron-Core's --overlap-grad-reduce (core/programs/gradient_buckets.hpp), with a data group
   // of two or more: gradient_bytes exchanged in buckets of at least bucket_bytes during backward

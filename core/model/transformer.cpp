@@ -178,6 +178,14 @@ double layer_forward_flops(const TransformerShape& t) {
   return 2 * s * matrices + 4 * s * s * q;
 }
 
+double moe_mlp_share(const TransformerShape& t) {
+  if (!t.moe) return 0;
+  double s = t.sequence, q = query_width(t);
+  double attention = t.latent ? 2 * s * s * (q + attention_output_width(t)) : 4 * s * s * q;
+  double mlp = 2 * s * moe_matrix_parameters(t, t.moe->top_k);
+  return mlp / (2 * s * moe_active_matrix_parameters(t) + attention);
+}
+
 double logit_forward_flops(const TransformerShape& t) {
   return 2.0 * t.sequence * t.hidden * t.vocabulary;
 }

@@ -67,6 +67,9 @@ double active_parameters(const TransformerShape& t);
 // layer counts the matrices a token passes through: the router, top_k experts and the shared
 // ones (the model's FLOPs, without a capacity factor's padding).
 double layer_forward_flops(const TransformerShape& t);
+// Of one MoE layer's forward FLOPs, the share of its MLP block (the router, the top_k experts a
+// token passes through and the shared ones); the rest is its attention block. 0 without moe.
+double moe_mlp_share(const TransformerShape& t);
 // Forward FLOPs of the output layer (logits) for one sequence: 2 s h V.
 double logit_forward_flops(const TransformerShape& t);
 // Model FLOPs for forward + backward of one sequence (backward = 2 x forward), without

@@ -284,6 +284,11 @@ const char* pass_name(PipeOp::Kind kind) {
   return "?";
 }
 
+std::string op_name(const PipeOp& op, int chunks) {
+  std::string name = std::string(pass_name(op.kind)) + " " + std::to_string(op.microbatch);
+  return chunks > 1 ? name + " (chunk " + std::to_string(op.chunk) + ")" : name;
+}
+
 PipelineScheduleKind schedule_named(const std::string& name) {
   for (auto kind : {PipelineScheduleKind::kGpipe, PipelineScheduleKind::kInterleaved,
                     PipelineScheduleKind::kZeroBubble, PipelineScheduleKind::kDualPipeV,

@@ -116,6 +116,8 @@ int peak_in_flight(PipelineScheduleKind kind, int stage, int stages, int microba
 const char* schedule_name(PipelineScheduleKind kind);
 // "forward", "backward" or "weight": how traces and timelines name a pass.
 const char* pass_name(PipeOp::Kind kind);
+// An op as traces name it: its pass and micro-batch, and its chunk where a stage has several.
+std::string op_name(const PipeOp& op, int chunks);
 // The schedule a name gives (schedule_name's inverse; 1F1B for a name it does not know).
 PipelineScheduleKind schedule_named(const std::string& name);
 const char* recompute_name(Recompute recompute);

@@ -92,6 +92,29 @@ TEST(NcclSchedule, TwoByTwoByTwoCompletesForDualPipeVAndDualPipe) {
   }
 }
 
+// Experts under DualPipeV and DualPipe (pipeline 2 x expert 4, 4 micro-batches a replica): the
+// overlapped pairs interleave the two passes' all-to-alls, the same order on every member of an
+// expert group, and the stages' sends follow each pair.
+TEST(NcclSchedule, OverlappedPairsOfExpertLayersComplete) {
+  for (const char* schedule : {"dualpipev", "dualpipe"}) {
+    SCOPED_TRACE(schedule);
+    auto ranks = schedule_plan(
+        testing::load_text(std::string("nccl-mp-pairs-") + schedule,
+                           std::string(testing::kInlineCluster) +
+                               "workload:\n  name: moe\n"
+                               "  transformer: { layers: 4, hidden: 256, heads: 4, sequence: 128, "
+                               "vocabulary: 1000, moe: { experts: 4, top_k: 2 } }\n"
+                               "parallelism: { pipeline: 2, expert: 4, schedule: " +
+                               schedule +
+                               " }\n"
+                               "strategy: { kind: ring }\n"
+                               "training: { workers: 8, global_batch: 16 }\n"));
+    ASSERT_EQ(ranks.size(), 8u);
+    EXPECT_EQ(nccl_schedule_hangs(ranks), "") << format_schedule(ranks);
+    EXPECT_GT(sends(ranks[0], 1), 0);  // its expert group's
+  }
+}
+
 TEST(NcclSchedule, AReorderedStageIsFoundToHang) {
   Plan plan = two_by_two_by_two("1f1b", "reordered");
   auto ranks = schedule_plan(plan);

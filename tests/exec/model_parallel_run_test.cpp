@@ -84,27 +84,52 @@ TEST(ModelParallelRun, ContextGroupsPassEveryBlockAndSumTheGradient) {
   }
 }
 
-// Experts over two nodes of 2 (pipeline 2 x expert 4, so each stage's expert group spans two
-// nodes): the hierarchical all-to-all relays each token segment through the member of its place on
-// the sender's node, and every segment still reaches its expert from its sender and comes back.
-TEST(ModelParallelRun, HierarchicalAllToAllDeliversEveryTokenAcrossNodes) {
-  core::Plan plan = testing::load_text(
-      "mp-run-hier",
+// A tiny mixture of experts (4 layers, 4 experts, 2 a token) on 8 CPUs in four nodes of 2, with
+// pipeline 2 x expert 4 and `extra` parallelism; `global_batch` sequences a step.
+core::Plan moe_on_node_pairs(const std::string& name, const std::string& extra, int global_batch) {
+  return testing::load_text(
+      name,
       "cluster:\n  name: pairs\n  devices_per_node: 2\n  device: { flops: 100TFLOPS }\n"
       "  intra_node: { bandwidth: 150GB/s, latency: 1us }\n"
       "  nic: { bandwidth: 100Gbps, latency: 2us }\n  nodes: 4\n"
       "workload:\n  name: moe-tiny\n"
       "  transformer: { layers: 4, hidden: 64, heads: 4, sequence: 32, vocabulary: 100,"
       " moe: { experts: 4, top_k: 2 } }\n"
-      "parallelism: { pipeline: 2, expert: 4, expert_alltoall: hierarchical }\n"
-      "strategy: { kind: ring }\n"
-      "training: { workers: 8, global_batch: 8, steps: 2 }\n");
-  core::RunResult r = run_local(plan, quick());
+      "parallelism: { pipeline: 2, expert: 4" +
+          extra +
+          " }\n"
+          "strategy: { kind: ring }\n"
+          "training: { workers: 8, global_batch: " +
+          std::to_string(global_batch) + ", steps: 2 }\n");
+}
+
+// Experts over two nodes of 2 (pipeline 2 x expert 4, so each stage's expert group spans two
+// nodes): the hierarchical all-to-all relays each token segment through the member of its place on
+// the sender's node, and every segment still reaches its expert from its sender and comes back.
+TEST(ModelParallelRun, HierarchicalAllToAllDeliversEveryTokenAcrossNodes) {
+  core::RunResult r =
+      run_local(moe_on_node_pairs("mp-run-hier", ", expert_alltoall: hierarchical", 8), quick());
   EXPECT_EQ(r.wrong, 0);
   ASSERT_TRUE(r.model_parallel);
   EXPECT_EQ(r.model_parallel->expert, 4);
   EXPECT_EQ(r.model_parallel->expert_alltoall, "hierarchical");
   EXPECT_GT(r.model_parallel->expert_comm_s, 0);
+}
+
+// DualPipe's overlapped pairs (4 micro-batches a replica): one pass's all-to-alls run while the
+// other pass computes, each pass on its own token buffers (labelled apart, so that passes sharing
+// one would be caught), and every token still reaches its expert from its sender and comes back.
+TEST(ModelParallelRun, DualPipePairsDeliverEveryTokenOfBothPasses) {
+  for (const char* extra : {", schedule: dualpipev", ", schedule: dualpipe",
+                            ", schedule: dualpipev, recompute: full, "
+                            "expert_alltoall: hierarchical"}) {
+    SCOPED_TRACE(extra);
+    core::RunResult r = run_local(moe_on_node_pairs("mp-run-pairs", extra, 16), quick());
+    EXPECT_EQ(r.wrong, 0);
+    ASSERT_TRUE(r.model_parallel);
+    EXPECT_EQ(r.model_parallel->microbatches, 4);
+    EXPECT_GT(r.model_parallel->expert_comm_s, 0);
+  }
 }
 
 TEST(ModelParallelRun, ABrokenScheduleIsCaught) {

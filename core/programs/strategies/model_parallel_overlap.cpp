@@ -4,11 +4,13 @@
 // tensor all-reduces after it. --tp-comm-overlap: every op walks, each layer's tensor collectives
 // cut into `tensor` chunks, the first run before the compute and the rest beside it (then any
 // bucket). With context parallelism each layer's attention runs first with its key-value
-// exchanges (core/programs/strategies/model_parallel_context.cpp). The closed form times the same
-// walks (analytic/gradient_overlap.hpp and analytic_model_parallel.cpp).
+// exchanges (core/programs/strategies/model_parallel_context.cpp). DualPipe's F&B pairs run each
+// pass's compute beside the other's all-to-alls (core/model/pair_overlap.hpp). The closed form
+// times the same walks (analytic/gradient_overlap.hpp and analytic_model_parallel.cpp).
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/pair_overlap.hpp"
 #include "core/parallel/model_split.hpp"
 #include "core/programs/strategies/model_parallel_rank.hpp"
 #include "core/programs/strategies/model_parallel_training.hpp"
@@ -64,6 +66,51 @@ void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, s
   }
   if (output_layer && forward) compute(work_.logit_forward_flops * compute_scale_);
   exchange_tokens(rank, forward, times);
+}
+
+void ModelParallelTraining::run_overlapped_pair(const Rank& rank, const PipeOp& forward,
+                                                const PipeOp& backward,
+                                                ModelParallelStepTimes& times) const {
+  Fabric& fabric = rank.fabric;
+  const ModelSplit& split = state_.split();
+  int stage = rank.at.stage;
+  int layers[2] = {chunk_layers(split, stage, forward.chunk),
+                   chunk_layers(split, stage, backward.chunk)};
+  auto logits = [&](const PipeOp& op, double times_forward) {
+    return split.route().holds_output_layer(stage, op.chunk)
+               ? times_forward * work_.logit_forward_flops
+               : 0.0;
+  };
+  std::vector<PairSlot> slots =
+      pair_slots(pass_pieces(work_, layers[0], true, false, logits(forward, 1)),
+                 pass_pieces(work_, layers[1], false, backward.weight_apart, logits(backward, 2)));
+  const PipeOp* ops[2] = {&forward, &backward};
+  int exchanged[2] = {0, 0};  // each pass's all-to-alls so far
+  for (const PairSlot& slot : slots) {
+    double start = fabric.now();
+    if (slot.compute_pass < 0) {
+      int pass = slot.exchange_pass;
+      times.wrong += token_alltoall(rank, pass, exchanged[pass]++);
+      times.expert_s += fabric.now() - start;
+      continue;
+    }
+    Device::ComputeTicket ticket = fabric.device().compute_async(slot.flops * compute_scale_);
+    if (slot.exchange_pass >= 0) {
+      int pass = slot.exchange_pass;
+      times.wrong += token_alltoall(rank, pass, exchanged[pass]++);
+    }
+    double exchanged_until = fabric.now();
+    double slowed = fabric.device().communicated_beside(start);
+    double done = fabric.device().wait_compute(ticket);
+    times.compute_s += done - start - slowed;
+    times.expert_s += slowed + std::max(0.0, exchanged_until - done);  // what compute did not hide
+    const PipeOp& op = *ops[slot.compute_pass];
+    rank.observer.phase(fabric.rank(), op_name(op, chunks_), pass_name(op.kind), start, done);
+  }
+  run_tensor_allreduces(
+      rank,
+      layers[0] * work_.tensor_allreduces_forward + layers[1] * work_.tensor_allreduces_backward,
+      times);
 }
 
 // One bucket over the data group: all-reduced by the plan's strategy, or reduce-scattered by a ring

@@ -30,11 +30,6 @@ std::int64_t elements(double bytes, int bytes_per_element) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes / bytes_per_element)));
 }
 
-std::string op_name(const PipeOp& op, int chunks) {
-  std::string name = std::string(pass_name(op.kind)) + " " + std::to_string(op.microbatch);
-  return chunks > 1 ? name + " (chunk " + std::to_string(op.chunk) + ")" : name;
-}
-
 // The receives of an iteration from the neighbouring stages, posted in the order each neighbour
 // sends and at most `window` ahead of what the stage has taken: transfers flow while the stage
 // computes, and a simulator does not hold a pending receive for every micro-batch at once. With
@@ -213,42 +208,48 @@ Span ModelParallelTraining::receive_slot(std::size_t op_index) const {
 
 namespace {
 
-// A token exchange's label: sent by group member `from` for member `to` (apart from the stage
-// transfers' tags, which stay far below 2^40).
-std::uint64_t token_tag(int from, int to, int members) {
-  return (std::uint64_t{1} << 40) + static_cast<std::uint64_t>(from) * members + to;
+// A token exchange's label: sent by group member `from` for member `to` in `pass` (an overlapped
+// pair's forward 0 or backward 1), apart from the stage transfers' tags, which stay far below 2^40.
+std::uint64_t token_tag(int from, int to, int members, int pass) {
+  return (std::uint64_t{1} << 40) + (static_cast<std::uint64_t>(pass) * members + from) * members +
+         to;
 }
 
 }  // namespace
 
 // Each MoE layer of the chunk dispatches the rank's tokens to their experts and combines the
 // experts' outputs back, forward and backward: pairs of all-to-alls over the expert-parallel group.
-// Checked: every segment arrives at its member from the right sender and comes back unchanged.
 void ModelParallelTraining::exchange_tokens(const Rank& rank, bool forward,
                                             ModelParallelStepTimes& times) const {
-  Fabric& group = rank.experts;
-  int n = group.size(), me = group.rank();
-  if (n < 2 || work_.moe_layers_per_chunk == 0) return;
-  std::int64_t base = send_slot(2 * ops_per_stage_).begin;
+  if (rank.experts.size() < 2 || work_.moe_layers_per_chunk == 0) return;
+  int count =
+      work_.moe_layers_per_chunk * (forward ? work_.alltoalls_forward : work_.alltoalls_backward);
+  double start = rank.fabric.now();
+  for (int i = 0; i < count; ++i) times.wrong += token_alltoall(rank, 0, i);
+  times.expert_s += rank.fabric.now() - start;
+}
+
+// Checked: every segment arrives at its member from the right sender and comes back unchanged.
+long ModelParallelTraining::token_alltoall(const Rank& rank, int pass, int i) const {
+  int n = rank.experts.size(), me = rank.experts.rank();
+  std::int64_t base = send_slot(2 * ops_per_stage_).begin + pass * token_pass_elements();
   Span tokens{base, dispatch_elements_}, received{base + dispatch_elements_, dispatch_elements_};
+  Span relay{base + 2 * dispatch_elements_, dispatch_elements_};
   std::int64_t segment = dispatch_elements_ / n;
   auto part = [segment](Span of, int member) { return Span{of.begin + member * segment, segment}; };
-  int pairs = work_.moe_layers_per_chunk *
-              (forward ? work_.alltoalls_forward : work_.alltoalls_backward) / 2;
-  double start = rank.fabric.now();
-  if (rank.checks)
-    for (int j = 0; j < n; ++j) rank.checks->label(part(tokens, j), token_tag(me, j, n));
-  Span relay{base + 2 * dispatch_elements_, dispatch_elements_};
-  for (int i = 0; i < pairs; ++i) {
+  if (i == 0 && rank.checks)
+    for (int j = 0; j < n; ++j) rank.checks->label(part(tokens, j), token_tag(me, j, n, pass));
+  if (i % 2 == 0) {
     all_to_all(rank, tokens, received, relay);  // dispatch
-    all_to_all(rank, received, tokens, relay);  // combine
-    if (!rank.checks) continue;
-    for (int j = 0; j < n; ++j)
-      if (j != me)
-        times.wrong += rank.checks->mislabelled(part(received, j), token_tag(j, me, n)) +
-                       rank.checks->mislabelled(part(tokens, j), token_tag(me, j, n));
+    return 0;
   }
-  times.expert_s += rank.fabric.now() - start;
+  all_to_all(rank, received, tokens, relay);  // combine
+  long wrong = 0;
+  for (int j = 0; rank.checks && j < n; ++j)
+    if (j != me)
+      wrong += rank.checks->mislabelled(part(received, j), token_tag(j, me, n, pass)) +
+               rank.checks->mislabelled(part(tokens, j), token_tag(me, j, n, pass));
+  return wrong;
 }
 
 void ModelParallelTraining::all_to_all(const Rank& rank, Span send, Span receive,
@@ -272,9 +273,13 @@ int ModelParallelTraining::experts_per_node(const std::vector<int>& members) con
   return per_node;
 }
 
-std::int64_t ModelParallelTraining::token_elements() const {
+std::int64_t ModelParallelTraining::token_pass_elements() const {
   bool relayed = plan_.parallelism->expert_alltoall == ExpertAllToAll::kHierarchical;
   return (relayed ? 3 : 2) * dispatch_elements_;
+}
+
+std::int64_t ModelParallelTraining::token_elements() const {
+  return (is_dualpipe(plan_.parallelism->schedule) ? 2 : 1) * token_pass_elements();
 }
 
 // Tells apart every transfer of an iteration: its kind, micro-batch, chunk and sending stage.
@@ -438,7 +443,7 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
     if (ahead) pending_from = ahead->release_done(outgoing, pending_from);
   };
   // Each op, or each pair (DualPipe's F&B: both outputs sent after, both inputs taken first unless
-  // the pair is the last stage's first).
+  // the pair is the last stage's first; overlapped where their MoE layers exchange tokens).
   for (std::size_t i = 0; i < mine.size();) {
     std::size_t end = i + (mine[i].sends_with_next && i + 1 < mine.size() ? 2 : 1);
     bool together = mine[i].takes_with_next;  // both receives in one group, both waited for
@@ -446,7 +451,9 @@ ModelParallelStepTimes ModelParallelTraining::iteration(const Rank& rank, int st
       for (std::size_t k = i; k < end; ++k) inbox.post(mine[k]);
       for (std::size_t k = i; k < end; ++k) take_input(k);
     }
-    for (std::size_t k = i; k < end; ++k) {
+    bool overlapped = end == i + 2 && overlaps_pair(work_, mine[i]);
+    if (overlapped) run_overlapped_pair(rank, mine[i], mine[i + 1], times);
+    for (std::size_t k = i; k < end && !overlapped; ++k) {
       if (!together) take_input(k);
       double start = fabric.now();
       run_op(rank, mine[k], k, buckets, times);

@@ -160,13 +160,24 @@ class ModelParallelTraining {
   void run_optimizer(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_expert_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_tokens(const Rank& rank, bool forward, ModelParallelStepTimes& times) const;
+  // The `i`-th all-to-all of a pass through its chunk's MoE layers, on the token buffers of `pass`
+  // (an overlapped pair's forward 0 and backward 1; else 0): even ones dispatch the rank's tokens
+  // (labelled at the pass's first), odd ones combine them back, then checked. Returns the elements
+  // that arrived wrong.
+  long token_alltoall(const Rank& rank, int pass, int i) const;
+  // DualPipe's F&B pair as one (core/model/pair_overlap.hpp): each pass's compute beside the
+  // other's all-to-alls, then both passes' tensor all-reduces.
+  void run_overlapped_pair(const Rank& rank, const PipeOp& forward, const PipeOp& backward,
+                           ModelParallelStepTimes& times) const;
   // One all-to-all of the expert group, as the plan runs it (`relay`: the hierarchical one's).
   void all_to_all(const Rank& rank, Span send, Span receive, Span relay) const;
   // The hierarchical all-to-all's members a node in `members`' group (0: pairwise). Throws
   // std::invalid_argument when the group's nodes do not hold equal runs of it.
   int experts_per_node(const std::vector<int>& members) const;
-  // The all-to-alls' tokens sent and received, and the hierarchical exchange's relay.
+  // The all-to-alls' tokens sent and received, and the hierarchical exchange's relay: of one pass
+  // (token_pass_elements), twice where DualPipe's pairs overlap two passes' exchanges.
   std::int64_t token_elements() const;
+  std::int64_t token_pass_elements() const;
   std::unique_ptr<StrategyProgram> group_exchange(const std::vector<int>& members) const;
   // The ranks that sum `rank`'s gradient over `dims` (state_.group), and under DualPipe those of
   // its mirror stage (stages - 1 - stage), which holds the same parameters.
