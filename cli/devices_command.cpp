@@ -46,6 +46,7 @@ void print_details(const std::vector<core::DevicePreset>& presets) {
         "%.3f",
         p.id.c_str(), d.name.c_str(), d.memory / 1e9, d.memory_bandwidth / 1e9, d.multiprocessors,
         d.tile_rows, d.tile_cols, d.matmul_ceiling);
+    if (d.attention_ceiling > 0) std::printf(", attention ceiling %.3f", d.attention_ceiling);
     if (d.memory_ceiling > 0) std::printf(", memory ceiling %.2f", d.memory_ceiling);
     if (d.overlap_slowdown > 0) std::printf(", overlap slowdown %.3f", d.overlap_slowdown);
     std::printf("\n");

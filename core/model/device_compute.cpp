@@ -10,11 +10,13 @@ namespace scaleout::core {
 
 namespace {
 
-// The product's tiles in waves over the multiprocessors, each at the matmul ceiling.
-double tile_seconds(const DeviceSpec& d, const MatrixProduct& p) {
+// The product's tiles in waves over the multiprocessors, each at the matmul ceiling (`fused`: a
+// fused attention kernel's, at its own ceiling where the device has one).
+double tile_seconds(const DeviceSpec& d, const MatrixProduct& p, bool fused = false) {
   double tiles = std::ceil(p.batch) * std::ceil(p.m / d.tile_rows) * std::ceil(p.n / d.tile_cols);
   double waves = std::ceil(tiles / d.multiprocessors);
-  double ceiling = d.matmul_ceiling > 0 ? d.matmul_ceiling : 1.0;  // none measured: the peak
+  double measured = fused && d.attention_ceiling > 0 ? d.attention_ceiling : d.matmul_ceiling;
+  double ceiling = measured > 0 ? measured : 1.0;  // none measured: the peak
   double tile_rate = ceiling * d.flops / d.multiprocessors;
   return waves * 2.0 * d.tile_rows * d.tile_cols * p.k / tile_rate;
 }
@@ -77,18 +79,36 @@ StreamingBytes layer_streaming_bytes(const DeviceSpec& d, const TransformerShape
   return {2 * (2 * e * b) + 2 * (3 * e * b + e) + mlp_activation, attention};
 }
 
+// How a layer is split over the devices: a micro-batch's sequences, the tensor group (and the
+// sequence parallelism over it), the expert-parallel and the context-parallel degrees.
+struct LayerSplit {
+  int microbatch = 1, tensor = 1, sequence_split = 1, expert = 1, context = 1;
+};
+
+// The share of the score tiles a causal kernel computes: of T tiles a side over the whole
+// sequence, those on and below the diagonal, (T + 1) / 2T. Context parallelism's ranks, holding
+// balanced halves of the sequence as Megatron-Core and Llama 3 split it, share them evenly.
+double causal_share(const DeviceSpec& d, const TransformerShape& local, int context) {
+  if (!local.causal) return 1.0;
+  double tiles = std::ceil(static_cast<double>(local.sequence) * context / d.tile_rows);
+  return (tiles + 1) / (2 * tiles);
+}
+
 // FlashAttention (Dao et al. 2022): the scores' and the context's products in one kernel that
-// keeps the scores on chip: their tiles' work at the matmul ceiling, or Q, K, V and the output
-// read and written once, whichever takes longer. Backward recomputes the scores: five products'
-// work for forward's two.
+// keeps the scores on chip: their tiles' work at the fused kernel's ceiling (else the matmul
+// ceiling; a causal mask's tiles above the diagonal skipped), or Q, K, V and the output read and
+// written once, whichever takes longer. Backward recomputes the scores: five products' work for
+// forward's two.
 struct FlashSeconds {
   double forward = 0, backward = 0;
 };
-FlashSeconds flash_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                           int tensor) {
+FlashSeconds flash_seconds(const DeviceSpec& d, const TransformerShape& t,
+                           const LayerSplit& split) {
+  int microbatch = split.microbatch, tensor = split.tensor;
   double products = 0;
   for (const MatrixProduct& p : layer_products(t, microbatch, tensor))
-    if (is_attention(p)) products += tile_seconds(d, p);
+    if (is_attention(p)) products += tile_seconds(d, p, true);
+  products *= causal_share(d, t, split.context);
   double tokens = static_cast<double>(t.sequence) * microbatch;
   double width =
       t.latent         ? (query_width(t) + key_value_width(t) + attention_output_width(t)) / tensor
@@ -127,12 +147,14 @@ double moe_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int m
 }
 
 // One layer of one kind (dense, or MoE when `moe`).
-LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                          int tensor, int sequence_split, bool moe, int expert) {
+LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, const LayerSplit& split,
+                          bool moe) {
+  int microbatch = split.microbatch, tensor = split.tensor;
+  int sequence_split = split.sequence_split, expert = split.expert;
   LayerSeconds out;
   bool flash = t.attention == AttentionKind::kFlash;
   if (flash) {
-    FlashSeconds attention = flash_seconds(d, t, microbatch, tensor);
+    FlashSeconds attention = flash_seconds(d, t, split);
     out.forward += attention.forward;
     out.backward += attention.backward;
     out.attention_forward += attention.forward;
@@ -175,14 +197,13 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, int mi
 }
 
 // Every kind of layer, weighted by its share of the layers.
-LayerSeconds mean_layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
-                                int tensor, int sequence_split, int expert) {
+LayerSeconds mean_layer_seconds(const DeviceSpec& d, const TransformerShape& t,
+                                const LayerSplit& split) {
   std::vector<LayerKind> kinds = layer_kinds(t);
-  if (kinds.size() == 1)
-    return kind_seconds(d, t, microbatch, tensor, sequence_split, kinds[0].moe, expert);
+  if (kinds.size() == 1) return kind_seconds(d, t, split, kinds[0].moe);
   LayerSeconds mean;
   for (LayerKind kind : kinds) {
-    LayerSeconds one = kind_seconds(d, t, microbatch, tensor, sequence_split, kind.moe, expert);
+    LayerSeconds one = kind_seconds(d, t, split, kind.moe);
     mean.forward += kind.share * one.forward;
     mean.backward += kind.share * one.backward;
     mean.attention_forward += kind.share * one.attention_forward;
@@ -196,10 +217,11 @@ LayerSeconds mean_layer_seconds(const DeviceSpec& d, const TransformerShape& t, 
 
 LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
                            int tensor, int sequence_split, int expert, int context) {
-  if (context == 1) return mean_layer_seconds(d, t, microbatch, tensor, sequence_split, expert);
+  LayerSplit split{microbatch, tensor, sequence_split, expert, context};
+  if (context == 1) return mean_layer_seconds(d, t, split);
   TransformerShape local = t;
   local.sequence = t.sequence / context;
-  LayerSeconds out = mean_layer_seconds(d, local, microbatch, tensor, sequence_split, expert);
+  LayerSeconds out = mean_layer_seconds(d, local, split);
   out.forward += (context - 1) * out.attention_forward;
   out.backward += (context - 1) * out.attention_backward;
   out.attention_forward *= context;

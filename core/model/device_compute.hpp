@@ -45,7 +45,8 @@ struct LayerSeconds {
 // `expert`: the expert-parallel degree (each device computes its experts' share of the tokens).
 // `context`: the context-parallel degree: each device takes 1/context of every sequence, its
 // products and element-wise kernels on those tokens, its attention as `context` blocks of its
-// queries against one rank's keys each (as ring attention computes them).
+// queries against one rank's keys each (as ring attention computes them). A causal flash kernel
+// computes the score tiles on and below the diagonal of the whole sequence only.
 LayerSeconds layer_seconds(const DeviceSpec& d, const TransformerShape& t, int microbatch,
                            int tensor, int sequence_split = 1, int expert = 1, int context = 1);
 

@@ -67,6 +67,8 @@ void read_figures(YamlMap& m, DeviceSpec& d) {
   if (m.has("multiprocessors")) d.multiprocessors = m.get_int("multiprocessors", 1, 100000);
   if (m.has("matmul_tile")) read_tile(m, d);
   if (m.has("matmul_ceiling")) d.matmul_ceiling = m.get_double("matmul_ceiling", 0.05, 1.0);
+  if (m.has("attention_ceiling"))
+    d.attention_ceiling = m.get_double("attention_ceiling", 0.05, 1.0);
   if (m.has("memory_ceiling")) d.memory_ceiling = m.get_double("memory_ceiling", 0.05, 1.0);
   if (m.has("overlap_slowdown")) d.overlap_slowdown = m.get_double("overlap_slowdown", 0.0, 1.0);
   if (m.has("kernel_gap"))

@@ -174,6 +174,7 @@ bool read_transformer(YamlMap& workload, Workload& w) {
   t.attention = m.get_choice("attention", {"standard", "flash"}, "standard") == "flash"
                     ? AttentionKind::kFlash
                     : AttentionKind::kStandard;
+  t.causal = m.get_bool("causal", true);
   t.moe = read_moe(m, t);
   t.latent = read_latent_attention(m, t);
   if (t.head_dim == 0 && !t.latent && t.hidden % t.heads != 0)

@@ -71,6 +71,9 @@ struct DeviceSpec {
   int multiprocessors = 0;               // SMs or compute units
   int tile_rows = 128, tile_cols = 128;  // output tile of the BLAS's large matrix kernels
   double matmul_ceiling = 0;  // the best measured matrix-product rate over the peak; 0: none
+  // The best measured rate of a fused attention kernel (FlashAttention) over the peak; 0: none
+  // (its products at matmul_ceiling).
+  double attention_ceiling = 0;
   // The best measured memory bandwidth over memory_bandwidth; 0: none (the datasheet's rate).
   double memory_ceiling = 0;
   // How much longer compute takes while the device also runs overlapped collectives (their
@@ -236,6 +239,9 @@ struct TransformerShape {
   PositionKind positions = PositionKind::kLearned;
   bool tied_embeddings = true;  // the output layer shares the word embedding (else its own V x h)
   AttentionKind attention = AttentionKind::kStandard;
+  // Each token attends to those before it only (a decoder's mask): a fused kernel skips the score
+  // tiles above the diagonal. false: every token attends to every other (an encoder's).
+  bool causal = true;
   std::optional<MoeShape> moe;            // none: every layer's MLP is dense
   std::optional<LatentAttention> latent;  // none: heads of head_dim with kv_heads' keys
 };

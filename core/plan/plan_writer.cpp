@@ -109,6 +109,8 @@ void compute_figures(YAML::Emitter& out, const DeviceSpec& d) {
       << d.tile_cols << YAML::EndSeq;
   if (d.matmul_ceiling > 0)
     out << YAML::Key << "matmul_ceiling" << YAML::Value << exact(d.matmul_ceiling);
+  if (d.attention_ceiling > 0)
+    out << YAML::Key << "attention_ceiling" << YAML::Value << exact(d.attention_ceiling);
   if (d.memory_ceiling > 0)
     out << YAML::Key << "memory_ceiling" << YAML::Value << exact(d.memory_ceiling);
   out << YAML::Key << "kernel_gap" << YAML::Value << exact(d.kernel_gap, "s");
@@ -274,6 +276,7 @@ void workload(YAML::Emitter& out, const Workload& w) {
       out << YAML::Key << "positions" << YAML::Value
           << (t.positions == PositionKind::kRotary ? "rotary" : "alibi");
     if (!t.tied_embeddings) out << YAML::Key << "tied_embeddings" << YAML::Value << false;
+    if (!t.causal) out << YAML::Key << "causal" << YAML::Value << false;
     if (t.moe) moe(out, *t.moe);
     if (t.latent) latent_attention(out, *t.latent);
     out << YAML::EndMap;
