@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "core/parallel/pipeline_schedule.hpp"
 #include "gui/main_window.hpp"
@@ -178,6 +179,48 @@ TEST(GuiPointTimeline, DualPipeVRunsBothChunksOfEveryStage) {
   QTest::qWait(50);
   ASSERT_TRUE(w.timeline()->grab().save(
       QString::fromStdString((kShots / "timeline-pipeline-dualpipev.png").string())));
+}
+
+// With experts (pipeline 4 x expert 4) DualPipeV's pairs overlap: a pair's forward computes in
+// pieces between its backward's, each beside the other's all-to-alls, so each stage's row shows a
+// forward's pieces on both sides of a backward's; every op still appears, each micro-batch's
+// forward and backward through both chunks.
+TEST(GuiPointTimeline, DualPipeVPairsInterleaveTheirPassesWithExperts) {
+  MainWindow w(testing::load_text(
+      "gui-sim-dualpipev-experts",
+      std::string(testing::kInlineCluster) +
+          "workload:\n  name: moe\n"
+          "  transformer: { layers: 8, hidden: 1024, heads: 8, sequence: 512, vocabulary: 1000,"
+          " moe: { experts: 8, top_k: 2 } }\n"
+          "parallelism: { pipeline: 4, expert: 4, microbatch: 1, schedule: dualpipev }\n"
+          "strategy: { kind: ring }\ntraining: { workers: 16, global_batch: 32 }\n"));
+  EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
+  ASSERT_NE(w.timeline(), nullptr);
+  const TimelineTrace& t = w.timeline()->view()->trace();
+  int checked = 0;
+  for (const auto& track : t.tracks) {
+    if (track.name.rfind("stage ", 0) != 0) continue;
+    std::vector<std::string> names;  // the passes' spans in time order
+    for (const auto& span : track.spans) {
+      const std::string& name = t.names[static_cast<std::size_t>(span.name)];
+      if (name.rfind("forward", 0) == 0 || name.rfind("backward", 0) == 0) names.push_back(name);
+    }
+    std::set<std::string> ops(names.begin(), names.end());
+    EXPECT_EQ(ops.size(), 32u) << track.name;  // 8 micro-batches x 2 chunks x forward, backward
+    int interleaved = 0;                       // a forward's pieces on both sides of a backward's
+    for (std::size_t i = 0; i + 2 < names.size(); ++i)
+      interleaved += names[i] == names[i + 2] && names[i].rfind("forward", 0) == 0 &&
+                     names[i + 1].rfind("backward", 0) == 0;
+    EXPECT_GT(interleaved, 0) << track.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 16);
+  w.timeline()->resize(1200, 720);
+  w.timeline()->show();
+  QTest::qWait(50);
+  ASSERT_TRUE(w.timeline()->grab().save(
+      QString::fromStdString((kShots / "timeline-pipeline-dualpipev-experts.png").string())));
 }
 
 TEST(GuiPointTimeline, CancelStopsTheSimulation) {

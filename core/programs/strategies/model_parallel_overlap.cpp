@@ -85,20 +85,22 @@ void ModelParallelTraining::run_overlapped_pair(const Rank& rank, const PipeOp& 
       pair_slots(pass_pieces(work_, layers[0], true, false, logits(forward, 1)),
                  pass_pieces(work_, layers[1], false, backward.weight_apart, logits(backward, 2)));
   const PipeOp* ops[2] = {&forward, &backward};
-  int exchanged[2] = {0, 0};  // each pass's all-to-alls so far
+  int exchanged[2] = {0, 0};       // each pass's all-to-alls so far
+  auto exchange = [&](int pass) {  // the slot's all-to-all, drawn in the communication lane
+    if (pass < 0) return;
+    double start = fabric.now();
+    times.wrong += token_alltoall(rank, pass, exchanged[pass]++);
+    rank.observer.phase(fabric.rank(), "all-to-all", "comm", start, fabric.now());
+  };
   for (const PairSlot& slot : slots) {
     double start = fabric.now();
     if (slot.compute_pass < 0) {
-      int pass = slot.exchange_pass;
-      times.wrong += token_alltoall(rank, pass, exchanged[pass]++);
+      exchange(slot.exchange_pass);
       times.expert_s += fabric.now() - start;
       continue;
     }
     Device::ComputeTicket ticket = fabric.device().compute_async(slot.flops * compute_scale_);
-    if (slot.exchange_pass >= 0) {
-      int pass = slot.exchange_pass;
-      times.wrong += token_alltoall(rank, pass, exchanged[pass]++);
-    }
+    exchange(slot.exchange_pass);
     double exchanged_until = fabric.now();
     double slowed = fabric.device().communicated_beside(start);
     double done = fabric.device().wait_compute(ticket);

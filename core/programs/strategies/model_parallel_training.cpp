@@ -227,6 +227,7 @@ void ModelParallelTraining::exchange_tokens(const Rank& rank, bool forward,
   double start = rank.fabric.now();
   for (int i = 0; i < count; ++i) times.wrong += token_alltoall(rank, 0, i);
   times.expert_s += rank.fabric.now() - start;
+  rank.observer.phase(rank.fabric.rank(), "all-to-all", "comm", start, rank.fabric.now());
 }
 
 // Checked: every segment arrives at its member from the right sender and comes back unchanged.
