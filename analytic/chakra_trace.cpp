@@ -125,8 +125,11 @@ void check_supported(const core::Plan& plan) {
   if (plan.training.compression.kind != core::CompressionKind::kNone)
     refuse("gradient compression");
   if (!plan.parallelism) return;
-  if (plan.parallelism->schedule == core::PipelineScheduleKind::kDualPipe)
+  const core::Parallelism& p = *plan.parallelism;
+  if (p.schedule == core::PipelineScheduleKind::kDualPipe)
     refuse("DualPipe's two copies of each stage (their mirrored gradient groups)");
+  if (core::is_dualpipe(p.schedule) && p.expert > 1)
+    refuse("DualPipeV's overlapped pairs (each pass's compute beside the other's all-to-alls)");
 }
 
 }  // namespace

@@ -311,16 +311,31 @@ TEST(ChakraTrace, ContextParallelismPassesOrGathersKeysAndValues) {
   EXPECT_EQ(c[core::ChakraCollective::kReduceScatter].members, std::set<std::size_t>{2});
 }
 
+void expect_chakra_refuses(const core::Plan& plan, const std::string& naming) {
+  try {
+    chakra_program(plan);
+    FAIL() << naming << " written as traces";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--chakra"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(naming), std::string::npos) << e.what();
+  }
+}
+
 TEST(ChakraTrace, WhatTheTracesCannotHoldIsRefusedNamingTheOption) {
   core::Plan plan = split_plan();
   plan.training.compression.kind = core::CompressionKind::kTopk;
-  try {
-    chakra_program(plan);
-    FAIL() << "gradient compression written as traces";
-  } catch (const core::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--chakra"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("compression"), std::string::npos) << e.what();
-  }
+  expect_chakra_refuses(plan, "compression");
+  // DualPipe's mirrored stages; DualPipeV's pairs where experts overlap them (without experts its
+  // passes run one after the other, and the traces hold it).
+  std::string text = testing::two_node_gpt("pipeline: 2, schedule: dualpipe", 8, 16);
+  expect_chakra_refuses(testing::load_text("chakra-dualpipe", text), "DualPipe's two copies");
+  text.replace(text.find("schedule: dualpipe"), 18, "schedule: dualpipev");
+  EXPECT_EQ(chakra_program(testing::load_text("chakra-dualpipev", text)).ranks.size(), 8u);
+  std::string dense = "vocabulary: 32000 }";
+  text.replace(text.find(dense), dense.size(),
+               "vocabulary: 32000, moe: { experts: 8, top_k: 2 } }");
+  text.replace(text.find("pipeline: 2"), 11, "pipeline: 2, expert: 4");
+  expect_chakra_refuses(testing::load_text("chakra-dualpipev-experts", text), "overlapped pairs");
 }
 
 }  // namespace
