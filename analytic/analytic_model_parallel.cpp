@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
+#include <memory>
 #include <stdexcept>
+#include <tuple>
 
 #include "analytic/analytic.hpp"
 #include "core/model/compute_rate.hpp"
@@ -295,23 +298,32 @@ double exposed_sharding(const ModelParallelCosts& c, int layers) {
 }
 
 // The seconds of each overlapped F&B pair (core/model/pair_overlap.hpp): its slots, then both
-// passes' tensor all-reduces; negative for a pair that runs one op after the other.
+// passes' tensor all-reduces; negative for a pair that runs one op after the other. A pair's
+// seconds depend only on its two chunks' layers, which of them holds the output layer and whether
+// its backward leaves the weights apart: each such pair is worked out once per walk.
 std::function<double(int, const core::PipeOp&, const core::PipeOp&)> overlapped_pair_seconds(
     const core::ModelSplit& s, const ModelParallelCosts& c) {
-  return [s, c](int stage, const core::PipeOp& forward, const core::PipeOp& backward) {
+  using Key = std::tuple<int, int, bool, bool, bool>;
+  auto known = std::make_shared<std::map<Key, double>>();
+  return [s, c, known](int stage, const core::PipeOp& forward, const core::PipeOp& backward) {
     const core::ModelParallelWork& w = *c.pair_work;
     if (!core::overlaps_pair(w, forward)) return -1.0;
-    auto logits = [&](const core::PipeOp& op, double times_forward) {
-      return s.route().holds_output_layer(stage, op.chunk) ? times_forward * w.logit_forward_flops
-                                                           : 0.0;
-    };
+    core::PipeRoute route = s.route();
+    bool output[2] = {route.holds_output_layer(stage, forward.chunk),
+                      route.holds_output_layer(stage, backward.chunk)};
     int layers[2] = {core::chunk_layers(s, stage, forward.chunk),
                      core::chunk_layers(s, stage, backward.chunk)};
-    std::vector<core::PairSlot> slots = core::pair_slots(
-        core::pass_pieces(w, layers[0], true, false, logits(forward, 1)),
-        core::pass_pieces(w, layers[1], false, backward.weight_apart, logits(backward, 2)));
-    return core::pair_seconds(slots, c.peak, c.alltoall, c.overlap_slowdown) +
-           layers[0] * c.layer_tensor_forward + layers[1] * c.layer_tensor_backward;
+    auto [it, fresh] = known->try_emplace(
+        Key{layers[0], layers[1], output[0], output[1], backward.weight_apart}, 0.0);
+    if (!fresh) return it->second;
+    double logits = w.logit_forward_flops;
+    std::vector<core::PairSlot> slots =
+        core::pair_slots(core::pass_pieces(w, layers[0], true, false, output[0] ? logits : 0.0),
+                         core::pass_pieces(w, layers[1], false, backward.weight_apart,
+                                           output[1] ? 2 * logits : 0.0));
+    it->second = core::pair_seconds(slots, c.peak, c.alltoall, c.overlap_slowdown) +
+                 layers[0] * c.layer_tensor_forward + layers[1] * c.layer_tensor_backward;
+    return it->second;
   };
 }
 

@@ -75,11 +75,36 @@ core::Plan pipeline_plan(const std::string& schedule) {
           "strategy: { kind: ring }\ntraining: { workers: 16, global_batch: 16 }\n");
 }
 
-TEST(GuiPointTimeline, APipelineScheduleAsSimGridRunsIt) {
-  MainWindow w(pipeline_plan("1f1b"));
+// Simulates the window's plan's pipeline schedule and waits for its timeline to open.
+void simulate_schedule(MainWindow& w) {
   EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
   ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
   ASSERT_NE(w.timeline(), nullptr);
+}
+
+// The names of a row's passes (forward, backward and weight spans), in time order.
+std::vector<std::string> pass_names(const TimelineTrace& t, const TimelineTrack& track) {
+  std::vector<std::string> out;
+  for (const auto& span : track.spans) {
+    const std::string& name = t.names[static_cast<std::size_t>(span.name)];
+    if (name.rfind("forward", 0) == 0 || name.rfind("backward", 0) == 0 ||
+        name.rfind("weight", 0) == 0)
+      out.push_back(name);
+  }
+  return out;
+}
+
+// Shows the timeline at a fixed size and saves what a user sees as `file` in the screenshots.
+void save_timeline(MainWindow& w, const std::string& file) {
+  w.timeline()->resize(1200, 720);
+  w.timeline()->show();
+  QTest::qWait(50);
+  ASSERT_TRUE(w.timeline()->grab().save(QString::fromStdString((kShots / file).string())));
+}
+
+TEST(GuiPointTimeline, APipelineScheduleAsSimGridRunsIt) {
+  MainWindow w(pipeline_plan("1f1b"));
+  ASSERT_NO_FATAL_FAILURE(simulate_schedule(w));
   const TimelineTrace& t = w.timeline()->view()->trace();
   // Rank r's row is "stage s, rank r": every rank runs each micro-batch forward and backward.
   std::map<std::string, const TimelineTrack*> by_name;
@@ -102,11 +127,7 @@ TEST(GuiPointTimeline, APipelineScheduleAsSimGridRunsIt) {
   EXPECT_GT(last.front()->start, first.front()->end);
   EXPECT_EQ(first.front()->phase, Phase::kForward);
   EXPECT_EQ(first.back()->phase, Phase::kCompute);
-  w.timeline()->resize(1200, 720);
-  w.timeline()->show();
-  QTest::qWait(50);
-  ASSERT_TRUE(w.timeline()->grab().save(
-      QString::fromStdString((kShots / "timeline-pipeline-sim.png").string())));
+  save_timeline(w, "timeline-pipeline-sim.png");
   MainWindow dp(quickstart());
   EXPECT_TRUE(dp.simulate_pipeline_schedule().startsWith("the plan has no pipeline"));
 }
@@ -117,9 +138,7 @@ TEST(GuiPointTimeline, TheZeroBubbleSchedulesWeightPasses) {
   MainWindow w(pipeline_plan("zero_bubble"));
   // Without a context group there is no key-value exchange to pick.
   EXPECT_FALSE(w.plan_panel()->editor("parallelism.context_exchange")->isEnabled());
-  EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
-  ASSERT_NE(w.timeline(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(simulate_schedule(w));
   const TimelineTrace& t = w.timeline()->view()->trace();
   for (const auto& track : t.tracks) {
     if (track.name != "stage 3, rank 12") continue;
@@ -135,11 +154,7 @@ TEST(GuiPointTimeline, TheZeroBubbleSchedulesWeightPasses) {
     EXPECT_EQ(std::vector<std::string>(passes.end() - 5, passes.end()),
               (std::vector<std::string>{"backward", "weight", "weight", "weight", "weight"}));
   }
-  w.timeline()->resize(1200, 720);
-  w.timeline()->show();
-  QTest::qWait(50);
-  ASSERT_TRUE(w.timeline()->grab().save(
-      QString::fromStdString((kShots / "timeline-pipeline-zero-bubble.png").string())));
+  save_timeline(w, "timeline-pipeline-zero-bubble.png");
 }
 
 // DualPipeV as SimGrid runs it: every stage passes each micro-batch forward and backward through
@@ -147,9 +162,7 @@ TEST(GuiPointTimeline, TheZeroBubbleSchedulesWeightPasses) {
 // micro-batch from chunk 0 to chunk 1 before any backward.
 TEST(GuiPointTimeline, DualPipeVRunsBothChunksOfEveryStage) {
   MainWindow w(pipeline_plan("dualpipev"));
-  EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
-  ASSERT_NE(w.timeline(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(simulate_schedule(w));
   const TimelineTrace& t = w.timeline()->view()->trace();
   int checked = 0;
   for (const auto& track : t.tracks) {
@@ -157,14 +170,8 @@ TEST(GuiPointTimeline, DualPipeVRunsBothChunksOfEveryStage) {
     int stage = std::stoi(track.name.substr(6));  // "stage S, rank R"
     auto ops = core::stage_schedule(core::PipelineScheduleKind::kDualPipeV, stage, 4, 8, 2);
     std::map<std::string, int> count;
-    std::vector<std::string> names;
-    for (const auto& span : track.spans) {
-      const std::string& name = t.names[static_cast<std::size_t>(span.name)];
-      std::string pass = name.substr(0, name.find(' '));
-      if (pass != "forward" && pass != "backward" && pass != "weight") continue;
-      ++count[pass];
-      names.push_back(name);
-    }
+    std::vector<std::string> names = pass_names(t, track);
+    for (const std::string& name : names) ++count[name.substr(0, name.find(' '))];
     EXPECT_EQ(count["forward"], 16) << track.name;
     EXPECT_EQ(count["backward"], 16) << track.name;
     EXPECT_EQ(count["weight"], std::count_if(ops.begin(), ops.end(), [](const core::PipeOp& op) {
@@ -174,11 +181,7 @@ TEST(GuiPointTimeline, DualPipeVRunsBothChunksOfEveryStage) {
     ++checked;
   }
   EXPECT_EQ(checked, 16);
-  w.timeline()->resize(1200, 720);
-  w.timeline()->show();
-  QTest::qWait(50);
-  ASSERT_TRUE(w.timeline()->grab().save(
-      QString::fromStdString((kShots / "timeline-pipeline-dualpipev.png").string())));
+  save_timeline(w, "timeline-pipeline-dualpipev.png");
 }
 
 // With experts (pipeline 4 x expert 4) DualPipeV's pairs overlap: a pair's forward computes in
@@ -194,18 +197,14 @@ TEST(GuiPointTimeline, DualPipeVPairsInterleaveTheirPassesWithExperts) {
           " moe: { experts: 8, top_k: 2 } }\n"
           "parallelism: { pipeline: 4, expert: 4, microbatch: 1, schedule: dualpipev }\n"
           "strategy: { kind: ring }\ntraining: { workers: 16, global_batch: 32 }\n"));
-  EXPECT_TRUE(w.simulate_pipeline_schedule().startsWith("simulating"));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.point_timeline()->running(); }, 120000));
-  ASSERT_NE(w.timeline(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(simulate_schedule(w));
   const TimelineTrace& t = w.timeline()->view()->trace();
   int checked = 0;
   for (const auto& track : t.tracks) {
     if (track.name.rfind("stage ", 0) != 0) continue;
-    std::vector<std::string> names;  // the passes' spans in time order
-    for (const auto& span : track.spans) {
-      const std::string& name = t.names[static_cast<std::size_t>(span.name)];
-      if (name.rfind("forward", 0) == 0 || name.rfind("backward", 0) == 0) names.push_back(name);
-    }
+    std::vector<std::string> names;  // the forward and backward spans in time order
+    for (const std::string& name : pass_names(t, track))
+      if (name.rfind("weight", 0) != 0) names.push_back(name);
     std::set<std::string> ops(names.begin(), names.end());
     EXPECT_EQ(ops.size(), 32u) << track.name;  // 8 micro-batches x 2 chunks x forward, backward
     int interleaved = 0;                       // a forward's pieces on both sides of a backward's
@@ -216,11 +215,7 @@ TEST(GuiPointTimeline, DualPipeVPairsInterleaveTheirPassesWithExperts) {
     ++checked;
   }
   EXPECT_EQ(checked, 16);
-  w.timeline()->resize(1200, 720);
-  w.timeline()->show();
-  QTest::qWait(50);
-  ASSERT_TRUE(w.timeline()->grab().save(
-      QString::fromStdString((kShots / "timeline-pipeline-dualpipev-experts.png").string())));
+  save_timeline(w, "timeline-pipeline-dualpipev-experts.png");
 }
 
 TEST(GuiPointTimeline, CancelStopsTheSimulation) {
