@@ -166,6 +166,14 @@ TEST(DeviceCompute, ACausalFlashKernelSkipsTheTilesAboveTheDiagonal) {
   EXPECT_NEAR(layer_seconds(d, longer, 1, 1, 1, 1, 2).attention_forward, 20.97152e-6, 1e-10);
   longer.causal = false;
   EXPECT_NEAR(layer_seconds(d, longer, 1, 1, 1, 1, 2).attention_forward, 33.554432e-6, 1e-10);
+  // The fused kernel at its own ceiling, half the peak: twice as long; the other products and the
+  // standard attention's keep the matmul rate.
+  DeviceSpec slow = d;
+  slow.attention_ceiling = 0.5;
+  EXPECT_NEAR(layer_seconds(slow, t, 1, 1).attention_forward, 2 * 12.582912e-6, 1e-10);
+  EXPECT_NEAR(layer_seconds(slow, t, 1, 1).forward - layer_seconds(d, t, 1, 1).forward,
+              12.582912e-6, 1e-10);
+  EXPECT_NEAR(layer_seconds(slow, standard, 1, 1).attention_forward, 16.777216e-6, 1e-10);
 }
 
 TEST(DeviceCompute, BackwardRunsTwoProductsPerForwardProduct) {

@@ -50,6 +50,12 @@ TEST(DevicePresets, TheBundledFileListsTheDevicesTeamsBook) {
   // A memory ceiling only where a measurement is cited: the A100 80GB's (1.80 of 2.04 TB/s).
   EXPECT_DOUBLE_EQ(preset("a100-sxm4-80gb").device.memory_ceiling, 0.88);
   EXPECT_EQ(preset("a100-sxm4-40gb").device.memory_ceiling, 0);
+  // A fused attention ceiling where a paper measured the kernel: FlashAttention-2's 73 % on the
+  // A100, FlashAttention-3's 740 of 989.4 TFLOP/s on the H100 SXM5; none on the MI300X.
+  EXPECT_DOUBLE_EQ(preset("a100-sxm4-80gb").device.attention_ceiling, 0.73);
+  EXPECT_DOUBLE_EQ(preset("a100-sxm4-40gb").device.attention_ceiling, 0.73);
+  EXPECT_DOUBLE_EQ(preset("h100-sxm5-80gb").device.attention_ceiling, 0.748);
+  EXPECT_EQ(preset("mi300x").device.attention_ceiling, 0);
   // The cited overlap slowdown (18.9 %) on the kinds the study measured, none elsewhere.
   for (const char* id :
        {"a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-80gb", "h100-sxm5-80gb", "h100-pcie-80gb"})
@@ -131,6 +137,16 @@ TEST(DevicePresets, SavedPlansKeepTheFiguresAndTheComputeModel) {
   EXPECT_DOUBLE_EQ(
       testing::load_text("preset-saved-memory", plan_to_yaml(p)).cluster.device.memory_ceiling,
       0.9);
+  // So does a fused attention ceiling.
+  p.cluster.device.attention_ceiling = 0.6;
+  EXPECT_DOUBLE_EQ(testing::load_text("preset-saved-attention", plan_to_yaml(p))
+                       .cluster.device.attention_ceiling,
+                   0.6);
+  // An attention over the whole sequence (not causal) is written back as one.
+  ASSERT_TRUE(p.workload.transformer && p.workload.transformer->causal);
+  p.workload.transformer->causal = false;
+  EXPECT_FALSE(
+      testing::load_text("preset-saved-causal", plan_to_yaml(p)).workload.transformer->causal);
   // So does an overlap slowdown.
   p.cluster.device.overlap_slowdown = 0.3;
   EXPECT_DOUBLE_EQ(
