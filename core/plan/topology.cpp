@@ -354,6 +354,13 @@ Topology::Cost Topology::device_cost(int from_device, int to_device) const {
   Cost out = chain_cost(from_device, to_device);
   int a = device_node_[from_device], b = device_node_[to_device];
   if (a == b) return out;
+  Cost between = node_cost(a, b);
+  out.latency += between.latency;
+  out.bandwidth = std::min(out.bandwidth, between.bandwidth);
+  return out;
+}
+
+Topology::Cost Topology::node_cost(int a, int b) const {
   // Striped evenly: the slowest rail sets the pace of every rail's equal share.
   double latency = 0, bandwidth = kInfinite;
   for (int r = 0; r < rails_; ++r) {
@@ -365,9 +372,7 @@ Topology::Cost Topology::device_cost(int from_device, int to_device) const {
     latency = std::max(latency, m.latency);
     bandwidth = std::min(bandwidth, m.bandwidth);
   }
-  out.latency += latency;
-  out.bandwidth = std::min(out.bandwidth, rails_ * bandwidth);
-  return out;
+  return {latency, rails_ * bandwidth};
 }
 
 int devices_needed(const Plan& plan) {

@@ -88,6 +88,9 @@ class Topology {
     double bandwidth = 0;
   };
   Cost device_cost(int from_device, int to_device) const;
+  // Between two distinct nodes, from gateway to gateway: what every transfer between them shares
+  // (all rails together), without the links inside the nodes.
+  Cost node_cost(int from_node, int to_node) const;
   // NICs per node, each the start of a rail; a transfer between nodes uses them all.
   int rails() const { return rails_; }
   // Node n's NIC link on rail r (generated networks and explicit rails); -1 when the node has no
