@@ -10,6 +10,20 @@ namespace scaleout::core {
 
 namespace {
 
+bool is_attention(const MatrixProduct& p) { return p.name == "scores" || p.name == "context"; }
+
+// The peak a product runs at. FP8 training computes the linear layers' products in fp8 and the
+// attention's in 16 bits (Transformer Engine's default, its fp8_dpa off; DeepSeek-V3's report,
+// section 3.3.1), so an fp8 plan's attention runs at the device's bf16 (else fp16) peak; a
+// topology's own `flops` stands for every product.
+double product_peak(const DeviceSpec& d, const MatrixProduct& p) {
+  if (d.element_bytes != 1 || d.flops_line != 0 || !is_attention(p)) return d.flops;
+  for (const char* type : {"bf16", "fp16"})
+    for (const PeakRate& r : d.peaks)
+      if (r.type == type) return r.flops;
+  return d.flops;
+}
+
 // The product's tiles in waves over the multiprocessors, each at the matmul ceiling (`fused`: a
 // fused attention kernel's, at its own ceiling where the device has one).
 double tile_seconds(const DeviceSpec& d, const MatrixProduct& p, bool fused = false) {
@@ -17,7 +31,7 @@ double tile_seconds(const DeviceSpec& d, const MatrixProduct& p, bool fused = fa
   double waves = std::ceil(tiles / d.multiprocessors);
   double measured = fused && d.attention_ceiling > 0 ? d.attention_ceiling : d.matmul_ceiling;
   double ceiling = measured > 0 ? measured : 1.0;  // none measured: the peak
-  double tile_rate = ceiling * d.flops / d.multiprocessors;
+  double tile_rate = ceiling * product_peak(d, p) / d.multiprocessors;
   return waves * 2.0 * d.tile_rows * d.tile_cols * p.k / tile_rate;
 }
 
@@ -55,8 +69,6 @@ double matmul_backward_seconds(const DeviceSpec& d, const MatrixProduct& p) {
   BackwardSeconds parts = matmul_backward_parts(d, p);
   return parts.input + parts.weight;
 }
-
-bool is_attention(const MatrixProduct& p) { return p.name == "scores" || p.name == "context"; }
 
 // Bytes of the forward's element-wise kernels. E: the residual stream (tokens x hidden, whole on
 // every device of the group), F: the MLP's inner activations (split), A: the attention's scores

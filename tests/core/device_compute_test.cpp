@@ -176,6 +176,29 @@ TEST(DeviceCompute, ACausalFlashKernelSkipsTheTilesAboveTheDiagonal) {
   EXPECT_NEAR(layer_seconds(slow, standard, 1, 1).attention_forward, 16.777216e-6, 1e-10);
 }
 
+// FP8 computes the linear layers' products in fp8 and the attention's in 16 bits: with an fp8 peak
+// twice the bf16 one, the flash kernel takes the bf16 time (12.582912 us as above) while the
+// attention's share of the forward is all that keeps the layer from halving.
+TEST(DeviceCompute, Fp8KeepsTheAttentionAtTheSixteenBitPeak) {
+  DeviceSpec d = four_unit_device();
+  d.memory_bandwidth = 1e30;
+  d.kernel_gap = 0;
+  TransformerShape t{1, 256, 2, 256, 10, 1024, 2, 0};
+  t.attention = AttentionKind::kFlash;
+  DeviceSpec fp8 = d;
+  fp8.peaks = {{"bf16", d.flops}, {"fp8", 2 * d.flops}};
+  fp8.flops = 2 * d.flops;
+  fp8.element_bytes = 1;
+  LayerSeconds bf16 = layer_seconds(d, t, 1, 1), eight = layer_seconds(fp8, t, 1, 1);
+  EXPECT_NEAR(eight.attention_forward, 12.582912e-6, 1e-10);
+  EXPECT_NEAR(eight.attention_forward, bf16.attention_forward, 1e-12);
+  EXPECT_NEAR(eight.forward - eight.attention_forward, (bf16.forward - bf16.attention_forward) / 2,
+              1e-12);
+  // A topology's own flops stands for every product.
+  fp8.flops_line = 3;
+  EXPECT_NEAR(layer_seconds(fp8, t, 1, 1).attention_forward, 12.582912e-6 / 2, 1e-10);
+}
+
 TEST(DeviceCompute, BackwardRunsTwoProductsPerForwardProduct) {
   // Square products in whole tiles: each gradient product has the forward's FLOPs and tiles.
   DeviceSpec d = four_unit_device();
