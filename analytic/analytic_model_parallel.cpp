@@ -53,8 +53,9 @@ double data_exchange(const Plan& plan, const core::ModelSplit& s, double bytes,
 
 // One step of `group` (ranks placed as the closed forms place them: rank r on device r) in which
 // each member sends `bytes` to the member k after it: as long as its slowest pair over the
-// topology's path between them; the pairs that leave a node share its NICs with the node's other
-// devices doing the same (every group of the node exchanges at once). Network-model latency
+// topology's path between them; the pairs that leave a node share its NICs (not each device's own
+// links inside it) with the node's other devices doing the same (every group of the node exchanges
+// at once). Network-model latency
 // factors are not applied.
 double shift_seconds(const Plan& plan, const core::Topology& topo, const std::vector<int>& group,
                      int k, double bytes) {
@@ -68,8 +69,14 @@ double shift_seconds(const Plan& plan, const core::Topology& topo, const std::ve
   double sharing = std::max(1.0, static_cast<double>(dpn) * crossing / n);
   double slowest = 0;
   for (int i = 0; i < n; ++i) {
-    core::Topology::Cost cost = topo.device_cost(group[i], group[(i + k) % n]);
-    double rate = across(i) ? cost.bandwidth / sharing : cost.bandwidth;
+    int from = group[i], to = group[(i + k) % n];
+    core::Topology::Cost cost = topo.device_cost(from, to);
+    double rate = cost.bandwidth;
+    if (across(
+            i)) {  // the node's rails are shared by its crossing transfers, its devices' links not
+      int a = topo.node_of_device(from), b = topo.node_of_device(to);
+      rate = std::min(rate, topo.node_cost(a, b).bandwidth / sharing);
+    }
     slowest = std::max(slowest, cost.latency + bytes / rate);
   }
   return slowest;
@@ -253,9 +260,9 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   c.optimizer = w.optimizer_flops / peak;
   c.blocking_transfers = core::blocking_stage_transfers(plan);
   double alltoall = expert > 1 ? expert_alltoall(plan, state, w.dispatch_bytes) : 0;
-  c.chunk_expert_forward = w.moe_layers_per_chunk * w.alltoalls_forward * alltoall;
-  c.chunk_expert_backward = w.moe_layers_per_chunk * w.alltoalls_backward * alltoall;
-  if (core::is_dualpipe(s.schedule) && w.moe_layers_per_chunk > 0 && alltoall > 0) {
+  c.moe_layer_expert_forward = w.alltoalls_forward * alltoall;
+  c.moe_layer_expert_backward = w.alltoalls_backward * alltoall;
+  if (core::is_dualpipe(s.schedule) && alltoall > 0) {
     c.pair_work = w;
     c.peak = peak;
     c.alltoall = alltoall;
@@ -299,11 +306,12 @@ double exposed_sharding(const ModelParallelCosts& c, int layers) {
 
 // The seconds of each overlapped F&B pair (core/model/pair_overlap.hpp): its slots, then both
 // passes' tensor all-reduces; negative for a pair that runs one op after the other. A pair's
-// seconds depend only on its two chunks' layers, which of them holds the output layer and whether
-// its backward leaves the weights apart: each such pair is worked out once per walk.
+// seconds depend only on its two chunks' layers and MoE layers, which of them holds the output
+// layer and whether its backward leaves the weights apart: each such pair is worked out once per
+// walk.
 std::function<double(int, const core::PipeOp&, const core::PipeOp&)> overlapped_pair_seconds(
     const core::ModelSplit& s, const ModelParallelCosts& c) {
-  using Key = std::tuple<int, int, bool, bool, bool>;
+  using Key = std::tuple<int, int, int, int, bool, bool, bool>;
   auto known = std::make_shared<std::map<Key, double>>();
   return [s, c, known](int stage, const core::PipeOp& forward, const core::PipeOp& backward) {
     const core::ModelParallelWork& w = *c.pair_work;
@@ -313,14 +321,17 @@ std::function<double(int, const core::PipeOp&, const core::PipeOp&)> overlapped_
                       route.holds_output_layer(stage, backward.chunk)};
     int layers[2] = {core::chunk_layers(s, stage, forward.chunk),
                      core::chunk_layers(s, stage, backward.chunk)};
+    int moe[2] = {core::chunk_moe_layers(s, stage, forward.chunk),
+                  core::chunk_moe_layers(s, stage, backward.chunk)};
     auto [it, fresh] = known->try_emplace(
-        Key{layers[0], layers[1], output[0], output[1], backward.weight_apart}, 0.0);
+        Key{layers[0], layers[1], moe[0], moe[1], output[0], output[1], backward.weight_apart},
+        0.0);
     if (!fresh) return it->second;
     double logits = w.logit_forward_flops;
-    std::vector<core::PairSlot> slots =
-        core::pair_slots(core::pass_pieces(w, layers[0], true, false, output[0] ? logits : 0.0),
-                         core::pass_pieces(w, layers[1], false, backward.weight_apart,
-                                           output[1] ? 2 * logits : 0.0));
+    std::vector<core::PairSlot> slots = core::pair_slots(
+        core::pass_pieces(w, layers[0], moe[0], true, false, output[0] ? logits : 0.0),
+        core::pass_pieces(w, layers[1], moe[1], false, backward.weight_apart,
+                          output[1] ? 2 * logits : 0.0));
     it->second = core::pair_seconds(slots, c.peak, c.alltoall, c.overlap_slowdown) +
                  layers[0] * c.layer_tensor_forward + layers[1] * c.layer_tensor_backward;
     return it->second;
@@ -333,8 +344,7 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
   const core::ModelSplit& s = state.split();
   int layers = s.layers_per_chunk;
   PipeCosts p =
-      uniform_costs(s.pipeline, s.chunks, layers_forward(c, layers) + c.chunk_expert_forward,
-                    layers_backward(c, layers) + c.chunk_expert_backward, 0);
+      uniform_costs(s.pipeline, s.chunks, layers_forward(c, layers), layers_backward(c, layers), 0);
   // Uneven stages, the embedding or the loss counted as layers: those chunks' own layers.
   bool differ = core::stages_differ(s);
   for (int stage = 0; differ && stage < s.pipeline; ++stage)
@@ -343,6 +353,13 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
       if (own == layers) continue;
       p.forward[stage][chunk] = layers_forward(c, own);
       p.backward[stage][chunk] = layers_backward(c, own);
+    }
+  // Each chunk's MoE layers' all-to-alls.
+  for (int stage = 0; c.moe_layer_expert_forward > 0 && stage < s.pipeline; ++stage)
+    for (int chunk = 0; chunk < s.chunks; ++chunk) {
+      int moe = core::chunk_moe_layers(s, stage, chunk);
+      p.forward[stage][chunk] += moe * c.moe_layer_expert_forward;
+      p.backward[stage][chunk] += moe * c.moe_layer_expert_backward;
     }
   if (c.layer_weight_compute > 0) {  // zero bubble: each backward's weight pass as an op apart
     p.weight.assign(s.pipeline, std::vector<double>(s.chunks, 0.0));
@@ -373,6 +390,11 @@ PipeCosts pipe_costs(const core::ParallelState& state, const ModelParallelCosts&
   return p;
 }
 
+double chunk_expert(const core::ModelSplit& s, const ModelParallelCosts& c, int stage, int chunk) {
+  return core::chunk_moe_layers(s, stage, chunk) *
+         (c.moe_layer_expert_forward + c.moe_layer_expert_backward);
+}
+
 double blocked_sending(const core::ModelSplit& s, const ModelParallelCosts& c, int stage) {
   if (!c.blocking_transfers || s.pipeline < 2) return 0;
   return (stage < s.pipeline - 1 ? c.transfer[stage] : 0) + (stage > 0 ? c.transfer[stage - 1] : 0);
@@ -400,8 +422,9 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
   ph.tensor = runs * (c.layer_tensor_forward + c.layer_tensor_backward);
   ph.context = runs * (c.layer_context_forward + c.layer_context_backward);
   // Less what DualPipe's overlapped pairs hid.
-  ph.expert = microbatches * s.chunks * (c.chunk_expert_forward + c.chunk_expert_backward) -
-              timing.hidden[busiest];
+  ph.expert = -timing.hidden[busiest];
+  for (int chunk = 0; chunk < s.chunks; ++chunk)
+    ph.expert += microbatches * chunk_expert(s, c, busiest, chunk);
   double sharding =
       microbatches * s.chunks * exposed_sharding(c, core::chunk_layers(s, busiest, 0));
   if (!core::chunks_alike(s, busiest)) {

@@ -34,13 +34,15 @@ struct ModelParallelCosts {
   // then what is exposed of all of them).
   double layer_tensor_beside_forward = 0;
   double layer_tensor_beside_backward = 0;
-  double logit_forward = 0;          // the output layer, last stage
-  std::vector<double> transfer;      // activations (or their gradient) across each boundary
-  double data_exchange = 0;          // the data group's gradient exchange, once per iteration
-  double data_bytes = 0;             // the gradient bytes one device exchanges in it
-  double optimizer = 0;              // the optimizer's update after it (device figures only)
-  double chunk_expert_forward = 0;   // a chunk's MoE layers' all-to-alls in its forward
-  double chunk_expert_backward = 0;  // and in its backward
+  double logit_forward = 0;      // the output layer, last stage
+  std::vector<double> transfer;  // activations (or their gradient) across each boundary
+  double data_exchange = 0;      // the data group's gradient exchange, once per iteration
+  double data_bytes = 0;         // the gradient bytes one device exchanges in it
+  double optimizer = 0;          // the optimizer's update after it (device figures only)
+  // A MoE layer's all-to-alls in its forward and in its backward (a chunk's are its
+  // core::chunk_moe_layers times these; chunk_expert gives them).
+  double moe_layer_expert_forward = 0;
+  double moe_layer_expert_backward = 0;
   // Context parallelism (core::ModelParallelWork): a layer's attention compute, which runs first
   // beside the context group's key-value exchanges (the compute above includes it), and what of
   // those exchanges it leaves exposed, forward and backward.
@@ -69,6 +71,9 @@ struct ModelParallelCosts {
   double peak = 0;
   double alltoall = 0;
 };
+
+// The all-to-alls of chunk `chunk` of `stage` in a forward and a backward.
+double chunk_expert(const core::ModelSplit& s, const ModelParallelCosts& c, int stage, int chunk);
 
 // Seconds a stage waits on its own sends each micro-batch (0 unless blocking_transfers).
 double blocked_sending(const core::ModelSplit& s, const ModelParallelCosts& c, int stage);

@@ -301,10 +301,9 @@ struct StageProgram {
   }
 
   // A chunk's MoE layers' token dispatches and combines over the expert-parallel group.
-  void token_exchanges(RankNodes& nodes, const RankGroups& g, const std::string& what,
+  void token_exchanges(RankNodes& nodes, const RankGroups& g, const std::string& what, int moe,
                        bool forward) const {
-    int count =
-        work.moe_layers_per_chunk * (forward ? work.alltoalls_forward : work.alltoalls_backward);
+    int count = moe * (forward ? work.alltoalls_forward : work.alltoalls_backward);
     for (int k = 0; g.experts > 0 && k < count; ++k)
       nodes.then(collective(what + " token all-to-all " + std::to_string(k),
                             core::ChakraCollective::kAllToAll, work.dispatch_bytes, g.experts));
@@ -342,7 +341,7 @@ struct StageProgram {
       nodes.then(compute(what + " output layer", 2 * costs.logit_forward, 0));
     int count = core::chunk_layers(s, stage, op.chunk);
     layers(nodes, g, what, count, {rank, op.microbatch, op.chunk, forward, op.weight_apart});
-    token_exchanges(nodes, g, what, forward);
+    token_exchanges(nodes, g, what, core::chunk_moe_layers(s, stage, op.chunk), forward);
     if (forward && v == last) nodes.then(compute(what + " output layer", costs.logit_forward, 0));
     if (to < 0 || to > last || local(to)) return;
     ChakraNode send = transfer(true, what + " send", rank, rank_at(rank, to),

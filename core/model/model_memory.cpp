@@ -20,24 +20,26 @@ std::string gigabytes(double bytes) {
 
 }  // namespace
 
-double stage_expert_parameters(const Plan& plan, const ModelSplit& s) {
+double stage_expert_parameters(const Plan& plan, const ModelSplit& s, int stage) {
   const TransformerShape& t = *plan.workload.transformer;
   int expert = parallelism_of(plan).expert;
-  // DualPipe's stage holds its mirror's layers too.
-  int copies = s.schedule == PipelineScheduleKind::kDualPipe ? 2 : 1;
-  return copies * t.layers / s.pipeline * layer_expert_parameters(t) / s.tensor / expert;
+  // (DualPipe's stage holds its mirror's layers too: stage_moe_layers counts both chunks.)
+  return stage_moe_layers(s, stage) * moe_layer_expert_parameters(t) / s.tensor / expert;
 }
 
 double stage_parameters(const Plan& plan, const ModelSplit& s, int stage) {
   const TransformerShape& t = *plan.workload.transformer;
   double tp = s.tensor;
   double words = static_cast<double>(t.vocabulary) * t.hidden / tp;  // vocabulary-parallel
-  double params = stage_layers(s, stage) * layer_parameters(t) / tp;
+  int moe = stage_moe_layers(s, stage);
+  double params =
+      ((stage_layers(s, stage) - moe) * dense_layer_parameters(t) + moe * moe_layer_parameters(t)) /
+      tp;
   if (t.latent)  // duplicated on every device of the tensor group
     params += stage_layers(s, stage) * latent_down_parameters(t) * (1 - 1 / tp);
   int expert = parallelism_of(plan).expert;
   if (expert > 1)  // the experts held elsewhere in the expert-parallel group
-    params -= (expert - 1) * stage_expert_parameters(plan, s);
+    params -= (expert - 1) * stage_expert_parameters(plan, s, stage);
   double positions =
       t.positions == PositionKind::kLearned ? static_cast<double>(t.sequence) * t.hidden : 0;
   bool embedding = false, output = false;  // (DualPipe's first and last stages hold both)
@@ -61,7 +63,7 @@ MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   const Parallelism par = parallelism_of(plan);
   double params = stage_parameters(plan, s, stage);
   // ZeRO shards the dense parameters over the data group and the experts' over theirs.
-  double experts = par.expert > 1 ? stage_expert_parameters(plan, s) : 0;
+  double experts = par.expert > 1 ? stage_expert_parameters(plan, s, stage) : 0;
   double dense = params - experts;
   double d = gradient_split(s).data;  // DualPipe shards over each stage's mirror's ranks too
   auto sharded = [&](double bytes, bool on) {
@@ -90,11 +92,11 @@ MemoryBreakdown worst_stage_memory(const Plan& plan) {
 
 MemoryBreakdown worst_stage_memory(const Plan& plan, const ModelSplit& s) {
   MemoryBreakdown worst = stage_memory(plan, s, 0);
-  // Stage 0 holds the most micro-batches; only the last stage's output layer can outweigh that,
-  // or, with uneven stages, the layers of a stage between (stage 1 holds the most of those).
+  // Stage 0 holds the most micro-batches; with stages alike only the last stage's output layer
+  // can outweigh that. Stages of other layers (uneven, or other MoE layers) are each looked at.
   std::vector<int> others;
   if (s.pipeline > 1) others.push_back(s.pipeline - 1);
-  if (s.pipeline > 2 && stages_differ(s)) others.push_back(1);
+  for (int stage = 1; stage < s.pipeline - 1 && stages_differ(s); ++stage) others.push_back(stage);
   for (int stage : others) {
     MemoryBreakdown m = stage_memory(plan, s, stage);
     if (m.total > worst.total) worst = m;

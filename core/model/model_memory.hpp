@@ -30,9 +30,10 @@ struct MemoryBreakdown {
 // the word embedding, so Megatron keeps a copy there). REQUIRES: a validated transformer plan;
 // `s` is its model_split(plan) (the overloads below without one work it out).
 double stage_parameters(const Plan& plan, const ModelSplit& s, int stage);
-// Of those, the routed experts' (the device's experts / parallelism.expert of each MoE layer's):
-// the part that the experts' own data group (data / expert ranks) exchanges and shards.
-double stage_expert_parameters(const Plan& plan, const ModelSplit& s);
+// Of those, the routed experts' (the device's experts / parallelism.expert of each of the stage's
+// MoE layers): the part that the experts' own data group (data / expert ranks) exchanges and
+// shards.
+double stage_expert_parameters(const Plan& plan, const ModelSplit& s, int stage);
 
 MemoryBreakdown stage_memory(const Plan& plan, int stage);
 MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage);

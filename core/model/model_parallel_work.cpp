@@ -53,7 +53,6 @@ void add_expert_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWo
   const TransformerShape& tf = *plan.workload.transformer;
   if (par.expert < 2) return;
   const MoeShape& m = *tf.moe;
-  w.moe_layers_per_chunk = moe_layer_count(tf) / s.route().positions();
   double tokens = static_cast<double>(s.microbatch) * tf.sequence / s.tensor;
   double padding = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
   w.dispatch_bytes = tokens * m.top_k * padding * m.imbalance * tf.hidden * kActivationBytes;
@@ -146,11 +145,16 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   }
   w.activation_bytes =
       static_cast<double>(s.microbatch) * tf.sequence / s.context * tf.hidden * kActivationBytes;
-  double worst = std::max(stage_parameters(plan, s, 0), stage_parameters(plan, s, s.pipeline - 1));
-  if (s.pipeline > 2 && stages_differ(s))  // a stage between
-    worst = std::max(worst, stage_parameters(plan, s, 1));
-  double experts = par.expert > 1 ? stage_expert_parameters(plan, s) : 0;
-  w.gradient_bytes = (worst - experts) * plan.training.gradient_bytes_per_element;
+  // The worst stage's dense parameters and, apart, its experts' (the worst of each).
+  double worst = 0, experts = 0;
+  bool differ = stages_differ(s);
+  for (int stage = 0; stage < s.pipeline; ++stage) {
+    if (!differ && stage > 0 && stage < s.pipeline - 1) continue;  // the ends differ, the rest not
+    double own = par.expert > 1 ? stage_expert_parameters(plan, s, stage) : 0;
+    worst = std::max(worst, stage_parameters(plan, s, stage) - own);
+    experts = std::max(experts, own);
+  }
+  w.gradient_bytes = worst * plan.training.gradient_bytes_per_element;
   w.expert_gradient_bytes = experts * plan.training.gradient_bytes_per_element;
   add_sharded_exchanges(plan, s, w);
   add_expert_exchanges(plan, s, w);
@@ -164,8 +168,8 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
   }
   if (compute_from_device(plan) && !plan.compute_left_out) {
     double shard = experts == 0    ? worst / (par.zero >= 1 ? s.data : 1)
-                   : par.zero >= 1 ? (worst - experts) / s.data + experts / (s.data / par.expert)
-                                   : worst;
+                   : par.zero >= 1 ? worst / s.data + experts / (s.data / par.expert)
+                                   : worst + experts;
     w.optimizer_flops = optimizer_seconds(plan.cluster.device, shard) * plan.cluster.device.flops;
   }
   return w;

@@ -47,8 +47,8 @@ struct ModelParallelWork {
   // Expert parallelism (parallelism.expert > 1): each MoE layer's dispatch of its tokens to their
   // experts and the combine back, all-to-all over the expert-parallel group, forward and backward
   // (twice more when full recomputation runs the forward again); and the experts' gradients,
-  // exchanged over their own data group instead of with the rest.
-  int moe_layers_per_chunk = 0;
+  // exchanged over their own data group instead of with the rest. A chunk's MoE layers are
+  // chunk_moe_layers(split, stage, chunk) (core/parallel/model_split.hpp).
   double dispatch_bytes = 0;  // what one device sends in one all-to-all (all of its peers')
   int alltoalls_forward = 2;  // per MoE layer
   int alltoalls_backward = 2;

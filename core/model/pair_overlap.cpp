@@ -5,8 +5,7 @@
 namespace scaleout::core {
 
 bool overlaps_pair(const ModelParallelWork& w, const PipeOp& first) {
-  return first.sends_with_next && first.takes_with_next && w.moe_layers_per_chunk > 0 &&
-         w.dispatch_bytes > 0;
+  return first.sends_with_next && first.takes_with_next && w.dispatch_bytes > 0;
 }
 
 namespace {
@@ -43,10 +42,9 @@ class PieceList {
 
 }  // namespace
 
-std::vector<PassPiece> pass_pieces(const ModelParallelWork& w, int layers, bool forward,
+std::vector<PassPiece> pass_pieces(const ModelParallelWork& w, int layers, int moe, bool forward,
                                    bool weight_apart, double logit_flops) {
   PieceList out;
-  int moe = w.moe_layers_per_chunk;
   // MoE layers spread evenly: layer j is one when the count of them up to it grows there.
   auto is_moe = [&](int j) { return (j + 1) * moe / layers > j * moe / layers; };
   double share = w.moe_mlp_share;

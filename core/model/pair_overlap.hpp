@@ -22,16 +22,16 @@ struct PassPiece {
 
 // Whether the pair that `first` opens runs overlapped: DualPipe's F&B pairs whose inputs are taken
 // together (dualpipev.py runs the last stage's first pair one pass after the other), in a plan
-// whose MoE layers exchange tokens.
+// whose MoE layers exchange tokens (a pair of chunks without MoE layers runs its compute alone).
 bool overlaps_pair(const ModelParallelWork& w, const PipeOp& first);
 
-// The pieces of a forward (or backward) through `layers` layers, `w.moe_layers_per_chunk` of them
-// MoE layers spread evenly among them; `logit_flops` the output layer's (forward: its forward,
+// The pieces of a forward (or backward) through `layers` layers, `moe` of them MoE layers spread
+// evenly among them; `logit_flops` the output layer's (forward: its forward,
 // backward: its backward; 0 where the chunk has none), after the layers (forward) or before them
 // (backward). A backward with full recomputation runs each layer's forward again, with its two
 // all-to-alls, before that layer's backward. `weight_apart`: the weights' gradients run as an op
 // of their own. Adjacent compute pieces are one.
-std::vector<PassPiece> pass_pieces(const ModelParallelWork& w, int layers, bool forward,
+std::vector<PassPiece> pass_pieces(const ModelParallelWork& w, int layers, int moe, bool forward,
                                    bool weight_apart, double logit_flops);
 
 // One step of a pair: a compute piece of one pass (0: forward, 1: backward; -1: none) beside one

@@ -109,11 +109,6 @@ int moe_layer_count(const TransformerShape& t) {
   return first_moe >= t.layers ? 0 : (t.layers - first_moe + every - 1) / every;
 }
 
-bool moe_pattern_repeats(const TransformerShape& t, long long chunks) {
-  if (!t.moe || chunks <= 1) return true;
-  return t.moe->first_dense == 0 && (t.layers / chunks) % t.moe->every == 0;
-}
-
 double dense_layer_parameters(const TransformerShape& t) {
   return dense_matrix_parameters(t) + mlp_biases(t, t.ffn_hidden) + attention_biases_and_norms(t);
 }
@@ -125,10 +120,14 @@ double moe_layer_parameters(const TransformerShape& t) {
          moe_biases(t, experts) + attention_biases_and_norms(t);
 }
 
-double layer_expert_parameters(const TransformerShape& t) {
+double moe_layer_expert_parameters(const TransformerShape& t) {
   if (!t.moe) return 0;
   double f = t.moe->expert_ffn_hidden;
-  return layer_mean(t, 0, t.moe->experts * (mlp_matrix_parameters(t, f) + mlp_biases(t, f)));
+  return t.moe->experts * (mlp_matrix_parameters(t, f) + mlp_biases(t, f));
+}
+
+double layer_expert_parameters(const TransformerShape& t) {
+  return layer_mean(t, 0, moe_layer_expert_parameters(t));
 }
 
 double layer_expert_forward_flops(const TransformerShape& t) {

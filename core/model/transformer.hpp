@@ -36,10 +36,6 @@ double latent_down_parameters(const TransformerShape& t);
 // The layers whose MLP is a mixture of experts: those from the first_dense-th on whose index
 // `every` divides (0 without moe).
 int moe_layer_count(const TransformerShape& t);
-// Whether `chunks` equal runs of layers (pipeline stages x virtual stages) hold the same dense and
-// MoE layers: always without moe or with one chunk, else when no layer is dense by first_dense and
-// `every` divides a chunk's layers.
-bool moe_pattern_repeats(const TransformerShape& t, long long chunks);
 // One dense layer's parameters, and one MoE layer's: the attention, its biases and norms, the
 // router (h x experts), every expert's MLP and the shared experts' (a dense layer's without moe).
 double dense_layer_parameters(const TransformerShape& t);
@@ -47,6 +43,8 @@ double moe_layer_parameters(const TransformerShape& t);
 // The routed experts' parameters a layer holds, the mean over the layers (0 without moe): what
 // expert parallelism shares out, and what the experts' own data group exchanges.
 double layer_expert_parameters(const TransformerShape& t);
+// The routed experts' parameters of one MoE layer (0 without moe).
+double moe_layer_expert_parameters(const TransformerShape& t);
 // The forward FLOPs of the routed experts a sequence's tokens pass through, the mean over layers.
 double layer_expert_forward_flops(const TransformerShape& t);
 // The inner width a token's activations take in a MoE layer: its top_k experts' (padded to the

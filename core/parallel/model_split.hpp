@@ -29,6 +29,9 @@ struct ModelSplit {
   // The embedding and the loss counted as layers (Megatron-Core's account-for flags): the first
   // stage's first chunk holds `embedding_layers` fewer, the last stage's last `loss_layers` fewer.
   int embedding_layers = 0, loss_layers = 0;
+  // The model's mixture-of-experts layers: those from moe_first_dense on whose index moe_every
+  // divides (moe_every 0: none), so that each chunk's MoE layers follow from where it sits.
+  int moe_every = 0, moe_first_dense = 0;
   // Replicas that take different sequences: Megatron's data-parallel degree (data / context).
   int replicas() const { return data / context; }
   // The micro-batches each chunk of a stage runs an iteration: all, or DualPipe's half (one
@@ -45,8 +48,17 @@ struct ModelSplit {
 ModelSplit gradient_split(const ModelSplit& s);
 
 // Layers of chunk `chunk` of `stage`: layers_per_chunk, the first or last stage's own count, less
-// the embedding or the loss where they are counted as layers.
+// the embedding or the loss where they are counted as layers. Under DualPipe and DualPipeV the
+// first and last stages' counts are those of the model's first and last positions (DualPipeV's
+// first stage holds both; DualPipe's first and last stages each hold one of each copy).
 int chunk_layers(const ModelSplit& s, int stage, int chunk);
+
+// The model's index of the first layer of chunk `chunk` of `stage` (in its own copy, DualPipe's).
+int chunk_first_layer(const ModelSplit& s, int stage, int chunk);
+
+// The MoE layers of chunk `chunk` of `stage`, and of all of `stage`'s chunks.
+int chunk_moe_layers(const ModelSplit& s, int stage, int chunk);
+int stage_moe_layers(const ModelSplit& s, int stage);
 
 // Layers of all of `stage`'s chunks together.
 int stage_layers(const ModelSplit& s, int stage);
@@ -54,9 +66,13 @@ int stage_layers(const ModelSplit& s, int stage);
 // The most layers any chunk of `stage` holds (what one micro-batch in flight keeps at most).
 int widest_chunk_layers(const ModelSplit& s, int stage);
 
-// Whether some stages or chunks hold other layers than the rest (uneven stages, or the embedding
-// or the loss counted as layers).
+// Whether some stages or chunks hold other layers than the rest (uneven stages, the embedding or
+// the loss counted as layers, or other shares of MoE layers: layer_kinds_differ).
 bool stages_differ(const ModelSplit& s);
+
+// Whether some chunk's share of MoE layers differs from the model's (each layer's compute is the
+// model's mean layer's, so such a chunk's compute is approximate).
+bool layer_kinds_differ(const ModelSplit& s);
 
 // Whether every chunk of `stage` holds the same layers.
 bool chunks_alike(const ModelSplit& s, int stage);

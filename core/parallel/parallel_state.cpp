@@ -31,17 +31,25 @@ ModelSplit split_of(const Plan& plan) {
   s.schedule = par.schedule;
   // Uneven stages with virtual stages: each of a stage's chunks holds an equal share of its layers
   // (Megatron-Core's get_num_layers_to_build).
-  s.first_stage_layers = par.first_stage_layers / s.chunks;
-  s.last_stage_layers = par.last_stage_layers / s.chunks;
+  // DualPipe's (a position's: one chunk).
+  int share = is_dualpipe(par.schedule) ? 1 : s.chunks;
+  s.first_stage_layers = par.first_stage_layers / share;
+  s.last_stage_layers = par.last_stage_layers / share;
   s.embedding_layers = par.embedding_in_split ? 1 : 0;
   s.loss_layers = par.loss_in_split ? 1 : 0;
   if (plan.workload.transformer) {
     int layers = plan.workload.transformer->layers + s.embedding_layers + s.loss_layers;
     int middle = par.pipeline - (par.first_stage_layers > 0) - (par.last_stage_layers > 0);
     int rest = layers - par.first_stage_layers - par.last_stage_layers;
+    if (is_dualpipe(par.schedule))  // positions, not stages, between the ends
+      middle = s.route().positions() - (par.first_stage_layers > 0) - (par.last_stage_layers > 0);
     s.layers_per_chunk = par.first_stage_layers + par.last_stage_layers == 0
                              ? layers / s.route().positions()
-                             : (middle > 0 ? rest / middle / s.chunks : 0);
+                             : (middle > 0 ? rest / middle / share : 0);
+    if (const auto& moe = plan.workload.transformer->moe) {
+      s.moe_every = moe->every;
+      s.moe_first_dense = moe->first_dense;
+    }
   }
   return s;
 }

@@ -44,15 +44,17 @@ void check_uneven_stages(const Plan& plan, const Parallelism& p, const Transform
                      "parallelism.first_stage_layers", what);
   };
   if (p.pipeline < 2) fail("uneven stages need pipeline 2 or more");
-  if (t.moe && (t.moe->every > 1 || t.moe->first_dense > 0 || p.expert > 1))
-    fail(
-        "uneven stages are modelled for models whose every layer is alike (no moe.every or "
-        "moe.first_dense) and without expert parallelism");
   int rest = t.layers - p.first_stage_layers - p.last_stage_layers;
-  int middle = p.pipeline - (p.first_stage_layers > 0) - (p.last_stage_layers > 0);
+  // DualPipe's and DualPipeV's counts are the model's first and last positions' (model_split.hpp).
+  bool positions = is_dualpipe(p.schedule);
+  int between = positions ? PipeRoute(p.schedule, p.pipeline, 2).positions() : p.pipeline;
+  int middle = between - (p.first_stage_layers > 0) - (p.last_stage_layers > 0);
   if (rest < middle || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0))
     fail("the model's " + str(t.layers) + " layers less the first and last stages' leave " +
-         str(rest) + ", which do not split evenly into the " + str(middle) + " stages between");
+         str(rest) + ", which do not split evenly into the " + str(middle) +
+         (positions ? " chunks between (" + std::string(schedule_name(p.schedule)) +
+                          "'s first and last stages are the model's first and last chunks)"
+                    : " stages between"));
   // Megatron-Core gives each virtual stage (chunk) of a stage an equal share of its layers.
   int v = p.virtual_stages;
   auto splits = [v](int n) { return n % v == 0; };
@@ -79,10 +81,6 @@ void check_split_accounting(const Plan& plan, const Parallelism& p, const Transf
     fail(
         "give either first_stage_layers/last_stage_layers or the embedding and loss accounted "
         "as layers, not both (Megatron-Core refuses the pair too)");
-  if (t.moe && (t.moe->every > 1 || t.moe->first_dense > 0 || p.expert > 1))
-    fail(
-        "stages of unequal layers are modelled for models whose every layer is alike (no "
-        "moe.every or moe.first_dense) and without expert parallelism");
   int units = t.layers + p.embedding_in_split + p.loss_in_split;
   long long chunks = static_cast<long long>(p.pipeline) * p.virtual_stages;
   if (units % chunks != 0)
@@ -99,17 +97,16 @@ std::string chunk_words(PipelineScheduleKind schedule, long long per_stage) {
   return " x " + str(per_stage) + " virtual stages";
 }
 
-// DualPipeV's V and DualPipe's two copies: a stage's two chunks hold equal layers, the first stage
-// (and DualPipe's last) both ends of the model (core::PipeRoute).
+// DualPipeV's V and DualPipe's two copies: the first stage (and DualPipe's last) holds both ends of
+// the model (core::PipeRoute), so uneven layers are given by position, not by Megatron's flags.
 void check_dualpipe(const Plan& plan, const Parallelism& p) {
   if (!is_dualpipe(p.schedule)) return;
-  if (p.embedding_in_split || p.loss_in_split || p.first_stage_layers > 0 ||
-      p.last_stage_layers > 0)
+  if (p.embedding_in_split || p.loss_in_split)
     throw InputError(plan.file, p.schedule_line ? p.schedule_line : p.line, "parallelism.schedule",
                      std::string(schedule_name(p.schedule)) +
-                         " is modelled with stages of equal layers: its first stage holds both the "
-                         "first and the last chunk, so first_stage_layers, last_stage_layers and "
-                         "the account_for_* options do not apply");
+                         "'s first stage holds both the first and the last chunk, so the "
+                         "account_for_* options do not apply: give first_stage_layers and "
+                         "last_stage_layers (the model's first and last chunks' layers)");
 }
 
 void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
@@ -127,20 +124,6 @@ void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape
                      "the model's " + str(t.layers) + " layers do not split evenly into " +
                          str(p.pipeline) + " stages" +
                          chunk_words(p.schedule, chunks / p.pipeline));
-  // The workload's lines are in its own file when the plan names one.
-  const std::string& workload_file = plan.workload.file.empty() ? plan.file : plan.workload.file;
-  if (!moe_pattern_repeats(t, chunks) && t.moe->first_dense > 0)
-    throw InputError(workload_file, t.moe->first_dense_line ? t.moe->first_dense_line : t.moe->line,
-                     "workload.transformer.moe.first_dense",
-                     "dense layers before the first MoE layer would give the first pipeline "
-                     "stage other layers than the rest, which is not modelled: give pipeline 1 "
-                     "(and no virtual stages), or no first_dense");
-  if (!moe_pattern_repeats(t, chunks))
-    throw InputError(workload_file, t.moe->every_line ? t.moe->every_line : t.moe->line,
-                     "workload.transformer.moe.every",
-                     "one MoE layer every " + str(t.moe->every) + " does not repeat evenly over " +
-                         str(t.layers / chunks) + " layers a pipeline chunk: give stages whose " +
-                         "layers it divides, so that every stage holds the same layers");
 }
 
 // The hierarchical all-to-all runs inside nodes, then across them: every expert group must hold

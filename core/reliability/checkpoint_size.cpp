@@ -30,7 +30,7 @@ CheckpointSize model_parallel_size(const Plan& plan) {
   CheckpointSize c;
   for (int stage = 0; stage < s.pipeline; ++stage) {
     double params = stage_parameters(plan, s, stage);
-    double experts = par.expert > 1 ? stage_expert_parameters(plan, s) : 0;
+    double experts = par.expert > 1 ? stage_expert_parameters(plan, s, stage) : 0;
     // One copy of the stage: the dense part once, each expert rank's experts once.
     double copy = state * (params - experts + par.expert * experts);
     double first_rank = state * params;  // data rank 0, without ZeRO
@@ -69,7 +69,7 @@ RankCheckpoint model_parallel_rank(const Plan& plan, const ParallelState& state,
   const int experts_degree = state.degree(ParallelDim::kExpert);
   const RankCoords c = state.coordinates(rank);
   const double params = stage_parameters(plan, s, c.stage);
-  const double experts = experts_degree > 1 ? stage_expert_parameters(plan, s) : 0;
+  const double experts = experts_degree > 1 ? stage_expert_parameters(plan, s, c.stage) : 0;
   const double dense = params - experts;
   const bool dense_writer = c.context == 0 && c.expert == 0 && c.data == 0;
   const bool expert_writer = c.context == 0 && c.data == 0;

@@ -118,6 +118,11 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
         "training.overlap is not read by model-parallel plans: the data group's exchange starts "
         "once the pipeline has drained (Megatron-LM's default) unless "
         "parallelism.overlap_grad_reduce is true");
+  if (layer_kinds_differ(s))
+    r.warnings.push_back(
+        "some pipeline chunks hold another share of MoE layers than the model: their all-to-alls, "
+        "parameters and memory follow their own layers, but each layer computes as the model's "
+        "mean layer (dense and MoE layers' compute averaged)");
   return r;
 }
 

@@ -45,11 +45,6 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"layers_not_splitting",
                 plan(kRing + "parallelism:\n  pipeline: 5\ntraining: { workers: 5 }\n"), 13,
                 "24 layers do not split evenly into 5 stages"},
-        // 24 layers over 2 stages: 12 a stage, which one MoE layer every 5 does not repeat over.
-        Refusal{"moe_pattern_not_repeating",
-                plan(kRing + "parallelism:\n  pipeline: 2\ntraining: { workers: 2 }\n",
-                     ", moe: { experts: 8, top_k: 2, every: 5 }"),
-                10, "workload.transformer.moe.every"},
         Refusal{"moe_one_expert",
                 plan(kRing + "training: { workers: 2 }\n", ", moe: { experts: 1 }"), 10,
                 "workload.transformer.moe.experts"},

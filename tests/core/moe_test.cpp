@@ -156,7 +156,7 @@ TEST(Moe, ExpertParallelismSplitsTheDataGroupsAsMegatronCore) {
   // 4 layers, over tensor 2 and expert 4: 33,574,912 a device, where expert 1 holds 4 times as
   // many.
   ModelSplit s = state.split();
-  EXPECT_DOUBLE_EQ(stage_expert_parameters(plan, s), 33574912.0);
+  EXPECT_DOUBLE_EQ(stage_expert_parameters(plan, s, 0), 33574912.0);
   Plan whole = plan;
   whole.parallelism->expert = 1;
   EXPECT_DOUBLE_EQ(stage_parameters(whole, s, 0) - stage_parameters(plan, s, 0), 3 * 33574912.0);

@@ -331,9 +331,9 @@ TEST(SplitSearch, TriesThePlansEmbeddingAndLossCountedAsLayers) {
   EXPECT_GT(five_chunks, 0);
 }
 
-// Dense leading layers (moe.first_dense) keep every split with stages out, and the summary says
-// so rather than blaming the schedule or the batch.
-TEST(SplitSearch, DenseLeadingLayersKeepStagesOutAndSaySo) {
+// Dense leading layers (moe.first_dense) leave the first stage other layers than the rest: the
+// search still ranks splits over stages, and their expert data exchange is the busiest stage's.
+TEST(SplitSearch, DenseLeadingLayersSplitOverStages) {
   std::string text = testing::two_node_gpt("tensor: 1", 16, 16);
   std::string dense = "vocabulary: 32000 }";
   text.replace(text.find(dense), dense.size(),
@@ -343,9 +343,9 @@ TEST(SplitSearch, DenseLeadingLayersKeepStagesOutAndSaySo) {
   options.framework = core::Framework::kAny;
   SplitSearch s = search_splits(testing::load_text("split-search-first-dense", text), options);
   ASSERT_FALSE(s.best.empty());
-  for (const auto& c : s.best) EXPECT_EQ(c.plan.parallelism->pipeline, 1);
-  EXPECT_GT(s.dropped["dense leading layers (moe.first_dense) are modelled with pipeline 1 only"],
-            0);
+  int staged = 0;
+  for (const auto& c : s.best) staged += c.plan.parallelism->pipeline > 1;
+  EXPECT_GT(staged, 0);
 }
 
 // Restrictions keep only the values given; GPipe and zero bubble are tried only when asked for.

@@ -23,7 +23,6 @@ core::ModelParallelWork one_moe_layer() {
   core::ModelParallelWork w;
   w.layer_forward_flops = 10;
   w.layer_backward_flops = 20;
-  w.moe_layers_per_chunk = 1;
   w.moe_mlp_share = 0.6;
   w.dispatch_bytes = 1;
   return w;
@@ -40,8 +39,8 @@ void expect_slot(const PairSlot& slot, int compute_pass, double flops, int excha
 // the DeepSeek-V3 report's figure 4.
 TEST(PairOverlap, EachPassComputesBesideTheOthersAllToAll) {
   core::ModelParallelWork w = one_moe_layer();
-  std::vector<PassPiece> f = core::pass_pieces(w, 1, true, false, 0);
-  std::vector<PassPiece> b = core::pass_pieces(w, 1, false, false, 0);
+  std::vector<PassPiece> f = core::pass_pieces(w, 1, 1, true, false, 0);
+  std::vector<PassPiece> b = core::pass_pieces(w, 1, 1, false, false, 0);
   ASSERT_EQ(f.size(), 4u);
   ASSERT_EQ(b.size(), 4u);
   EXPECT_TRUE(f[1].exchange && f[3].exchange && b[0].exchange && b[2].exchange);
@@ -57,7 +56,7 @@ TEST(PairOverlap, EachPassComputesBesideTheOthersAllToAll) {
   // both passes start with compute, so the forward's runs alone first.
   w.alltoalls_backward = 4;
   w.layer_backward_flops = 30;
-  slots = core::pair_slots(f, core::pass_pieces(w, 1, false, false, 0));
+  slots = core::pair_slots(f, core::pass_pieces(w, 1, 1, false, false, 0));
   ASSERT_EQ(slots.size(), 9u);
   expect_slot(slots[0], 0, 4, -1);
   expect_slot(slots[1], 1, 4, 0);
@@ -125,7 +124,8 @@ TEST(PairOverlap, TheClosedFormHidesWhatEachSlotOverlaps) {
   // The all-to-alls the result reports are those of the busiest stage less what it hid.
   core::RunResult closed = predict_analytic(plan);
   int busiest = static_cast<int>(std::max_element(t.busy.begin(), t.busy.end()) - t.busy.begin());
-  double all = s.microbatches * 2 * (c.chunk_expert_forward + c.chunk_expert_backward);
+  // Every layer a MoE layer: two all-to-alls forward and two backward each, both chunks.
+  double all = s.microbatches * 2.0 * s.layers_per_chunk * 4 * c.alltoall;
   EXPECT_NEAR(closed.model_parallel->expert_comm_s, all - t.hidden[busiest], 1e-9 * all);
 }
 

@@ -160,7 +160,7 @@ TEST(DualPipeV, TheFirstStageHoldsBothEndsOfTheModel) {
 TEST(DualPipeV, RefusesWhatItIsNotModelledWith) {
   for (const char* extra :
        {", context: 2", ", zero: 3", ", overlap_grad_reduce: true",
-        ", sequence_parallel: true, tp_comm_overlap: true", ", first_stage_layers: 2",
+        ", sequence_parallel: true, tp_comm_overlap: true",
         ", account_for_embedding_in_pipeline_split: true", ", framework: megatron"}) {
     SCOPED_TRACE(extra);
     testing::expect_refused(

@@ -65,7 +65,7 @@ void ModelParallelTraining::run_walking_op(const Rank& rank, const PipeOp& op, s
     if (queue) queue->layer_done(op, layer);
   }
   if (output_layer && forward) compute(work_.logit_forward_flops * compute_scale_);
-  exchange_tokens(rank, forward, times);
+  exchange_tokens(rank, op, times);
 }
 
 void ModelParallelTraining::run_overlapped_pair(const Rank& rank, const PipeOp& forward,
@@ -76,14 +76,16 @@ void ModelParallelTraining::run_overlapped_pair(const Rank& rank, const PipeOp& 
   int stage = rank.at.stage;
   int layers[2] = {chunk_layers(split, stage, forward.chunk),
                    chunk_layers(split, stage, backward.chunk)};
+  int moe[2] = {chunk_moe_layers(split, stage, forward.chunk),
+                chunk_moe_layers(split, stage, backward.chunk)};
   auto logits = [&](const PipeOp& op, double times_forward) {
     return split.route().holds_output_layer(stage, op.chunk)
                ? times_forward * work_.logit_forward_flops
                : 0.0;
   };
-  std::vector<PairSlot> slots =
-      pair_slots(pass_pieces(work_, layers[0], true, false, logits(forward, 1)),
-                 pass_pieces(work_, layers[1], false, backward.weight_apart, logits(backward, 2)));
+  std::vector<PairSlot> slots = pair_slots(
+      pass_pieces(work_, layers[0], moe[0], true, false, logits(forward, 1)),
+      pass_pieces(work_, layers[1], moe[1], false, backward.weight_apart, logits(backward, 2)));
   const PipeOp* ops[2] = {&forward, &backward};
   int exchanged[2] = {0, 0};       // each pass's all-to-alls so far
   auto exchange = [&](int pass) {  // the slot's all-to-all, drawn in the communication lane

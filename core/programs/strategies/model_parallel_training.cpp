@@ -219,11 +219,12 @@ std::uint64_t token_tag(int from, int to, int members, int pass) {
 
 // Each MoE layer of the chunk dispatches the rank's tokens to their experts and combines the
 // experts' outputs back, forward and backward: pairs of all-to-alls over the expert-parallel group.
-void ModelParallelTraining::exchange_tokens(const Rank& rank, bool forward,
+void ModelParallelTraining::exchange_tokens(const Rank& rank, const PipeOp& op,
                                             ModelParallelStepTimes& times) const {
-  if (rank.experts.size() < 2 || work_.moe_layers_per_chunk == 0) return;
-  int count =
-      work_.moe_layers_per_chunk * (forward ? work_.alltoalls_forward : work_.alltoalls_backward);
+  int moe = chunk_moe_layers(state_.split(), rank.at.stage, op.chunk);
+  if (rank.experts.size() < 2 || moe == 0) return;
+  bool forward = op.kind == PipeOp::Kind::kForward;
+  int count = moe * (forward ? work_.alltoalls_forward : work_.alltoalls_backward);
   double start = rank.fabric.now();
   for (int i = 0; i < count; ++i) times.wrong += token_alltoall(rank, 0, i);
   times.expert_s += rank.fabric.now() - start;
@@ -313,7 +314,7 @@ void ModelParallelTraining::run_op(const Rank& rank, const PipeOp& op, std::size
   run_tensor_allreduces(
       rank, layers * (forward ? work_.tensor_allreduces_forward : work_.tensor_allreduces_backward),
       times);
-  exchange_tokens(rank, forward, times);
+  exchange_tokens(rank, op, times);
 }
 
 // The zero-bubble schedule's weight pass: the gradients of the stage's layers' weights, no

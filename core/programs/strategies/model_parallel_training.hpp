@@ -159,7 +159,7 @@ class ModelParallelTraining {
   void exchange_gradient(const Rank& rank, BucketQueue* queue, ModelParallelStepTimes& times) const;
   void run_optimizer(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_expert_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
-  void exchange_tokens(const Rank& rank, bool forward, ModelParallelStepTimes& times) const;
+  void exchange_tokens(const Rank& rank, const PipeOp& op, ModelParallelStepTimes& times) const;
   // The `i`-th all-to-all of a pass through its chunk's MoE layers, on the token buffers of `pass`
   // (an overlapped pair's forward 0 and backward 1; else 0): even ones dispatch the rank's tokens
   // (labelled at the pass's first), odd ones combine them back, then checked. Returns the elements
