@@ -2,6 +2,7 @@
 // form where nothing contends, and the timeline it leaves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -214,6 +215,27 @@ TEST(SimulateModelParallel, ExpertParallelAllToAllsAgreeWithTheClosedForm) {
   EXPECT_TRUE(warned);
   for (const auto& w : closed.warnings) EXPECT_EQ(w.find("lockstep"), std::string::npos) << w;
   EXPECT_NEAR(wide_sim.step_time_s / wide_closed.step_time_s, 1.0, 0.02);
+}
+
+// Devices whose own links (160 GB/s) are slower than their node's NICs together (8 x 50 GB/s):
+// the crossing transfers of a step share the NICs, each device keeps its own link. Pairwise over
+// 16 ranks of two nodes, 16 segments of 262,144 bytes: in step k (and 16 - k) each node has k
+// devices crossing, each at min(160, 400 / k) GB/s; in step 8 all 8 at 50 GB/s; 6 us of path
+// latency. 2 MoE layers x 2 all-to-alls each way, one micro-batch. SimGrid agrees.
+TEST(SimulateModelParallel, CrossingTransfersShareTheNodesNicsNotTheirOwnLinks) {
+  std::string text = testing::two_node_gpt("expert: 16", 16, 16);
+  text.replace(text.find("layers: 8"), 9, "layers: 2");
+  text.replace(text.find("vocabulary: 32000"), 17, "vocabulary: 8, moe: { experts: 16, top_k: 2 }");
+  text.replace(text.find("bandwidth: 100GB/s"), 18, "bandwidth: 160GB/s");
+  text.replace(text.find("bandwidth: 100Gbps, latency: 2us }"), 34,
+               "bandwidth: 50GB/s, latency: 2us }\n  nics_per_node: 8");
+  core::Plan plan = testing::load_text("sim-ep-own-links", text);
+  double segment = 262144, step8 = 6e-6 + segment / 50e9, steps = step8;
+  for (int k = 1; k <= 7; ++k) steps += 2 * (6e-6 + segment / std::min(160e9, 400e9 / k));
+  core::RunResult closed = predict_analytic(plan), sim = simulate(plan);
+  ASSERT_TRUE(closed.model_parallel && sim.model_parallel);
+  EXPECT_NEAR(closed.model_parallel->expert_comm_s, 8 * steps, 1e-12);
+  EXPECT_NEAR(sim.model_parallel->expert_comm_s / closed.model_parallel->expert_comm_s, 1.0, 0.03);
 }
 
 // The hierarchical all-to-all (16 experts over all 16 ranks of two nodes, one micro-batch): each
