@@ -84,18 +84,25 @@ TEST(ModelParallelRun, ContextGroupsPassEveryBlockAndSumTheGradient) {
   }
 }
 
-// A tiny mixture of experts (4 layers, 4 experts, 2 a token) on 8 CPUs in four nodes of 2, with
-// pipeline 2 x expert 4 and `extra` parallelism; `global_batch` sequences a step.
-core::Plan moe_on_node_pairs(const std::string& name, const std::string& extra, int global_batch) {
+// A tiny mixture of experts (4 layers, 4 experts, 2 a token; `layers` and the `moe` fields after
+// the experts replace those) on 8 CPUs in four nodes of 2, with pipeline 2 x expert 4 and `extra`
+// parallelism; `global_batch` sequences a step.
+core::Plan moe_on_node_pairs(const std::string& name, const std::string& extra, int global_batch,
+                             const std::string& layers = "layers: 4",
+                             const std::string& moe = "top_k: 2") {
   return testing::load_text(
       name,
       "cluster:\n  name: pairs\n  devices_per_node: 2\n  device: { flops: 100TFLOPS }\n"
       "  intra_node: { bandwidth: 150GB/s, latency: 1us }\n"
       "  nic: { bandwidth: 100Gbps, latency: 2us }\n  nodes: 4\n"
       "workload:\n  name: moe-tiny\n"
-      "  transformer: { layers: 4, hidden: 64, heads: 4, sequence: 32, vocabulary: 100,"
-      " moe: { experts: 4, top_k: 2 } }\n"
-      "parallelism: { pipeline: 2, expert: 4" +
+      "  transformer: { " +
+          layers +
+          ", hidden: 64, heads: 4, sequence: 32, vocabulary: 100,"
+          " moe: { experts: 4, " +
+          moe +
+          " } }\n"
+          "parallelism: { pipeline: 2, expert: 4" +
           extra +
           " }\n"
           "strategy: { kind: ring }\n"
@@ -129,6 +136,25 @@ TEST(ModelParallelRun, DualPipePairsDeliverEveryTokenOfBothPasses) {
     ASSERT_TRUE(r.model_parallel);
     EXPECT_EQ(r.model_parallel->microbatches, 4);
     EXPECT_GT(r.model_parallel->expert_comm_s, 0);
+  }
+}
+
+// Dense leading layers on their own chunks: 5 layers, MoE from the third, under DualPipe as 3 and
+// 2 (the first chunk one MoE layer, the last two) and under 1F1B as 2 and 2 of 4 (stage 0 none):
+// each chunk runs its own layers' all-to-alls and every token still comes back.
+TEST(ModelParallelRun, ChunksOfOtherLayerKindsDeliverEveryToken) {
+  for (const char* extra :
+       {", schedule: dualpipe, first_stage_layers: 3, last_stage_layers: 2", ""}) {
+    SCOPED_TRACE(extra);
+    core::Plan plan = moe_on_node_pairs(
+        "mp-run-kinds", extra, 16, *extra ? "layers: 5" : "layers: 4", "top_k: 2, first_dense: 2");
+    core::RunResult r = run_local(plan, quick());
+    EXPECT_EQ(r.wrong, 0);
+    ASSERT_TRUE(r.model_parallel);
+    EXPECT_GT(r.model_parallel->expert_comm_s, 0);
+    bool warned = false;
+    for (const std::string& w : r.warnings) warned |= w.find("mean layer") != std::string::npos;
+    EXPECT_TRUE(warned);
   }
 }
 
