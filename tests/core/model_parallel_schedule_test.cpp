@@ -94,21 +94,31 @@ TEST(NcclSchedule, TwoByTwoByTwoCompletesForDualPipeVAndDualPipe) {
 
 // Experts under DualPipeV and DualPipe (pipeline 2 x expert 4, 4 micro-batches a replica): the
 // overlapped pairs interleave the two passes' all-to-alls, the same order on every member of an
-// expert group, and the stages' sends follow each pair.
+// expert group, and the stages' sends follow each pair; also with dense leading layers on chunks
+// of their own (5 layers as 3 and 2, MoE from the third: pairs of one chunk's MoE layers and
+// another's).
 TEST(NcclSchedule, OverlappedPairsOfExpertLayersComplete) {
-  for (const char* schedule : {"dualpipev", "dualpipe"}) {
-    SCOPED_TRACE(schedule);
-    auto ranks = schedule_plan(
-        testing::load_text(std::string("nccl-mp-pairs-") + schedule,
-                           std::string(testing::kInlineCluster) +
-                               "workload:\n  name: moe\n"
-                               "  transformer: { layers: 4, hidden: 256, heads: 4, sequence: 128, "
-                               "vocabulary: 1000, moe: { experts: 4, top_k: 2 } }\n"
-                               "parallelism: { pipeline: 2, expert: 4, schedule: " +
-                               schedule +
-                               " }\n"
-                               "strategy: { kind: ring }\n"
-                               "training: { workers: 8, global_batch: 16 }\n"));
+  struct Case {
+    const char *schedule, *layers, *moe;
+  };
+  for (const Case& c :
+       {Case{"dualpipev", "4", ""}, Case{"dualpipe", "4", ""},
+        Case{"dualpipe, first_stage_layers: 3, last_stage_layers: 2", "5", ", first_dense: 2"}}) {
+    SCOPED_TRACE(c.schedule);
+    auto ranks = schedule_plan(testing::load_text(
+        "nccl-mp-pairs", std::string(testing::kInlineCluster) +
+                             "workload:\n  name: moe\n"
+                             "  transformer: { layers: " +
+                             c.layers +
+                             ", hidden: 256, heads: 4, sequence: 128, "
+                             "vocabulary: 1000, moe: { experts: 4, top_k: 2" +
+                             c.moe +
+                             " } }\n"
+                             "parallelism: { pipeline: 2, expert: 4, schedule: " +
+                             c.schedule +
+                             " }\n"
+                             "strategy: { kind: ring }\n"
+                             "training: { workers: 8, global_batch: 16 }\n"));
     ASSERT_EQ(ranks.size(), 8u);
     EXPECT_EQ(nccl_schedule_hangs(ranks), "") << format_schedule(ranks);
     EXPECT_GT(sends(ranks[0], 1), 0);  // its expert group's
