@@ -26,8 +26,9 @@ std::vector<int> fitting_sizes(const core::Plan& plan, int max_workers) {
   if (plan.parallelism) {  // whole replicas: doubling the data-parallel degree
     const core::Parallelism& p = *plan.parallelism;
     int replica = p.tensor * p.pipeline * p.context;
-    std::vector<int> sizes;
-    for (long n = replica; n <= std::max<long>(max_workers, 8L * replica) && n <= 1 << 24; n *= 2)
+    std::vector<int> sizes;  // up to the plan's own size at least
+    long largest = std::max<long>({max_workers, 8L * replica, plan.training.workers});
+    for (long n = replica; n <= largest && n <= 1 << 24; n *= 2)
       sizes.push_back(static_cast<int>(n));
     return sizes;
   }

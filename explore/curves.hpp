@@ -29,7 +29,8 @@ std::vector<int> doubling_sizes(int min_workers, int max_workers);
 
 // Sizes doubling from one node (8 on 8-device nodes, 1 on single-device hosts; 1 when the cluster
 // is one node) up to `max_workers`, cut at the largest size some strategy can run on it. A
-// model-parallel plan: whole replicas (tensor x pipeline devices) doubling, at least 8 of them.
+// model-parallel plan: whole replicas (tensor x pipeline devices) doubling, at least 8 of them and
+// up to the plan's own size.
 std::vector<int> fitting_sizes(const core::Plan& plan, int max_workers = 1024);
 
 // The analytic sweep `scaleout sweep --engine analytic` runs, without a CSV.

@@ -1,6 +1,7 @@
 // scaleout-gui: the window over a plan, or headless pictures of scaling curves.
 // Exit codes: 0 done, 1 a picture could not be written, 2 the input was wrong.
 #include <QApplication>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -64,7 +65,11 @@ std::unique_ptr<QWidget> rendered(const Args& a) {
     return gui::study_page(sim::run_study(sim::load_study(a.render_study)));
   if (!a.render_csv.empty()) return gui::curves_page(gui::read_sweep_csv(a.render_csv));
   core::Plan plan = core::load_plan(a.render_plan);
-  return gui::curves_page(gui::compute_curves(plan, gui::fitting_sizes(plan)), 0, &plan);
+  // A model-parallel plan's step by kind at its own size, where that is one of the sizes.
+  std::vector<int> sizes = gui::fitting_sizes(plan);
+  bool own = plan.parallelism &&
+             std::find(sizes.begin(), sizes.end(), plan.training.workers) != sizes.end();
+  return gui::curves_page(gui::compute_curves(plan, sizes), own ? plan.training.workers : 0, &plan);
 }
 
 // PNG, or SVG when the output's name ends in .svg.

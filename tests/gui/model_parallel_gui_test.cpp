@@ -41,6 +41,9 @@ TEST(GuiModelParallel, StepChartShowsThePipelineBubble) {
   core::Plan plan = core::load_plan(kGpt3);
   std::vector<int> sizes = sim::fitting_sizes(plan);
   EXPECT_EQ(sizes.front(), 128);  // one replica: tensor 8 x pipeline 16
+  core::Plan larger = plan;       // the sizes reach the plan's own
+  larger.training.workers = 4096;
+  EXPECT_EQ(sim::fitting_sizes(larger).back(), 4096);
   sim::Curves curves = sim::compute_curves(plan, sizes);
   BarChartData d = breakdown_data(curves, 512);
   ASSERT_EQ(d.stacks.size(), 3u);
