@@ -72,8 +72,8 @@ double shift_seconds(const Plan& plan, const core::Topology& topo, const std::ve
     int from = group[i], to = group[(i + k) % n];
     core::Topology::Cost cost = topo.device_cost(from, to);
     double rate = cost.bandwidth;
-    if (across(
-            i)) {  // the node's rails are shared by its crossing transfers, its devices' links not
+    // The node's rails are shared by its crossing transfers; each device's own links are not.
+    if (across(i)) {
       int a = topo.node_of_device(from), b = topo.node_of_device(to);
       rate = std::min(rate, topo.node_cost(a, b).bandwidth / sharing);
     }

@@ -110,10 +110,13 @@ struct Search {
       if (pipeline > 1 && std::find(options.schedules.begin(), options.schedules.end(), named) !=
                               options.schedules.end())
         out.push_back({named, 1});
-    // DualPipeV and DualPipe too, when named, where the plan's validation takes them.
+    // DualPipeV and DualPipe too, when named, where the plan's validation takes them: with even
+    // stages, or with the written uneven ones when the plan was written for that schedule (its
+    // counts are then the model's first and last chunks').
     bool even = p.first_stage_layers + p.last_stage_layers + units - t.layers == 0;
+    Kind written_schedule = base.parallelism ? base.parallelism->schedule : Kind::kOneFOneB;
     for (Kind dual : {Kind::kDualPipeV, Kind::kDualPipe})
-      if (pipeline > 1 && even && microbatches >= 2 * pipeline &&
+      if (pipeline > 1 && (even || written_schedule == dual) && microbatches >= 2 * pipeline &&
           std::find(options.schedules.begin(), options.schedules.end(), dual) !=
               options.schedules.end())
         out.push_back({dual, 1});

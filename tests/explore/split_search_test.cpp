@@ -406,6 +406,32 @@ TEST(SplitSearch, RestrictionsKeepOnlyTheValuesGiven) {
   EXPECT_EQ(found_splits(search_splits(small_plan("80GB"), options)), dualpipev);
 }
 
+// A plan written for DualPipe with uneven chunks (8 layers over DualPipe's 2 positions as 5 and 3):
+// the search tries DualPipe with those counts, as the plan meant them, and 1F1B with them as
+// stages.
+TEST(SplitSearch, AWrittenDualPipeLayoutIsTriedUnderDualPipe) {
+  core::Plan plan = testing::load_text(
+      "split-search-dualpipe-uneven",
+      testing::two_node_gpt(
+          "pipeline: 2, schedule: dualpipe, first_stage_layers: 5, last_stage_layers: 3", 16, 32));
+  SplitSearchOptions options;
+  options.top = 1000000;
+  options.framework = core::Framework::kAny;
+  options.pipelines = {2};
+  options.schedules = {core::PipelineScheduleKind::kDualPipe,
+                       core::PipelineScheduleKind::kOneFOneB};
+  int dualpipe = 0, one_f_one_b = 0;
+  for (const auto& c : search_splits(plan, options).best) {
+    const core::Parallelism& p = *c.plan.parallelism;
+    if (p.first_stage_layers != 5) continue;
+    EXPECT_EQ(p.last_stage_layers, 3);
+    dualpipe += p.schedule == core::PipelineScheduleKind::kDualPipe;
+    one_f_one_b += p.schedule == core::PipelineScheduleKind::kOneFOneB;
+  }
+  EXPECT_GT(dualpipe, 0);
+  EXPECT_GT(one_f_one_b, 0);
+}
+
 TEST(SplitSearch, CountsWhatDoesNotFit) {
   SplitSearch roomy = search_splits(small_plan("80GB"));
   SplitSearch tight = search_splits(small_plan("4GB"));
