@@ -49,9 +49,12 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                m.overlap_grad_reduce ? ", gradient reduce overlapped" : "",
                m.overlap_param_gather ? ", parameter gather overlapped" : "",
                m.tp_comm_overlap ? ", tensor collectives overlapped" : "");
-  if (!m.stage_layers.empty())
-    std::fprintf(out, "  stages              layers a stage %s\n",
-                 stage_layers_text(m.stage_layers).c_str());
+  if (!m.stage_layers.empty()) {
+    std::string moe =
+        m.stage_moe_layers.empty() ? "" : "; MoE layers " + stage_layers_text(m.stage_moe_layers);
+    std::fprintf(out, "  stages              layers a stage %s%s\n",
+                 stage_layers_text(m.stage_layers).c_str(), moe.c_str());
+  }
   std::fprintf(out,
                "  model FLOPs         %10.1f TFLOP/s per device, MFU %.1f %%; Megatron-LM's count "
                "(with recomputation) %.1f TFLOP/s\n",

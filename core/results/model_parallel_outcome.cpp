@@ -33,6 +33,8 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   mp.virtual_stages = par.virtual_stages;
   for (int stage = 0; stage < s.pipeline && stages_differ(s); ++stage)
     mp.stage_layers.push_back(stage_layers(s, stage));
+  for (int stage = 0; stage < s.pipeline && layer_kinds_differ(s); ++stage)
+    mp.stage_moe_layers.push_back(stage_moe_layers(s, stage));
   mp.schedule = schedule_name(par.schedule);
   mp.recompute = recompute_name(par.recompute);
   mp.sequence_parallel = par.sequence_parallel, mp.zero = par.zero;

@@ -32,6 +32,7 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
   ph["expert_comm_s"] = m.expert_comm_s;
   if (m.expert > 1) j["parallelism"]["expert_alltoall"] = m.expert_alltoall;
   if (!m.stage_layers.empty()) j["parallelism"]["stage_layers"] = m.stage_layers;
+  if (!m.stage_moe_layers.empty()) j["parallelism"]["stage_moe_layers"] = m.stage_moe_layers;
   if (m.context > 1) {
     j["parallelism"]["context_exchange"] = m.context_exchange;
     ph["context_comm_s"] = m.context_comm_s;
@@ -56,6 +57,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.microbatches = p.at("microbatches").get<int>();
   m.virtual_stages = p.value("virtual_stages", 1);
   m.stage_layers = p.value("stage_layers", std::vector<int>{});
+  m.stage_moe_layers = p.value("stage_moe_layers", std::vector<int>{});
   m.schedule = p.value("schedule", "1f1b");
   m.recompute = p.value("recompute", "none");
   m.sequence_parallel = p.value("sequence_parallel", false);

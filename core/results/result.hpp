@@ -103,6 +103,9 @@ struct ModelParallelOutcome {
   // Each stage's layers where they differ (uneven stages, the embedding and the loss counted as
   // layers); empty where every stage holds the same.
   std::vector<int> stage_layers;
+  // Each stage's MoE layers where chunks hold other shares of them than the model (dense leading
+  // layers, a moe.every that does not repeat in every chunk); empty otherwise.
+  std::vector<int> stage_moe_layers;
   std::string schedule = "1f1b";
   std::string recompute = "none";
   bool sequence_parallel = false;

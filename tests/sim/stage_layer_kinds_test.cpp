@@ -101,6 +101,8 @@ TEST(StageLayerKinds, TheClosedFormChargesEachChunksOwnAllToAlls) {
   EXPECT_NEAR(p.backward[1][0] - p.backward[0][0],
               3 * c.moe_layer_expert_backward + 2 * c.logit_forward, 1e-12);
   core::RunResult r = predict_analytic(plan);
+  ASSERT_TRUE(r.model_parallel);
+  EXPECT_EQ(r.model_parallel->stage_moe_layers, (std::vector<int>{1, 4}));
   bool warned = false;
   for (const std::string& w : r.warnings) warned |= w.find("mean layer") != std::string::npos;
   EXPECT_TRUE(warned);
