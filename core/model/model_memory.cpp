@@ -96,7 +96,8 @@ MemoryBreakdown worst_stage_memory(const Plan& plan, const ModelSplit& s) {
   // can outweigh that. Stages of other layers (uneven, or other MoE layers) are each looked at.
   std::vector<int> others;
   if (s.pipeline > 1) others.push_back(s.pipeline - 1);
-  for (int stage = 1; stage < s.pipeline - 1 && stages_differ(s); ++stage) others.push_back(stage);
+  bool differ = stages_differ(s);
+  for (int stage = 1; stage < s.pipeline - 1 && differ; ++stage) others.push_back(stage);
   for (int stage : others) {
     MemoryBreakdown m = stage_memory(plan, s, stage);
     if (m.total > worst.total) worst = m;

@@ -31,9 +31,10 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   // The plan's virtual stages (DualPipe's and DualPipeV's two chunks a stage are their schedules').
   mp.microbatch = s.microbatch, mp.microbatches = s.microbatches;
   mp.virtual_stages = par.virtual_stages;
-  for (int stage = 0; stage < s.pipeline && stages_differ(s); ++stage)
+  bool differ = stages_differ(s), kinds_differ = layer_kinds_differ(s);
+  for (int stage = 0; stage < s.pipeline && differ; ++stage)
     mp.stage_layers.push_back(stage_layers(s, stage));
-  for (int stage = 0; stage < s.pipeline && layer_kinds_differ(s); ++stage)
+  for (int stage = 0; stage < s.pipeline && kinds_differ; ++stage)
     mp.stage_moe_layers.push_back(stage_moe_layers(s, stage));
   mp.schedule = schedule_name(par.schedule);
   mp.recompute = recompute_name(par.recompute);
@@ -120,7 +121,7 @@ RunResult model_parallel_result(const Plan& plan, const std::string& engine,
         "training.overlap is not read by model-parallel plans: the data group's exchange starts "
         "once the pipeline has drained (Megatron-LM's default) unless "
         "parallelism.overlap_grad_reduce is true");
-  if (layer_kinds_differ(s))
+  if (!r.model_parallel->stage_moe_layers.empty())  // chunks of other layer kinds
     r.warnings.push_back(
         "some pipeline chunks hold another share of MoE layers than the model: their all-to-alls, "
         "parameters and memory follow their own layers, but each layer computes as the model's "
