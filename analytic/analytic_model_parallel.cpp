@@ -14,6 +14,7 @@
 #include "core/model/model_parallel_work.hpp"
 #include "core/model/overlap_slowdown.hpp"
 #include "core/model/pair_overlap.hpp"
+#include "core/model/token_exchange.hpp"
 #include "core/model/transformer.hpp"
 #include "core/parallel/parallel_state.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
@@ -85,14 +86,17 @@ double shift_seconds(const Plan& plan, const core::Topology& topo, const std::ve
 // One all-to-all (core/programs/strategies/all_to_all.hpp) of `bytes` a device over rank 0's
 // expert-parallel group. Pairwise: n - 1 steps of bytes / n. Hierarchical, g members a node over
 // m nodes: g - 1 steps inside the node of the m segments for one place, then m - 1 steps across
-// nodes between members of one place, each the g segments its node holds for the other.
+// nodes between members of one place, each the g segments its node holds for the other;
+// deduplicated, as hierarchical with each step across carrying its node's distinct tokens only
+// (core::node_distinct_share of the g segments).
 double expert_alltoall(const Plan& plan, const core::ParallelState& state, double bytes) {
   std::vector<int> group = state.group(0, {core::ParallelDim::kExpert});
   int n = static_cast<int>(group.size());
   if (n < 2) return 0;
   core::Topology topo = core::Topology::build(plan.cluster, state.world_size());
   double segment = bytes / n, total = 0;
-  if (plan.parallelism->expert_alltoall == core::ExpertAllToAll::kPairwise) {
+  core::ExpertAllToAll kind = plan.parallelism->expert_alltoall;
+  if (kind == core::ExpertAllToAll::kPairwise) {
     for (int k = 1; k < n; ++k) total += shift_seconds(plan, topo, group, k, segment);
     return total;
   }
@@ -101,15 +105,19 @@ double expert_alltoall(const Plan& plan, const core::ParallelState& state, doubl
   int per_node = core::members_per_node(nodes);
   if (per_node == 0)
     throw std::invalid_argument(
-        "parallelism.expert_alltoall: hierarchical needs each expert group's ranks to sit in runs "
-        "of equal length on distinct nodes, and the explicit network places rank 0's otherwise");
+        "parallelism.expert_alltoall: the two-level exchange needs each expert group's ranks to "
+        "sit in runs of equal length on distinct nodes, and the explicit network places rank 0's "
+        "otherwise");
   int spanned = n / per_node;
+  double share = kind == core::ExpertAllToAll::kDeduplicated
+                     ? core::node_distinct_share(*plan.workload.transformer->moe, spanned)
+                     : 1.0;
   std::vector<int> inside(group.begin(), group.begin() + per_node), across;
   for (int i = 0; i < n; i += per_node) across.push_back(group[i]);
   for (int k = 1; k < per_node; ++k)
     total += shift_seconds(plan, topo, inside, k, spanned * segment);
   for (int k = 1; k < spanned; ++k)
-    total += shift_seconds(plan, topo, across, k, per_node * segment);
+    total += shift_seconds(plan, topo, across, k, share * per_node * segment);
   return total;
 }
 
@@ -259,10 +267,14 @@ ModelParallelCosts model_parallel_costs(const Plan& plan, const core::ParallelSt
   }
   c.optimizer = w.optimizer_flops / peak;
   c.blocking_transfers = core::blocking_stage_transfers(plan);
-  double alltoall = expert > 1 ? expert_alltoall(plan, state, w.dispatch_bytes) : 0;
-  c.moe_layer_expert_forward = w.alltoalls_forward * alltoall;
-  c.moe_layer_expert_backward = w.alltoalls_backward * alltoall;
-  if (core::is_dualpipe(s.schedule) && alltoall > 0) {
+  core::AllToAllSeconds alltoall;
+  if (expert > 1)
+    alltoall = {expert_alltoall(plan, state, w.dispatch_bytes),
+                expert_alltoall(plan, state, w.combine_bytes)};
+  double both_ways = alltoall.to_experts + alltoall.back;  // the all-to-alls come in such pairs
+  c.moe_layer_expert_forward = w.alltoalls_forward / 2 * both_ways;
+  c.moe_layer_expert_backward = w.alltoalls_backward / 2 * both_ways;
+  if (core::is_dualpipe(s.schedule) && both_ways > 0) {
     c.pair_work = w;
     c.peak = peak;
     c.alltoall = alltoall;

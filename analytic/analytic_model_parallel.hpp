@@ -15,6 +15,7 @@
 #include "analytic/gradient_overlap.hpp"
 #include "analytic/pipeline_timing.hpp"
 #include "core/model/model_parallel_work.hpp"
+#include "core/model/pair_overlap.hpp"
 #include "core/parallel/parallel_state.hpp"
 #include "core/plan/plan.hpp"
 #include "core/results/result.hpp"
@@ -66,10 +67,10 @@ struct ModelParallelCosts {
   bool blocking_transfers = false;
   // DualPipe's overlapped F&B pairs (core/model/pair_overlap.hpp): the work their slots compute
   // (absent: a pair runs one op after the other), at the device's peak, beside all-to-alls of
-  // `alltoall` seconds each.
+  // `alltoall` seconds each way.
   std::optional<core::ModelParallelWork> pair_work;
   double peak = 0;
-  double alltoall = 0;
+  core::AllToAllSeconds alltoall;
 };
 
 // The all-to-alls of chunk `chunk` of `stage` in a forward and a backward.

@@ -300,13 +300,16 @@ struct StageProgram {
     }
   }
 
-  // A chunk's MoE layers' token dispatches and combines over the expert-parallel group.
+  // A chunk's MoE layers' token dispatches and combines over the expert-parallel group: to the
+  // experts, then back, each with its token copies' bytes (a replayer runs its own all-to-all,
+  // without the deduplicated exchange's savings).
   void token_exchanges(RankNodes& nodes, const RankGroups& g, const std::string& what, int moe,
                        bool forward) const {
     int count = moe * (forward ? work.alltoalls_forward : work.alltoalls_backward);
     for (int k = 0; g.experts > 0 && k < count; ++k)
       nodes.then(collective(what + " token all-to-all " + std::to_string(k),
-                            core::ChakraCollective::kAllToAll, work.dispatch_bytes, g.experts));
+                            core::ChakraCollective::kAllToAll,
+                            k % 2 == 0 ? work.dispatch_bytes : work.combine_bytes, g.experts));
   }
 
   double weight_flops() const {

@@ -67,9 +67,10 @@ void print_model_parallel(std::FILE* out, const core::ModelParallelOutcome& m) {
                m.data_comm_s * 1e3);
   if (m.expert > 1)
     std::fprintf(out,
-                 "  experts             %10.3f ms of %s all-to-all (dispatch and combine) over %d "
-                 "expert-parallel ranks; each data group of %d splits into them\n",
-                 m.expert_comm_s * 1e3, m.expert_alltoall.c_str(), m.expert, m.data);
+                 "  experts             %10.3f ms of %s all-to-all (dispatch%s and combine) over "
+                 "%d expert-parallel ranks; each data group of %d splits into them\n",
+                 m.expert_comm_s * 1e3, m.expert_alltoall.c_str(),
+                 m.expert_dispatch_precision == "fp8" ? " in fp8" : "", m.expert, m.data);
   if (m.context > 1)
     std::fprintf(out,
                  "  context             %10.3f ms of key-value exchange (%s) not hidden by the "

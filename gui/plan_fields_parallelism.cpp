@@ -140,14 +140,18 @@ void add_parallelism_fields(std::vector<PlanField>& f) {
       "devices each MoE layer's experts are shared out over; tokens reach them by all-to-all"));
   f.push_back(only_when(
       split_field(
-          "expert_alltoall", "expert all-to-all", Kind::kChoice, {"pairwise", "hierarchical"},
-          [](const P& p) {
-            return std::string(p.expert_alltoall == core::ExpertAllToAll::kHierarchical
-                                   ? "hierarchical"
-                                   : "pairwise");
-          },
-          "every member to every other in turn, or inside each node first, then one message a "
-          "node"),
+          "expert_alltoall", "expert all-to-all", Kind::kChoice,
+          {"pairwise", "hierarchical", "deduplicated"},
+          [](const P& p) { return std::string(core::expert_alltoall_name(p.expert_alltoall)); },
+          "every member to every other in turn; inside each node first, then one message a "
+          "node; or that with each token sent to a node once (DeepEP's)"),
+      [](const P& p) { return p.expert > 1; }, "applies to expert 2 or more"));
+  f.push_back(only_when(
+      split_field(
+          "expert_dispatch_precision", "dispatch precision", Kind::kChoice, {"bf16", "fp8"},
+          [](const P& p) { return std::string(p.expert_dispatch_fp8 ? "fp8" : "bf16"); },
+          "the tokens sent to the experts at 16 bits, or in FP8 with a scale per 128 "
+          "(DeepSeek-V3's)"),
       [](const P& p) { return p.expert > 1; }, "applies to expert 2 or more"));
   f.push_back(split_field(
       "microbatch", "micro-batch", Kind::kText, {}, [](const P& p) { return number(p.microbatch); },

@@ -193,8 +193,8 @@ LatentAttention read_latent(Reader& r) {
 // moe_intermediate_size, in the layers from first_k_dense_replace on whose index moe_layer_freq
 // divides. Not counted: V3's multi-token prediction module (num_nextn_predict_layers, 14B that its
 // 671B leave out too) and the router's per-expert bias (e_score_correction_bias, 256 a layer).
-// Node-limited routing (topk_group of n_group) is not modelled: tokens spread over every
-// expert-parallel rank.
+// Group-limited routing: each token's experts among its topk_group best of n_group groups (V2's
+// devices, V3's nodes; a single group routes freely).
 void read_deepseek(Reader& r, TransformerShape& t) {
   read_llama(r, t);
   read_pretraining_length(r, t);
@@ -209,6 +209,11 @@ void read_deepseek(Reader& r, TransformerShape& t) {
   m.every = r.count("moe.every", {"moe_layer_freq"}, 1, t.layers);
   m.first_dense =
       read_count_or_zero(r, "moe.first_dense", "first_k_dense_replace", 0, t.layers - 1);
+  int groups = read_count_or_zero(r, "moe.groups", "n_group", 0, m.experts);
+  if (groups > 1) {
+    m.groups = groups;
+    m.group_top_k = r.count("moe.group_top_k", {"topk_group"}, 0, groups);
+  }
   if (r.config.contains("num_nextn_predict_layers"))
     r.model.derivation.push_back(
         "not counted: the multi-token prediction module (num_nextn_predict_layers), as the "
@@ -352,6 +357,7 @@ std::string hf_workload_yaml(const HfModel& model, const std::string& source) {
           << ", shared_ffn_hidden: " << m.shared_ffn_hidden;
     if (m.every > 1) out << ", every: " << m.every;
     if (m.first_dense > 0) out << ", first_dense: " << m.first_dense;
+    if (m.groups > 0) out << ", groups: " << m.groups << ", group_top_k: " << m.group_top_k;
     out << " }\n";
   }
   if (t.latent) {

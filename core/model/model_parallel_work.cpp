@@ -7,6 +7,7 @@
 #include "core/model/model_memory.hpp"
 #include "core/model/overlap_slowdown.hpp"
 #include "core/model/shape_efficiency.hpp"
+#include "core/model/token_exchange.hpp"
 #include "core/model/transformer.hpp"
 #include "core/parallel/model_split.hpp"
 #include "core/programs/gradient_buckets.hpp"
@@ -47,7 +48,7 @@ void device_work(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
 // Megatron-Core's all-to-all token dispatcher: with sequence parallelism each rank of a tensor
 // group dispatches its 1/t of the micro-batch's tokens, top_k copies of each (padded to the
 // capacity factor), to the ranks of its expert-parallel group; the busiest receives `imbalance`
-// times the mean.
+// times the mean. They go at to_experts_element_bytes and come back at 16 bits.
 void add_expert_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
   const Parallelism& par = *plan.parallelism;
   const TransformerShape& tf = *plan.workload.transformer;
@@ -55,7 +56,9 @@ void add_expert_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWo
   const MoeShape& m = *tf.moe;
   double tokens = static_cast<double>(s.microbatch) * tf.sequence / s.tensor;
   double padding = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
-  w.dispatch_bytes = tokens * m.top_k * padding * m.imbalance * tf.hidden * kActivationBytes;
+  double copies = tokens * m.top_k * padding * m.imbalance * tf.hidden;
+  w.dispatch_bytes = copies * to_experts_element_bytes(par);
+  w.combine_bytes = copies * kActivationBytes;
   w.moe_mlp_share = moe_mlp_share(tf);
   if (par.recompute == Recompute::kFull) w.alltoalls_backward = 4;
 }

@@ -49,7 +49,10 @@ struct ModelParallelWork {
   // (twice more when full recomputation runs the forward again); and the experts' gradients,
   // exchanged over their own data group instead of with the rest. A chunk's MoE layers are
   // chunk_moe_layers(split, stage, chunk) (core/parallel/model_split.hpp).
-  double dispatch_bytes = 0;  // what one device sends in one all-to-all (all of its peers')
+  // What one device sends in one all-to-all (all of its peers'): to the experts (the dispatch,
+  // and backward the combine's gradient), and back from them.
+  double dispatch_bytes = 0;
+  double combine_bytes = 0;
   int alltoalls_forward = 2;  // per MoE layer
   int alltoalls_backward = 2;
   // Of a MoE layer's compute, the MLP block's share (its FLOPs' share, moe_mlp_share): what the

@@ -19,7 +19,8 @@ class PieceList {
     else
       pieces_.push_back({false, flops});
   }
-  void exchange() { pieces_.push_back({true, 0}); }
+  // A pass's all-to-alls alternate: to the experts, then back.
+  void exchange() { pieces_.push_back({true, 0, exchanges_++ % 2 == 0}); }
   // A MoE layer's forward: attention, dispatch, MLP, combine.
   void moe_forward(double flops, double mlp_share) {
     compute(flops * (1 - mlp_share));
@@ -38,6 +39,7 @@ class PieceList {
 
  private:
   std::vector<PassPiece> pieces_;
+  int exchanges_ = 0;
 };
 
 }  // namespace
@@ -83,14 +85,16 @@ std::vector<PairSlot> pair_slots(const std::vector<PassPiece>& forward,
     for (int p : {0, 1})
       if (left(p) && !piece(p).exchange && left(1 - p) && piece(1 - p).exchange) compute = p;
     if (compute >= 0) {  // one pass's compute beside the other's all-to-all
-      slot = {compute, piece(compute).flops, 1 - compute};
+      slot = {compute, piece(compute).flops, 1 - compute, piece(1 - compute).to_experts};
       ++next[0], ++next[1];
     } else {  // the forward's next piece alone, else the backward's
       int p = left(0) ? 0 : 1;
-      if (piece(p).exchange)
+      if (piece(p).exchange) {
         slot.exchange_pass = p;
-      else
+        slot.to_experts = piece(p).to_experts;
+      } else {
         slot = {p, piece(p).flops, -1};
+      }
       ++next[p];
     }
     slots.push_back(slot);
@@ -98,12 +102,12 @@ std::vector<PairSlot> pair_slots(const std::vector<PassPiece>& forward,
   return slots;
 }
 
-double pair_seconds(const std::vector<PairSlot>& slots, double peak, double alltoall,
+double pair_seconds(const std::vector<PairSlot>& slots, double peak, AllToAllSeconds alltoall,
                     double slowdown) {
   double total = 0;
   for (const PairSlot& s : slots) {
     double compute = s.compute_pass >= 0 ? s.flops / peak : 0;
-    double exchange = s.exchange_pass >= 0 ? alltoall : 0;
+    double exchange = s.exchange_pass < 0 ? 0 : s.to_experts ? alltoall.to_experts : alltoall.back;
     total +=
         exchange > 0 && compute > 0 ? span_beside(compute, exchange, slowdown) : compute + exchange;
   }

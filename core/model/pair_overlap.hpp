@@ -18,6 +18,7 @@ namespace scaleout::core {
 struct PassPiece {
   bool exchange = false;
   double flops = 0;
+  bool to_experts = false;  // an all-to-all's direction: to the experts (even ones), or back
 };
 
 // Whether the pair that `first` opens runs overlapped: DualPipe's F&B pairs whose inputs are taken
@@ -40,6 +41,7 @@ struct PairSlot {
   int compute_pass = -1;
   double flops = 0;
   int exchange_pass = -1;
+  bool to_experts = false;  // the all-to-all's direction
 };
 
 // The pair's steps: while one pass's next piece is compute and the other's an all-to-all, the two
@@ -49,9 +51,15 @@ struct PairSlot {
 std::vector<PairSlot> pair_slots(const std::vector<PassPiece>& forward,
                                  const std::vector<PassPiece>& backward);
 
+// One all-to-all's seconds each way.
+struct AllToAllSeconds {
+  double to_experts = 0;
+  double back = 0;
+};
+
 // The closed form's seconds of the slots: each slot's compute at `peak` FLOP/s beside its
-// all-to-all of `alltoall` seconds, slowed by `slowdown` (core::span_beside).
-double pair_seconds(const std::vector<PairSlot>& slots, double peak, double alltoall,
+// all-to-all, slowed by `slowdown` (core::span_beside).
+double pair_seconds(const std::vector<PairSlot>& slots, double peak, AllToAllSeconds alltoall,
                     double slowdown);
 
 }  // namespace scaleout::core

@@ -71,6 +71,25 @@ TransformerShape read_hf_config_key(YamlMap& workload) {
   return t;
 }
 
+// Group-limited routing: `groups` runs of experts, each token's top_k among its best group_top_k.
+void read_routing_groups(YamlMap& m, MoeShape& moe) {
+  if (!m.has("groups")) {
+    if (m.has("group_top_k")) m.fail("group_top_k", "needs moe.groups");
+    return;
+  }
+  moe.groups = m.get_int("groups", 1, moe.experts);
+  if (moe.experts % moe.groups != 0)
+    m.fail("groups", std::to_string(moe.groups) + " does not divide the " +
+                         std::to_string(moe.experts) + " experts");
+  moe.group_top_k = m.get_int("group_top_k", 1, moe.groups);
+  int open = moe.group_top_k * (moe.experts / moe.groups);
+  if (moe.top_k > open)
+    m.fail("group_top_k", "leaves " + std::to_string(open) +
+                              " experts open to a token, fewer than "
+                              "its top_k " +
+                              std::to_string(moe.top_k));
+}
+
 // `transformer.moe:` (core/plan/plan.hpp's MoeShape).
 std::optional<MoeShape> read_moe(YamlMap& transformer, const TransformerShape& t) {
   if (!transformer.has("moe")) {
@@ -105,6 +124,7 @@ std::optional<MoeShape> read_moe(YamlMap& transformer, const TransformerShape& t
                               " (the MoE layers are those from first_dense on that every divides)");
   if (m.has("capacity_factor")) moe.capacity_factor = m.get_double("capacity_factor", 1.0, 1e3);
   moe.imbalance = m.get_double("imbalance", 1.0, 1e3, 1.0);
+  read_routing_groups(m, moe);
   m.finish();
   return moe;
 }
@@ -221,11 +241,15 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.zero_line = line("zero");
   p.expert = m.get_int_or("expert", 1, 1, kMaxDimension);
   p.expert_line = line("expert");
-  p.expert_alltoall =
-      m.get_choice("expert_alltoall", {"pairwise", "hierarchical"}, "pairwise") == "hierarchical"
-          ? ExpertAllToAll::kHierarchical
-          : ExpertAllToAll::kPairwise;
+  std::string alltoall =
+      m.get_choice("expert_alltoall", {"pairwise", "hierarchical", "deduplicated"}, "pairwise");
+  p.expert_alltoall = alltoall == "hierarchical"   ? ExpertAllToAll::kHierarchical
+                      : alltoall == "deduplicated" ? ExpertAllToAll::kDeduplicated
+                                                   : ExpertAllToAll::kPairwise;
   p.expert_alltoall_line = line("expert_alltoall");
+  p.expert_dispatch_fp8 =
+      m.get_choice("expert_dispatch_precision", {"bf16", "fp8"}, "bf16") == "fp8";
+  p.expert_dispatch_precision_line = line("expert_dispatch_precision");
   p.context = m.get_int_or("context", 1, 1, kMaxDimension);
   p.context_exchange =
       m.get_choice("context_exchange", {"ring", "allgather"}, "ring") == "allgather"

@@ -126,17 +126,31 @@ void check_stages(const Plan& plan, const Parallelism& p, const TransformerShape
                          chunk_words(p.schedule, chunks / p.pipeline));
 }
 
-// The hierarchical all-to-all runs inside nodes, then across them: every expert group must hold
-// the same number of ranks on each of its nodes, in runs (as ranks fill nodes in order; an explicit
-// network's placement is checked when the program starts).
+// The deduplicated all-to-all counts a token's nodes from its routing groups: whole groups on each
+// node, or each group over whole nodes.
+void check_groups_on_nodes(const Plan& plan, int nodes) {
+  const MoeShape& m = *plan.workload.transformer->moe;
+  if (m.groups == 0 || nodes < 2 || m.groups % nodes == 0 || nodes % m.groups == 0) return;
+  throw InputError(plan.file, m.line, "workload.transformer.moe.groups",
+                   str(m.groups) + " routing groups neither divide nor are divided by the " +
+                       str(nodes) + " nodes an expert group spans (deduplicated all-to-all)");
+}
+
+// The hierarchical and deduplicated all-to-alls run inside nodes, then across them: every expert
+// group must hold the same number of ranks on each of its nodes, in runs (as ranks fill nodes in
+// order; an explicit network's placement is checked when the program starts).
 void check_expert_alltoall(const Plan& plan, const Parallelism& p) {
-  if (p.expert_alltoall != ExpertAllToAll::kHierarchical) return;
+  if (p.expert == 1 && p.expert_dispatch_fp8)
+    throw InputError(plan.file, p.expert_dispatch_precision_line,
+                     "parallelism.expert_dispatch_precision",
+                     "fp8 sends the experts' tokens: give parallelism.expert > 1");
+  if (p.expert_alltoall == ExpertAllToAll::kPairwise) return;
+  std::string name = expert_alltoall_name(p.expert_alltoall);
   auto fail = [&](const std::string& what) {
     throw InputError(plan.file, p.expert_alltoall_line ? p.expert_alltoall_line : p.line,
                      "parallelism.expert_alltoall", what);
   };
-  if (p.expert == 1)
-    fail("hierarchical exchanges the experts' tokens: give parallelism.expert > 1");
+  if (p.expert == 1) fail(name + " exchanges the experts' tokens: give parallelism.expert > 1");
   if (plan.cluster.network.kind == NetworkKind::kExplicit) return;
   ParallelDegrees degrees;
   degrees.tensor = p.tensor;
@@ -148,13 +162,16 @@ void check_expert_alltoall(const Plan& plan, const Parallelism& p) {
   for (const std::vector<int>& group : state.groups({ParallelDim::kExpert})) {
     std::vector<int> nodes;
     for (int r : group) nodes.push_back(state.packed_node_of(r));
-    if (members_per_node(nodes) == 0)
-      fail(
-          "hierarchical needs each expert group to hold the same number of ranks on each of its "
-          "nodes; the group of ranks " +
-          str(group.front()) + " to " + str(group.back()) + " does not with " +
-          str(state.devices_per_node()) +
-          " devices a node: give tensor x expert ranks that divide a node or fill whole nodes");
+    int per_node = members_per_node(nodes);
+    if (per_node > 0 && p.expert_alltoall == ExpertAllToAll::kDeduplicated)
+      check_groups_on_nodes(plan, p.expert / per_node);
+    if (per_node == 0)
+      fail(name +
+           " needs each expert group to hold the same number of ranks on each of its "
+           "nodes; the group of ranks " +
+           str(group.front()) + " to " + str(group.back()) + " does not with " +
+           str(state.devices_per_node()) +
+           " devices a node: give tensor x expert ranks that divide a node or fill whole nodes");
   }
 }
 

@@ -202,6 +202,12 @@ struct MoeShape {
   // The busiest expert-parallel rank's tokens over the mean (1: balanced). With expert
   // parallelism it paces the all-to-all exchanges and the experts' products of every rank.
   double imbalance = 1.0;
+  // Group-limited routing (DeepSeek-V3's node-limited routing; Hugging Face's n_group and
+  // topk_group, Megatron-Core's --moe-router-num-groups and --moe-router-group-topk): the experts
+  // in `groups` runs of consecutive experts, each token's top_k chosen among the experts of its
+  // best `group_top_k` groups (0: no groups, every expert open to every token).
+  int groups = 0;
+  int group_top_k = 0;
   int line = 0;
   int every_line = 0;
   int first_dense_line = 0;
@@ -429,9 +435,16 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class ContextExchange { kRing, kAllGather };
 // How an expert-parallel group's all-to-alls run (core/programs/strategies/all_to_all.hpp):
 // pairwise, every member to every other in turn; hierarchical, inside each node first, then one
-// larger message to the member of the same place on each other node (Tutel's and DeepEP's two-level
-// exchange).
-enum class ExpertAllToAll { kPairwise, kHierarchical };
+// larger message to the member of the same place on each other node (Tutel's two-level exchange);
+// deduplicated, the hierarchical exchange with each token sent to a node once (DeepEP's: its copies
+// for that node's experts made there, the experts' outputs summed in the node before they go back;
+// core/model/token_exchange.hpp).
+enum class ExpertAllToAll { kPairwise, kHierarchical, kDeduplicated };
+inline const char* expert_alltoall_name(ExpertAllToAll a) {
+  return a == ExpertAllToAll::kHierarchical   ? "hierarchical"
+         : a == ExpertAllToAll::kDeduplicated ? "deduplicated"
+                                              : "pairwise";
+}
 
 // `parallelism:` splits a transformer over tensor x context x pipeline x data devices. Ranks are
 // numbered tensor-fastest, then context, data, pipeline (Megatron's order).
@@ -450,6 +463,9 @@ struct Parallelism {
   // ranks that hold the same experts.
   int expert = 1;
   ExpertAllToAll expert_alltoall = ExpertAllToAll::kPairwise;
+  // The tokens sent to the experts (the dispatch, and the combine's gradient) in FP8 with a scale
+  // per 128 elements (DeepSeek-V3 section 3.3.3); what comes back stays at 16 bits.
+  bool expert_dispatch_fp8 = false;
   // Context parallelism (Megatron-Core's --context-parallel-size): each sequence split into
   // `context` parts, one a rank, the attention's keys and values exchanged over the group
   // (`context_exchange`); the gradients are exchanged over context x data ranks.
@@ -483,8 +499,8 @@ struct Parallelism {
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
       zero_line = 0, framework_line = 0, expert_line = 0, expert_alltoall_line = 0,
-      stage_layers_line = 0, split_accounting_line = 0, overlap_line = 0, tp_overlap_line = 0,
-      context_line = 0;
+      expert_dispatch_precision_line = 0, stage_layers_line = 0, split_accounting_line = 0,
+      overlap_line = 0, tp_overlap_line = 0, context_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

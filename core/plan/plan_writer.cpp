@@ -240,6 +240,10 @@ void moe(YAML::Emitter& out, const MoeShape& m) {
   if (m.capacity_factor > 0)
     out << YAML::Key << "capacity_factor" << YAML::Value << exact(m.capacity_factor);
   if (m.imbalance != 1.0) out << YAML::Key << "imbalance" << YAML::Value << exact(m.imbalance);
+  if (m.groups > 0) {
+    out << YAML::Key << "groups" << YAML::Value << m.groups;
+    out << YAML::Key << "group_top_k" << YAML::Value << m.group_top_k;
+  }
   out << YAML::EndMap;
 }
 
@@ -504,8 +508,11 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   out << YAML::Key << "recompute" << YAML::Value << recompute_name(p->recompute);
   out << YAML::Key << "zero" << YAML::Value << p->zero;
   if (p->expert > 1) out << YAML::Key << "expert" << YAML::Value << p->expert;
-  if (p->expert_alltoall == ExpertAllToAll::kHierarchical)
-    out << YAML::Key << "expert_alltoall" << YAML::Value << "hierarchical";
+  if (p->expert_alltoall != ExpertAllToAll::kPairwise)
+    out << YAML::Key << "expert_alltoall" << YAML::Value
+        << expert_alltoall_name(p->expert_alltoall);
+  if (p->expert_dispatch_fp8)
+    out << YAML::Key << "expert_dispatch_precision" << YAML::Value << "fp8";
   if (p->context > 1) {
     out << YAML::Key << "context" << YAML::Value << p->context;
     out << YAML::Key << "context_exchange" << YAML::Value

@@ -25,9 +25,10 @@ ModelParallelOutcome outcome(const Plan& plan, const ModelSplit& s, const ModelP
   if (s.context > 1)
     mp.context_exchange = par.context_exchange == ContextExchange::kRing ? "ring" : "allgather";
   mp.context_comm_s = ph.context;
-  if (par.expert > 1)
-    mp.expert_alltoall =
-        par.expert_alltoall == ExpertAllToAll::kHierarchical ? "hierarchical" : "pairwise";
+  if (par.expert > 1) {
+    mp.expert_alltoall = expert_alltoall_name(par.expert_alltoall);
+    mp.expert_dispatch_precision = par.expert_dispatch_fp8 ? "fp8" : "bf16";
+  }
   // The plan's virtual stages (DualPipe's and DualPipeV's two chunks a stage are their schedules').
   mp.microbatch = s.microbatch, mp.microbatches = s.microbatches;
   mp.virtual_stages = par.virtual_stages;

@@ -30,7 +30,10 @@ void add_model_parallel_keys(json& j, const ModelParallelOutcome& m) {
   ph["bubble_s"] = m.bubble_s;
   ph["tensor_comm_s"] = m.tensor_comm_s;
   ph["expert_comm_s"] = m.expert_comm_s;
-  if (m.expert > 1) j["parallelism"]["expert_alltoall"] = m.expert_alltoall;
+  if (m.expert > 1) {
+    j["parallelism"]["expert_alltoall"] = m.expert_alltoall;
+    j["parallelism"]["expert_dispatch_precision"] = m.expert_dispatch_precision;
+  }
   if (!m.stage_layers.empty()) j["parallelism"]["stage_layers"] = m.stage_layers;
   if (!m.stage_moe_layers.empty()) j["parallelism"]["stage_moe_layers"] = m.stage_moe_layers;
   if (m.context > 1) {
@@ -66,6 +69,7 @@ std::optional<ModelParallelOutcome> model_parallel_from_json(const json& j) {
   m.context = p.value("context", 1);
   m.context_exchange = p.value("context_exchange", "");
   m.expert_alltoall = p.value("expert_alltoall", "");
+  m.expert_dispatch_precision = p.value("expert_dispatch_precision", "");
   m.overlap_grad_reduce = p.value("overlap_grad_reduce", false);
   m.overlap_param_gather = p.value("overlap_param_gather", false);
   m.tp_comm_overlap = p.value("tp_comm_overlap", false);

@@ -110,8 +110,10 @@ struct ModelParallelOutcome {
   std::string recompute = "none";
   bool sequence_parallel = false;
   int zero = 0;
-  int expert = 1;                     // the expert-parallel degree (it splits `data`)
-  std::string expert_alltoall;        // "pairwise" or "hierarchical" (empty without experts)
+  int expert = 1;  // the expert-parallel degree (it splits `data`)
+  // "pairwise", "hierarchical" or "deduplicated"; "bf16" or "fp8" (both empty without experts)
+  std::string expert_alltoall;
+  std::string expert_dispatch_precision;
   int context = 1;                    // the context-parallel degree (beside `data`)
   std::string context_exchange;       // "ring" or "allgather" (empty without context parallelism)
   bool overlap_grad_reduce = false;   // Megatron-Core's: buckets exchanged during backward

@@ -111,7 +111,7 @@ TEST(HfConfig, DeepSeekReadsLatentAttentionAndDenseLeadingLayers) {
   EXPECT_EQ(v3.shape.moe->shared_ffn_hidden, 2048);
   std::string yaml = hf_workload_yaml(v3, "deepseek-v3.json");
   EXPECT_NE(yaml.find("moe: { experts: 256, top_k: 8, expert_ffn_hidden: 2048, shared_experts: 1, "
-                      "shared_ffn_hidden: 2048, first_dense: 3 }"),
+                      "shared_ffn_hidden: 2048, first_dense: 3, groups: 8, group_top_k: 4 }"),
             std::string::npos)
       << yaml;
   EXPECT_NE(yaml.find("latent_attention: { q_lora_rank: 1536, kv_lora_rank: 512, "

@@ -96,17 +96,24 @@ TEST(NcclSchedule, TwoByTwoByTwoCompletesForDualPipeVAndDualPipe) {
 // overlapped pairs interleave the two passes' all-to-alls, the same order on every member of an
 // expert group, and the stages' sends follow each pair; also with dense leading layers on chunks
 // of their own (5 layers as 3 and 2, MoE from the third: pairs of one chunk's MoE layers and
-// another's).
+// another's); and the deduplicated exchange in FP8 over nodes of 2, its cut blocks across.
 TEST(NcclSchedule, OverlappedPairsOfExpertLayersComplete) {
   struct Case {
     const char *schedule, *layers, *moe;
   };
   for (const Case& c :
        {Case{"dualpipev", "4", ""}, Case{"dualpipe", "4", ""},
-        Case{"dualpipe, first_stage_layers: 3, last_stage_layers: 2", "5", ", first_dense: 2"}}) {
+        Case{"dualpipe, first_stage_layers: 3, last_stage_layers: 2", "5", ", first_dense: 2"},
+        Case{"dualpipev, expert_alltoall: deduplicated, expert_dispatch_precision: fp8", "4",
+             ""}}) {
     SCOPED_TRACE(c.schedule);
+    std::string cluster = testing::kInlineCluster;
+    if (std::string(c.schedule).find("deduplicated") != std::string::npos) {
+      cluster.replace(cluster.find("devices_per_node: 8"), 19, "devices_per_node: 2");
+      cluster.replace(cluster.find("nodes: 2"), 8, "nodes: 4");
+    }
     auto ranks = schedule_plan(testing::load_text(
-        "nccl-mp-pairs", std::string(testing::kInlineCluster) +
+        "nccl-mp-pairs", cluster +
                              "workload:\n  name: moe\n"
                              "  transformer: { layers: " +
                              c.layers +

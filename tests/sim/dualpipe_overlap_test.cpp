@@ -51,7 +51,12 @@ TEST(PairOverlap, EachPassComputesBesideTheOthersAllToAll) {
   expect_slot(slots[2], 0, 6, 1);
   expect_slot(slots[3], 1, 8, 0);
   // At 1 FLOP/s beside all-to-alls of 5 s, with no slowdown: each slot the longer of the two.
-  EXPECT_DOUBLE_EQ(core::pair_seconds(slots, 1, 5, 0), 5 + 12 + 6 + 8);
+  EXPECT_DOUBLE_EQ(core::pair_seconds(slots, 1, {5, 5}, 0), 5 + 12 + 6 + 8);
+  // Each pass's first all-to-all goes to the experts, its second comes back: at 5 s and 7 s,
+  // slots 0 and 1 meet a 5 s one, slots 2 and 3 a 7 s one.
+  EXPECT_TRUE(slots[0].to_experts && slots[1].to_experts);
+  EXPECT_FALSE(slots[2].to_experts || slots[3].to_experts);
+  EXPECT_DOUBLE_EQ(core::pair_seconds(slots, 1, {5, 7}, 0), 5 + 12 + 7 + 8);
   // Full recomputation: the layer's forward again, with its two all-to-alls, before its backward;
   // both passes start with compute, so the forward's runs alone first.
   w.alltoalls_backward = 4;
@@ -109,9 +114,10 @@ TEST(PairOverlap, TheClosedFormHidesWhatEachSlotOverlaps) {
   core::ParallelState state = core::ParallelState::of(plan);
   ModelParallelCosts c = model_parallel_costs(plan, state, nullptr);
   ASSERT_TRUE(c.pair_work);
-  ASSERT_GT(c.alltoall, 0);
+  ASSERT_GT(c.alltoall.back, 0);
+  ASSERT_EQ(c.alltoall.to_experts, c.alltoall.back);  // both ways at 16 bits
   double share = core::moe_mlp_share(*plan.workload.transformer);
-  double f = c.layer_forward_compute, b = c.layer_backward_compute, a = c.alltoall;
+  double f = c.layer_forward_compute, b = c.layer_backward_compute, a = c.alltoall.back;
   double per_layer = std::min(f * (1 - share), a) + std::min(b * share, a) +
                      std::min(f * share, a) + std::min(b * (1 - share), a);
   int last = 1, pairs = 0;
@@ -125,7 +131,7 @@ TEST(PairOverlap, TheClosedFormHidesWhatEachSlotOverlaps) {
   core::RunResult closed = predict_analytic(plan);
   int busiest = static_cast<int>(std::max_element(t.busy.begin(), t.busy.end()) - t.busy.begin());
   // Every layer a MoE layer: two all-to-alls forward and two backward each, both chunks.
-  double all = s.microbatches * 2.0 * s.layers_per_chunk * 4 * c.alltoall;
+  double all = s.microbatches * 2.0 * s.layers_per_chunk * 4 * a;
   EXPECT_NEAR(closed.model_parallel->expert_comm_s, all - t.hidden[busiest], 1e-9 * all);
 }
 

@@ -274,6 +274,30 @@ TEST(SimulateModelParallel, HierarchicalAllToAllsGoInsideTheNodeFirst) {
               1.0, 1e-9);
 }
 
+// The deduplicated all-to-all on the hierarchical test's plan: inside the node as before; across,
+// of the node's 2,097,152 B for the other node only its distinct tokens, the 23/30 of the copies
+// that reach it (a token's 2 of 16 experts miss the other node's 8 with chance C(8,2) / C(16,2) =
+// 28/120, and send it 2/2 copies on average). To the experts in FP8 (1.03125 B an element where
+// 2 were): both steps' bytes x 33/64. 2 MoE layers x 2 all-to-alls each way, half to the experts.
+TEST(SimulateModelParallel, DeduplicatedAllToAllsSendEachTokenToANodeOnce) {
+  std::string text = plan_text(
+      "expert: 16, expert_alltoall: deduplicated, expert_dispatch_precision: fp8", 16, 16);
+  std::string dense_model = "vocabulary: 32000 }";
+  text.replace(text.find(dense_model), dense_model.size(),
+               "vocabulary: 32000, moe: { experts: 16, top_k: 2, every: 4 } }");
+  text.replace(text.find("steps: 2"), 8, "steps: 1");
+  core::Plan plan = testing::load_text("sim-ep-dedup", text);
+  double across = 2097152.0 * 23 / 30, fp8 = 33.0 / 64;
+  double back = 7 * (2e-6 + 524288 / 100e9) + 6e-6 + across / 1.5625e9;
+  double to = 7 * (2e-6 + fp8 * 524288 / 100e9) + 6e-6 + fp8 * across / 1.5625e9;
+  core::RunResult closed = predict_analytic(plan), sim = simulate(plan);
+  ASSERT_TRUE(closed.model_parallel && sim.model_parallel);
+  EXPECT_EQ(closed.model_parallel->expert_alltoall, "deduplicated");
+  EXPECT_NEAR(closed.model_parallel->expert_comm_s, 4 * (to + back), 1e-9);
+  EXPECT_NEAR(sim.model_parallel->expert_comm_s / closed.model_parallel->expert_comm_s, 1.0, 0.02);
+  EXPECT_NEAR(sim.step_time_s / closed.step_time_s, 1.0, 0.02);
+}
+
 // Uneven stages: the 8 layers as 1, 3, 3, 1 over 4 stages (first and last one layer each, the two
 // between 3 each) against 2 each. With the 32,000-word output layer (2 s h V = 67 GFLOP forward,
 // more than two layers' 2 x 30) the last stage is the busiest either way: uneven it holds 1 layer

@@ -1,5 +1,6 @@
 #include "core/programs/strategies/all_to_all.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace scaleout::core {
@@ -51,31 +52,38 @@ void exchange_inside_nodes(Fabric& group, int per_node, Span send, Span receive,
 
 // Across the nodes, between members of one place: in step k a member sends the node k after its
 // own the block its node holds for that node's member of its place (relayed by its node's other
-// members; its own segment still in `send`), and receives the block of the node k before.
-void exchange_across_nodes(Fabric& group, int per_node, Span send, Span receive, Span relay) {
+// members; its own segment still in `send`), and receives the block of the node k before. Of each
+// block the first `across` elements go.
+void exchange_across_nodes(Fabric& group, int per_node, Span send, Span receive, Span relay,
+                           std::int64_t across) {
   int n = group.size(), me = group.rank(), nodes = n / per_node;
   int node = me / per_node, place = me % per_node;
   std::int64_t segment = send.count / n;
   // The block in up to three messages: the relayed places before this one, its own, those after
-  // (the member it goes to, of the same place, receives them in the same shapes).
+  // (the member it goes to, of the same place, receives them in the same shapes), cut at `across`.
   auto pieces = [&](int block) {
     std::int64_t first = static_cast<std::int64_t>(block) * per_node;
-    std::vector<Span> out;
-    if (place > 0) out.push_back(segments(relay, segment, first, place));
-    out.push_back(segments(send, segment, first + place, 1));
+    std::vector<Span> whole, out;
+    if (place > 0) whole.push_back(segments(relay, segment, first, place));
+    whole.push_back(segments(send, segment, first + place, 1));
     if (place + 1 < per_node)
-      out.push_back(segments(relay, segment, first + place + 1, per_node - place - 1));
+      whole.push_back(segments(relay, segment, first + place + 1, per_node - place - 1));
+    std::int64_t left = across;
+    for (Span piece : whole) {
+      std::int64_t count = std::min(piece.count, left);
+      if (count > 0) out.push_back(Span{piece.begin, count});
+      left -= count;
+    }
     return out;
   };
   for (int k = 1; k < nodes; ++k) {
     int to = (node + k) % nodes, from = (node - k + nodes) % nodes;
     std::vector<Fabric::Handle> handles;
-    std::int64_t at = static_cast<std::int64_t>(from) * per_node;  // the sender node's block
+    std::int64_t at = static_cast<std::int64_t>(from) * per_node * segment;  // the sender's block
     for (Span piece : pieces(to)) {
-      std::int64_t count = piece.count / segment;
       handles.push_back(group.post_recv(from * per_node + place,
-                                        segments(receive, segment, at, count), Combine::kReplace));
-      at += count;
+                                        Span{receive.begin + at, piece.count}, Combine::kReplace));
+      at += piece.count;
       handles.push_back(group.post_send(to * per_node + place, piece));
     }
     group.wait_all(handles);
@@ -84,10 +92,13 @@ void exchange_across_nodes(Fabric& group, int per_node, Span send, Span receive,
 
 }  // namespace
 
-void hierarchical_all_to_all(Fabric& group, int per_node, Span send, Span receive, Span relay) {
+void hierarchical_all_to_all(Fabric& group, int per_node, Span send, Span receive, Span relay,
+                             std::int64_t across) {
   if (group.size() < 2) return;
+  std::int64_t block = send.count / group.size() * per_node;
   exchange_inside_nodes(group, per_node, send, receive, relay);
-  exchange_across_nodes(group, per_node, send, receive, relay);
+  exchange_across_nodes(group, per_node, send, receive, relay,
+                        across < 0 ? block : std::min(across, block));
 }
 
 int members_per_node(const std::vector<int>& nodes) {

@@ -21,9 +21,13 @@ void pairwise_all_to_all(Fabric& group, Span send, Span receive);
 // place: each sends to each other node, in one message, the segments its node holds for it. Each
 // segment crosses the network at most once, and a member sends nodes - 1 messages across nodes
 // instead of n - per_node. `receive` ends as pairwise_all_to_all leaves it.
+// `across` (>= 0): only the first `across` elements of each node's block cross (the deduplicated
+// exchange's distinct tokens, core/model/token_exchange.hpp); the rest of the block in `receive`
+// is left as it was. -1: the whole block.
 // REQUIRES: as pairwise_all_to_all; per_node >= 1 divides group.size(); relay.count ==
 // send.count; the three spans do not overlap.
-void hierarchical_all_to_all(Fabric& group, int per_node, Span send, Span receive, Span relay);
+void hierarchical_all_to_all(Fabric& group, int per_node, Span send, Span receive, Span relay,
+                             std::int64_t across = -1);
 
 // The members a node holds when `nodes` (the node of each member, in group order) runs node by
 // node in runs of one length, each node once; 0 when it does not (the hierarchical exchange

@@ -20,7 +20,8 @@ struct ModelParallelTraining::Rank {
   std::vector<int> data_members;
   // Expert parallelism: the expert-parallel group, and the experts' data group and its program.
   Fabric& experts;
-  int experts_per_node;  // the hierarchical all-to-all's members a node (0: pairwise)
+  int experts_per_node;  // the two-level all-to-all's members a node (0: pairwise)
+  double node_share;     // of each node's block, the share that crosses (token_exchange.hpp)
   Fabric& expert_data;
   StrategyProgram* expert_data_program;
   std::vector<int> expert_data_members;

@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/model/token_exchange.hpp"
 #include "core/programs/group_fabric.hpp"
 #include "core/programs/receive_ahead.hpp"
 #include "core/programs/strategies/all_to_all.hpp"
@@ -134,7 +135,11 @@ ModelParallelTraining::ModelParallelTraining(const Plan& plan, std::vector<int> 
       std::max<std::int64_t>(1, activation_elements_ / transfer_parts(plan, s.tensor));
   int expert = plan.parallelism->expert;
   if (expert > 1) {
-    dispatch_elements_ = (elements(work_.dispatch_bytes, bpe) + expert - 1) / expert * expert;
+    auto whole_segments = [&](double bytes) {
+      return (elements(bytes, bpe) + expert - 1) / expert * expert;
+    };
+    dispatch_elements_ = whole_segments(work_.dispatch_bytes);
+    combine_elements_ = whole_segments(work_.combine_bytes);
     expert_gradient_elements_ = elements(work_.expert_gradient_bytes * work_.data_volume, bpe);
   }
   if (work_.context > 1) context_block_elements_ = elements(work_.context_block_bytes, bpe);
@@ -231,53 +236,73 @@ void ModelParallelTraining::exchange_tokens(const Rank& rank, const PipeOp& op,
   rank.observer.phase(rank.fabric.rank(), "all-to-all", "comm", start, rank.fabric.now());
 }
 
-// Checked: every segment arrives at its member from the right sender and comes back unchanged.
+// Checked: every segment arrives at its member from the right sender, each way. The tokens go
+// from `tokens` into `results` at their precision and come back the other way at 16 bits.
 long ModelParallelTraining::token_alltoall(const Rank& rank, int pass, int i) const {
   int n = rank.experts.size(), me = rank.experts.rank();
+  bool to_experts = i % 2 == 0;
+  std::int64_t count = to_experts ? dispatch_elements_ : combine_elements_;
+  std::int64_t room = token_room(), segment = count / n;
   std::int64_t base = send_slot(2 * ops_per_stage_).begin + pass * token_pass_elements();
-  Span tokens{base, dispatch_elements_}, received{base + dispatch_elements_, dispatch_elements_};
-  Span relay{base + 2 * dispatch_elements_, dispatch_elements_};
-  std::int64_t segment = dispatch_elements_ / n;
+  Span tokens{base, count}, results{base + room, count}, relay{base + 2 * room, count};
+  Span send = to_experts ? tokens : results, receive = to_experts ? results : tokens;
+  int way = 2 * pass + (to_experts ? 0 : 1);
   auto part = [segment](Span of, int member) { return Span{of.begin + member * segment, segment}; };
-  if (i == 0 && rank.checks)
-    for (int j = 0; j < n; ++j) rank.checks->label(part(tokens, j), token_tag(me, j, n, pass));
-  if (i % 2 == 0) {
-    all_to_all(rank, tokens, received, relay);  // dispatch
-    return 0;
-  }
-  all_to_all(rank, received, tokens, relay);  // combine
-  long wrong = 0;
   for (int j = 0; rank.checks && j < n; ++j)
-    if (j != me)
-      wrong += rank.checks->mislabelled(part(received, j), token_tag(j, me, n, pass)) +
-               rank.checks->mislabelled(part(tokens, j), token_tag(me, j, n, pass));
+    if (j != me) rank.checks->label(part(send, j), token_tag(me, j, n, way));
+  if (rank.checks) rank.checks->fill(receive, -1);  // nothing left from an earlier exchange
+  std::int64_t across = all_to_all(rank, send, receive, relay);
+  long wrong = 0;
+  int per_node = rank.experts_per_node;
+  for (int j = 0; rank.checks && j < n; ++j) {
+    if (j == me) continue;
+    Span arrived = part(receive, j);
+    if (per_node > 0 && j / per_node != me / per_node)  // what crossed of j's node's block
+      arrived.count = std::clamp<std::int64_t>(across - j % per_node * segment, 0, segment);
+    wrong += rank.checks->mislabelled(arrived, token_tag(j, me, n, way));
+  }
   return wrong;
 }
 
-void ModelParallelTraining::all_to_all(const Rank& rank, Span send, Span receive,
-                                       Span relay) const {
-  if (rank.experts_per_node > 0)
-    hierarchical_all_to_all(rank.experts, rank.experts_per_node, send, receive, relay);
-  else
+std::int64_t ModelParallelTraining::all_to_all(const Rank& rank, Span send, Span receive,
+                                               Span relay) const {
+  int per_node = rank.experts_per_node;
+  if (per_node == 0) {
     pairwise_all_to_all(rank.experts, send, receive);
+    return 0;
+  }
+  std::int64_t block = send.count / rank.experts.size() * per_node;
+  auto across = static_cast<std::int64_t>(std::ceil(rank.node_share * static_cast<double>(block)));
+  hierarchical_all_to_all(rank.experts, per_node, send, receive, relay, across);
+  return across;
 }
 
 int ModelParallelTraining::experts_per_node(const std::vector<int>& members) const {
-  if (plan_.parallelism->expert_alltoall != ExpertAllToAll::kHierarchical) return 0;
+  if (plan_.parallelism->expert_alltoall == ExpertAllToAll::kPairwise) return 0;
   std::vector<int> nodes;
   for (int r : members) nodes.push_back(rank_node_[r]);
   int per_node = members_per_node(nodes);
   if (per_node == 0)
     throw std::invalid_argument(
-        "parallelism.expert_alltoall: hierarchical needs each expert group's ranks to sit in runs "
-        "of equal length on distinct nodes; the group of rank " +
+        "parallelism.expert_alltoall: the two-level exchange needs each expert group's ranks to "
+        "sit in runs of equal length on distinct nodes; the group of rank " +
         std::to_string(members.front()) + " does not (its ranks are placed otherwise)");
   return per_node;
 }
 
+double ModelParallelTraining::node_share(int per_node, int members) const {
+  if (per_node == 0 || plan_.parallelism->expert_alltoall != ExpertAllToAll::kDeduplicated)
+    return 1;
+  return node_distinct_share(*plan_.workload.transformer->moe, members / per_node);
+}
+
+std::int64_t ModelParallelTraining::token_room() const {
+  return std::max(dispatch_elements_, combine_elements_);
+}
+
 std::int64_t ModelParallelTraining::token_pass_elements() const {
-  bool relayed = plan_.parallelism->expert_alltoall == ExpertAllToAll::kHierarchical;
-  return (relayed ? 3 : 2) * dispatch_elements_;
+  bool relayed = plan_.parallelism->expert_alltoall != ExpertAllToAll::kPairwise;
+  return (relayed ? 3 : 2) * token_room();
 }
 
 std::int64_t ModelParallelTraining::token_elements() const {
@@ -566,6 +591,7 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
   if (state_.degree(ParallelDim::kExpert) > 1) expert_program = group_exchange(expert_members);
   std::vector<int> context_members = state_.group(me, {ParallelDim::kContext});
   GroupFabric context(fabric, context_members);
+  int per_node = expert_group.size() > 1 ? experts_per_node(expert_group) : 0;
   Rank rank{fabric,
             tensor,
             data,
@@ -575,7 +601,8 @@ void ModelParallelTraining::run(Fabric& fabric, ModelParallelObserver& observer,
             state_.coordinates(me),
             members,
             experts,
-            expert_group.size() > 1 ? experts_per_node(expert_group) : 0,
+            per_node,
+            node_share(per_node, static_cast<int>(expert_group.size())),
             expert_data,
             expert_program.get(),
             expert_members,

@@ -161,23 +161,29 @@ class ModelParallelTraining {
   void exchange_expert_gradient(const Rank& rank, ModelParallelStepTimes& times) const;
   void exchange_tokens(const Rank& rank, const PipeOp& op, ModelParallelStepTimes& times) const;
   // The `i`-th all-to-all of a pass through its chunk's MoE layers, on the token buffers of `pass`
-  // (an overlapped pair's forward 0 and backward 1; else 0): even ones dispatch the rank's tokens
-  // (labelled at the pass's first), odd ones combine them back, then checked. Returns the elements
-  // that arrived wrong.
+  // (an overlapped pair's forward 0 and backward 1; else 0): even ones send the rank's tokens to
+  // the experts, odd ones bring them back; each labelled before and checked after. Returns the
+  // elements that arrived wrong.
   long token_alltoall(const Rank& rank, int pass, int i) const;
   // DualPipe's F&B pair as one (core/model/pair_overlap.hpp): each pass's compute beside the
   // other's all-to-alls, then both passes' tensor all-reduces.
   void run_overlapped_pair(const Rank& rank, const PipeOp& forward, const PipeOp& backward,
                            ModelParallelStepTimes& times) const;
-  // One all-to-all of the expert group, as the plan runs it (`relay`: the hierarchical one's).
-  void all_to_all(const Rank& rank, Span send, Span receive, Span relay) const;
-  // The hierarchical all-to-all's members a node in `members`' group (0: pairwise). Throws
+  // One all-to-all of the expert group, as the plan runs it (`relay`: the two-level ones'). Returns
+  // the elements of each node's block that crossed (0 when pairwise).
+  std::int64_t all_to_all(const Rank& rank, Span send, Span receive, Span relay) const;
+  // The two-level all-to-all's members a node in `members`' group (0: pairwise). Throws
   // std::invalid_argument when the group's nodes do not hold equal runs of it.
   int experts_per_node(const std::vector<int>& members) const;
-  // The all-to-alls' tokens sent and received, and the hierarchical exchange's relay: of one pass
-  // (token_pass_elements), twice where DualPipe's pairs overlap two passes' exchanges.
+  // Of each node's block, the share that crosses: the deduplicated exchange's distinct tokens
+  // (core/model/token_exchange.hpp) for a group of `members` with `per_node` a node, else 1.
+  double node_share(int per_node, int members) const;
+  // The all-to-alls' tokens sent and received, and the two-level exchange's relay: of one pass
+  // (token_pass_elements, three rooms of token_room), twice where DualPipe's pairs overlap two
+  // passes' exchanges.
   std::int64_t token_elements() const;
   std::int64_t token_pass_elements() const;
+  std::int64_t token_room() const;
   std::unique_ptr<StrategyProgram> group_exchange(const std::vector<int>& members) const;
   // The ranks that sum `rank`'s gradient over `dims` (state_.group), and under DualPipe those of
   // its mirror stage (stages - 1 - stage), which holds the same parameters.
@@ -197,7 +203,9 @@ class ModelParallelTraining {
   std::size_t ops_per_stage_ = 2;  // the ops of one stage's iteration
   std::int64_t activation_elements_ = 1, gradient_elements_ = 1;
   std::int64_t transfer_elements_ = 1;  // one rank's share of a stage transfer
-  std::int64_t dispatch_elements_ = 0;  // one all-to-all's (a multiple of the expert degree)
+  // One all-to-all's, to the experts and back (multiples of the expert degree).
+  std::int64_t dispatch_elements_ = 0;
+  std::int64_t combine_elements_ = 0;
   std::int64_t expert_gradient_elements_ = 0;
   std::int64_t layer_shard_elements_ = 0;    // ZeRO-2/3: one layer's (a multiple of the data group)
   std::int64_t tensor_head_elements_ = 0;    // tp_comm_overlap: the first chunk, not hidden
