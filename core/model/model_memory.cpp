@@ -79,7 +79,8 @@ MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   // Context parallelism keeps 1/context of each sequence's activations on a device.
   m.activations = static_cast<double>(in_flight) * widest_chunk_layers(s, stage) *
                   layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,
-                                         par.sequence_parallel, par.recompute) /
+                                         par.sequence_parallel, par.recompute,
+                                         plan.training.precision == "fp8") /
                   s.context;
   m.total = m.parameters + m.gradients + m.optimizer + m.activations;
   m.capacity = plan.cluster.device.memory;

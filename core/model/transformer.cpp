@@ -204,40 +204,49 @@ namespace {
 // split over it, of which 8 are the attention's Q, K, V and projection input, and 16 the MLP's
 // inner activations: GeLU's input and output, 2 x 2 s b f bytes with f = 4h. A swiglu MLP keeps
 // its fused gate-and-up output (2 x 2 s b f) and the down projection's input (2 s b f).
-double split_activations_per_sbh(const TransformerShape& t) {
-  double mlp_bytes_per_f = t.mlp == MlpKind::kSwiglu ? 6.0 : 4.0;
+// With FP8 products (`fp8`) Transformer Engine keeps each linear layer's input as the FP8 copy it
+// multiplied, a byte where 2 were: the projection's input (its context, the value width) and the
+// down projection's (f).
+double split_activations_per_sbh(const TransformerShape& t, bool fp8) {
+  double mlp_bytes_per_f = (t.mlp == MlpKind::kSwiglu ? 6.0 : 4.0) - (fp8 ? 1 : 0);
   double dense = mlp_bytes_per_f * t.ffn_hidden / t.hidden;
   double moe = t.moe ? mlp_bytes_per_f * moe_mlp_width(t) / t.hidden : 0;
   double attention = t.latent ? 4 * (query_width(t) + attention_output_width(t)) / t.hidden
                               : 8 * query_width(t) / t.hidden;
-  return attention + layer_mean(t, dense, moe);
+  double projection_saved = fp8 ? attention_output_width(t) / t.hidden : 0;
+  return attention - projection_saved + layer_mean(t, dense, moe);
 }
 
 // Latent attention also keeps, whole on every device of a tensor group (its down projections are
-// duplicated there), each latent before and after its norm and the shared rotary key part.
-double latent_activations_per_sbh(const TransformerShape& t) {
+// duplicated there), each latent before and after its norm and the shared rotary key part; the
+// normed latents are the up projections' inputs (a byte each under FP8).
+double latent_activations_per_sbh(const TransformerShape& t, bool fp8) {
   if (!t.latent) return 0;
   const LatentAttention& a = *t.latent;
-  return 2.0 * (2 * a.q_rank + 2 * a.kv_rank + a.rope_dim) / t.hidden;
+  double normed = fp8 ? a.q_rank + a.kv_rank : 0;
+  return (2.0 * (2 * a.q_rank + 2 * a.kv_rank + a.rope_dim) - normed) / t.hidden;
 }
 
-// A MoE layer also keeps each token's top_k dispatched copies of its input (2 bytes x h each),
-// whole on every device like the MLP's own input, and the router's probabilities (negligible).
-double dispatch_activations_per_sbh(const TransformerShape& t) {
-  return t.moe ? layer_mean(t, 0, 2.0 * t.moe->top_k) : 0;
+// A MoE layer also keeps each token's top_k dispatched copies of its input (2 bytes x h each, the
+// experts' first inputs: 1 under FP8), whole on every device like the MLP's own input, and the
+// router's probabilities (negligible).
+double dispatch_activations_per_sbh(const TransformerShape& t, bool fp8) {
+  return t.moe ? layer_mean(t, 0, (fp8 ? 1.0 : 2.0) * t.moe->top_k) : 0;
 }
 
 }  // namespace
 
 double layer_activation_bytes(const TransformerShape& t, int microbatch, int tensor,
-                              bool sequence_parallel, Recompute recompute) {
+                              bool sequence_parallel, Recompute recompute, bool fp8) {
   double sbh = static_cast<double>(t.sequence) * microbatch * t.hidden;
   double tp = tensor;
   if (recompute == Recompute::kFull) return sequence_parallel ? 2 * sbh / tp : 2 * sbh;
   bool scores_kept = recompute != Recompute::kSelective && t.attention != AttentionKind::kFlash;
   double attention = scores_kept ? 5.0 * t.heads * t.sequence / t.hidden : 0;  // the s x s scores
-  double split = split_activations_per_sbh(t);
-  double whole = 10 + dispatch_activations_per_sbh(t) + latent_activations_per_sbh(t);
+  double split = split_activations_per_sbh(t, fp8);
+  // Under FP8 the QKV and first MLP inputs are a byte each.
+  double whole =
+      (fp8 ? 8 : 10) + dispatch_activations_per_sbh(t, fp8) + latent_activations_per_sbh(t, fp8);
   if (sequence_parallel) return sbh * (whole + split + attention) / tp;
   return sbh * (whole + split / tp + attention / tp);
 }

@@ -82,8 +82,11 @@ double megatron_flops_per_sequence(const TransformerShape& t);
 // recomputation s b h (10 + 24/t + 5 a s / (h t)); sequence parallelism divides all of it by t;
 // selective recomputation drops the 5 a s / h term; full recomputation keeps the layer's input,
 // 2 s b h (divided by t under sequence parallelism). The constants assume 16-bit activations; the
-// MLP's share of the 24 follows ffn_hidden (16 of it at 4h: 4 f / h, swiglu 6 f / h).
+// MLP's share of the 24 follows ffn_hidden (16 of it at 4h: 4 f / h, swiglu 6 f / h). `fp8`: the
+// products run in FP8, and Transformer Engine keeps every linear layer's input as its FP8 copy (a
+// byte an element: the QKV, projection, both MLP and the experts' inputs, latent attention's up
+// projections'); the rest stays 16-bit, as does full recomputation's layer input.
 double layer_activation_bytes(const TransformerShape& t, int microbatch, int tensor,
-                              bool sequence_parallel, Recompute recompute);
+                              bool sequence_parallel, Recompute recompute, bool fp8 = false);
 
 }  // namespace scaleout::core

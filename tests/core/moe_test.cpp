@@ -88,6 +88,9 @@ TEST(Moe, ActivationsKeepTheDispatchedTokens) {
   TransformerShape t = tiny(true);
   EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 1, 1, false, Recompute::kNone), 41 * 32);
   EXPECT_DOUBLE_EQ(layer_activation_bytes(tiny(false), 1, 1, false, Recompute::kNone), 39 * 32);
+  // FP8: whole 8, attention 8 - 1, the MLPs 3 f / h (dense 12; MoE 12), the copies top_k = 2 in
+  // the MoE layer: 8 + 1 + 7 + 12 + 5 = 33 s b h.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 1, 1, false, Recompute::kNone, true), 33 * 32);
 }
 
 // The device's compute model charges the MoE layer's own products and kernels: its layer (two

@@ -151,5 +151,24 @@ TEST(Transformer, ActivationsFollowTheMlpWidth) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(llama, 1, 8, true, Recompute::kFull), 2 * s * h / 8);
 }
 
+// Under FP8 products each linear layer's input is kept as its FP8 copy, a byte where 2 were. GPT-3
+// 175B: whole 10 - 1 (QKV input) - 1 (first MLP input) = 8; the split 24 less the projection's
+// input (1: its context, h wide) and GeLU's output, the down projection's input (f / h = 4):
+// 19. Llama 2 70B (swiglu): 8 whole, its 8 attention less 1, 6 f less f. Full recomputation's
+// layer input stays at 16 bits.
+TEST(Transformer, Fp8KeepsEachLinearInputAsAByte) {
+  TransformerShape t = gpt(96, 12288, 96);
+  double sbh = 2048.0 * 2 * 12288, as_h = 5.0 * 96 * 2048 / 12288;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 1, false, Recompute::kNone, true),
+                   sbh * (8 + 19 + as_h));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 8, false, Recompute::kSelective, true),
+                   sbh * (8 + 19.0 / 8));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2, 8, false, Recompute::kFull, true), 2 * sbh);
+  TransformerShape llama = llama2_70b();
+  double s = 4096, h = 8192, f = 28672;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(llama, 1, 8, true, Recompute::kSelective, true),
+                   (s * h * (8 + 7) + 5 * s * f) / 8);
+}
+
 }  // namespace
 }  // namespace scaleout::core
