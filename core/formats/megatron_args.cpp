@@ -90,6 +90,11 @@ void split_arguments(const Plan& plan, const ModelSplit& s, Args& out) {
   if (p.recompute == Recompute::kSelective) {
     out.push_back("--recompute-granularity");
     out.push_back("selective");
+    std::vector<std::string> modules = recompute_module_names(p.recompute_modules);
+    if (modules != std::vector<std::string>{"core_attn"}) {
+      out.push_back("--recompute-modules");
+      out.insert(out.end(), modules.begin(), modules.end());
+    }
   } else if (p.recompute == Recompute::kFull) {  // every layer's input kept, the rest recomputed
     out.insert(out.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform"});
     add(out, "--recompute-num-layers", 1);

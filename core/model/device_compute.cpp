@@ -158,6 +158,30 @@ double moe_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int m
   return router + permutations;
 }
 
+// The forward seconds of the parts selective recomputation can run again (LayerSeconds).
+void add_recomputable(const DeviceSpec& d, const TransformerShape& t, const LayerSplit& split,
+                      bool moe, LayerSeconds& out) {
+  double b = activation_bytes(d);
+  double tokens = static_cast<double>(t.sequence) * split.microbatch;
+  // Each norm reads and writes the residual stream.
+  out.norms = streaming_seconds(d, 2 * 2 * tokens * t.hidden * b / split.sequence_split, 2);
+  for (const MatrixProduct& p :
+       layer_products(t, split.microbatch, split.tensor, moe, split.expert, split.sequence_split)) {
+    double seconds = matmul_seconds(d, p);
+    if (p.name == "q_up" || p.name == "kv_up") out.up_projections += seconds;
+    if (p.name == "mlp_up" || p.name == "mlp_down") out.dense_mlp += seconds;
+    if (p.name == "shared_up" || p.name == "shared_down") out.shared_experts += seconds;
+  }
+  // An activation reads its input (swiglu: gate and up) and writes f wide.
+  double passes = t.mlp == MlpKind::kSwiglu ? 3 : 2;
+  if (!moe || !t.moe) {
+    out.dense_mlp += streaming_seconds(d, tokens * t.ffn_hidden / split.tensor * passes * b, 1);
+    return;
+  }
+  double routed = moe_mlp_width(t) - t.moe->shared_ffn_hidden;  // top_k experts' a token
+  out.expert_activation = streaming_seconds(d, tokens * routed / split.tensor * passes * b, 1);
+}
+
 // One layer of one kind (dense, or MoE when `moe`).
 LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, const LayerSplit& split,
                           bool moe) {
@@ -205,6 +229,7 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, const 
     out.attention_forward += softmax;
     out.attention_backward += 2 * softmax;
   }
+  add_recomputable(d, t, split, moe, out);
   return out;
 }
 
@@ -221,6 +246,11 @@ LayerSeconds mean_layer_seconds(const DeviceSpec& d, const TransformerShape& t,
     mean.attention_forward += kind.share * one.attention_forward;
     mean.attention_backward += kind.share * one.attention_backward;
     mean.weight_backward += kind.share * one.weight_backward;
+    mean.norms += kind.share * one.norms;
+    mean.up_projections += kind.share * one.up_projections;
+    mean.expert_activation += kind.share * one.expert_activation;
+    mean.dense_mlp += kind.share * one.dense_mlp;
+    mean.shared_experts += kind.share * one.shared_experts;
   }
   return mean;
 }
@@ -270,6 +300,13 @@ double device_efficiency(const Plan& plan, int microbatch) {
   LayerSeconds logits = logit_seconds(d, t, microbatch, 1);
   double seconds = t.layers * (layer.forward + layer.backward) + logits.forward + logits.backward;
   return microbatch * plan.workload.flops_per_sample / (seconds * d.flops);
+}
+
+double recomputed_seconds(const LayerSeconds& layer, const RecomputeModules& modules) {
+  return (modules.core_attn ? layer.attention_forward : 0) + (modules.layernorm ? layer.norms : 0) +
+         (modules.mla_up_proj ? layer.up_projections : 0) +
+         (modules.moe_act ? layer.expert_activation : 0) + (modules.mlp ? layer.dense_mlp : 0) +
+         (modules.shared_experts ? layer.shared_experts : 0);
 }
 
 double optimizer_seconds(const DeviceSpec& d, double parameters) {

@@ -41,7 +41,14 @@ struct LayerSeconds {
   // Of backward: the weights' gradients (the products dB = A^T dC and their accumulation into
   // 32-bit buffers), which the zero-bubble schedule runs apart.
   double weight_backward = 0;
+  // Of forward: what each of selective recomputation's other modules runs again in backward
+  // (RecomputeModules): the two norms, latent attention's up projections, the routed experts'
+  // activation, a dense layer's MLP, the shared experts.
+  double norms = 0, up_projections = 0, expert_activation = 0, dense_mlp = 0, shared_experts = 0;
 };
+
+// The seconds selective recomputation adds to a layer's backward: each module's forward again.
+double recomputed_seconds(const LayerSeconds& layer, const RecomputeModules& modules);
 // `expert`: the expert-parallel degree (each device computes its experts' share of the tokens).
 // `context`: the context-parallel degree: each device takes 1/context of every sequence, its
 // products and element-wise kernels on those tokens, its attention as `context` blocks of its

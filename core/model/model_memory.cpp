@@ -80,7 +80,7 @@ MemoryBreakdown stage_memory(const Plan& plan, const ModelSplit& s, int stage) {
   m.activations = static_cast<double>(in_flight) * widest_chunk_layers(s, stage) *
                   layer_activation_bytes(*plan.workload.transformer, s.microbatch, s.tensor,
                                          par.sequence_parallel, par.recompute,
-                                         plan.training.precision == "fp8") /
+                                         plan.training.precision == "fp8", par.recompute_modules) /
                   s.context;
   m.total = m.parameters + m.gradients + m.optimizer + m.activations;
   m.capacity = plan.cluster.device.memory;

@@ -38,7 +38,8 @@ void device_work(const Plan& plan, const ModelSplit& s, ModelParallelWork& w) {
   w.layer_attention_backward_flops = layer.attention_backward * d.flops;
   w.layer_weight_flops = layer.weight_backward * d.flops;
   if (plan.parallelism->recompute == Recompute::kSelective)
-    w.layer_backward_flops += layer.attention_forward * d.flops;
+    w.layer_backward_flops +=
+        recomputed_seconds(layer, plan.parallelism->recompute_modules) * d.flops;
   TransformerShape local = tf;  // the device's tokens of each sequence
   local.sequence = tf.sequence / s.context;
   LayerSeconds logits = logit_seconds(d, local, s.microbatch, s.tensor);
@@ -61,6 +62,11 @@ void add_expert_exchanges(const Plan& plan, const ModelSplit& s, ModelParallelWo
   w.combine_bytes = copies * kActivationBytes;
   w.moe_mlp_share = moe_mlp_share(tf);
   if (par.recompute == Recompute::kFull) w.alltoalls_backward = 4;
+}
+
+// Selective recomputation of the core attention (Megatron-Core's default module).
+bool recomputes_attention(const Parallelism& par) {
+  return par.recompute == Recompute::kSelective && par.recompute_modules.core_attn;
 }
 
 // ZeRO-2 and ZeRO-3 (see ModelParallelWork): the worst stage's parameters spread evenly over the
@@ -119,7 +125,7 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
     double attention =
         layer_forward_effective_flops(wl, s.microbatch, s.tensor, true) - w.layer_forward_flops;
     w.layer_weight_flops = w.layer_forward_flops - attention;  // a weight's product, once more
-    if (par.recompute == Recompute::kSelective)  // the attention's two s x s products again
+    if (recomputes_attention(par))  // the attention's two s x s products again
       w.layer_backward_flops += attention;
     w.logit_forward_flops = logit_forward_effective_flops(wl, s.microbatch, s.tensor);
   } else {  // context parallelism: 1/context of every product, the attention's too (balanced)
@@ -134,7 +140,7 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
     w.layer_attention_forward_flops = per_device * 4.0 * tf.sequence * tf.sequence * tf.hidden;
     w.layer_attention_backward_flops = 2 * w.layer_attention_forward_flops;
     w.layer_weight_flops = w.layer_forward_flops - w.layer_attention_forward_flops;
-    if (par.recompute == Recompute::kSelective)  // the attention's products again
+    if (recomputes_attention(par))  // the attention's products again
       w.layer_backward_flops += w.layer_attention_forward_flops;
     w.logit_forward_flops = per_device * logit_forward_flops(tf);
   }

@@ -206,15 +206,23 @@ namespace {
 // its fused gate-and-up output (2 x 2 s b f) and the down projection's input (2 s b f).
 // With FP8 products (`fp8`) Transformer Engine keeps each linear layer's input as the FP8 copy it
 // multiplied, a byte where 2 were: the projection's input (its context, the value width) and the
-// down projection's (f).
-double split_activations_per_sbh(const TransformerShape& t, bool fp8) {
-  double mlp_bytes_per_f = (t.mlp == MlpKind::kSwiglu ? 6.0 : 4.0) - (fp8 ? 1 : 0);
-  double dense = mlp_bytes_per_f * t.ffn_hidden / t.hidden;
-  double moe = t.moe ? mlp_bytes_per_f * moe_mlp_width(t) / t.hidden : 0;
-  double attention = t.latent ? 4 * (query_width(t) + attention_output_width(t)) / t.hidden
-                              : 8 * query_width(t) / t.hidden;
-  double projection_saved = fp8 ? attention_output_width(t) / t.hidden : 0;
-  return attention - projection_saved + layer_mean(t, dense, moe);
+// down projection's (f). `dropped`: what selective recomputation computes again instead.
+double split_activations_per_sbh(const TransformerShape& t, bool fp8,
+                                 const RecomputeModules& dropped) {
+  double linear_input = fp8 ? 1 : 2;
+  double per_f = (t.mlp == MlpKind::kSwiglu ? 6.0 : 4.0) - (fp8 ? 1 : 0);
+  double dense = dropped.mlp ? 0 : per_f * t.ffn_hidden;
+  double moe = 0;
+  if (t.moe) {
+    double routed = moe_mlp_width(t) - t.moe->shared_ffn_hidden;
+    moe = (per_f - (dropped.moe_act ? linear_input : 0)) * routed +
+          (dropped.shared_experts ? 0 : per_f * t.moe->shared_ffn_hidden);
+  }
+  double out = attention_output_width(t);
+  double attention = t.latent ? 4 * (query_width(t) + out) : 8 * query_width(t);
+  attention -= fp8 ? out : 0;
+  if (t.latent && dropped.mla_up_proj) attention = linear_input * out;  // Q, K, V computed again
+  return (attention + layer_mean(t, dense, moe)) / t.hidden;
 }
 
 // Latent attention also keeps, whole on every device of a tensor group (its down projections are
@@ -237,16 +245,20 @@ double dispatch_activations_per_sbh(const TransformerShape& t, bool fp8) {
 }  // namespace
 
 double layer_activation_bytes(const TransformerShape& t, int microbatch, int tensor,
-                              bool sequence_parallel, Recompute recompute, bool fp8) {
+                              bool sequence_parallel, Recompute recompute, bool fp8,
+                              const RecomputeModules& modules) {
   double sbh = static_cast<double>(t.sequence) * microbatch * t.hidden;
   double tp = tensor;
   if (recompute == Recompute::kFull) return sequence_parallel ? 2 * sbh / tp : 2 * sbh;
-  bool scores_kept = recompute != Recompute::kSelective && t.attention != AttentionKind::kFlash;
+  RecomputeModules dropped = recompute == Recompute::kSelective ? modules : RecomputeModules{false};
+  bool scores_kept = !dropped.core_attn && t.attention != AttentionKind::kFlash;
   double attention = scores_kept ? 5.0 * t.heads * t.sequence / t.hidden : 0;  // the s x s scores
-  double split = split_activations_per_sbh(t, fp8);
-  // Under FP8 the QKV and first MLP inputs are a byte each.
+  double split = split_activations_per_sbh(t, fp8, dropped);
+  // The QKV and first MLP inputs, the norms' outputs: a byte each under FP8, none when the norms
+  // are computed again.
+  double norm_outputs = dropped.layernorm ? 0 : 2 * (fp8 ? 1 : 2);
   double whole =
-      (fp8 ? 8 : 10) + dispatch_activations_per_sbh(t, fp8) + latent_activations_per_sbh(t, fp8);
+      6 + norm_outputs + dispatch_activations_per_sbh(t, fp8) + latent_activations_per_sbh(t, fp8);
   if (sequence_parallel) return sbh * (whole + split + attention) / tp;
   return sbh * (whole + split / tp + attention / tp);
 }

@@ -85,8 +85,12 @@ double megatron_flops_per_sequence(const TransformerShape& t);
 // MLP's share of the 24 follows ffn_hidden (16 of it at 4h: 4 f / h, swiglu 6 f / h). `fp8`: the
 // products run in FP8, and Transformer Engine keeps every linear layer's input as its FP8 copy (a
 // byte an element: the QKV, projection, both MLP and the experts' inputs, latent attention's up
-// projections'); the rest stays 16-bit, as does full recomputation's layer input.
+// projections'); the rest stays 16-bit, as does full recomputation's layer input. Selective
+// recomputation drops what `modules` computes again: the scores (core_attn), the norms' outputs
+// (layernorm), latent attention's Q, K and V (mla_up_proj), the routed experts' down projection
+// input (moe_act), a dense MLP's inner activations (mlp), the shared experts' (shared_experts).
 double layer_activation_bytes(const TransformerShape& t, int microbatch, int tensor,
-                              bool sequence_parallel, Recompute recompute, bool fp8 = false);
+                              bool sequence_parallel, Recompute recompute, bool fp8 = false,
+                              const RecomputeModules& modules = {});
 
 }  // namespace scaleout::core

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "core/formats/hf_config.hpp"
 #include "core/model/transformer.hpp"
@@ -88,6 +89,40 @@ void read_routing_groups(YamlMap& m, MoeShape& moe) {
                               " experts open to a token, fewer than "
                               "its top_k " +
                               std::to_string(moe.top_k));
+}
+
+// `recompute_modules:` (Megatron-Core's --recompute-modules), with recompute: selective. "moe"
+// (the whole MoE layer again, its all-to-alls included) is not modelled.
+void read_recompute_modules(YamlMap& m, Parallelism& p) {
+  YAML::Node list = m.child("recompute_modules", false);
+  if (!list.IsDefined()) return;
+  p.recompute_modules_line = line_of(list);
+  if (p.recompute != Recompute::kSelective)
+    m.fail("recompute_modules", "applies to recompute: selective");
+  if (!list.IsSequence() || list.size() == 0)
+    m.fail("recompute_modules", "expected a list such as [core_attn, layernorm]");
+  RecomputeModules r;
+  r.core_attn = false;
+  std::map<std::string, bool*> names = {{"core_attn", &r.core_attn},
+                                        {"layernorm", &r.layernorm},
+                                        {"mla_up_proj", &r.mla_up_proj},
+                                        {"moe_act", &r.moe_act},
+                                        {"mlp", &r.mlp},
+                                        {"shared_experts", &r.shared_experts}};
+  for (const YAML::Node& item : list) {
+    std::string name = item.IsScalar() ? item.Scalar() : "";
+    if (name == "moe")
+      m.fail("recompute_modules",
+             "moe (the whole MoE layer again, its all-to-alls included) is not modelled: name "
+             "moe_act and shared_experts, or recompute: full");
+    auto it = names.find(name);
+    if (it == names.end())
+      m.fail("recompute_modules", "'" + name +
+                                      "' is not one of core_attn, layernorm, mla_up_proj, moe_act, "
+                                      "mlp, shared_experts");
+    *it->second = true;
+  }
+  p.recompute_modules = r;
 }
 
 // `transformer.moe:` (core/plan/plan.hpp's MoeShape).
@@ -237,6 +272,7 @@ std::optional<Parallelism> read_parallelism(YamlMap& plan) {
   p.recompute = recompute == "full"        ? Recompute::kFull
                 : recompute == "selective" ? Recompute::kSelective
                                            : Recompute::kNone;
+  read_recompute_modules(m, p);
   p.zero = m.get_int_or("zero", 0, 0, 3);
   p.zero_line = line("zero");
   p.expert = m.get_int_or("expert", 1, 1, kMaxDimension);

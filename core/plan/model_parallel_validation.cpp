@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/device_compute.hpp"
 #include "core/model/transformer.hpp"
 #include "core/parallel/parallel_state.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
@@ -173,6 +174,26 @@ void check_expert_alltoall(const Plan& plan, const Parallelism& p) {
            str(state.devices_per_node()) +
            " devices a node: give tensor x expert ranks that divide a node or fill whole nodes");
   }
+}
+
+// Recomputed modules that the model holds.
+void check_recompute_modules(const Plan& plan, const Parallelism& p, const TransformerShape& t) {
+  if (p.recompute != Recompute::kSelective) return;
+  const RecomputeModules& r = p.recompute_modules;
+  auto fail = [&](const std::string& what) {
+    throw InputError(plan.file, p.recompute_modules_line ? p.recompute_modules_line : p.line,
+                     "parallelism.recompute_modules", what);
+  };
+  if (r.mla_up_proj && !t.latent)
+    fail("mla_up_proj recomputes latent attention's up projections: the model has none");
+  if (r.moe_act && !t.moe) fail("moe_act recomputes the experts' activation: the model has none");
+  if (r.shared_experts && !(t.moe && t.moe->shared_experts > 0))
+    fail("shared_experts: the model has no shared experts");
+  bool beyond_attention = r.layernorm || r.mla_up_proj || r.moe_act || r.mlp || r.shared_experts;
+  if (beyond_attention && !compute_from_device(plan))
+    fail(
+        "modules other than core_attn are charged from the device's compute model: give the "
+        "device's figures (a preset) and no efficiency");
 }
 
 // Expert parallelism: runs of `expert` data-parallel ranks share out each MoE layer's experts.
@@ -393,6 +414,7 @@ void validate_model_parallel(const Plan& plan, bool split_searched) {
     check_stages(plan, p, t);
     check_batch(plan, p);
     check_experts(plan, p, t);
+    check_recompute_modules(plan, p, t);
     check_framework(plan, p);
   }
   check_context(plan, p, t);  // a search keeps the written context degree

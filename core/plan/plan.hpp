@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scaleout::core {
@@ -429,6 +430,29 @@ enum class PipelineScheduleKind {
 // The framework a model-parallel plan is for (core/plan/framework.hpp says which splits each runs).
 enum class Framework { kMegatron, kDeepSpeed, kFsdp, kAny };
 enum class Recompute { kNone, kSelective, kFull };
+// Megatron-Core's --recompute-modules under selective recomputation: the parts of each layer whose
+// outputs are dropped after forward and computed again in backward (its default: the core
+// attention alone).
+struct RecomputeModules {
+  bool core_attn = true;        // the attention's scores and context
+  bool layernorm = false;       // the two norms' outputs (the QKV and first MLP inputs)
+  bool mla_up_proj = false;     // latent attention's up projections (and RoPE): Q, K and V
+  bool moe_act = false;         // the routed experts' activation (their down projections' input)
+  bool mlp = false;             // a dense layer's MLP, all but its input
+  bool shared_experts = false;  // the shared experts' inner activations
+};
+// The modules' names, as Megatron-Core and the plan write them, in this order.
+inline std::vector<std::string> recompute_module_names(const RecomputeModules& r) {
+  std::vector<std::string> out;
+  for (auto [on, name] : {std::pair{r.core_attn, "core_attn"},
+                          {r.layernorm, "layernorm"},
+                          {r.mla_up_proj, "mla_up_proj"},
+                          {r.moe_act, "moe_act"},
+                          {r.mlp, "mlp"},
+                          {r.shared_experts, "shared_experts"}})
+    if (on) out.push_back(name);
+  return out;
+}
 // How a context-parallel group exchanges keys and values (Megatron-Core's --cp-comm-type): p2p
 // passes each rank's block around the ring beside the attention's compute (ring attention);
 // all_gather gathers them all first (Llama 3's way).
@@ -456,6 +480,7 @@ struct Parallelism {
   int virtual_stages = 1;  // model chunks per stage (interleaved only)
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
+  RecomputeModules recompute_modules;  // with recompute: selective
   int zero = 0;  // 0..3: optimizer states / + gradients / + parameters sharded over the data group
   // Expert parallelism (Megatron-Core's --expert-model-parallel-size): the data group's ranks in
   // runs of `expert`, each holding experts / expert of every MoE layer's experts, tokens sent to
@@ -499,8 +524,8 @@ struct Parallelism {
   int line = 0;
   int tensor_line = 0, pipeline_line = 0, microbatch_line = 0, schedule_line = 0, virtual_line = 0,
       zero_line = 0, framework_line = 0, expert_line = 0, expert_alltoall_line = 0,
-      expert_dispatch_precision_line = 0, stage_layers_line = 0, split_accounting_line = 0,
-      overlap_line = 0, tp_overlap_line = 0, context_line = 0;
+      expert_dispatch_precision_line = 0, recompute_modules_line = 0, stage_layers_line = 0,
+      split_accounting_line = 0, overlap_line = 0, tp_overlap_line = 0, context_line = 0;
 };
 
 enum class SlowdownKind { kNone, kExponential, kLognormal, kBernoulli };

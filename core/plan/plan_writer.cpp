@@ -496,6 +496,12 @@ void reliability(YAML::Emitter& out, const std::optional<Reliability>& r) {
   out << YAML::EndMap;
 }
 
+void recompute_modules(YAML::Emitter& out, const RecomputeModules& r) {
+  std::vector<std::string> names = recompute_module_names(r);
+  if (names == std::vector<std::string>{"core_attn"}) return;  // the default
+  out << YAML::Key << "recompute_modules" << YAML::Value << YAML::Flow << names;
+}
+
 void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   if (!p) return;
   out << YAML::Key << "parallelism" << YAML::Value << YAML::BeginMap;
@@ -506,6 +512,7 @@ void parallelism(YAML::Emitter& out, const std::optional<Parallelism>& p) {
   out << YAML::Key << "virtual_stages" << YAML::Value << p->virtual_stages;
   out << YAML::Key << "sequence_parallel" << YAML::Value << p->sequence_parallel;
   out << YAML::Key << "recompute" << YAML::Value << recompute_name(p->recompute);
+  if (p->recompute == Recompute::kSelective) recompute_modules(out, p->recompute_modules);
   out << YAML::Key << "zero" << YAML::Value << p->zero;
   if (p->expert > 1) out << YAML::Key << "expert" << YAML::Value << p->expert;
   if (p->expert_alltoall != ExpertAllToAll::kPairwise)
