@@ -26,6 +26,10 @@ void moe_arguments(const TransformerShape& t, Args& out) {
   add(out, "--moe-router-topk", m.top_k);
   add(out, "--moe-ffn-hidden-size", m.expert_ffn_hidden);
   if (m.shared_experts > 0) add(out, "--moe-shared-expert-intermediate-size", m.shared_ffn_hidden);
+  if (m.groups > 0) {
+    add(out, "--moe-router-num-groups", m.groups);
+    add(out, "--moe-router-group-topk", m.group_top_k);
+  }
   if (m.every > 1 || m.first_dense > 0) {
     out.push_back("--moe-layer-freq");
     out.push_back(moe_layer_freq_text(t));

@@ -62,6 +62,9 @@ const std::map<std::string, bool>& known_flags() {
       {"--recompute-granularity", true},
       {"--recompute-method", true},
       {"--recompute-num-layers", true},
+      {"--recompute-modules", true},
+      {"--moe-router-num-groups", true},
+      {"--moe-router-group-topk", true},
       {"--use-distributed-optimizer", false},
       {"--overlap-grad-reduce", false},
       {"--overlap-param-gather", false},
@@ -107,6 +110,10 @@ Arguments split_arguments(const std::vector<std::string>& args) {
       if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
         throw InputError(kSource, 0, flag, "expects a value");
       value = args[++i];
+      // A list (--recompute-modules a b): its values, space-separated.
+      while (flag == "--recompute-modules" && i + 1 < args.size() &&
+             args[i + 1].rfind("--", 0) != 0)
+        value += " " + args[++i];
     }
     out.values[flag] = value;
   }
@@ -229,6 +236,9 @@ std::string moe_yaml(Arguments& a, int ffn, int layers) {
     m << ", shared_experts: 1, shared_ffn_hidden: "
       << whole(a, "--moe-shared-expert-intermediate-size", "moe.shared_ffn_hidden");
   if (a.has("--moe-layer-freq")) m << moe_frequency_yaml(a, layers);
+  if (a.has("--moe-router-num-groups"))
+    m << ", groups: " << whole(a, "--moe-router-num-groups", "moe.groups")
+      << ", group_top_k: " << whole(a, "--moe-router-group-topk", "moe.group_top_k");
   if (a.has("--moe-expert-capacity-factor")) {
     const std::string& factor = a.values["--moe-expert-capacity-factor"];
     if (std::atof(factor.c_str()) < 1)
@@ -298,8 +308,26 @@ Model model_yaml(Arguments& a, int vocabulary) {
   return out;
 }
 
+// --recompute-modules' names as the plan's list (the loader checks them).
+std::string recompute_modules_yaml(Arguments& a) {
+  std::istringstream names(a.values["--recompute-modules"]);
+  std::string name, list;
+  while (names >> name) list += (list.empty() ? "" : ", ") + name;
+  a.derivation.push_back("recompute_modules [" + list + "]: --recompute-modules");
+  return ", recompute_modules: [" + list + "]";
+}
+
 std::string recompute_of(Arguments& a) {
   std::string granularity = choice(a, "--recompute-granularity", {"full", "selective"}, "none");
+  if (granularity == "selective" && a.has("--recompute-modules")) {
+    a.values.erase("--recompute-method"), a.values.erase("--recompute-num-layers");
+    a.derivation.push_back("recompute selective: --recompute-granularity selective");
+    return granularity + recompute_modules_yaml(a);
+  }
+  if (a.has("--recompute-modules")) {
+    a.values.erase("--recompute-modules");
+    a.derivation.push_back("--recompute-modules left out: it applies to selective recomputation");
+  }
   if (granularity != "full") {
     a.values.erase("--recompute-method"), a.values.erase("--recompute-num-layers");
     a.derivation.push_back("recompute " + granularity +

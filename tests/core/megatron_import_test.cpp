@@ -79,6 +79,37 @@ TEST(MegatronImport, LatentAttentionAndDenseLeadingLayersComeBack) {
   EXPECT_DOUBLE_EQ(again.workload.parameters, plan.workload.parameters);
 }
 
+// DeepSeek-V2 (its config's 8 routing groups, 3 a token) with Megatron-Core's selective
+// recomputation modules: out as --moe-router-num-groups, --moe-router-group-topk and
+// --recompute-modules (a list), and back.
+TEST(MegatronImport, RoutingGroupsAndRecomputeModulesComeBack) {
+  std::string yaml = std::string(scaleout::testing::kInlineCluster) +
+                     "workload: { name: v2, hf_config: " +
+                     scaleout::testing::source_path("tests/data/hf/deepseek-v2.json") +
+                     " }\nstrategy: { kind: ring }\n"
+                     "parallelism: { framework: megatron, tensor: 2, expert: 4, "
+                     "sequence_parallel: true, recompute: selective, recompute_modules: "
+                     "[layernorm, mla_up_proj, moe_act] }\n"
+                     "training: { workers: 16, global_batch: 16, precision: bf16 }\n";
+  yaml.replace(yaml.find("device: { flops: 100TFLOPS }"), 28, "device: { preset: h100-sxm5-80gb }");
+  Plan plan = scaleout::testing::load_text("megatron-groups", yaml);
+  Args args = megatron_arguments(plan);
+  auto groups = std::find(args.begin(), args.end(), "--moe-router-num-groups");
+  ASSERT_NE(groups, args.end());
+  EXPECT_EQ(*(groups + 1), "8");
+  EXPECT_EQ(*(groups + 3), "3");  // --moe-router-group-topk
+  auto modules = std::find(args.begin(), args.end(), "--recompute-modules");
+  ASSERT_NE(modules, args.end());
+  EXPECT_EQ(Args(modules + 1, modules + 4), (Args{"layernorm", "mla_up_proj", "moe_act"}));
+  MegatronImport imported = import_megatron(args, {topology(), plan.training.workers});
+  EXPECT_TRUE(imported.left_out.empty());
+  Plan again = load_import("megatron-groups-again", imported);
+  EXPECT_EQ(again.workload.transformer->moe->groups, 8);
+  EXPECT_TRUE(again.parallelism->recompute_modules.mla_up_proj);
+  EXPECT_FALSE(again.parallelism->recompute_modules.core_attn);
+  EXPECT_EQ(megatron_arguments(again), args) << imported.yaml;
+}
+
 // --moe-layer-freq's lists, as Megatron-LM evaluates them, read as every and first_dense; what
 // those cannot describe is refused.
 TEST(MegatronImport, MoeLayerListsReadAsEveryAndFirstDense) {
