@@ -38,9 +38,10 @@ struct Search {
   SplitSearchOptions options;
   SplitSearch out;
   std::unique_ptr<PredictionEngine> engine;  // the closed forms, prepared for one strategy
+  bool pairwise_only = false;                // retrying a split whose expert groups straddle nodes
 
-  void consider(core::Parallelism p) {
-    p.framework = out.framework;
+  // What the written plan runs that the split leaves alone, where the candidate can run it.
+  void as_written(core::Parallelism& p) const {
     // The plan's overlap of the gradient reduce, where the framework and the ZeRO stage run it.
     const auto& written = base.parallelism;
     bool megatron =
@@ -54,6 +55,19 @@ struct Search {
     if (written && written->tp_comm_overlap && megatron && p.zero <= 1 && p.tensor > 1 &&
         p.sequence_parallel)
       p.tp_comm_overlap = true;
+    // And how it runs what the split leaves alone: its recomputation modules (under selective),
+    // its experts' exchange and dispatch precision (with expert parallelism).
+    if (written) {
+      p.recompute_modules = written->recompute_modules;
+      p.expert_dispatch_fp8 = written->expert_dispatch_fp8 && p.expert > 1;
+      if (p.expert > 1 && p.expert_alltoall == core::ExpertAllToAll::kPairwise && !pairwise_only)
+        p.expert_alltoall = written->expert_alltoall;
+    }
+  }
+
+  void consider(core::Parallelism p) {
+    p.framework = out.framework;
+    as_written(p);
     if (core::framework_refusal(out.framework, p, base.workload.transformer->moe.has_value())) {
       ++out.dropped[std::string("not run by ") + core::framework_title(out.framework)];
       return;
@@ -63,6 +77,18 @@ struct Search {
     try {
       core::validate_plan(plan);
     } catch (const core::InputError& e) {
+      // The written two-level all-to-all needs the expert groups in runs on nodes (and the
+      // routing groups whole on them): pairwise here.
+      std::string why = e.what();
+      if (p.expert_alltoall != core::ExpertAllToAll::kPairwise &&
+          (why.find("parallelism.expert_alltoall") != std::string::npos ||
+           why.find("moe.groups") != std::string::npos)) {
+        pairwise_only = true;
+        p.expert_alltoall = core::ExpertAllToAll::kPairwise;
+        consider(p);
+        pairwise_only = false;
+        return;
+      }
       ++out.dropped[invalid_split_reason(e)];
       return;
     }

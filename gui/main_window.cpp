@@ -236,6 +236,9 @@ QString MainWindow::open_plan(const QString& path) {
     WhatIf w = fit_range(core::load_plan(path.toStdString()));
     saved_path_ = path;
     plan_panel_->set_what_if(w);
+    size_->blockSignals(true);
+    size_->clear();  // a new plan's breakdown opens at its own size
+    size_->blockSignals(false);
     recompute(w);
     return "opened " + path;
   } catch (const core::InputError& e) {

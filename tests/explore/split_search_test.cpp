@@ -432,6 +432,34 @@ TEST(SplitSearch, AWrittenDualPipeLayoutIsTriedUnderDualPipe) {
   EXPECT_GT(one_f_one_b, 0);
 }
 
+// DeepSeek-V3's plan searched over its own degrees: the search runs each split as the plan runs
+// what the split leaves alone (its recomputation modules, its deduplicated FP8 exchange), so the
+// plan's own split comes out with the plan's own step.
+TEST(SplitSearch, ASplitRunsThePlansRecomputationAndExchange) {
+  core::Plan plan =
+      core::load_plan(testing::source_path("experiments/deepseek-v3/deepseek-v3-2048.yaml"));
+  SplitSearchOptions options;
+  options.top = 1000000;
+  options.memory_margin = 0;
+  options.framework = core::Framework::kAny;
+  options.tensors = {1}, options.pipelines = {16}, options.experts = {64}, options.zeros = {1};
+  options.schedules = {core::PipelineScheduleKind::kDualPipe};
+  double own = predict_analytic(plan).step_time_s;
+  int found = 0;
+  for (const auto& c : search_splits(plan, options).best) {
+    const core::Parallelism& p = *c.plan.parallelism;
+    EXPECT_EQ(p.expert_alltoall, core::ExpertAllToAll::kDeduplicated);
+    EXPECT_TRUE(p.expert_dispatch_fp8);
+    if (p.recompute != core::Recompute::kSelective || p.first_stage_layers != 3 ||
+        p.microbatch != 1)
+      continue;
+    EXPECT_TRUE(p.recompute_modules.mla_up_proj && p.recompute_modules.moe_act);
+    EXPECT_NEAR(c.result.step_time_s, own, 1e-9 * own);
+    ++found;
+  }
+  EXPECT_EQ(found, 1);
+}
+
 TEST(SplitSearch, CountsWhatDoesNotFit) {
   SplitSearch roomy = search_splits(small_plan("80GB"));
   SplitSearch tight = search_splits(small_plan("4GB"));

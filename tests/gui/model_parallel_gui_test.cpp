@@ -395,5 +395,30 @@ TEST(GuiModelParallel, AContextParallelPlanShowsItsContextExchange) {
   ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-context.png").string())));
 }
 
+// DeepSeek-V3's plan: its deduplicated all-to-all and FP8 dispatch show as the split's choices,
+// enabled with expert parallelism.
+TEST(GuiModelParallel, AnExpertParallelPlanShowsItsExchangeAndDispatch) {
+  MainWindow w(quickstart());
+  ASSERT_TRUE(w.open_plan(QString::fromStdString(testing::source_path(
+                              "experiments/deepseek-v3/deepseek-v3-2048.yaml")))
+                  .startsWith("opened"));
+  auto choice = [&](const char* field) {
+    return dynamic_cast<QComboBox*>(w.plan_panel()->editor(field));
+  };
+  QComboBox* exchange = choice("parallelism.expert_alltoall");
+  QComboBox* dispatch = choice("parallelism.expert_dispatch_precision");
+  ASSERT_TRUE(exchange && dispatch);
+  EXPECT_EQ(exchange->currentText(), "deduplicated");
+  EXPECT_EQ(dispatch->currentText(), "fp8");
+  EXPECT_TRUE(dispatch->isEnabled());
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QApplication::processEvents();
+  QTest::qWait(50);
+  std::filesystem::create_directories(kShots);
+  ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-experts.png").string())));
+}
+
 }  // namespace
 }  // namespace scaleout::gui
