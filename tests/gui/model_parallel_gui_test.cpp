@@ -348,6 +348,17 @@ TEST(GuiModelParallel, PlanningPanelListsTheBestSplitPerSize) {
 namespace scaleout::gui {
 namespace {
 
+// Shows the window at 1400 x 900 as a person would see it and saves it as `name`.
+void shoot_window(MainWindow& w, const char* name) {
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QApplication::processEvents();
+  QTest::qWait(50);
+  std::filesystem::create_directories(kShots);
+  ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / name).string())));
+}
+
 // Llama 3 405B at 131,072 tokens with context 16: the split's fields show the context degree and
 // its exchange, and the step chart stacks what of the key-value exchanges the attention left
 // exposed, as the closed form gives it; the window is grabbed for a person to look at.
@@ -386,13 +397,7 @@ TEST(GuiModelParallel, AContextParallelPlanShowsItsContextExchange) {
   EXPECT_TRUE(stacked);
   int at = w.breakdown_size()->findText("16384");
   if (at >= 0) w.breakdown_size()->setCurrentIndex(at);
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  QApplication::processEvents();
-  QTest::qWait(50);
-  std::filesystem::create_directories(kShots);
-  ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-context.png").string())));
+  shoot_window(w, "window-context.png");
 }
 
 // DeepSeek-V3's plan: its deduplicated all-to-all and FP8 dispatch show as the split's choices,
@@ -411,13 +416,7 @@ TEST(GuiModelParallel, AnExpertParallelPlanShowsItsExchangeAndDispatch) {
   EXPECT_EQ(exchange->currentText(), "deduplicated");
   EXPECT_EQ(dispatch->currentText(), "fp8");
   EXPECT_TRUE(dispatch->isEnabled());
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  QApplication::processEvents();
-  QTest::qWait(50);
-  std::filesystem::create_directories(kShots);
-  ASSERT_TRUE(w.grab().save(QString::fromStdString((kShots / "window-experts.png").string())));
+  shoot_window(w, "window-experts.png");
 }
 
 }  // namespace
