@@ -38,10 +38,10 @@ struct Search {
   SplitSearchOptions options;
   SplitSearch out;
   std::unique_ptr<PredictionEngine> engine;  // the closed forms, prepared for one strategy
-  bool pairwise_only = false;                // retrying a split whose expert groups straddle nodes
 
-  // What the written plan runs that the split leaves alone, where the candidate can run it.
-  void as_written(core::Parallelism& p) const {
+  // What the written plan runs that the split leaves alone, where the candidate can run it
+  // (`written_exchange`: its experts' all-to-all too).
+  void as_written(core::Parallelism& p, bool written_exchange) const {
     // The plan's overlap of the gradient reduce, where the framework and the ZeRO stage run it.
     const auto& written = base.parallelism;
     bool megatron =
@@ -60,14 +60,13 @@ struct Search {
     if (written) {
       p.recompute_modules = written->recompute_modules;
       p.expert_dispatch_fp8 = written->expert_dispatch_fp8 && p.expert > 1;
-      if (p.expert > 1 && p.expert_alltoall == core::ExpertAllToAll::kPairwise && !pairwise_only)
-        p.expert_alltoall = written->expert_alltoall;
+      if (p.expert > 1 && written_exchange) p.expert_alltoall = written->expert_alltoall;
     }
   }
 
-  void consider(core::Parallelism p) {
+  void consider(core::Parallelism p, bool written_exchange = true) {
     p.framework = out.framework;
-    as_written(p);
+    as_written(p, written_exchange);
     if (core::framework_refusal(out.framework, p, base.workload.transformer->moe.has_value())) {
       ++out.dropped[std::string("not run by ") + core::framework_title(out.framework)];
       return;
@@ -83,11 +82,8 @@ struct Search {
       if (p.expert_alltoall != core::ExpertAllToAll::kPairwise &&
           (why.find("parallelism.expert_alltoall") != std::string::npos ||
            why.find("moe.groups") != std::string::npos)) {
-        pairwise_only = true;
         p.expert_alltoall = core::ExpertAllToAll::kPairwise;
-        consider(p);
-        pairwise_only = false;
-        return;
+        return consider(p, false);
       }
       ++out.dropped[invalid_split_reason(e)];
       return;

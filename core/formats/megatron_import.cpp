@@ -81,6 +81,12 @@ const std::map<std::string, bool>& known_flags() {
   return flags;
 }
 
+// The flags read that take a list of values (argparse's nargs): kept space-separated.
+const std::set<std::string>& list_flags() {
+  static const std::set<std::string> flags = {"--recompute-modules"};
+  return flags;
+}
+
 // The arguments split into the flags read (flag -> value, "" for a switch) and the rest.
 struct Arguments {
   std::map<std::string, std::string> values;
@@ -110,9 +116,7 @@ Arguments split_arguments(const std::vector<std::string>& args) {
       if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
         throw InputError(kSource, 0, flag, "expects a value");
       value = args[++i];
-      // A list (--recompute-modules a b): its values, space-separated.
-      while (flag == "--recompute-modules" && i + 1 < args.size() &&
-             args[i + 1].rfind("--", 0) != 0)
+      while (list_flags().count(flag) && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
         value += " " + args[++i];
     }
     out.values[flag] = value;

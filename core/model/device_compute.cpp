@@ -158,20 +158,22 @@ double moe_streaming_bytes(const DeviceSpec& d, const TransformerShape& t, int m
   return router + permutations;
 }
 
-// The forward seconds of the parts selective recomputation can run again (LayerSeconds).
-void add_recomputable(const DeviceSpec& d, const TransformerShape& t, const LayerSplit& split,
-                      bool moe, LayerSeconds& out) {
+// A product's forward seconds, counted to the module of selective recomputation that runs it
+// again (LayerSeconds), if any.
+void add_recomputable_product(const MatrixProduct& p, double forward, LayerSeconds& out) {
+  if (p.name == "q_up" || p.name == "kv_up") out.up_projections += forward;
+  if (p.name == "mlp_up" || p.name == "mlp_down") out.dense_mlp += forward;
+  if (p.name == "shared_up" || p.name == "shared_down") out.shared_experts += forward;
+}
+
+// The element-wise kernels selective recomputation can run again: the two norms, and the MLP's
+// (dense) or the routed experts' (MoE) activation.
+void add_recomputable_kernels(const DeviceSpec& d, const TransformerShape& t,
+                              const LayerSplit& split, bool moe, LayerSeconds& out) {
   double b = activation_bytes(d);
   double tokens = static_cast<double>(t.sequence) * split.microbatch;
   // Each norm reads and writes the residual stream.
   out.norms = streaming_seconds(d, 2 * 2 * tokens * t.hidden * b / split.sequence_split, 2);
-  for (const MatrixProduct& p :
-       layer_products(t, split.microbatch, split.tensor, moe, split.expert, split.sequence_split)) {
-    double seconds = matmul_seconds(d, p);
-    if (p.name == "q_up" || p.name == "kv_up") out.up_projections += seconds;
-    if (p.name == "mlp_up" || p.name == "mlp_down") out.dense_mlp += seconds;
-    if (p.name == "shared_up" || p.name == "shared_down") out.shared_experts += seconds;
-  }
   // An activation reads its input (swiglu: gate and up) and writes f wide.
   double passes = t.mlp == MlpKind::kSwiglu ? 3 : 2;
   if (!moe || !t.moe) {
@@ -204,6 +206,7 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, const 
     double backward = parts.input + parts.weight;
     out.forward += forward;
     out.backward += backward;
+    add_recomputable_product(p, forward, out);
     if (is_attention(p))
       out.attention_forward += forward, out.attention_backward += backward;
     else
@@ -229,7 +232,7 @@ LayerSeconds kind_seconds(const DeviceSpec& d, const TransformerShape& t, const 
     out.attention_forward += softmax;
     out.attention_backward += 2 * softmax;
   }
-  add_recomputable(d, t, split, moe, out);
+  add_recomputable_kernels(d, t, split, moe, out);
   return out;
 }
 
