@@ -401,7 +401,7 @@ TEST(GuiModelParallel, AContextParallelPlanShowsItsContextExchange) {
 }
 
 // DeepSeek-V3's plan: its deduplicated all-to-all and FP8 dispatch show as the split's choices,
-// enabled with expert parallelism.
+// enabled with expert parallelism; the breakdown opens at the plan's 2,048 workers.
 TEST(GuiModelParallel, AnExpertParallelPlanShowsItsExchangeAndDispatch) {
   MainWindow w(quickstart());
   ASSERT_TRUE(w.open_plan(QString::fromStdString(testing::source_path(
@@ -416,6 +416,8 @@ TEST(GuiModelParallel, AnExpertParallelPlanShowsItsExchangeAndDispatch) {
   EXPECT_EQ(exchange->currentText(), "deduplicated");
   EXPECT_EQ(dispatch->currentText(), "fp8");
   EXPECT_TRUE(dispatch->isEnabled());
+  // Opened after the quickstart, its step-time breakdown is at its own size, not the last plan's.
+  EXPECT_EQ(w.breakdown_size()->currentText(), "2048");
   shoot_window(w, "window-experts.png");
 }
 
