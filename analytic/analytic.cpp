@@ -19,6 +19,7 @@
 #include "core/model/network_factors.hpp"
 #include "core/model/overlap_slowdown.hpp"
 #include "core/model/step_model.hpp"
+#include "core/model/transport.hpp"
 #include "core/parallel/rank_plan.hpp"
 #include "core/plan/input_error.hpp"
 #include "core/programs/strategies/ps_training.hpp"
@@ -51,7 +52,8 @@ struct Layout {
   bool intra_shared = false;  // nodes are PCIe trees: count flows on their links too
   // Factors by message size (ib): replace the two above.
   const core::NetworkFactors* sized = nullptr;
-  core::HostCosts host;  // software costs of messages between nodes
+  core::HostCosts host;       // software costs of messages between nodes
+  core::Transport transport;  // TCP's window on every flow, MPI's rendezvous between nodes
 };
 
 // Whether a step adds what it receives (reduce-scatter, halving) or overwrites (all-gather).
@@ -100,10 +102,17 @@ double pattern_step(const Layout& L, const std::function<int(int)>& partner, dou
         bandwidth_factor = L.sized->bandwidth.at(message);
         latency_factor = L.sized->latency.at(message);
       }
-      double rate = shared * bandwidth_factor / (both_ways ? L.cross_traffic : 1.0);
-      double host =
-          node_of(p) != node ? core::host_step_time(L.host, bytes, sums == Sums::kYes) : 0.0;
-      worst = std::max(worst, cost.latency * latency_factor + bytes / rate + host);
+      // The window binds a flow that the links would let go faster (the model's factor applies);
+      // between nodes a transfer is striped over the rails, a window each.
+      double window = core::window_rate(L.transport, cost.latency) *
+                      (node_of(p) != node ? t.rails() : 1) * bandwidth_factor;
+      double rate =
+          std::min(shared * bandwidth_factor / (both_ways ? L.cross_traffic : 1.0), window);
+      double latency = cost.latency * latency_factor, host = 0;
+      if (node_of(p) != node)
+        host = core::host_step_time(L.host, bytes, sums == Sums::kYes) +
+               core::rendezvous_seconds(L.transport, bytes, latency);
+      worst = std::max(worst, latency + bytes / rate + host);
     }
   }
   return worst;
@@ -205,8 +214,8 @@ double halving_doubling(const Layout& L, int n, double bytes) {
 
 // The closed forms in analytic_tree.cpp see the layout as a LinkModel.
 LinkModel links_of(const Layout& L) {
-  return {L.topo,          L.workers, L.nic_bw, L.latency_factor, L.bandwidth_factor,
-          L.cross_traffic, L.host};
+  return {L.topo,          L.workers, L.nic_bw,   L.latency_factor, L.bandwidth_factor,
+          L.cross_traffic, L.host,    L.transport};
 }
 
 // BytePS's layout (core/programs/strategies/compressed_ps_local.cpp): the node's dense
@@ -286,7 +295,8 @@ double AnalyticModel::exchange_time(const Plan& plan, double bytes) const {
            cross_traffic_,
            intra_node_shared(cluster_),
            sized_.by_size ? &sized_ : nullptr,
-           cluster_.host};
+           cluster_.host,
+           cluster_.transport};
   switch (plan.strategy.kind) {
     case core::StrategyKind::kRing:
       if (plan.training.compression.on())

@@ -16,6 +16,7 @@
 #include "core/model/pair_overlap.hpp"
 #include "core/model/token_exchange.hpp"
 #include "core/model/transformer.hpp"
+#include "core/model/transport.hpp"
 #include "core/parallel/parallel_state.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
 #include "core/parallel/rank_plan.hpp"
@@ -473,6 +474,8 @@ core::RunResult predict_model_parallel(const Plan& plan, GroupTimes* cache) {
         "the expert-parallel all-to-alls cross nodes: the closed form times their steps in "
         "lockstep, a lower bound (SimGrid, whose steps drift apart, took 1.04x as long with 8 "
         "ranks over 2 nodes): simulate the plan for their time");
+  if (core::transport_may_bind(plan.cluster))
+    r.warnings.push_back(core::transport_warning("the split's transfers between nodes"));
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

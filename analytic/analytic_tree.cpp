@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model/host_costs.hpp"
+#include "core/model/transport.hpp"
 #include "core/programs/strategies/double_tree.hpp"
 
 namespace scaleout::sim {
@@ -40,11 +41,15 @@ double flow_time(const LinkModel& L, int a, int b, double bytes, int link_flows,
   double rate = std::min(cost.bandwidth, device_bw / link_flows);
   if (t.node_of_device(a) != t.node_of_device(b) && L.nic_bw > 0)
     rate = std::min(rate, L.nic_bw / nic_flows);
-  rate *= L.bandwidth_factor / L.cross_traffic;
-  double host = t.node_of_device(a) != t.node_of_device(b)
-                    ? core::host_step_time(L.host, bytes, summed)
-                    : 0.0;
-  return cost.latency * L.latency_factor + bytes / rate + host;
+  // Between nodes a transfer is striped over the rails, a window each.
+  int stripes = t.node_of_device(a) != t.node_of_device(b) ? t.rails() : 1;
+  rate = std::min(rate * L.bandwidth_factor / L.cross_traffic,
+                  core::window_rate(L.transport, cost.latency) * stripes * L.bandwidth_factor);
+  double latency = cost.latency * L.latency_factor, host = 0;
+  if (t.node_of_device(a) != t.node_of_device(b))
+    host = core::host_step_time(L.host, bytes, summed) +
+           core::rendezvous_seconds(L.transport, bytes, latency);
+  return latency + bytes / rate + host;
 }
 
 struct Chunks {
@@ -73,6 +78,7 @@ struct Transfer {
   int from = 0, to = 0, offset = 0;
   // Filled in by stepped_phase: the route's cost, both device links and both nodes.
   double latency = 0, path_bw = 0, from_bw = 0, to_bw = 0;
+  double window_bw = 0;  // the transport's window over the route's round trip
   int from_node = 0, to_node = 0;
 };
 
@@ -102,10 +108,12 @@ double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const 
     core::Topology::Cost cost = t.device_cost(x.from, x.to);
     x.latency = cost.latency * L.latency_factor;
     x.path_bw = cost.bandwidth;
-    x.from_bw = t.links()[t.device_link(x.from)].bandwidth;
-    x.to_bw = t.links()[t.device_link(x.to)].bandwidth;
     x.from_node = t.node_of_device(x.from);
     x.to_node = t.node_of_device(x.to);
+    x.window_bw = core::window_rate(L.transport, cost.latency) * L.bandwidth_factor *
+                  (x.from_node != x.to_node ? t.rails() : 1);
+    x.from_bw = t.links()[t.device_link(x.from)].bandwidth;
+    x.to_bw = t.links()[t.device_link(x.to)].bandwidth;
     first = std::min<long>(first, x.offset);
     last = std::max<long>(last, x.offset + static_cast<long>(k.count) - 1);
   }
@@ -135,14 +143,17 @@ double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const 
       if (!active(x)) continue;
       bool l = is_last(x);
       double own = l ? k.last : k.first;
-      if (x.from_node != x.to_node) sent[x.from] += core::host_send_time(L.host, own);
+      if (x.from_node != x.to_node)
+        sent[x.from] += core::host_send_time(L.host, own) +
+                        core::rendezvous_seconds(L.transport, own, x.latency);
       double busy = std::max({own / x.path_bw, up[x.from].bytes_until(k, l) / x.from_bw,
                               down[x.to].bytes_until(k, l) / x.to_bw});
       int a = x.from_node, b = x.to_node;
       if (a != b && L.nic_bw > 0)
         busy = std::max(
             {busy, out[a].bytes_until(k, l) / L.nic_bw, in[b].bytes_until(k, l) / L.nic_bw});
-      double end = std::max(clock[x.from] + sent[x.from], clock[x.to]) + x.latency + busy / scale;
+      double moving = std::max(busy / scale, own / x.window_bw);
+      double end = std::max(clock[x.from] + sent[x.from], clock[x.to]) + x.latency + moving;
       next[x.from] = std::max(next[x.from], end);
       next[x.to] = std::max(next[x.to], end + summing[x.to]);
     }

@@ -17,6 +17,7 @@ struct LinkModel {
   double nic_bw = 0;
   double latency_factor = 1, bandwidth_factor = 1, cross_traffic = 1;
   core::HostCosts host;
+  core::Transport transport;
 };
 
 // One all-reduce of `bytes`, pipelined in chunks of `chunk_bytes` (the tree and the chains).

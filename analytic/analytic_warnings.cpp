@@ -1,6 +1,7 @@
 // The analytic engine's warnings: where its closed forms stand outside what a test holds them to.
 #include "analytic/analytic.hpp"
 #include "analytic/analytic_ps.hpp"
+#include "core/model/transport.hpp"
 #include "core/programs/strategies/ps_training.hpp"
 #include "core/programs/strategy.hpp"
 
@@ -78,6 +79,8 @@ std::vector<std::string> analytic_warnings(const Plan& plan) {
     out.push_back(
         "with host costs the tree's closed form was seen 6-7% above the simulator (4 and 6 nodes): "
         "use --engine sim");
+  if (s.kind == core::StrategyKind::kPs && core::transport_may_bind(plan.cluster))
+    out.push_back(core::transport_warning("the parameter server's messages"));
   if (plan.cluster.network_model == "ib" && s.kind == core::StrategyKind::kTorus2d)
     out.push_back(
         "under the IB model the torus2d closed form was seen 3% above the simulator (64 workers, "

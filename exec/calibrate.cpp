@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -132,6 +133,11 @@ void write_measured(YAML::Node& topo, const Calibration& c) {
     topo["nic"] = YAML::Load(link_yaml(nic));
     // Rates measured over TCP already include its overheads: no corrections on top.
     topo["network_model"] = "cm02";
+    // Gloo's transport between the hosts: TCP with the kernel's window (no eager limit: Gloo
+    // has no switch by message size).
+    if (nic.tcp_window_B > 0)
+      topo["transport"] = YAML::Load(
+          "{ kind: tcp, window: " + std::to_string(std::llround(nic.tcp_window_B)) + "B }");
   }
   if (c.intra_measured && (topo["intra_node"] || topo["devices_per_node"])) {
     YAML::Node measured = YAML::Load(link_yaml(c.intra_node));
@@ -172,6 +178,14 @@ std::string measured_comment(const std::string& topology_path, const Calibration
       << " on this machine: measured values replace the claimed ones.\n"
       << link("inter-node", c.inter_measured, c.inter_node)
       << link("intra-node", c.intra_measured, c.intra_node) << tail;
+  if (c.inter_measured && c.inter_node.tcp_window_B > 0) {
+    char window[160];
+    std::snprintf(window, sizeof window,
+                  "# transport: TCP window %.0f bytes (the kernel's tcp_wmem and tcp_rmem "
+                  "ceilings in node 0's namespace)\n",
+                  c.inter_node.tcp_window_B);
+    out << window;
+  }
   if (c.host_measured) {
     char host[256];
     std::snprintf(host, sizeof host,

@@ -14,6 +14,7 @@ struct LinkMeasure {
   // strategies load a link; between two GPUs, one NCCL send one way.
   double bandwidth_Bps = 0;
   double tcp_latency_s = 0;  // one way over a bare TCP connection (the link without Gloo)
+  double tcp_window_B = 0;   // the kernel's TCP window in the sender's namespace (0: not read)
   // How bandwidth_Bps came about (CPU calibration; 0: not measured): one flow one way, one flow
   // each way at once, and `flows` flows each way at once (per direction, all flows together).
   double one_way_Bps = 0;

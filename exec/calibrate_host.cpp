@@ -8,9 +8,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -99,6 +101,29 @@ double tcp_round_trip(int rank, const std::string& dir, const std::string& host,
   ::close(fd);
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+namespace {
+
+// The `field`-th number (0 first) of a /proc/sys file; nullopt when it cannot be read.
+std::optional<double> sysctl_number(const char* path, int field) {
+  std::ifstream in(path);
+  double v = 0;
+  for (int i = 0; i <= field; ++i)
+    if (!(in >> v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+double kernel_tcp_window() {
+  auto rmem = sysctl_number("/proc/sys/net/ipv4/tcp_rmem", 2);
+  auto wmem = sysctl_number("/proc/sys/net/ipv4/tcp_wmem", 2);
+  auto scale = sysctl_number("/proc/sys/net/ipv4/tcp_adv_win_scale", 0);
+  if (!rmem || !wmem || !scale) return 0;
+  // Linux: a positive scale keeps 1 - 2^-scale of the buffer for payload, else 2^scale.
+  double share = *scale > 0 ? 1 - std::pow(2.0, -*scale) : std::pow(2.0, *scale);
+  return std::min(*wmem, *rmem * share);
 }
 
 }  // namespace scaleout::exec

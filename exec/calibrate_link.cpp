@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -124,6 +125,7 @@ LinkMeasure measure_ranks(int rank, int flows, const std::string& store_dir,
   LinkMeasure m;
   m.flows = flows;
   m.latency_s = ping_pong(r, o.round_trips);
+  if (rank == 0) m.tcp_window_B = kernel_tcp_window();
   if (r.first_pair())
     m.tcp_latency_s =
         tcp_round_trip(rank == 0 ? 0 : 1, store_dir + "-tcp", host, o.round_trips) / 2;
@@ -170,7 +172,7 @@ LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const s
         if (r == 0)
           std::ofstream(dir / "result")
               << m.latency_s << " " << m.bandwidth_Bps << " " << m.tcp_latency_s << " "
-              << m.one_way_Bps << " " << m.both_ways_Bps;
+              << m.one_way_Bps << " " << m.both_ways_Bps << " " << std::llround(m.tcp_window_B);
       } catch (const std::exception& e) {
         std::ofstream(dir / ("error" + std::to_string(r))) << e.what();
         code = 1;
@@ -191,7 +193,7 @@ LinkMeasure measure_link(const std::string& ns0, const std::string& ns1, const s
   m.flows = flows;
   std::ifstream in(dir / "result");
   bool ok = failed == 0 && (in >> m.latency_s >> m.bandwidth_Bps >> m.tcp_latency_s >>
-                            m.one_way_Bps >> m.both_ways_Bps);
+                            m.one_way_Bps >> m.both_ways_Bps >> m.tcp_window_B);
   std::string why;
   for (int r = 0; r < 2 * flows && why.empty(); ++r)
     if (fs::exists(dir / ("error" + std::to_string(r)))) {

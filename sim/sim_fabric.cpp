@@ -6,6 +6,7 @@
 
 #include "core/model/host_costs.hpp"
 #include "core/model/overlap_slowdown.hpp"
+#include "core/model/transport.hpp"
 #include "sim/sim_progress.hpp"
 
 namespace scaleout::sim {
@@ -87,6 +88,7 @@ void SimFabric::accept_data(core::Combine combine) {
 void SimFabric::send_message(int peer, const core::Message& m) {
   if (world_.host.any() && crosses_nodes(peer))
     host_time(core::host_send_time(world_.host, message_bytes(m)));
+  if (m.data.count > 0) rendezvous(peer, message_bytes(m));
   count_bytes(peer, message_bytes(m));
   MessageBox& box = message_box(peer);
   core::Message header = m;
@@ -196,6 +198,7 @@ core::Fabric::Handle SimFabric::recv_bytes(int peer) {
 core::Fabric::Handle SimFabric::post_send(int peer, core::Span span) {
   double bytes = static_cast<double>(span.count) * world_.bytes_per_element;
   if (world_.host.any() && crosses_nodes(peer)) host_time(core::host_send_time(world_.host, bytes));
+  rendezvous(peer, bytes);
   return send_bytes(peer, bytes);
 }
 
@@ -308,6 +311,14 @@ void SimFabric::finish_transfer(Handle h) {
   }
 }
 
+// MPI's rendezvous: the request to send goes out and the clear to send comes back before the
+// data moves, one round trip of the route for each message above the eager limit.
+void SimFabric::rendezvous(int peer, double bytes, int messages) {
+  if (!world_.transport.rendezvous(bytes) || !crosses_nodes(peer)) return;
+  double latency = route_latency(rank_, peer) * latency_factor(bytes);
+  sg4::this_actor::sleep_for(messages * core::rendezvous_seconds(world_.transport, bytes, latency));
+}
+
 double SimFabric::route_latency(int from, int to) const {
   return world_.topology->device_path(world_.rank_device[from], world_.rank_device[to]).latency;
 }
@@ -340,6 +351,7 @@ void SimFabric::coalesced_run(int to, int from, int count, const StepTotals& tot
   // its overhead and the copy of its bytes before it leaves, each summed chunk its addition.
   if (world_.host.any() && send > 0 && crosses_nodes(to))
     host_time((count - 1) * world_.host.message_overhead + core::host_send_time(world_.host, send));
+  if (send > 0) rendezvous(to, send / count, count);
   std::vector<Handle> handles;
   if (send > 0) handles.push_back(send_bytes(to, send, run_wire(to, send, count)));
   if (recv > 0) handles.push_back(recv_bytes(from));

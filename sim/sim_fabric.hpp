@@ -68,6 +68,9 @@ struct SimWorld {
   // Software costs charged on messages between nodes and on the sums of what they bring (every
   // strategy; zero: none).
   core::HostCosts host;
+  // The wire protocol: a message between nodes above its eager limit waits a rendezvous round
+  // trip before its data (the window is SimGrid's own network/TCP-gamma).
+  core::Transport transport;
   // The device's overlap_slowdown: collectives slow the compute stream beside them.
   double overlap_slowdown = 0;
   // Told of every message's data once it arrived (for the trace); may be empty.
@@ -126,6 +129,8 @@ class SimFabric : public core::Fabric,
   Handle send_bytes(int peer, double bytes, double wire = -1);
   Handle recv_bytes(int peer);
   double route_latency(int from, int to) const;
+  // A sender's rendezvous before `messages` messages of `bytes` each to `peer` (sleeps).
+  void rendezvous(int peer, double bytes, int messages = 1);
   double latency_factor(double bytes) const;
   double run_wire(int peer, double bytes, int count) const;
   double run_latency(int from, int to, double bytes, int count) const;

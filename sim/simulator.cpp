@@ -8,10 +8,12 @@
 #include <map>
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
+#include <xbt/config.hpp>
 
 #include "core/files/atomic_file.hpp"
 #include "core/formats/trace.hpp"
 #include "core/model/step_model.hpp"
+#include "core/model/transport.hpp"
 #include "core/parallel/rank_plan.hpp"
 #include "core/plan/input_error.hpp"
 #include "core/plan/topology.hpp"
@@ -317,6 +319,7 @@ void set_up_world(SimWorld& world, const Plan& plan, const core::RankPlan& ranks
   world.latency_factor = model_latency_factor();
   // Host costs: charged by the fabric to messages between nodes, whatever the strategy.
   world.host = plan.cluster.host;
+  world.transport = plan.cluster.transport;
   world.overlap_slowdown = plan.cluster.device.overlap_slowdown;
   if (plan.cluster.network_model == "ib") world.sized = configured_size_factors();
 }
@@ -329,6 +332,10 @@ std::unique_ptr<sg4::Engine> start_engine(const Plan& plan, const StackPlan& sta
   char* argv[] = {arg0, arg1, nullptr};
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   configure_network_model(plan.cluster.network_model, plan.cluster.latency_factor);
+  // The transport's TCP window (SimGrid's own default without a `transport:` block); a
+  // --simgrid-cfg item below may still replace it.
+  simgrid::config::set_value<double>("network/TCP-gamma",
+                                     core::simgrid_window(plan.cluster.transport));
   apply_stack_plan(stacks);
   for (const std::string& item : config) {
     // SimGrid aborts the process on an item without a name and a value.

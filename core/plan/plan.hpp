@@ -123,6 +123,22 @@ struct HostCosts {
   bool any() const { return message_overhead > 0 || copy_rate > 0 || sum_rate > 0; }
 };
 
+// `transport:` the wire protocol between hosts, where it costs more than latency and line rate.
+// Without the block: SimGrid's default TCP window (4 MiB, Linux's default tcp_wmem maximum)
+// bounds every flow in both engines, and no message waits for a rendezvous.
+enum class TransportKind { kTcp, kRdma };
+struct Transport {
+  TransportKind kind = TransportKind::kTcp;
+  // TCP: one flow moves at most a window per round trip, window / (2 x the route's latency)
+  // (bytes; the latency without the network model's factor, as SimGrid bounds it). RDMA: none (0).
+  double window = 4194304;
+  // MPI's eager/rendezvous switch: a message between nodes of more bytes waits one round trip
+  // (request to send, clear to send: 2 x the route's latency) before its data moves. < 0: none.
+  double eager_limit = -1;
+  int line = 0;
+  bool rendezvous(double bytes) const { return eager_limit >= 0 && bytes > eager_limit; }
+};
+
 // `storage:` the shared file system checkpoints are written to and read back from (0: not given).
 struct Storage {
   double write_bandwidth = 0;      // bytes/s, all writers together
@@ -153,8 +169,9 @@ struct Cluster {
   std::vector<ExplicitLink> links;
   Heterogeneity heterogeneity;
   std::optional<double> price_per_device_hour;  // for planning costs; any currency
-  HostCosts host;   // `host:` software costs (see core/model/host_costs.hpp)
-  Storage storage;  // `storage:` where checkpoints go
+  HostCosts host;       // `host:` software costs (see core/model/host_costs.hpp)
+  Transport transport;  // `transport:` the wire protocol (see core/model/transport.hpp)
+  Storage storage;      // `storage:` where checkpoints go
   // Rails: each node's NICs (all alike: `nic`), striped over by every inter-node transfer. In the
   // explicit form each host then lists this many links to switches, its rails in that order.
   int nics_per_node = 1;

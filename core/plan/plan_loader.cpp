@@ -7,6 +7,7 @@
 
 #include "core/model/host_costs.hpp"
 #include "core/model/model_memory.hpp"
+#include "core/model/transport.hpp"
 #include "core/plan/device_presets.hpp"
 #include "core/plan/input_error.hpp"
 #include "core/plan/model_parallel_loader.hpp"
@@ -184,6 +185,7 @@ Cluster read_cluster(const YAML::Node& node, const std::string& file, const std:
   if (m.has("price_per_device_hour"))
     c.price_per_device_hour = m.get_double("price_per_device_hour", 0.0, 1e9);
   if (m.has("host")) c.host = read_host_costs(m);
+  if (m.has("transport")) c.transport = read_transport(m);
   if (m.has("storage")) c.storage = read_storage(m);
   m.finish();
   if (c.network.kind == NetworkKind::kTorus2d && c.nodes &&

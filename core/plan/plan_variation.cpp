@@ -29,7 +29,7 @@ YAML::Node yaml_at(YAML::Node root, const std::vector<std::string>& path) {
 void forget_lines(Plan& p) {
   auto& c = p.cluster;
   c.device.memory_line = c.device.compress_line = c.latency_factor_line = c.nics_line = 0;
-  c.intra_fabric.line = c.heterogeneity.line = c.host.line = 0;
+  c.intra_fabric.line = c.heterogeneity.line = c.host.line = c.transport.line = 0;
   for (auto& l : c.links) l.line = 0;
   auto& w = p.workload;
   w.tensors_line = w.measured_line = w.parameters_line = w.flops_line = 0;

@@ -155,6 +155,19 @@ void host_costs_mapping(YAML::Emitter& out, const HostCosts& h) {
   out << YAML::EndMap;
 }
 
+// The wire protocol, where it is not the default TCP window without rendezvous.
+void transport_mapping(YAML::Emitter& out, const Transport& t) {
+  const Transport defaults;
+  if (t.kind == defaults.kind && t.window == defaults.window && !(t.eager_limit >= 0)) return;
+  out << YAML::Key << "transport" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << (t.kind == TransportKind::kRdma ? "rdma" : "tcp");
+  if (t.kind == TransportKind::kTcp && t.window != defaults.window)
+    out << YAML::Key << "window" << YAML::Value << exact(t.window, "B");
+  if (t.eager_limit >= 0)
+    out << YAML::Key << "eager_limit" << YAML::Value << exact(t.eager_limit, "B");
+  out << YAML::EndMap;
+}
+
 void cluster(YAML::Emitter& out, const Cluster& c) {
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << c.name;
@@ -205,6 +218,7 @@ void cluster(YAML::Emitter& out, const Cluster& c) {
     out << YAML::EndMap;
   }
   host_costs_mapping(out, c.host);
+  transport_mapping(out, c.transport);
   out << YAML::EndMap;
 }
 

@@ -52,6 +52,16 @@ TEST(CalibrateHost, CalibratedTopologyCarriesTheHostCosts) {
   EXPECT_NEAR(p.cluster.nic.latency + p.cluster.host.message_overhead, c.inter_node.latency_s,
               1e-12);
   EXPECT_NEAR(p.cluster.nic.bandwidth, 1e9, 1);
+  EXPECT_EQ(p.cluster.transport.kind, core::TransportKind::kTcp);
+  EXPECT_EQ(p.cluster.transport.window, core::Transport{}.window);  // no window read: the default
+
+  // The kernel's window between the nodes, read where they were measured, becomes the transport's.
+  c.inter_node.tcp_window_B = 3145728;
+  core::Plan windowed = load_calibrated(dir, c);
+  EXPECT_EQ(windowed.cluster.transport.kind, core::TransportKind::kTcp);
+  EXPECT_EQ(windowed.cluster.transport.window, 3145728);
+  EXPECT_LT(windowed.cluster.transport.eager_limit, 0);  // Gloo switches nothing by size
+  c.inter_node.tcp_window_B = 0;
 
   // A GPU's calibration measures no host: the topology's claims stay, no `host:` appears.
   c.host_measured = false;
@@ -59,6 +69,21 @@ TEST(CalibrateHost, CalibratedTopologyCarriesTheHostCosts) {
   EXPECT_FALSE(gpu.cluster.host.any());
   EXPECT_NEAR(gpu.cluster.nic.latency, 50e-6, 1e-12);
   fs::remove_all(dir);
+}
+
+// The window is the smaller of the send buffer's ceiling and the receive buffer's payload share:
+// never above tcp_wmem's maximum nor tcp_rmem's, and more than a few packets.
+TEST(CalibrateHost, ReadsTheKernelsTcpWindow) {
+  auto ceiling = [](const char* path) {
+    std::ifstream in(path);
+    double low = 0, initial = 0, high = 0;
+    in >> low >> initial >> high;
+    return high;
+  };
+  double window = kernel_tcp_window();
+  EXPECT_GT(window, 64 * 1024);
+  EXPECT_LE(window, ceiling("/proc/sys/net/ipv4/tcp_wmem"));
+  EXPECT_LT(window, ceiling("/proc/sys/net/ipv4/tcp_rmem"));
 }
 
 TEST(CalibrateHost, MeasuresCopiesAndBareTcpRoundTrips) {
