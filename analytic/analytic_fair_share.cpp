@@ -1,6 +1,7 @@
 #include "analytic/analytic_fair_share.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/plan/units.hpp"
@@ -76,6 +77,10 @@ double fair_share_makespan(const core::Topology& topo, const std::vector<FairFlo
     for (const core::Hop& h : flows[f].hops) {
       uses[f].push_back({constraint(h.link, h.forward), 1.0});
       if (cross_traffic > 1) uses[f].push_back({constraint(h.link, !h.forward), cross_traffic - 1});
+    }
+    if (std::isfinite(flows[f].cap)) {  // a constraint of its own
+      uses[f].push_back({static_cast<int>(capacity.size()), 1.0});
+      capacity.push_back(flows[f].cap);
     }
     remaining[f] = flows[f].bytes;
     active[f] = flows[f].bytes > 0 && !uses[f].empty();

@@ -4,6 +4,7 @@
 // meet (parameter servers beside workers, rack uplinks) and a single "flows per NIC" count is off.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "core/plan/topology.hpp"
@@ -13,6 +14,9 @@ namespace scaleout::sim {
 struct FairFlow {
   std::vector<core::Hop> hops;  // directed links crossed (empty: costs nothing)
   double bytes = 0;
+  // The flow's own bound (TCP's window over its round trip), bytes/s before the bandwidth
+  // factor; infinity: none.
+  double cap = std::numeric_limits<double>::infinity();
 };
 
 // Time until the last of `flows` is through, all starting at 0 (no latency). Each flow takes

@@ -5,6 +5,7 @@
 
 #include "analytic/analytic_fair_share.hpp"
 #include "core/model/host_costs.hpp"
+#include "core/model/transport.hpp"
 #include "core/programs/strategies/ps_training.hpp"
 #include "core/programs/strategy.hpp"
 
@@ -69,16 +70,18 @@ double intra_ring(const PsInputs& in, int g, double bytes) {
 
 // Every worker sends each server its shard at once (push), or every server each worker (pull):
 // the flows' routes over the topology, striped over the rails between nodes as the simulator does.
+// Each stripe is a flow of its own, bounded by the transport's window.
 std::vector<FairFlow> ps_flows(const core::Topology& t, const core::Placement& p, double shard,
-                               bool push) {
+                               bool push, const core::Transport& transport) {
   std::vector<FairFlow> flows;
   for (int w : p.worker_device)
     for (int s : p.server_device) {
       int from = push ? w : s, to = push ? s : w;
       bool across = t.node_of_device(from) != t.node_of_device(to);
       int rails = across ? t.rails() : 1;
+      double window = core::window_rate(transport, t.device_cost(from, to).latency);
       for (int r = 0; r < rails; ++r)
-        flows.push_back({t.device_path(from, to, r).hops, shard / rails});
+        flows.push_back({t.device_path(from, to, r).hops, shard / rails, window});
     }
   return flows;
 }
@@ -101,17 +104,31 @@ double parameter_server_plain(const PsInputs& in, const core::Plan& plan, double
   // Push, then pull: each a phase of flows sharing links max-min fairly (a server's link among
   // the N workers, a node's NIC among its workers and a colocated server's traffic, an uplink
   // among its rack's flows), the way the simulator's network model shares them.
-  double push = fair_share_makespan(t, ps_flows(t, p, push_shard, true), in.bandwidth_factor,
-                                    in.cross_traffic);
-  double pull = fair_share_makespan(t, ps_flows(t, p, pull_shard, false), in.bandwidth_factor,
-                                    in.cross_traffic);
+  const core::Transport& transport = plan.cluster.transport;
+  double push = fair_share_makespan(t, ps_flows(t, p, push_shard, true, transport),
+                                    in.bandwidth_factor, in.cross_traffic);
+  double pull = fair_share_makespan(t, ps_flows(t, p, pull_shard, false, transport),
+                                    in.bandwidth_factor, in.cross_traffic);
   return 2 * alpha + push + pull;
 }
 
 bool ps_needs_extended_form(const core::Plan& plan) {
   return plan.strategy.ps_local_aggregation == core::PsAggregation::kNode ||
-         plan.cluster.host.any();
+         plan.cluster.host.any() || plan.cluster.transport.eager_limit >= 0;
 }
+
+namespace {
+
+// The most one message between devices `from` and `to` moves per second under the transport's
+// window: striped over the rails between nodes, a window each (the model's factor applied).
+double message_window(const PsInputs& in, const core::Plan& plan, int from, int to) {
+  const core::Topology& t = *in.topo;
+  int stripes = t.node_of_device(from) != t.node_of_device(to) ? t.rails() : 1;
+  return core::window_rate(plan.cluster.transport, t.device_cost(from, to).latency) * stripes *
+         in.bandwidth_factor;
+}
+
+}  // namespace
 
 double parameter_server_extended(const PsInputs& in, const core::Plan& plan, double bytes,
                                  double push_ratio, double pull_ratio) {
@@ -124,8 +141,13 @@ double parameter_server_extended(const PsInputs& in, const core::Plan& plan, dou
   double path_bw = cost.bandwidth * in.bandwidth_factor;
   Traffic tr = traffic(t, plan, n, bytes);
   bool shared_nic = in.nic_bw > 0 && t.num_nodes() > 1;
+  // Each message a flow of its own under the transport's window: a worker's to every server at
+  // once, a server's from every sender.
+  double window = message_window(in, plan, n - 1, first_server);
   double flow_bw = shared_nic ? std::min(path_bw, in.nic_bw / tr.per_node) : path_bw;
+  flow_bw = std::min(flow_bw, window * tr.sender_messages);
   double server_bw = in.nic_bw > 0 ? std::min(path_bw, in.nic_bw) : path_bw;
+  server_bw = std::min(server_bw, window * tr.server_messages);
   // A server's link carries one contribution per sender of its shard (S/k from each node or
   // worker); a worker's its own part, sharing its node's NIC with the node's other senders.
   double server_bytes = tr.server_adds + bytes / k;
@@ -135,9 +157,12 @@ double parameter_server_extended(const PsInputs& in, const core::Plan& plan, dou
   // Push: every worker sends to the servers in order, so server j's contributions all leave after
   // the workers' (j+1)-th host time, and the last server's link then carries them all.
   double worker_msg = push_ratio * tr.sender_bytes / tr.sender_messages;
-  double h_w = core::host_send_time(h, worker_msg);
-  double push =
-      alpha + pipelined(h_w, tr.sender_messages, push_ratio * network, push_ratio * server_side);
+  // A rendezvous holds each message as a host's time on it would.
+  const core::Transport& transport = plan.cluster.transport;
+  double h_w =
+      core::host_send_time(h, worker_msg) + core::rendezvous_seconds(transport, worker_msg, alpha);
+  double push = alpha + pipelined(h_w, tr.sender_messages, push_ratio * network,
+                                  std::max(push_ratio * server_side, worker_msg / window));
   // A compressed PS's servers decode and add what they receive as its codec's work (charged with
   // the codecs), not at the host's summation rate.
   if (!plan.training.compression.on()) push += core::host_sum_time(h, tr.server_adds);
@@ -145,12 +170,13 @@ double parameter_server_extended(const PsInputs& in, const core::Plan& plan, dou
   network *= pull_ratio;
   server_bytes *= pull_ratio;
   double server_msg = server_bytes / tr.server_messages;
-  double h_s = core::host_send_time(h, server_msg);
+  double h_s =
+      core::host_send_time(h, server_msg) + core::rendezvous_seconds(transport, server_msg, alpha);
   // The servers' last messages all go to the last node (to its last worker without aggregation):
   // k of them share its NIC, less what the earlier servers' got through while they waited.
   double node_rate = shared_nic ? in.nic_bw : path_bw;
-  double last =
-      std::max(server_msg / path_bw, k * server_msg / node_rate - (tr.sender_messages - 1) * h_w);
+  double last = std::max({server_msg / path_bw, server_msg / window,
+                          k * server_msg / node_rate - (tr.sender_messages - 1) * h_w});
   double pull = alpha + pipelined(h_s, tr.server_messages, network, last);
   double inside = plan.strategy.ps_local_aggregation == core::PsAggregation::kNode
                       ? 2 * intra_ring(in, tr.per_node, bytes)

@@ -79,7 +79,11 @@ std::vector<std::string> analytic_warnings(const Plan& plan) {
     out.push_back(
         "with host costs the tree's closed form was seen 6-7% above the simulator (4 and 6 nodes): "
         "use --engine sim");
-  if (s.kind == core::StrategyKind::kPs && core::transport_may_bind(plan.cluster))
+  // The synchronous PS's closed forms charge the transport; those of the PS's own training
+  // programs (asynchronous, backup workers) and of compressed exchanges do not.
+  if (s.kind == core::StrategyKind::kPs &&
+      (core::uses_ps_training(plan) || plan.training.compression.on()) &&
+      core::transport_may_bind(plan.cluster))
     out.push_back(core::transport_warning("the parameter server's messages"));
   if (plan.cluster.network_model == "ib" && s.kind == core::StrategyKind::kTorus2d)
     out.push_back(

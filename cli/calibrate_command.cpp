@@ -92,6 +92,8 @@ void print_calibration(const exec::Calibration& c) {
   std::printf("compute     %10.3f GFLOP/s per device (%s)\n", c.device_flops / 1e9,
               c.device.c_str());
   std::printf("reduction   %10.3f GB/s\n", c.reduction_Bps / 1e9);
+  if (c.inter_measured && c.inter_node.tcp_window_B > 0)
+    std::printf("transport   tcp, window %.0f bytes (the kernel's)\n", c.inter_node.tcp_window_B);
   if (c.host_measured)
     std::printf("host        %10.3f us a message, copies %.3f GB/s\n",
                 c.host.message_overhead_s * 1e6, c.host.copy_Bps / 1e9);

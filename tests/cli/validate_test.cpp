@@ -97,8 +97,24 @@ TEST_F(Validate, CalibrateMeasuresTheEmulatedLinks) {
   EXPECT_LT(both, one * 1.02);
   EXPECT_GT(mbps, 0.8 * 25);
   EXPECT_LT(mbps, 25.0);
-  EXPECT_NEAR(scaleout::core::load_cluster("/tmp/scaleout-calibrated-test.yaml").nic.bandwidth,
-              mbps * 1e6, 0.001 * mbps * 1e6);
+  scaleout::core::Cluster calibrated =
+      scaleout::core::load_cluster("/tmp/scaleout-calibrated-test.yaml");
+  EXPECT_NEAR(calibrated.nic.bandwidth, mbps * 1e6, 0.001 * mbps * 1e6);
+  // The TCP window read in node 0's namespace: the one printed, within that namespace's send
+  // buffer ceiling (tcp_wmem's maximum there, read here on our own).
+  double window = 0;
+  auto at = o.text.find("transport");
+  ASSERT_NE(at, std::string::npos) << o.text;
+  ASSERT_EQ(std::sscanf(o.text.c_str() + at, "transport tcp, window %lf bytes", &window), 1)
+      << o.text;
+  EXPECT_EQ(calibrated.transport.kind, scaleout::core::TransportKind::kTcp);
+  EXPECT_EQ(calibrated.transport.window, window);
+  Output wmem = scaleout::testing::shell("ip netns exec so-n0 cat /proc/sys/net/ipv4/tcp_wmem");
+  double low = 0, initial = 0, ceiling = 0;
+  ASSERT_EQ(std::sscanf(wmem.text.c_str(), "%lf %lf %lf", &low, &initial, &ceiling), 3)
+      << wmem.text;
+  EXPECT_GT(window, 64 * 1024);
+  EXPECT_LE(window, ceiling);
   // The calibrated topology's rates are the cluster's as measured: a plan of it validates there.
   {
     std::ofstream plan("/tmp/scaleout-calibrated-plan.yaml");
