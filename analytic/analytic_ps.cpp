@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "analytic/analytic_fair_share.hpp"
 #include "core/model/host_costs.hpp"
@@ -79,7 +80,10 @@ std::vector<FairFlow> ps_flows(const core::Topology& t, const core::Placement& p
       int from = push ? w : s, to = push ? s : w;
       bool across = t.node_of_device(from) != t.node_of_device(to);
       int rails = across ? t.rails() : 1;
-      double window = core::window_rate(transport, t.device_cost(from, to).latency);
+      core::Topology::Cost cost = t.device_cost(from, to);
+      // A window above the route's slowest link never binds: no constraint for the solver.
+      double window = core::window_rate(transport, cost.latency);
+      if (window >= cost.bandwidth) window = std::numeric_limits<double>::infinity();
       for (int r = 0; r < rails; ++r)
         flows.push_back({t.device_path(from, to, r).hops, shard / rails, window});
     }
