@@ -9,6 +9,7 @@
 #include "core/model/shape_efficiency.hpp"
 #include "core/model/token_exchange.hpp"
 #include "core/model/transformer.hpp"
+#include "core/model/transport.hpp"
 #include "core/parallel/model_split.hpp"
 #include "core/programs/gradient_buckets.hpp"
 
@@ -186,16 +187,24 @@ ModelParallelWork model_parallel_work(const Plan& plan, const ModelSplit& s) {
 
 namespace {
 
-// Activations of one micro-batch across the boundary after `stage`.
+// Activations of one micro-batch across the boundary after `stage`. Each sender's part is a flow
+// under the transport's window (its route: the two device links, and between nodes the two NICs,
+// striped over the rails) and, between nodes, waits its rendezvous above the eager limit.
 double stage_transfer(const Plan& plan, const ParallelState& state, int stage, double bytes) {
   const Cluster& c = plan.cluster;
   const ModelSplit& s = state.split();
   int senders = transfer_parts(plan, s.tensor);
-  if (!state.boundary_crosses_nodes(stage))
-    return c.intra_node.latency + bytes / senders / c.intra_node.bandwidth;
+  double part = bytes / senders;
+  if (!state.boundary_crosses_nodes(stage)) {
+    double window = window_rate(c.transport, 2 * c.intra_node.latency);
+    return c.intra_node.latency + part / std::min(c.intra_node.bandwidth, window);
+  }
   double node_bytes =
       bytes * std::min<long long>(state.devices_per_node(), state.ranks_per_stage()) / senders;
-  return c.nic.latency + node_bytes / (c.nic.bandwidth * c.nics_per_node);
+  double route = 2 * (c.intra_node.latency + c.nic.latency);
+  double windowed = part / (window_rate(c.transport, route) * c.nics_per_node);
+  return c.nic.latency + rendezvous_seconds(c.transport, part, route) +
+         std::max(node_bytes / (c.nic.bandwidth * c.nics_per_node), windowed);
 }
 
 }  // namespace

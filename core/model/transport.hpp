@@ -42,8 +42,8 @@ inline bool transport_may_bind(const Cluster& c) {
   return t.eager_limit >= 0 || window_rate(t, route) < c.nic.bandwidth;
 }
 
-// The closed form's warning for transfers whose forms leave the transport out (a parameter
-// server's messages, a model-parallel plan's transfers), where it may bind.
+// The closed form's warning for transfers whose forms leave the transport out (an asynchronous or
+// compressed parameter server's messages), where it may bind.
 inline std::string transport_warning(const char* what) {
   return std::string("the transport's TCP window or rendezvous may slow ") + what +
          ", which the closed form leaves out (SimGrid charges both): use --engine sim";
