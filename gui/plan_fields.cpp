@@ -248,7 +248,7 @@ std::string plan_field_group(const PlanField& field) {
     return "Training";
   if (starts("strategy.")) return "Strategy";
   if (starts("parallelism.")) return "Parallelism";
-  if (starts("nic.") || starts("network.")) return "Network";
+  if (starts("nic.") || starts("network.") || starts("transport.")) return "Network";
   return "Cluster";
 }
 

@@ -1,6 +1,7 @@
 // The fields of the network's kind and shape and of the node's fabric (intra-node kind, NICs per
-// node), each edited as the same edit of the plan's YAML.
+// node) and of the transport between hosts, each edited as the same edit of the plan's YAML.
 #include "core/plan/node_fabric_loader.hpp"
+#include "core/plan/units.hpp"
 #include "gui/plan_fields.hpp"
 #include "gui/plan_yaml_edit.hpp"
 
@@ -161,11 +162,53 @@ void add_node_fabric_fields(std::vector<PlanField>& f) {
   f.back().why_off = pcie_only;
 }
 
+YAML::Node transport_map(YAML::Node& root) { return yaml_at(root, {"cluster", "transport"}); }
+
+// The wire protocol between hosts: TCP's window (not over RDMA) and MPI's eager limit.
+void add_transport_fields(std::vector<PlanField>& f) {
+  f.push_back(yaml_field(
+      "transport.kind", "transport", PlanField::Kind::kChoice, {"tcp", "rdma"},
+      [](const WhatIf& w) {
+        return std::string(w.plan.cluster.transport.kind == core::TransportKind::kRdma ? "rdma"
+                                                                                       : "tcp");
+      },
+      [](YAML::Node& root, const Plan&, const std::string& text) {
+        YAML::Node t = transport_map(root);
+        t["kind"] = text;
+        if (text == "rdma") t.remove("window");
+      }));
+  f.back().hint = "tcp: each flow moves at most a window per round trip; rdma: no window";
+  f.push_back(yaml_text(
+      "transport.window", "TCP window",
+      [](const WhatIf& w) { return core::format_bytes(w.plan.cluster.transport.window); },
+      [](YAML::Node& root, const Plan&, const std::string& text) {
+        set_or_remove(transport_map(root), "window", text);
+      },
+      at_least_64kib("transport.window",
+                     [](const Plan& p) { return p.cluster.transport.window; })));
+  f.back().why_off = off_unless(
+      [](const Plan& p) { return p.cluster.transport.kind == core::TransportKind::kTcp; },
+      "applies to transport tcp");
+  f.push_back(yaml_text(
+      "transport.eager_limit", "eager limit",
+      [](const WhatIf& w) {
+        double limit = w.plan.cluster.transport.eager_limit;
+        return limit >= 0 ? core::format_bytes(limit) : std::string();
+      },
+      [](YAML::Node& root, const Plan&, const std::string& text) {
+        set_or_remove(transport_map(root), "eager_limit", text);
+      }));
+  f.back().hint =
+      "MPI's eager/rendezvous switch: a message between nodes above it waits a round trip; "
+      "empty: none (NCCL, Gloo)";
+}
+
 }  // namespace
 
 void add_network_fields(std::vector<PlanField>& f) {
   add_node_fabric_fields(f);
   add_network_kind_fields(f);
+  add_transport_fields(f);
 }
 
 }  // namespace scaleout::gui

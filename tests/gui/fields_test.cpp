@@ -127,6 +127,12 @@ const std::vector<FieldCase>& field_cases() {
        {{"plan", "fusion_buffer: 64MiB",
          "fusion_buffer: 64MiB\n  compression: { kind: onebit, exchange: allgather, "
          "error_feedback: false, majority_vote: true }"}}},
+      {{{"transport.window", "64KiB"}, {"transport.eager_limit", "0B"}},
+       {{"topology", "network_model: cm02",
+         "network_model: cm02\ntransport: { window: 64KiB, eager_limit: 0B }"}}},
+      {{{"transport.kind", "rdma"}, {"transport.eager_limit", "16KiB"}},
+       {{"topology", "network_model: cm02",
+         "network_model: cm02\ntransport: { kind: rdma, eager_limit: 16KiB }"}}},
   };
   return cases;
 }
@@ -171,6 +177,13 @@ TEST(GuiFields, FieldsThatDoNotApplyAreDisabledAndSayWhy) {
   EXPECT_EQ(why("training.compression.density"), "applies to compression topk and randomk");
   EXPECT_TRUE(off("strategy.delay_compensation.lambda"));
   EXPECT_EQ(why("strategy.delay_compensation.lambda"), "delay compensation applies to mode: async");
+
+  EXPECT_FALSE(off("transport.window"));
+  enter(panel, "transport.kind", "rdma");
+  EXPECT_TRUE(off("transport.window"));
+  EXPECT_EQ(why("transport.window"), "applies to transport tcp");
+  enter(panel, "transport.kind", "tcp");
+  EXPECT_FALSE(off("transport.window"));
 
   EXPECT_TRUE(off("training.compression.shared_indices"));
   EXPECT_TRUE(off("training.compression.majority_vote"));
@@ -352,6 +365,7 @@ TEST(GuiFields, PanelGroupsItsFields) {
   ASSERT_NE(network, nullptr);
   EXPECT_TRUE(network->isAncestorOf(w.plan_panel()->editor("network.kind")));
   EXPECT_TRUE(network->isAncestorOf(w.plan_panel()->editor("nic.bandwidth")));
+  EXPECT_TRUE(network->isAncestorOf(w.plan_panel()->editor("transport.window")));
   enter(w.plan_panel(), "network.kind", "two_tier");
   fs::create_directories(kShots);
   // The whole panel, scrolled or not: the widget inside the scroll area drawn at its full height.
