@@ -104,8 +104,9 @@ double pattern_step(const Layout& L, const std::function<int(int)>& partner, dou
       }
       // The window binds a flow that the links would let go faster (the model's factor applies);
       // between nodes a transfer is striped over the rails, a window each.
-      double window = core::window_rate(L.transport, cost.latency) *
-                      (node_of(p) != node ? t.rails() : 1) * bandwidth_factor;
+      double window =
+          core::window_rate(L.transport, cost.latency, node_of(p) != node ? t.rails() : 1) *
+          bandwidth_factor;
       double rate =
           std::min(shared * bandwidth_factor / (both_ways ? L.cross_traffic : 1.0), window);
       double latency = cost.latency * latency_factor, host = 0;

@@ -70,6 +70,7 @@ double shift_seconds(const Plan& plan, const core::Topology& topo, const std::ve
   for (int i = 0; i < n; ++i) crossing += across(i);
   double sharing = std::max(1.0, static_cast<double>(dpn) * crossing / n);
   double slowest = 0;
+  const core::Transport& transport = plan.cluster.transport;
   for (int i = 0; i < n; ++i) {
     int from = group[i], to = group[(i + k) % n];
     core::Topology::Cost cost = topo.device_cost(from, to);
@@ -77,12 +78,10 @@ double shift_seconds(const Plan& plan, const core::Topology& topo, const std::ve
     // The node's rails are shared by its crossing transfers; each device's own links are not.
     // The transport's window bounds each transfer (striped over the rails between nodes, a window
     // each); between nodes a rendezvous holds it above the eager limit.
-    const core::Transport& transport = plan.cluster.transport;
-    double window = core::window_rate(transport, cost.latency);
+    double window = core::window_rate(transport, cost.latency, across(i) ? topo.rails() : 1);
     if (across(i)) {
       int a = topo.node_of_device(from), b = topo.node_of_device(to);
       rate = std::min(rate, topo.node_cost(a, b).bandwidth / sharing);
-      window *= topo.rails();
       wait = core::rendezvous_seconds(transport, bytes, cost.latency);
     }
     slowest = std::max(slowest, cost.latency + wait + bytes / std::min(rate, window));

@@ -128,7 +128,7 @@ namespace {
 double message_window(const PsInputs& in, const core::Plan& plan, int from, int to) {
   const core::Topology& t = *in.topo;
   int stripes = t.node_of_device(from) != t.node_of_device(to) ? t.rails() : 1;
-  return core::window_rate(plan.cluster.transport, t.device_cost(from, to).latency) * stripes *
+  return core::window_rate(plan.cluster.transport, t.device_cost(from, to).latency, stripes) *
          in.bandwidth_factor;
 }
 

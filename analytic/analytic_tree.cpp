@@ -44,7 +44,7 @@ double flow_time(const LinkModel& L, int a, int b, double bytes, int link_flows,
   // Between nodes a transfer is striped over the rails, a window each.
   int stripes = t.node_of_device(a) != t.node_of_device(b) ? t.rails() : 1;
   rate = std::min(rate * L.bandwidth_factor / L.cross_traffic,
-                  core::window_rate(L.transport, cost.latency) * stripes * L.bandwidth_factor);
+                  core::window_rate(L.transport, cost.latency, stripes) * L.bandwidth_factor);
   double latency = cost.latency * L.latency_factor, host = 0;
   if (t.node_of_device(a) != t.node_of_device(b))
     host = core::host_step_time(L.host, bytes, summed) +
@@ -110,8 +110,9 @@ double stepped_phase(const LinkModel& L, std::vector<Transfer> transfers, const 
     x.path_bw = cost.bandwidth;
     x.from_node = t.node_of_device(x.from);
     x.to_node = t.node_of_device(x.to);
-    x.window_bw = core::window_rate(L.transport, cost.latency) * L.bandwidth_factor *
-                  (x.from_node != x.to_node ? t.rails() : 1);
+    x.window_bw =
+        core::window_rate(L.transport, cost.latency, x.from_node != x.to_node ? t.rails() : 1) *
+        L.bandwidth_factor;
     x.from_bw = t.links()[t.device_link(x.from)].bandwidth;
     x.to_bw = t.links()[t.device_link(x.to)].bandwidth;
     first = std::min<long>(first, x.offset);

@@ -202,7 +202,7 @@ double stage_transfer(const Plan& plan, const ParallelState& state, int stage, d
   double node_bytes =
       bytes * std::min<long long>(state.devices_per_node(), state.ranks_per_stage()) / senders;
   double route = 2 * (c.intra_node.latency + c.nic.latency);
-  double windowed = part / (window_rate(c.transport, route) * c.nics_per_node);
+  double windowed = part / window_rate(c.transport, route, c.nics_per_node);
   return c.nic.latency + rendezvous_seconds(c.transport, part, route) +
          std::max(node_bytes / (c.nic.bandwidth * c.nics_per_node), windowed);
 }

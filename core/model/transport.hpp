@@ -11,14 +11,15 @@
 
 namespace scaleout::core {
 
-// The most one flow moves per second under the transport's window over a route of
+// The most a transfer moves per second under the transport's window over a route of
 // `route_latency` seconds (the links' latencies, without the network model's factor, as SimGrid
-// bounds a flow): window / (2 x route_latency). Unbounded (infinity) over RDMA, without a window,
-// or over a route without latency.
-inline double window_rate(const Transport& t, double route_latency) {
+// bounds a flow): window / (2 x route_latency) for each of its `stripes` (a transfer between nodes
+// striped over the rails is a flow a rail, a window each). Unbounded (infinity) over RDMA, without
+// a window, or over a route without latency.
+inline double window_rate(const Transport& t, double route_latency, int stripes = 1) {
   if (t.kind == TransportKind::kRdma || !(t.window > 0) || !(route_latency > 0))
     return std::numeric_limits<double>::infinity();
-  return t.window / (2 * route_latency);
+  return stripes * t.window / (2 * route_latency);
 }
 
 // The rendezvous a message of `bytes` between nodes waits before its data moves: one round trip,
