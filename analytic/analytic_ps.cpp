@@ -80,12 +80,13 @@ std::vector<FairFlow> ps_flows(const core::Topology& t, const core::Placement& p
       int from = push ? w : s, to = push ? s : w;
       bool across = t.node_of_device(from) != t.node_of_device(to);
       int rails = across ? t.rails() : 1;
-      core::Topology::Cost cost = t.device_cost(from, to);
-      // A window above the route's slowest link never binds: no constraint for the solver.
-      double window = core::window_rate(transport, cost.latency);
-      if (window >= cost.bandwidth) window = std::numeric_limits<double>::infinity();
-      for (int r = 0; r < rails; ++r)
-        flows.push_back({t.device_path(from, to, r).hops, shard / rails, window});
+      for (int r = 0; r < rails; ++r) {
+        core::Path path = t.device_path(from, to, r);
+        // A window above the route's slowest link never binds: no constraint for the solver.
+        double window = core::window_rate(transport, path.latency);
+        if (window >= path.bandwidth) window = std::numeric_limits<double>::infinity();
+        flows.push_back({std::move(path.hops), shard / rails, window});
+      }
     }
   return flows;
 }
